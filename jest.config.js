@@ -1,0 +1,24 @@
+// Two projects: `unit` runs pure code with no cluster; `integration` shares one real control plane
+// (etcd, kube-apiserver, kube-controller-manager) started once by the global setup.
+const common = {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+};
+
+export default {
+  reporters: ['default'],
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.itest.ts'],
+      globalSetup: '<rootDir>/test/harness/global-setup.ts',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+      testTimeout: 120_000,
+    },
+  ],
+};

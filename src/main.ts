@@ -1,0 +1,39 @@
+import type { CliIo, Command } from './cli/cli-io.js';
+import { ExitCode } from './cli/exit-codes.js';
+
+const usage = `usage: applyset <command> [flags]
+
+commands:
+  apply       apply a directory of manifests as one set, and prune what left it
+  diff        print the field-level diff between a directory and the cluster
+  patch       print the patch kubectl apply would send for one object
+  controller  run the GitOps controller that reconciles ApplySet resources
+  version     print the version
+`;
+
+// Subcommands are loaded lazily so `applyset patch` does not pay for the controller's imports.
+const commands: Record<string, () => Promise<Command>> = {
+  version: async () => (await import('./cli/version-command.js')).versionCommand,
+};
+
+/** The composition root: reads the process environment once and hands it to the subcommand. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const io: CliIo = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: { ...process.env },
+    cwd: process.cwd(),
+  };
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(usage);
+    return name === undefined ? ExitCode.badInput : ExitCode.ok;
+  }
+  const load = commands[name];
+  if (load === undefined) {
+    io.stderr.write(`applyset: unknown command "${name}"\n\n${usage}`);
+    return ExitCode.badInput;
+  }
+  const command = await load();
+  return command(rest, io);
+}
