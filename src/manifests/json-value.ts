@@ -1,0 +1,13 @@
+/**
+ * The value model of decoded manifests, live objects and patches: what Go's encoding/json produces
+ * into interface{}. Numbers are JS numbers; an integral number is an "int" (see merge-semantics §1).
+ */
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
