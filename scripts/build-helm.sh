@@ -18,7 +18,9 @@ tmp="$bin.tmp.$$"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
-# `go install pkg@version` ignores any enclosing module and refuses -mod flags, so clear GOFLAGS.
-GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w" "helm.sh/helm/v3/cmd/helm@$version"
+# `go install pkg@version` ignores any enclosing module and refuses -mod flags, so clear GOFLAGS. The -X
+# sets what Makefile of helm sets, so `helm version` names the release.
+GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$version" "helm.sh/helm/v3/cmd/helm@$version"
+mkdir -p "$bin"
 mv "$tmp/helm" "$helm"
 echo "$helm"
