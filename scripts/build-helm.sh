@@ -19,7 +19,7 @@ mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
 # `go install pkg@version` ignores any enclosing module and refuses -mod flags, so clear GOFLAGS. The -X
-# sets what Makefile of helm sets, so `helm version` names the release.
+# sets what helm's own Makefile sets, so `helm version` names the release.
 GOFLAGS= CGO_ENABLED=0 GOBIN="$tmp" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$version" "helm.sh/helm/v3/cmd/helm@$version"
 mkdir -p "$bin"
 mv "$tmp/helm" "$helm"

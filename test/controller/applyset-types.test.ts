@@ -1,0 +1,222 @@
+import {
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  DURATION_PATTERN,
+  InvalidDurationError,
+  normalizeSourcePath,
+  parseDuration,
+  resolveApplySetSpec,
+  type ResolvedApplySetSpec,
+} from '../../src/controller/applyset-types.js';
+
+describe('parseDuration', () => {
+  it.each([
+    ['300ms', 300],
+    ['1s', 1000],
+    ['1m30s', 90_000],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['1.5h', 5_400_000],
+    ['2h45m', 9_900_000],
+    ['0.5s', 500],
+    ['1m1m', 120_000],
+    ['0s', 0],
+  ])('reads %s as %d ms, like time.ParseDuration', (text, ms) => {
+    expect(DURATION_PATTERN.test(text)).toBe(true);
+    expect(parseDuration(text)).toBe(ms);
+  });
+
+  it.each(['', '5', 'm', '1d', '-1s', '1.s', '.5s', '1 m', ' 1m', '1m ', '1us', '1ns', '1M'])(
+    'refuses %j, as the CRD pattern does',
+    (text) => {
+      expect(DURATION_PATTERN.test(text)).toBe(false);
+      expect(() => parseDuration(text)).toThrow(InvalidDurationError);
+    },
+  );
+
+  it('names the text in the error', () => {
+    const error = captureError(() => parseDuration('ten minutes'));
+    expect(error).toMatchObject({
+      name: 'InvalidDurationError',
+      code: 'INVALID_DURATION',
+      text: 'ten minutes',
+    });
+    expect(String((error as Error).message)).toContain('"ten minutes"');
+  });
+});
+
+describe('normalizeSourcePath', () => {
+  it.each([
+    ['', ''],
+    ['.', ''],
+    ['./', ''],
+    ['apps', 'apps'],
+    ['./apps/', 'apps'],
+    ['apps//web/./', 'apps/web'],
+    ['..apps/x..', '..apps/x..'],
+  ])('%j → %j', (input, expected) => {
+    expect(normalizeSourcePath(input)).toBe(expected);
+  });
+
+  it.each(['/apps', '..', '../x', 'apps/..', 'apps/../../etc', './..'])('refuses %j', (input) => {
+    expect(normalizeSourcePath(input)).toBeUndefined();
+  });
+});
+
+describe('resolveApplySetSpec', () => {
+  const minimal = { source: { url: 'https://git.example/repo.git', ref: { branch: 'main' } }, prune: true };
+
+  it('fills in the defaults of a minimal spec', () => {
+    const expected: ResolvedApplySetSpec = {
+      source: {
+        url: 'https://git.example/repo.git',
+        ref: { type: 'branch', name: 'main' },
+        path: '',
+        secretName: undefined,
+      },
+      intervalMs: DEFAULT_INTERVAL_MS,
+      retryIntervalMs: 60_000,
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      prune: true,
+      allowEmpty: false,
+      force: false,
+      suspend: false,
+      targetNamespace: undefined,
+      serviceAccountName: undefined,
+      deletionPolicy: 'Delete',
+    };
+    expect(resolveApplySetSpec(minimal)).toEqual({ ok: true, spec: expected });
+  });
+
+  it('reads every field of a full spec', () => {
+    const result = resolveApplySetSpec({
+      source: {
+        url: 'http://127.0.0.1:8080/repo.git',
+        ref: { commit: 'a'.repeat(40) },
+        path: './clusters/dev/',
+        secretRef: { name: 'git-credentials' },
+      },
+      interval: '10m',
+      retryInterval: '30s',
+      timeout: '1m30s',
+      prune: false,
+      allowEmpty: true,
+      force: true,
+      suspend: true,
+      targetNamespace: 'team-a',
+      serviceAccountName: 'deployer',
+      deletionPolicy: 'Orphan',
+    });
+    expect(result).toEqual({
+      ok: true,
+      spec: {
+        source: {
+          url: 'http://127.0.0.1:8080/repo.git',
+          ref: { type: 'commit', sha: 'a'.repeat(40) },
+          path: 'clusters/dev',
+          secretName: 'git-credentials',
+        },
+        intervalMs: 600_000,
+        retryIntervalMs: 30_000,
+        timeoutMs: 90_000,
+        prune: false,
+        allowEmpty: true,
+        force: true,
+        suspend: true,
+        targetNamespace: 'team-a',
+        serviceAccountName: 'deployer',
+        deletionPolicy: 'Orphan',
+      },
+    });
+  });
+
+  it.each([
+    ['10s', 10_000],
+    ['1m', 60_000],
+    ['1h', 60_000],
+  ])('defaults retryInterval to the smaller of interval %s and 1m', (interval, retryIntervalMs) => {
+    const result = resolveApplySetSpec({ ...minimal, interval });
+    expect(result.ok && result.spec.retryIntervalMs).toBe(retryIntervalMs);
+  });
+
+  it('resolves a tag ref', () => {
+    const result = resolveApplySetSpec({ ...minimal, source: { ...minimal.source, ref: { tag: 'v1.2.3' } } });
+    expect(result.ok && result.spec.source.ref).toEqual({ type: 'tag', name: 'v1.2.3' });
+  });
+
+  const withSource = (source: Record<string, unknown>): Record<string, unknown> => ({
+    ...minimal,
+    source: { ...minimal.source, ...source },
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ['not an object', 'spec', 'spec', 'must be an object'],
+    ['no source', { prune: true }, 'spec.source', 'is required'],
+    ['no url', withSource({ url: undefined }), 'spec.source.url', 'is required'],
+    ['an ssh url', withSource({ url: 'ssh://git@host/repo' }), 'spec.source.url', 'http or https'],
+    ['credentials in the url', withSource({ url: 'https://u:p@host/r' }), 'spec.source.url', 'secretRef'],
+    ['no ref', withSource({ ref: undefined }), 'spec.source.ref', 'is required'],
+    ['an empty ref', withSource({ ref: {} }), 'spec.source.ref', 'exactly one'],
+    ['two refs', withSource({ ref: { branch: 'main', tag: 'v1' } }), 'spec.source.ref', 'exactly one'],
+    ['an empty branch', withSource({ ref: { branch: '' } }), 'spec.source.ref.branch', 'must not be empty'],
+    ['a short commit', withSource({ ref: { commit: 'abc1234' } }), 'spec.source.ref.commit', '40-character'],
+    ['an absolute path', withSource({ path: '/etc' }), 'spec.source.path', 'relative'],
+    ['a .. segment', withSource({ path: 'apps/../..' }), 'spec.source.path', "'..'"],
+    ['a secretRef without name', withSource({ secretRef: {} }), 'spec.source.secretRef.name', 'is required'],
+    [
+      'an invalid secret name',
+      withSource({ secretRef: { name: 'A_b' } }),
+      'spec.source.secretRef.name',
+      'DNS',
+    ],
+    ['no prune', { source: minimal.source }, 'spec.prune', 'is required'],
+    ['a string prune', { ...minimal, prune: 'true' }, 'spec.prune', 'true or false'],
+    ['a bad interval', { ...minimal, interval: '5 minutes' }, 'spec.interval', 'invalid duration'],
+    ['a zero interval', { ...minimal, interval: '0s' }, 'spec.interval', 'longer than zero'],
+    ['a bad timeout', { ...minimal, timeout: 120 }, 'spec.timeout', 'must be a string'],
+    ['a bad retryInterval', { ...minimal, retryInterval: '1d' }, 'spec.retryInterval', 'invalid duration'],
+    ['a string suspend', { ...minimal, suspend: 'yes' }, 'spec.suspend', 'true or false'],
+    ['an invalid namespace', { ...minimal, targetNamespace: 'Team.A' }, 'spec.targetNamespace', 'DNS-1123'],
+    [
+      'a too long namespace',
+      { ...minimal, targetNamespace: 'a'.repeat(64) },
+      'spec.targetNamespace',
+      'label',
+    ],
+    ['an invalid SA', { ...minimal, serviceAccountName: 'sa/x' }, 'spec.serviceAccountName', 'DNS-1123'],
+    ['an unknown policy', { ...minimal, deletionPolicy: 'Keep' }, 'spec.deletionPolicy', 'Delete, Orphan'],
+  ])('refuses %s', (_case, spec, field, message) => {
+    const result = resolveApplySetSpec(spec);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toContainEqual({ field, message: expect.stringContaining(message) });
+  });
+
+  it('reports every problem at once', () => {
+    const result = resolveApplySetSpec({ source: { url: 'ftp://x', ref: {} }, interval: 'soon' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors.map((error) => error.field)).toEqual([
+      'spec.source.url',
+      'spec.source.ref',
+      'spec.interval',
+      'spec.prune',
+    ]);
+  });
+
+  it('does not change its input', () => {
+    const input = { ...minimal, source: { ...minimal.source, path: './a/' } };
+    const copy = structuredClone(input);
+    resolveApplySetSpec(input);
+    expect(input).toEqual(copy);
+  });
+});
+
+function captureError(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected an error');
+}
