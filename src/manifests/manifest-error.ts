@@ -1,0 +1,62 @@
+/** Why a manifest was refused. */
+export type ManifestErrorCode =
+  | 'decode-failed'
+  | 'not-an-object'
+  | 'missing-field'
+  | 'invalid-field'
+  | 'duplicate-object'
+  | 'unknown-kind'
+  | 'namespace-on-cluster-scoped'
+  | 'namespace-mismatch';
+
+/** Where a manifest came from: a file, the document's index in it, and the item's index in a List. */
+export interface ManifestSource {
+  readonly file: string;
+  /** 0-based; undefined when the whole file failed to decode. */
+  readonly documentIndex: number | undefined;
+  /** 0-based position inside a flattened `kind: List`. */
+  readonly itemIndex?: number;
+}
+
+export function describeManifestSource(source: ManifestSource): string {
+  let text = source.file;
+  if (source.documentIndex !== undefined) text += ` (document ${source.documentIndex}`;
+  if (source.itemIndex !== undefined) text += `, item ${source.itemIndex}`;
+  if (source.documentIndex !== undefined) text += ')';
+  return text;
+}
+
+/**
+ * One problem with one manifest. Bad input is a "stalled" error: a human must change the files, so
+ * retrying will not help.
+ */
+export class ManifestError extends Error {
+  override readonly name = 'ManifestError';
+  readonly intent = 'stalled';
+  constructor(
+    readonly code: ManifestErrorCode,
+    readonly source: ManifestSource,
+    /** What we know of the object (`deployment.apps/web -n prod`), when we know anything. */
+    readonly object: string | undefined,
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${describeManifestSource(source)}${object === undefined ? '' : `: ${object}`}: ${detail}`,
+      options,
+    );
+  }
+}
+
+/** All the problems of a manifest set at once, so one run reports every file to fix. */
+export class ManifestSetError extends Error {
+  override readonly name = 'ManifestSetError';
+  readonly code = 'MANIFEST_SET_INVALID';
+  readonly intent = 'stalled';
+  constructor(readonly errors: readonly ManifestError[]) {
+    super(
+      `${errors.length} invalid manifest${errors.length === 1 ? '' : 's'}:\n` +
+        errors.map((error) => `  ${error.message}`).join('\n'),
+    );
+  }
+}

@@ -1,0 +1,292 @@
+import { decodeDocuments } from './decode-documents.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
+import { ManifestError, describeManifestSource, type ManifestSource } from './manifest-error.js';
+import type { ManifestObject } from './manifest-object.js';
+import { describeObjectRef, objectRefKey, parseApiVersion, type ObjectRef } from './object-ref.js';
+import type { Scope, ScopeResolver } from './scope-resolver.js';
+
+export interface ManifestFile {
+  /** Path relative to the manifest root, as it should appear in error messages. */
+  readonly path: string;
+  readonly text: string;
+}
+
+export interface ParseManifestOptions {
+  /** Filled into namespaced objects that name none (kubectl's `-n`, or the context's namespace). */
+  readonly defaultNamespace: string;
+  /**
+   * When the namespace was given explicitly (`-n`), an object naming another namespace is refused,
+   * as kubectl refuses it ("the namespace from the provided object does not match").
+   */
+  readonly enforceNamespace?: boolean;
+  readonly scopes: ScopeResolver;
+}
+
+export type ParseManifestResult =
+  | { readonly ok: true; readonly objects: readonly ManifestObject[] }
+  | { readonly ok: false; readonly errors: readonly ManifestError[] };
+
+const CRD_GROUP = 'apiextensions.k8s.io';
+const CRD_KIND = 'CustomResourceDefinition';
+
+type Entry =
+  | { readonly type: 'object'; readonly value: JsonObject; readonly source: ManifestSource }
+  | { readonly type: 'error'; readonly error: ManifestError };
+
+/**
+ * Turns the files of a manifest directory into the validated objects of one set, or into the list
+ * of ALL problems found (bad input must mean no write at all, and one run should show every file to
+ * fix).
+ *
+ * Scope comes from `options.scopes` (the cluster's discovery), then from the CustomResourceDefinitions
+ * of the set itself: a set that ships a CRD and instances of it must load before that CRD exists on
+ * the cluster. Validation therefore happens in one phase, after mapping.
+ */
+export function parseManifestSet(
+  files: readonly ManifestFile[],
+  options: ParseManifestOptions,
+): ParseManifestResult {
+  const entries = files.flatMap(decodeFile);
+  const scopes = withSetCrds(options.scopes, entries);
+  const errors: ManifestError[] = [];
+  const objects: ManifestObject[] = [];
+  const firstSeen = new Map<string, ManifestSource>();
+
+  for (const entry of entries) {
+    if (entry.type === 'error') {
+      errors.push(entry.error);
+      continue;
+    }
+    const result = validateObject(entry.value, entry.source, options, scopes);
+    if (!Array.isArray(result)) {
+      const key = objectRefKey(result.ref);
+      const first = firstSeen.get(key);
+      if (first === undefined) {
+        firstSeen.set(key, entry.source);
+        objects.push(result);
+      } else {
+        errors.push(
+          new ManifestError(
+            'duplicate-object',
+            entry.source,
+            describeObjectRef(result.ref),
+            `the same object is already declared in ${describeManifestSource(first)}`,
+          ),
+        );
+      }
+    } else {
+      errors.push(...result);
+    }
+  }
+  return errors.length === 0 ? { ok: true, objects } : { ok: false, errors };
+}
+
+function decodeFile(file: ManifestFile): Entry[] {
+  let documents;
+  try {
+    documents = decodeDocuments(file.text, file.path);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return [
+      {
+        type: 'error',
+        error: new ManifestError(
+          'decode-failed',
+          { file: file.path, documentIndex: undefined },
+          undefined,
+          detail,
+          {
+            cause: error,
+          },
+        ),
+      },
+    ];
+  }
+  return documents.flatMap((document): Entry[] => {
+    const source: ManifestSource = { file: file.path, documentIndex: document.index };
+    // A document holding only comments or `---` decodes to null: kubectl skips it silently.
+    if (document.value === null) return [];
+    if (!isJsonObject(document.value)) {
+      return [notAnObject(source, document.value)];
+    }
+    return flattenList(document.value, source);
+  });
+}
+
+/**
+ * `kind: List` (and the typed `FooList` kinds) carry their objects in `items`; kubectl's resource
+ * builder flattens any list type it meets, so do we.
+ */
+function flattenList(value: JsonObject, source: ManifestSource): Entry[] {
+  const kind = value['kind'];
+  const items = value['items'];
+  if (typeof kind !== 'string' || !kind.endsWith('List') || !Array.isArray(items)) {
+    return [{ type: 'object', value, source }];
+  }
+  return items.flatMap((item, itemIndex): Entry[] => {
+    const itemSource: ManifestSource = { ...source, itemIndex };
+    if (item === null) return [];
+    return isJsonObject(item) ? flattenList(item, itemSource) : [notAnObject(itemSource, item)];
+  });
+}
+
+function notAnObject(source: ManifestSource, value: JsonValue): Entry {
+  const what = Array.isArray(value) ? 'a sequence' : `a ${typeof value}`;
+  return {
+    type: 'error',
+    error: new ManifestError('not-an-object', source, undefined, `expected an object, found ${what}`),
+  };
+}
+
+function validateObject(
+  value: JsonObject,
+  source: ManifestSource,
+  options: ParseManifestOptions,
+  scopes: ScopeResolver,
+): ManifestObject | ManifestError[] {
+  const errors: ManifestError[] = [];
+  const metadata = value['metadata'];
+  const name = isJsonObject(metadata) ? metadata['name'] : undefined;
+  const namespaceValue = isJsonObject(metadata) ? metadata['namespace'] : undefined;
+  const apiVersion = value['apiVersion'];
+  const kind = value['kind'];
+  const label = describePartial(kind, name, namespaceValue);
+  const fail = (code: 'missing-field' | 'invalid-field', detail: string) =>
+    errors.push(new ManifestError(code, source, label, detail));
+
+  const groupVersion = typeof apiVersion === 'string' ? parseApiVersion(apiVersion) : undefined;
+  if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
+    fail('missing-field', 'apiVersion is required');
+  } else if (groupVersion === undefined) {
+    fail(
+      'invalid-field',
+      `apiVersion must be "version" or "group/version", got ${JSON.stringify(apiVersion)}`,
+    );
+  }
+  if (kind === undefined || kind === null || kind === '') {
+    fail('missing-field', 'kind is required');
+  } else if (typeof kind !== 'string') {
+    fail('invalid-field', `kind must be a string, got ${JSON.stringify(kind)}`);
+  }
+  if (metadata === undefined || metadata === null) {
+    fail('missing-field', 'metadata.name is required');
+  } else if (!isJsonObject(metadata)) {
+    fail('invalid-field', 'metadata must be an object');
+  } else if (name === undefined || name === null || name === '') {
+    // kubectl apply has no generateName path: every object needs a name to be found again.
+    fail('missing-field', 'metadata.name is required');
+  } else if (typeof name !== 'string') {
+    fail('invalid-field', `metadata.name must be a string, got ${JSON.stringify(name)}`);
+  }
+  if (namespaceValue !== undefined && namespaceValue !== null && typeof namespaceValue !== 'string') {
+    fail('invalid-field', `metadata.namespace must be a string, got ${JSON.stringify(namespaceValue)}`);
+  }
+  if (
+    errors.length > 0 ||
+    groupVersion === undefined ||
+    typeof kind !== 'string' ||
+    typeof name !== 'string' ||
+    !isJsonObject(metadata)
+  ) {
+    return errors;
+  }
+
+  const gvk = { group: groupVersion.group, version: groupVersion.version, kind };
+  const scope = scopes.scopeOf(gvk);
+  if (scope === undefined) {
+    return [
+      new ManifestError(
+        'unknown-kind',
+        source,
+        label,
+        `the server has no kind "${kind}" in version "${apiVersion as string}" and the set defines no such CustomResourceDefinition`,
+      ),
+    ];
+  }
+
+  const declared = typeof namespaceValue === 'string' ? namespaceValue : '';
+  if (scope === 'Cluster') {
+    if (declared !== '') {
+      return [
+        new ManifestError(
+          'namespace-on-cluster-scoped',
+          source,
+          label,
+          `${kind} is cluster-scoped and cannot have metadata.namespace ("${declared}")`,
+        ),
+      ];
+    }
+    return finish(value, source, gvk, apiVersion as string, name, '', scope);
+  }
+
+  if (options.enforceNamespace === true && declared !== '' && declared !== options.defaultNamespace) {
+    return [
+      new ManifestError(
+        'namespace-mismatch',
+        source,
+        label,
+        `the object's namespace "${declared}" does not match the namespace "${options.defaultNamespace}" given`,
+      ),
+    ];
+  }
+  const namespace = declared === '' ? options.defaultNamespace : declared;
+  const manifest = declared === namespace ? value : { ...value, metadata: { ...metadata, namespace } };
+  return finish(manifest, source, gvk, apiVersion as string, name, namespace, scope);
+}
+
+function finish(
+  manifest: JsonObject,
+  source: ManifestSource,
+  gvk: { group: string; version: string; kind: string },
+  apiVersion: string,
+  name: string,
+  namespace: string,
+  scope: Scope,
+): ManifestObject {
+  const ref: ObjectRef = { group: gvk.group, kind: gvk.kind, namespace, name };
+  return { ref, apiVersion, version: gvk.version, scope, manifest, source };
+}
+
+function describePartial(
+  kind: JsonValue | undefined,
+  name: JsonValue | undefined,
+  namespace: JsonValue | undefined,
+) {
+  if (typeof kind !== 'string' && typeof name !== 'string') return undefined;
+  const type = typeof kind === 'string' && kind !== '' ? kind.toLowerCase() : '<no kind>';
+  const objectName = typeof name === 'string' && name !== '' ? name : '<no name>';
+  return typeof namespace === 'string' && namespace !== ''
+    ? `${type}/${objectName} -n ${namespace}`
+    : `${type}/${objectName}`;
+}
+
+/**
+ * Adds the set's own CRDs to the cluster's answer, so a custom resource whose CRD is applied in the
+ * first wave is known before that CRD exists. The cluster wins where both know the kind: the scope
+ * of an existing CRD cannot change.
+ */
+function withSetCrds(cluster: ScopeResolver, entries: readonly Entry[]): ScopeResolver {
+  const local = new Map<string, Scope>();
+  for (const entry of entries) {
+    if (entry.type !== 'object') continue;
+    const apiVersion = entry.value['apiVersion'];
+    const groupVersion = typeof apiVersion === 'string' ? parseApiVersion(apiVersion) : undefined;
+    if (groupVersion?.group !== CRD_GROUP || entry.value['kind'] !== CRD_KIND) continue;
+    const spec = entry.value['spec'];
+    if (!isJsonObject(spec)) continue;
+    const group = spec['group'];
+    const names = spec['names'];
+    const kind = isJsonObject(names) ? names['kind'] : undefined;
+    const scope = spec['scope'];
+    if (
+      typeof group === 'string' &&
+      typeof kind === 'string' &&
+      (scope === 'Namespaced' || scope === 'Cluster')
+    ) {
+      local.set(`${group}/${kind}`, scope);
+    }
+  }
+  return {
+    scopeOf: (gvk) => cluster.scopeOf(gvk) ?? local.get(`${gvk.group}/${gvk.kind}`),
+  };
+}

@@ -1,0 +1,91 @@
+import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ManifestFile } from './parse-manifest-set.js';
+
+const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
+
+export interface ReadManifestDirectoryOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Reads every `.yaml`, `.yml` and `.json` file under `root`, recursively, the way kubectl's
+ * `apply -f DIR -R` visits them: depth first, the entries of each directory in byte order of their
+ * names (Go's filepath.Walk), so the order is the same on every machine. Paths in the result are
+ * relative to `root`, with '/' separators. A `root` that is a file is read whatever its extension,
+ * as `kubectl apply -f FILE` does.
+ *
+ * Symbolic links are followed only when they resolve inside `root` (a Git checkout must not make us
+ * read the host's files), and each real directory is visited once, so a link loop terminates.
+ */
+export async function readManifestDirectory(
+  root: string,
+  options: ReadManifestDirectoryOptions = {},
+): Promise<ManifestFile[]> {
+  const { signal } = options;
+  signal?.throwIfAborted();
+  const rootInfo = await stat(root);
+  if (!rootInfo.isDirectory()) {
+    return [{ path: path.basename(root), text: await readFile(root, { encoding: 'utf8', signal }) }];
+  }
+  const realRoot = await realpath(root);
+  const visited = new Set<string>([realRoot]);
+  const files: ManifestFile[] = [];
+
+  const walk = async (directory: string, relative: string): Promise<void> => {
+    signal?.throwIfAborted();
+    const names = (await readdir(directory)).sort(compareBytes);
+    for (const name of names) {
+      const absolute = path.join(directory, name);
+      const relativePath = relative === '' ? name : `${relative}/${name}`;
+      const info = await lstat(absolute);
+      let target = absolute;
+      let isDirectory = info.isDirectory();
+      let isFile = info.isFile();
+      if (info.isSymbolicLink()) {
+        const resolved = await resolveInside(absolute, realRoot);
+        if (resolved === undefined) continue;
+        target = resolved.path;
+        isDirectory = resolved.isDirectory;
+        isFile = resolved.isFile;
+      }
+      if (isDirectory) {
+        const real = await realpath(target);
+        if (visited.has(real)) continue;
+        visited.add(real);
+        await walk(target, relativePath);
+      } else if (isFile && MANIFEST_EXTENSIONS.has(path.extname(name).toLowerCase())) {
+        files.push({ path: relativePath, text: await readFile(target, { encoding: 'utf8', signal }) });
+      }
+    }
+  };
+
+  await walk(root, '');
+  return files;
+}
+
+async function resolveInside(
+  link: string,
+  realRoot: string,
+): Promise<{ path: string; isDirectory: boolean; isFile: boolean } | undefined> {
+  let real: string;
+  try {
+    real = await realpath(link);
+  } catch (error) {
+    // A dangling link is not a manifest; anything else (permissions, I/O) is a real failure.
+    if (isNodeError(error) && (error.code === 'ENOENT' || error.code === 'ELOOP')) return undefined;
+    throw error;
+  }
+  if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return undefined;
+  const info = await stat(real);
+  return { path: real, isDirectory: info.isDirectory(), isFile: info.isFile() };
+}
+
+function isNodeError(error: unknown): error is NodeJS.ErrnoException {
+  // Duck-typed: errors from node:fs may come from another realm (test VMs), failing instanceof.
+  return typeof error === 'object' && error !== null && 'code' in error;
+}
+
+function compareBytes(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
