@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+
+export interface ApplySetParent {
+  readonly name: string;
+  /** '' for a cluster-scoped parent. */
+  readonly namespace: string;
+  readonly kind: string;
+  /** '' for the core group. */
+  readonly group: string;
+}
+
+/**
+ * The KEP-3659 ApplySet id, exactly as kubectl computes it (k8s.io/kubectl/pkg/cmd/apply/applyset.go,
+ * `ApplySet.ID`): `applyset-<base64url(sha256("<name>.<namespace>.<kind>.<group>")), no padding>-v1`.
+ * The prefix and the `-v1` suffix make it a valid label value (it must start and end alphanumeric).
+ */
+export function computeApplySetId(parent: ApplySetParent): string {
+  const unencoded = [parent.name, parent.namespace, parent.kind, parent.group].join('.');
+  const digest = createHash('sha256').update(unencoded, 'utf8').digest('base64url');
+  return `applyset-${digest}-v1`;
+}

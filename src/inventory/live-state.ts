@@ -1,0 +1,17 @@
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+
+/**
+ * What a read of one object told us. A failed read is `unknown`, never `absent`: nothing is created
+ * over, or deleted because of, a read that did not succeed.
+ */
+export type LiveState =
+  | { readonly status: 'absent' }
+  | { readonly status: 'present'; readonly object: JsonObject }
+  | { readonly status: 'unknown'; readonly error: unknown };
+
+export function liveAnnotation(object: JsonObject, key: string): string | undefined {
+  const metadata = object['metadata'];
+  const annotations = isJsonObject(metadata) ? metadata['annotations'] : undefined;
+  const value = isJsonObject(annotations) ? annotations[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
