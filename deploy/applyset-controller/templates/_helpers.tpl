@@ -1,0 +1,66 @@
+{{/* The release's name, or the chart's when the release already contains it; at most 63 characters. */}}
+{{- define "applyset-controller.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "applyset-controller.selectorLabels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "applyset-controller.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "applyset-controller.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "applyset-controller.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "applyset-controller.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The namespace the controller watches; empty means every namespace. Namespaced RBAC grants rights in one
+namespace only, so there an empty value means the release namespace rather than a controller that could
+see ApplySets everywhere and act on none of them.
+*/}}
+{{- define "applyset-controller.watchNamespace" -}}
+{{- if .Values.watchNamespace -}}
+{{- .Values.watchNamespace -}}
+{{- else if .Values.rbac.namespaced -}}
+{{- .Release.Namespace -}}
+{{- end -}}
+{{- end -}}
+
+{{/* What the controller itself needs, whatever its children are. */}}
+{{- define "applyset-controller.controllerRules" -}}
+- apiGroups: ["applyset.dev"]
+  resources: ["applysets"]
+  verbs: ["get", "list", "watch", "update", "patch"]
+- apiGroups: ["applyset.dev"]
+  resources: ["applysets/status"]
+  verbs: ["get", "update", "patch"]
+# Removing the finalizer after pruning the children of a deleted ApplySet (deletionPolicy Delete).
+- apiGroups: ["applyset.dev"]
+  resources: ["applysets/finalizers"]
+  verbs: ["update"]
+# Git credentials named by spec.source.secretRef; watched so a rotated credential triggers a reconcile.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["", "events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+# spec.serviceAccountName: writes to the children are made as that ServiceAccount.
+- apiGroups: [""]
+  resources: ["serviceaccounts"]
+  verbs: ["impersonate"]
+{{- end -}}
