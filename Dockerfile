@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# The controller image: `applyset controller` on Node 20, production dependencies only, as a non-root user.
+# Build with: docker build -t applyset-controller:0.1.0 .
+ARG NODE_IMAGE=node:20
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+# Dependencies first, so a source change does not reinstall them. --ignore-scripts skips `prepare`,
+# which would compile before the sources are here; the build runs explicitly below.
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE}-slim AS runtime
+ENV NODE_ENV=production \
+    APPLYSET_GIT_CACHE_DIR=/var/cache/applyset \
+    HOME=/tmp
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+# --ignore-scripts: `prepare` would run tsc, which is a dev dependency and is not installed here.
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+# The Git cache must be writable by the runtime user; in Kubernetes the chart mounts an emptyDir here
+# because the root filesystem is read-only.
+RUN mkdir -p /var/cache/applyset && chown 65532:65532 /var/cache/applyset
+# Numeric, so the kubelet can verify runAsNonRoot without reading /etc/passwd.
+USER 65532:65532
+EXPOSE 8080
+# Node runs as PID 1 without an init; the controller installs its own SIGTERM handler (finish in-flight
+# writes, release the Lease), so the signal is not lost.
+ENTRYPOINT ["node", "bin/applyset.js", "controller"]
+CMD ["--metrics-addr", ":8080"]
