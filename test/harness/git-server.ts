@@ -1,0 +1,444 @@
+/**
+ * A real Git server for tests: a bare repository in a temp dir, served over the smart HTTP protocol by the
+ * system `git http-backend` (CGI) behind a small `node:http` wrapper on 127.0.0.1, optionally behind HTTP
+ * basic auth. Tests change the repository while it is served (commit trees, edit and delete files, create
+ * and move branches and tags) with the `git` CLI's plumbing, so no working tree is involved and every
+ * change is one atomic ref update, as a push would be.
+ *
+ * Commits use a fixed author and committer with a clock that advances one second per commit, so a test
+ * run produces the same shas every time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Repository path → file content. A path with '/' creates directories. */
+export type FileTree = Readonly<Record<string, string | Uint8Array>>;
+
+export interface GitServerCredentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+export interface GitServerOptions {
+  /** The first commit's tree on `branch`. Omit for an empty repository (no commits, no refs). */
+  readonly files?: FileTree;
+  /** Default `main`; also the repository's HEAD. */
+  readonly branch?: string;
+  /** The repository's path on the server; default `repo.git`. */
+  readonly repositoryName?: string;
+  /** When set, every request needs these credentials (HTTP basic). */
+  readonly auth?: GitServerCredentials;
+}
+
+export interface ChangeOptions {
+  /** Default: the server's default branch. The branch is created when it does not exist. */
+  readonly branch?: string;
+  readonly message?: string;
+}
+
+export interface TagOptions {
+  /** An annotated tag object instead of a lightweight ref. */
+  readonly annotated?: boolean;
+  readonly message?: string;
+}
+
+/** One request the server answered, for tests that assert what a client asked for. */
+export interface GitServerRequest {
+  readonly method: string;
+  /** Path and query, as requested. */
+  readonly url: string;
+  readonly status: number;
+  /** The authenticated user, when auth is on and succeeded. */
+  readonly user: string | undefined;
+  /** The request body of POSTs up to 1 MiB (pkt-lines: `want`, `have`, `deepen` …), else empty. */
+  readonly body: Buffer;
+}
+
+export interface GitTestServer {
+  /** `http://127.0.0.1:<port>/<repositoryName>`, without credentials. Stays the same across goOffline/goOnline. */
+  readonly url: string;
+  /** The same URL with the credentials in its userinfo (or `url` when auth is off). */
+  readonly urlWithCredentials: string;
+  readonly defaultBranch: string;
+  /** The bare repository on disk. */
+  readonly repositoryDir: string;
+  /** Every answered request, oldest first. */
+  readonly requests: readonly GitServerRequest[];
+  /** Replaces the whole tree of `branch` with `files` in a new commit; returns its sha. */
+  commitTree(files: FileTree, options?: ChangeOptions): Promise<string>;
+  /** Adds or overwrites `files`, keeping the rest of the tree; returns the new commit's sha. */
+  writeFiles(files: FileTree, options?: ChangeOptions): Promise<string>;
+  /** Removes `paths` from the tree; returns the new commit's sha. */
+  deleteFiles(paths: readonly string[], options?: ChangeOptions): Promise<string>;
+  /** Points `branch` at `target` (a sha, branch or tag), creating or force-moving it; returns the sha. */
+  setBranch(branch: string, target: string): Promise<string>;
+  deleteBranch(branch: string): Promise<void>;
+  /** Creates or force-moves `tag` to `target`; returns the sha of the commit it names. */
+  setTag(tag: string, target: string, options?: TagOptions): Promise<string>;
+  deleteTag(tag: string): Promise<void>;
+  /** The commit sha `ref` names (`git rev-parse ref^{commit}`). */
+  revParse(ref: string): Promise<string>;
+  /** Stops listening and drops open connections, keeping the URL and the repository: clients get ECONNREFUSED. */
+  goOffline(): Promise<void>;
+  /** Listens again on the same port. */
+  goOnline(): Promise<void>;
+  /** Stops the server and removes its temp dir. */
+  close(): Promise<void>;
+}
+
+const BASE_TIME_SECONDS = 1_700_000_000;
+const MAX_LOGGED_BODY = 1024 * 1024;
+
+interface GitResult {
+  readonly stdout: string;
+}
+
+export async function startGitServer(options: GitServerOptions = {}): Promise<GitTestServer> {
+  const defaultBranch = options.branch ?? 'main';
+  const repositoryName = options.repositoryName ?? 'repo.git';
+  const root = await mkdtemp(path.join(os.tmpdir(), 'applyset-git-server-'));
+  const projectRoot = path.join(root, 'repositories');
+  const repositoryDir = path.join(projectRoot, repositoryName);
+  const home = path.join(root, 'home');
+  await mkdir(repositoryDir, { recursive: true });
+  await mkdir(home, { recursive: true });
+
+  // Isolated from the machine's and the user's git configuration, so tests behave the same everywhere.
+  const baseEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: path.join(home, '.gitconfig'),
+    LANG: 'C',
+    LC_ALL: 'C',
+  };
+  let commitCount = 0;
+  let indexCount = 0;
+
+  const git = (args: readonly string[], input?: string | Uint8Array, env: NodeJS.ProcessEnv = {}) =>
+    runGit(args, { cwd: repositoryDir, env: { ...baseEnv, GIT_DIR: repositoryDir, ...env }, input });
+
+  await git(['init', '--bare', '--quiet', `--initial-branch=${defaultBranch}`]);
+
+  const identityEnv = (): NodeJS.ProcessEnv => {
+    commitCount += 1;
+    const date = `${BASE_TIME_SECONDS + commitCount} +0000`;
+    return {
+      GIT_AUTHOR_NAME: 'Test Author',
+      GIT_AUTHOR_EMAIL: 'author@example.test',
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_NAME: 'Test Committer',
+      GIT_COMMITTER_EMAIL: 'committer@example.test',
+      GIT_COMMITTER_DATE: date,
+    };
+  };
+
+  const currentCommit = async (branch: string): Promise<string | undefined> => {
+    const { stdout } = await git(['for-each-ref', '--format=%(objectname)', `refs/heads/${branch}`]);
+    const sha = stdout.trim();
+    return sha === '' ? undefined : sha;
+  };
+
+  /**
+   * Builds a tree in a private index (starting empty or from the branch's tree), commits it with the
+   * branch tip as parent and moves the branch with compare-and-swap, like a fast-forward push.
+   */
+  const change = async (
+    edit: { readonly replace: boolean; readonly write: FileTree; readonly remove: readonly string[] },
+    changeOptions: ChangeOptions,
+  ): Promise<string> => {
+    const branch = changeOptions.branch ?? defaultBranch;
+    const parent = await currentCommit(branch);
+    indexCount += 1;
+    const indexEnv = { GIT_INDEX_FILE: path.join(root, `index-${indexCount}`) };
+    if (edit.replace || parent === undefined) await git(['read-tree', '--empty'], undefined, indexEnv);
+    else await git(['read-tree', parent], undefined, indexEnv);
+    // `update-index --index-info` edits the index without a work tree: mode 0 removes a path.
+    const lines: string[] = [];
+    for (const [file, content] of Object.entries(edit.write)) {
+      const { stdout } = await git(['hash-object', '-w', '--stdin'], content);
+      lines.push(`100644 ${stdout.trim()}\t${file}`);
+    }
+    for (const file of edit.remove) lines.push(`0 ${'0'.repeat(40)}\t${file}`);
+    if (lines.length > 0) await git(['update-index', '--index-info'], `${lines.join('\n')}\n`, indexEnv);
+    const tree = (await git(['write-tree'], undefined, indexEnv)).stdout.trim();
+    await rm(indexEnv.GIT_INDEX_FILE, { force: true });
+    const message = changeOptions.message ?? `change ${commitCount + 1}`;
+    const parentArgs = parent === undefined ? [] : ['-p', parent];
+    const commit = (
+      await git(['commit-tree', tree, ...parentArgs, '-m', message], undefined, identityEnv())
+    ).stdout.trim();
+    await git(['update-ref', `refs/heads/${branch}`, commit, parent ?? '']);
+    return commit;
+  };
+
+  const revParse = async (ref: string): Promise<string> =>
+    (await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`])).stdout.trim();
+
+  if (options.files !== undefined) {
+    await change({ replace: true, write: options.files, remove: [] }, { message: 'initial commit' });
+  }
+
+  const requests: GitServerRequest[] = [];
+  const children = new Set<ReturnType<typeof spawn>>();
+  const handler = createBackendHandler({
+    projectRoot,
+    baseEnv,
+    auth: options.auth,
+    onChild: (child) => {
+      children.add(child);
+      child.once('close', () => children.delete(child));
+    },
+    onRequest: (request) => requests.push(request),
+  });
+
+  let server = http.createServer(handler);
+  await listen(server, 0);
+  const port = (server.address() as AddressInfo).port;
+  let online = true;
+
+  const url = `http://127.0.0.1:${port}/${repositoryName}`;
+  const urlWithCredentials =
+    options.auth === undefined
+      ? url
+      : `http://${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@127.0.0.1:${port}/${repositoryName}`;
+
+  const goOffline = async (): Promise<void> => {
+    if (!online) return;
+    online = false;
+    for (const child of children) child.kill('SIGKILL');
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  };
+
+  return {
+    url,
+    urlWithCredentials,
+    defaultBranch,
+    repositoryDir,
+    requests,
+    commitTree: (files, changeOptions = {}) =>
+      change({ replace: true, write: files, remove: [] }, changeOptions),
+    writeFiles: (files, changeOptions = {}) =>
+      change({ replace: false, write: files, remove: [] }, changeOptions),
+    deleteFiles: (paths, changeOptions = {}) =>
+      change({ replace: false, write: {}, remove: paths }, changeOptions),
+    setBranch: async (branch, target) => {
+      const sha = await revParse(target);
+      await git(['update-ref', `refs/heads/${branch}`, sha]);
+      return sha;
+    },
+    deleteBranch: async (branch) => {
+      await git(['update-ref', '-d', `refs/heads/${branch}`]);
+    },
+    setTag: async (tag, target, tagOptions = {}) => {
+      const sha = await revParse(target);
+      if (tagOptions.annotated === true) {
+        await git(
+          ['tag', '--force', '-a', tag, sha, '-m', tagOptions.message ?? tag],
+          undefined,
+          identityEnv(),
+        );
+      } else {
+        await git(['update-ref', `refs/tags/${tag}`, sha]);
+      }
+      return sha;
+    },
+    deleteTag: async (tag) => {
+      await git(['update-ref', '-d', `refs/tags/${tag}`]);
+    },
+    revParse,
+    goOffline,
+    goOnline: async () => {
+      if (online) return;
+      server = http.createServer(handler);
+      await listen(server, port);
+      online = true;
+    },
+    close: async () => {
+      await goOffline();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+interface BackendHandlerOptions {
+  readonly projectRoot: string;
+  readonly baseEnv: NodeJS.ProcessEnv;
+  readonly auth: GitServerCredentials | undefined;
+  readonly onChild: (child: ReturnType<typeof spawn>) => void;
+  readonly onRequest: (request: GitServerRequest) => void;
+}
+
+/** The CGI gateway: one `git http-backend` process per request, body streamed in, response streamed out. */
+function createBackendHandler(options: BackendHandlerOptions): http.RequestListener {
+  return (req, res) => {
+    const method = req.method ?? 'GET';
+    const rawUrl = req.url ?? '/';
+    const bodyChunks: Buffer[] = [];
+    let bodySize = 0;
+    const record = (status: number, user: string | undefined) =>
+      options.onRequest({
+        method,
+        url: rawUrl,
+        status,
+        user,
+        body: bodySize <= MAX_LOGGED_BODY ? Buffer.concat(bodyChunks) : Buffer.alloc(0),
+      });
+
+    const user = authenticate(req.headers.authorization, options.auth);
+    if (user === false) {
+      req.resume();
+      res.writeHead(401, {
+        'WWW-Authenticate': 'Basic realm="git test server"',
+        'Content-Type': 'text/plain',
+      });
+      res.end('authentication required\n');
+      record(401, undefined);
+      return;
+    }
+
+    const parsed = new URL(rawUrl, 'http://127.0.0.1');
+    const env: NodeJS.ProcessEnv = {
+      ...options.baseEnv,
+      GIT_PROJECT_ROOT: options.projectRoot,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GATEWAY_INTERFACE: 'CGI/1.1',
+      SERVER_PROTOCOL: `HTTP/${req.httpVersion}`,
+      REQUEST_METHOD: method,
+      PATH_INFO: decodeURIComponent(parsed.pathname),
+      QUERY_STRING: parsed.search.slice(1),
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+      REMOTE_USER: user ?? '',
+    };
+    // http-backend reads CONTENT_LENGTH bytes when it is set and until EOF when not (chunked bodies).
+    if (req.headers['content-length'] !== undefined) env.CONTENT_LENGTH = req.headers['content-length'];
+    // http-backend inflates gzip'ed request bodies itself (real git clients gzip large upload-pack requests).
+    if (req.headers['content-encoding'] !== undefined)
+      env.HTTP_CONTENT_ENCODING = req.headers['content-encoding'];
+    if (typeof req.headers['git-protocol'] === 'string') env.GIT_PROTOCOL = req.headers['git-protocol'];
+
+    const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    options.onChild(child);
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    req.on('data', (chunk: Buffer) => {
+      bodySize += chunk.length;
+      if (bodySize <= MAX_LOGGED_BODY) bodyChunks.push(chunk);
+    });
+    req.pipe(child.stdin);
+    // A client that hangs up mid-request leaves the backend with nobody to answer.
+    child.stdin.on('error', () => child.kill('SIGKILL'));
+    res.on('close', () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+
+    let head = Buffer.alloc(0);
+    let headersSent = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (headersSent) {
+        res.write(chunk);
+        return;
+      }
+      head = Buffer.concat([head, chunk]);
+      const split = findHeaderEnd(head);
+      if (split === undefined) return;
+      const { status, headers } = parseCgiHeaders(head.subarray(0, split.index).toString('latin1'));
+      headersSent = true;
+      res.writeHead(status, headers);
+      record(status, user);
+      const rest = head.subarray(split.index + split.length);
+      if (rest.length > 0) res.write(rest);
+    });
+    child.on('close', (code) => {
+      if (!headersSent) {
+        const message = `git http-backend exited with ${code}: ${Buffer.concat(stderr).toString('utf8')}`;
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end(message);
+        record(500, user);
+        return;
+      }
+      res.end();
+    });
+  };
+}
+
+/** The user name when the credentials match (or auth is off: undefined); false when they do not. */
+function authenticate(
+  header: string | undefined,
+  auth: GitServerCredentials | undefined,
+): string | undefined | false {
+  if (auth === undefined) return undefined;
+  const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
+  if (match?.[1] === undefined) return false;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return false;
+  const username = decoded.slice(0, colon);
+  const password = decoded.slice(colon + 1);
+  return username === auth.username && password === auth.password ? username : false;
+}
+
+function findHeaderEnd(buffer: Buffer): { index: number; length: number } | undefined {
+  const crlf = buffer.indexOf('\r\n\r\n');
+  const lf = buffer.indexOf('\n\n');
+  if (crlf >= 0 && (lf < 0 || crlf < lf)) return { index: crlf, length: 4 };
+  if (lf >= 0) return { index: lf, length: 2 };
+  return undefined;
+}
+
+/** CGI response headers: `Status: 404 Not Found` sets the status, the rest pass through. */
+function parseCgiHeaders(text: string): { status: number; headers: Record<string, string> } {
+  let status = 200;
+  const headers: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim();
+    const value = line.slice(colon + 1).trim();
+    if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 500;
+    else headers[name] = value;
+  }
+  return { status, headers };
+}
+
+function listen(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function runGit(
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; input: string | Uint8Array | undefined },
+): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve({ stdout: Buffer.concat(stdout).toString('utf8') });
+      else
+        reject(
+          new Error(
+            `git ${args.join(' ')} exited with ${code}: ${Buffer.concat(stderr).toString('utf8').trim()}`,
+          ),
+        );
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
