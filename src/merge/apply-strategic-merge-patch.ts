@@ -1,0 +1,18 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { cloneJson } from './go-value.js';
+import { MergeError } from './merge-error.js';
+import { mergeMap } from './merge-map.js';
+import type { PatchMeta } from './patch-meta.js';
+
+/**
+ * Applies a strategic merge patch the way the API server does before decoding, defaulting and
+ * validation (merge-semantics §3): `$deleteFromPrimitiveList` applied, unmatched nulls dropped, nulls
+ * stripped from added values, the element order of §3.5 including its aliasing quirk. For previews,
+ * diffs and tests; the inputs are not changed.
+ */
+export function applyStrategicMergePatch(object: JsonValue, patch: JsonValue, meta: PatchMeta): JsonObject {
+  if (object !== null && !isJsonObject(object))
+    throw new MergeError('invalid-document', 'invalid JSON document');
+  if (!isJsonObject(patch)) throw new MergeError('invalid-document', 'invalid JSON document');
+  return mergeMap(object === null ? {} : cloneJson(object), cloneJson(patch), meta, 'server');
+}

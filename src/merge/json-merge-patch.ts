@@ -1,0 +1,149 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { cloneJson } from './go-value.js';
+import { MergeError } from './merge-error.js';
+
+/**
+ * The JSON merge patch path of `kubectl apply`, for custom resources and kinds without patch
+ * metadata: apimachinery's CreateThreeWayJSONMergePatch over evanphx/json-patch v4
+ * (merge-semantics §5). Every list is atomic, maps merge key by key, deletions come only from
+ * original → modified. Numbers compare as float64, which is what JS numbers do natively.
+ */
+export function createThreeWayJsonMergePatch(input: {
+  readonly original: JsonValue;
+  readonly modified: JsonValue;
+  readonly current: JsonValue;
+}): JsonObject {
+  const original = documentOrEmpty(input.original);
+  const modified = documentOrEmpty(input.modified);
+  const current = documentOrEmpty(input.current);
+  const addAndChange = filterNulls(createMergePatch(current, modified), false);
+  const deletions = filterNulls(createMergePatch(original, modified), true);
+  const patch = mergeDocuments(cloneJson(deletions), cloneJson(addAndChange));
+  // kubectl's preconditions: apply never renames or retypes an object (§5).
+  if (
+    'apiVersion' in patch ||
+    'kind' in patch ||
+    (isJsonObject(patch.metadata) && 'name' in patch.metadata)
+  ) {
+    throw new MergeError(
+      'bad-patch',
+      'precondition failed: At least one of apiVersion, kind and name was changed',
+    );
+  }
+  return patch;
+}
+
+/** RFC 7386 application as the API server runs it (evanphx/json-patch v4 MergePatch). Inputs are not changed. */
+export function applyJsonMergePatch(object: JsonValue, patch: JsonValue): JsonValue {
+  if (!isJsonObject(patch)) return pruneNulls(cloneJson(patch));
+  const target = isJsonObject(object) ? cloneJson(object) : {};
+  return mergeDocuments(target, cloneJson(patch));
+}
+
+/** evanphx CreateMergePatch: the RFC 7386 patch that turns `from` into `to`. */
+function createMergePatch(from: JsonObject, to: JsonObject): JsonObject {
+  const patch: JsonObject = {};
+  for (const key of Object.keys(to)) {
+    const b = to[key] as JsonValue;
+    if (!Object.hasOwn(from, key)) {
+      patch[key] = b;
+      continue;
+    }
+    const a = from[key] as JsonValue;
+    if (jsonType(a) !== jsonType(b)) {
+      patch[key] = b;
+    } else if (isJsonObject(a)) {
+      const sub = createMergePatch(a, b as JsonObject);
+      if (Object.keys(sub).length > 0) patch[key] = sub;
+    } else if (a !== null && !jsonEqual(a, b)) {
+      patch[key] = b;
+    }
+  }
+  for (const key of Object.keys(from)) if (!Object.hasOwn(to, key)) patch[key] = null;
+  return patch;
+}
+
+function jsonType(value: JsonValue): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function jsonEqual(a: JsonValue, b: JsonValue): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((item, index) => jsonEqual(item, b[index] as JsonValue));
+  }
+  if (isJsonObject(a) && isJsonObject(b)) {
+    const keys = Object.keys(a);
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key] as JsonValue, b[key] as JsonValue))
+    );
+  }
+  return false;
+}
+
+/**
+ * keepOrDeleteNullInObj: with `keepNull`, only the nulls (the deletions); without, everything but
+ * the nulls, keeping objects that were empty in the diff itself (`options: {}` is sent, J06).
+ */
+function filterNulls(patch: JsonObject, keepNull: boolean): JsonObject {
+  const filtered: JsonObject = {};
+  for (const key of Object.keys(patch)) {
+    const value = patch[key] as JsonValue;
+    if (value === null) {
+      if (keepNull) filtered[key] = null;
+    } else if (isJsonObject(value)) {
+      if (Object.keys(value).length === 0) {
+        if (!keepNull) filtered[key] = value;
+        continue;
+      }
+      const sub = filterNulls(value, keepNull);
+      if (Object.keys(sub).length > 0) filtered[key] = sub;
+    } else if (!keepNull) {
+      filtered[key] = value;
+    }
+  }
+  return filtered;
+}
+
+/** evanphx mergeDocs (v4, not "merge-merge"): null deletes, objects recurse, anything else replaces. */
+function mergeDocuments(doc: JsonObject, patch: JsonObject): JsonObject {
+  for (const key of Object.keys(patch)) {
+    const value = patch[key] as JsonValue;
+    if (value === null) {
+      delete doc[key];
+      continue;
+    }
+    const current = doc[key];
+    if (current === undefined || current === null || !isJsonObject(current)) {
+      doc[key] = pruneNulls(value);
+    } else if (isJsonObject(value)) {
+      doc[key] = mergeDocuments(current, value);
+    } else {
+      // evanphx `merge`: a non-object replacing an object is taken as it is.
+      doc[key] = value;
+    }
+  }
+  return doc;
+}
+
+/** Drops null members of objects, also inside lists; null list elements themselves stay. */
+function pruneNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map((item) => (item === null ? null : pruneNulls(item)));
+  if (isJsonObject(value)) {
+    for (const key of Object.keys(value)) {
+      const item = value[key] as JsonValue;
+      if (item === null) delete value[key];
+      else value[key] = pruneNulls(item);
+    }
+  }
+  return value;
+}
+
+function documentOrEmpty(value: JsonValue): JsonObject {
+  if (value === null) return {};
+  if (!isJsonObject(value)) throw new MergeError('invalid-document', 'invalid JSON document');
+  return value;
+}
