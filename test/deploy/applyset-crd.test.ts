@@ -1,0 +1,221 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import yaml from 'js-yaml';
+import {
+  APPLYSET_CRD_NAME,
+  APPLYSET_GROUP,
+  APPLYSET_KIND,
+  APPLYSET_LIST_KIND,
+  APPLYSET_PLURAL,
+  APPLYSET_SINGULAR,
+  APPLYSET_VERSION,
+  DELETION_POLICIES,
+  DURATION_PATTERN,
+  MAX_STATUS_ERRORS,
+  resolveApplySetSpec,
+  type ApplySetCondition,
+  type ApplySetObjectError,
+  type ApplySetSpec,
+  type ApplySetStatus,
+  type ApplySetSummary,
+} from '../../src/controller/applyset-types.js';
+
+// The CRD is the contract with the API server and applyset-types.ts is the controller's reading of it;
+// these tests keep the two (and the chart's copy) from drifting apart.
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const crdPath = path.join(root, 'crds/applyset.dev_applysets.yaml');
+const chartCrdPath = path.join(root, 'deploy/applyset-controller/crds/applyset.dev_applysets.yaml');
+
+interface Schema {
+  type?: string;
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  pattern?: string;
+  enum?: string[];
+  default?: unknown;
+  maxItems?: number;
+  'x-kubernetes-validations'?: { rule: string; message: string }[];
+}
+
+interface Crd {
+  metadata: { name: string; labels: Record<string, string> };
+  spec: {
+    group: string;
+    scope: string;
+    names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[] };
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      subresources: Record<string, unknown>;
+      additionalPrinterColumns: { name: string; type: string; jsonPath: string }[];
+      schema: { openAPIV3Schema: Schema };
+    }[];
+  };
+}
+
+const crd = yaml.load(readFileSync(crdPath, 'utf8')) as Crd;
+const version = crd.spec.versions[0];
+if (version === undefined) throw new Error('the CRD has no version');
+const schema = version.schema.openAPIV3Schema;
+
+function at(...keys: string[]): Schema {
+  let node = schema;
+  for (const key of keys) {
+    const next = key === '[]' ? node.items : node.properties?.[key];
+    if (next === undefined) throw new Error(`no schema at ${keys.join('.')}`);
+    node = next;
+  }
+  return node;
+}
+
+const propertyNames = (node: Schema): string[] => Object.keys(node.properties ?? {}).sort();
+
+describe('the ApplySet CRD', () => {
+  it('is byte-identical to the copy in the Helm chart', () => {
+    expect(readFileSync(chartCrdPath, 'utf8')).toBe(readFileSync(crdPath, 'utf8'));
+  });
+
+  it('has the names the controller uses', () => {
+    expect(crd.metadata.name).toBe(APPLYSET_CRD_NAME);
+    expect(crd.spec.group).toBe(APPLYSET_GROUP);
+    expect(crd.spec.scope).toBe('Namespaced');
+    expect(crd.spec.names).toMatchObject({
+      kind: APPLYSET_KIND,
+      listKind: APPLYSET_LIST_KIND,
+      plural: APPLYSET_PLURAL,
+      singular: APPLYSET_SINGULAR,
+      shortNames: ['aset'],
+    });
+    expect(crd.spec.versions.map((v) => v.name)).toEqual([APPLYSET_VERSION]);
+    expect(version).toMatchObject({ served: true, storage: true, subresources: { status: {} } });
+  });
+
+  it('is marked as an ApplySet parent type (KEP-3659)', () => {
+    expect(crd.metadata.labels['applyset.kubernetes.io/is-parent-type']).toBe('true');
+  });
+
+  it('prints Ready, Revision, Age and Message', () => {
+    expect(version.additionalPrinterColumns).toEqual([
+      { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+      { name: 'Revision', type: 'string', jsonPath: '.status.lastAppliedRevision' },
+      { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+      { name: 'Message', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message' },
+    ]);
+  });
+
+  it('declares exactly the spec fields of ApplySetSpec', () => {
+    // Required<> makes the compiler list every optional field, so a field added on one side only fails.
+    const spec: Required<ApplySetSpec> = {
+      source: { url: 'https://h/r', ref: { branch: 'b', tag: 't', commit: 'c' }, path: '', secretRef: { name: 's' } },
+      interval: '1m',
+      retryInterval: '1m',
+      timeout: '1m',
+      prune: true,
+      allowEmpty: false,
+      force: false,
+      suspend: false,
+      targetNamespace: 'n',
+      serviceAccountName: 's',
+      deletionPolicy: 'Delete',
+    };
+    expect(propertyNames(at('spec'))).toEqual(Object.keys(spec).sort());
+    expect(propertyNames(at('spec', 'source'))).toEqual(Object.keys(spec.source).sort());
+    expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
+    expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(['name']);
+    expect(at('spec').required).toEqual(['source', 'prune']);
+    expect(at('spec', 'source').required).toEqual(['url', 'ref']);
+    expect(schema.required).toEqual(['spec']);
+  });
+
+  it('declares exactly the status fields of ApplySetStatus', () => {
+    const status: Required<ApplySetStatus> = {
+      conditions: [],
+      observedGeneration: 1,
+      lastAppliedRevision: '',
+      lastAttemptedRevision: '',
+      summary: {},
+      errors: { items: [], totalCount: 0, truncated: false },
+      lastHandledReconcileAt: '',
+    };
+    const condition: Required<ApplySetCondition> = {
+      type: 'Ready',
+      status: 'True',
+      observedGeneration: 1,
+      lastTransitionTime: '',
+      reason: 'R',
+      message: '',
+    };
+    const summary: Required<ApplySetSummary> = { applied: 0, unchanged: 0, pruned: 0, failed: 0 };
+    const error: Required<ApplySetObjectError> = { object: '', message: '' };
+    expect(propertyNames(at('status'))).toEqual(Object.keys(status).sort());
+    expect(propertyNames(at('status', 'conditions', '[]'))).toEqual(Object.keys(condition).sort());
+    expect(propertyNames(at('status', 'summary'))).toEqual(Object.keys(summary).sort());
+    expect(propertyNames(at('status', 'errors'))).toEqual(Object.keys(status.errors).sort());
+    expect(propertyNames(at('status', 'errors', 'items', '[]'))).toEqual(Object.keys(error).sort());
+    expect(at('status', 'errors', 'items').maxItems).toBe(MAX_STATUS_ERRORS);
+  });
+
+  it.each(['interval', 'retryInterval', 'timeout'])('validates %s with the pattern parseDuration reads', (field) => {
+    expect(at('spec', field).pattern).toBe(DURATION_PATTERN.source);
+  });
+
+  it('defaults deletionPolicy to Delete out of the same values as the types', () => {
+    expect(at('spec', 'deletionPolicy')).toMatchObject({ enum: [...DELETION_POLICIES], default: 'Delete' });
+  });
+
+  // The CEL rules run only in the API server; here their intent is checked against the resolver, which
+  // must refuse the same specs (the integration tests run the rules themselves).
+  it('has a CEL rule for each check the resolver makes that a pattern cannot', () => {
+    const messages = (node: Schema): string[] => (node['x-kubernetes-validations'] ?? []).map((v) => v.message);
+    expect(messages(at('spec', 'source', 'ref'))).toEqual(['exactly one of branch, tag or commit must be set']);
+    expect(messages(at('spec', 'source', 'path'))).toEqual([
+      'path must be relative to the repository root',
+      "path must not contain '..' segments",
+    ]);
+    expect(messages(at('spec', 'source', 'url'))).toEqual([
+      'credentials must not be part of the URL; use secretRef',
+    ]);
+    for (const field of ['interval', 'retryInterval', 'timeout'])
+      expect(messages(at('spec', field))).toEqual(['must be longer than zero']);
+  });
+
+  const base = { source: { url: 'https://git.example/r.git', ref: { branch: 'main' } }, prune: true };
+  it.each<[string, string[], string]>([
+    ['url', ['spec', 'source', 'url'], 'https://git.example/r.git'],
+    ['url over http', ['spec', 'source', 'url'], 'http://127.0.0.1:9999/r.git'],
+    ['commit', ['spec', 'source', 'ref', 'commit'], '0123456789abcdef0123456789abcdef01234567'],
+    ['targetNamespace', ['spec', 'targetNamespace'], 'team-a'],
+    ['serviceAccountName', ['spec', 'serviceAccountName'], 'deployer.v2'],
+    ['secretRef.name', ['spec', 'source', 'secretRef', 'name'], 'git-auth'],
+  ])('agrees with the resolver on a valid %s', (_name, keys, value) => {
+    const pattern = at(...keys).pattern;
+    expect(pattern).toBeDefined();
+    expect(new RegExp(pattern ?? '').test(value)).toBe(true);
+    const start = keys.includes('ref') ? setPath(base, ['source', 'ref'], {}) : base;
+    expect(resolveApplySetSpec(setPath(start, keys.slice(1), value)).ok).toBe(true);
+  });
+
+  it.each<[string, string[], string]>([
+    ['url', ['spec', 'source', 'url'], 'git@host:r.git'],
+    ['commit', ['spec', 'source', 'ref', 'commit'], 'ABC'],
+    ['targetNamespace', ['spec', 'targetNamespace'], 'Team_A'],
+    ['serviceAccountName', ['spec', 'serviceAccountName'], '-sa'],
+    ['secretRef.name', ['spec', 'source', 'secretRef', 'name'], 'Git'],
+  ])('agrees with the resolver on an invalid %s', (_name, keys, value) => {
+    expect(new RegExp(at(...keys).pattern ?? '').test(value)).toBe(false);
+    const start = keys.includes('ref') ? setPath(base, ['source', 'ref'], {}) : base;
+    expect(resolveApplySetSpec(setPath(start, keys.slice(1), value)).ok).toBe(false);
+  });
+});
+
+function setPath(object: Record<string, unknown>, keys: string[], value: unknown): Record<string, unknown> {
+  const [key, ...rest] = keys;
+  if (key === undefined) throw new Error('empty path');
+  const child = object[key];
+  const nested = typeof child === 'object' && child !== null ? (child as Record<string, unknown>) : {};
+  return { ...object, [key]: rest.length === 0 ? value : setPath(nested, rest, value) };
+}
