@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+
+// Installs the chart into the real control plane and asks the API server's own authorizer (through
+// SubjectAccessReviews) whether the chart's ServiceAccount may do what the controller does. The unit
+// chart test checks the rendered rules; this one checks that the API server reads them the same way.
+
+const execFileAsync = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const chart = path.join(root, 'deploy/applyset-controller');
+
+function kubeconfigPath(): string {
+  const value = process.env['APPLYSET_TEST_KUBECONFIG'];
+  if (value === undefined || value === '') throw new Error('APPLYSET_TEST_KUBECONFIG is not set by the global setup');
+  return value;
+}
+
+async function findHelm(): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync('bash', [path.join(root, 'scripts/build-helm.sh'), '--check']);
+    return stdout.trim().split('\n').pop() ?? '';
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr?.trim() ?? String(error);
+    throw new Error(`helm is needed for the chart tests and is not built (${detail})`, { cause: error });
+  }
+}
+
+interface Install {
+  readonly release: string;
+  readonly namespace: string;
+  readonly user: string;
+}
+
+let helm = '';
+let kc: k8s.KubeConfig;
+const installs: Install[] = [];
+
+async function install(values: readonly string[]): Promise<Install> {
+  const suffix = randomBytes(4).toString('hex');
+  const release = `chart-${suffix}`;
+  const namespace = `asc-chart-${suffix}`;
+  const args = ['install', release, chart, '--namespace', namespace, '--create-namespace'];
+  await execFileAsync(helm, [...args, '--kubeconfig', kubeconfigPath(), ...values.flatMap((v) => ['--set', v])]);
+  const installed = {
+    release,
+    namespace,
+    user: `system:serviceaccount:${namespace}:${release}-applyset-controller`,
+  };
+  installs.push(installed);
+  return installed;
+}
+
+async function allowed(
+  user: string,
+  attributes: { group: string; resource: string; subresource?: string; verb: string; namespace?: string },
+): Promise<boolean> {
+  const review = await kc.makeApiClient(k8s.AuthorizationV1Api).createSubjectAccessReview({
+    body: {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      spec: {
+        user,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${user.split(':')[2] ?? ''}`, 'system:authenticated'],
+        resourceAttributes: attributes,
+      },
+    },
+  });
+  return review.status?.allowed === true;
+}
+
+// [group, resource, subresource, verbs]
+const controllerNeeds: [string, string, string, string[]][] = [
+  ['applyset.dev', 'applysets', '', ['get', 'list', 'watch', 'update', 'patch']],
+  ['applyset.dev', 'applysets', 'status', ['get', 'update', 'patch']],
+  ['applyset.dev', 'applysets', 'finalizers', ['update']],
+  ['', 'secrets', '', ['get', 'list', 'watch']],
+  ['', 'events', '', ['create', 'patch']],
+  ['', 'serviceaccounts', '', ['impersonate']],
+];
+
+async function denied(user: string, namespace: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (const [group, resource, subresource, verbs] of controllerNeeds)
+    for (const verb of verbs)
+      if (!(await allowed(user, { group, resource, subresource, verb, namespace })))
+        missing.push(`${verb} ${resource}${subresource === '' ? '' : `/${subresource}`} in ${namespace}`);
+  return missing;
+}
+
+beforeAll(async () => {
+  helm = await findHelm();
+  kc = new k8s.KubeConfig();
+  kc.loadFromFile(kubeconfigPath());
+});
+
+afterAll(async () => {
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  for (const { release, namespace } of installs) {
+    await execFileAsync(helm, ['uninstall', release, '--namespace', namespace, '--kubeconfig', kubeconfigPath()]);
+    await core.deleteNamespace({ name: namespace });
+  }
+});
+
+describe('the Helm chart on a real API server', () => {
+  it('installs the CRD, the Deployment and cluster-wide rights that cover the controller', async () => {
+    const { namespace, release, user } = await install([]);
+    const crd = await kc
+      .makeApiClient(k8s.ApiextensionsV1Api)
+      .readCustomResourceDefinition({ name: 'applysets.applyset.dev' });
+    expect(crd.spec.group).toBe('applyset.dev');
+    const deployment = await kc
+      .makeApiClient(k8s.AppsV1Api)
+      .readNamespacedDeployment({ name: `${release}-applyset-controller`, namespace });
+    expect(deployment.spec?.template.spec?.serviceAccountName).toBe(`${release}-applyset-controller`);
+
+    expect(await denied(user, 'default')).toEqual([]);
+    expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace: 'default' })).toBe(
+      true,
+    );
+    expect(await allowed(user, { group: '', resource: 'namespaces', verb: 'delete' })).toBe(true);
+    for (const verb of ['get', 'create', 'update'])
+      expect(await allowed(user, { group: 'coordination.k8s.io', resource: 'leases', verb, namespace })).toBe(true);
+  }, 120_000);
+
+  it('with rbac.namespaced grants rights in the watched namespace and nowhere else', async () => {
+    const { namespace, user } = await install(['rbac.namespaced=true']);
+    expect(await denied(user, namespace)).toEqual([]);
+    expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace })).toBe(true);
+    expect(await denied(user, 'default')).toHaveLength(controllerNeeds.flatMap(([, , , verbs]) => verbs).length);
+    expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace: 'default' })).toBe(
+      false,
+    );
+  }, 120_000);
+});
