@@ -1,0 +1,102 @@
+import { ManifestDecodeError, decodeDocuments } from '../../src/manifests/decode-documents.js';
+
+const valueOf = (text: string) => decodeDocuments(text, 'test.yaml')[0]?.value;
+
+describe('decodeDocuments resolves plain scalars as go-yaml v2 (kubectl) does', () => {
+  it.each([
+    ['yes', true],
+    ['Yes', true],
+    ['YES', true],
+    ['y', true],
+    ['Y', true],
+    ['on', true],
+    ['ON', true],
+    ['True', true],
+    ['no', false],
+    ['N', false],
+    ['off', false],
+    ['Off', false],
+    ['FALSE', false],
+    ['tRUE', 'tRUE'],
+    ['yEs', 'yEs'],
+    ['0644', 420],
+    ['0o17', 15],
+    ['0x1F', 31],
+    ['0b101', 5],
+    ['-0b11', -3],
+    ['08', 8],
+    ['1_000', 1000],
+    ['+12', 12],
+    ['1e3', 1000],
+    ['1.0', 1],
+    ['.5', 0.5],
+    ['1.5', 1.5],
+    ['~', null],
+    ['null', null],
+    ['Null', null],
+    ['nULL', 'nULL'],
+    ['2024-01-01', '2024-01-01'],
+    ['1:20', '1:20'],
+    ['"yes"', 'yes'],
+    ["'0644'", '0644'],
+    ['!!str 12', '12'],
+  ])('%s → %p', (text, expected) => {
+    expect(valueOf(`v: ${text}\n`)).toEqual({ v: expected });
+  });
+
+  it('turns boolean and numeric keys into their JSON string forms', () => {
+    expect(valueOf('on: push\nn: 1\n010: x\n')).toEqual({ true: 'push', false: 1, '8': 'x' });
+  });
+
+  it('lets a repeated key overwrite the earlier one, as non-strict go-yaml v2 does', () => {
+    expect(valueOf('a: 1\na: 2\n')).toEqual({ a: 2 });
+  });
+
+  it('supports merge keys', () => {
+    expect(valueOf('base: &b {x: 1}\nderived:\n  <<: *b\n  z: 2\n')).toEqual({
+      base: { x: 1 },
+      derived: { x: 1, z: 2 },
+    });
+  });
+
+  it('reads every document and gives empty ones the value null', () => {
+    const docs = decodeDocuments('---\na: 1\n---\n# nothing\n---\nb: 2\n', 'test.yaml');
+    expect(docs).toEqual([
+      { index: 0, value: { a: 1 } },
+      { index: 1, value: null },
+      { index: 2, value: { b: 2 } },
+    ]);
+  });
+
+  it('parses text that starts with { as JSON', () => {
+    expect(decodeDocuments('  {"a": "yes", "b": 010}'.replace('010', '10'), 'x.json')).toEqual([
+      { index: 0, value: { a: 'yes', b: 10 } },
+    ]);
+  });
+});
+
+describe('decodeDocuments errors', () => {
+  it('names the file, the document and the line', () => {
+    let caught: unknown;
+    try {
+      decodeDocuments('a: 1\n---\nb: [\n', 'bad.yaml');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ManifestDecodeError);
+    const error = caught as ManifestDecodeError;
+    expect(error.documentIndex).toBe(1);
+    expect(error.line).toBe(4);
+    expect(error.message).toMatch(/^bad\.yaml \(document 1\) line 4: /);
+  });
+
+  it('refuses .inf and .nan, which kubectl cannot encode as JSON', () => {
+    expect(() => decodeDocuments('a: 1\n---\nb: .inf\n', 'bad.yaml')).toThrow(
+      /bad\.yaml \(document 1\): json: unsupported value/,
+    );
+  });
+
+  it('reports invalid JSON', () => {
+    expect(() => decodeDocuments('{"a": ', 'bad.json')).toThrow(ManifestDecodeError);
+  });
+});
