@@ -167,6 +167,9 @@ function scalarType(tag: string, accepts: (value: null | boolean | number) => bo
   });
 }
 
+// js-yaml ships the `<<` merge-key type (go-yaml v2 supports merge keys too) but its typings omit it.
+const mergeKeyType = (yaml as unknown as { types: { merge: yaml.Type } }).types.merge;
+
 /**
  * js-yaml schema with go-yaml v2 scalar resolution: `yes`/`on`/`y` are true, `0644` is octal 420,
  * `1_000` is 1000, `1e3` is a number, timestamps stay strings (v2 keeps them as text when decoding
@@ -178,6 +181,6 @@ const goYamlV2Schema = yaml.FAILSAFE_SCHEMA.extend({
     scalarType('tag:yaml.org,2002:bool', (value) => typeof value === 'boolean'),
     scalarType('tag:yaml.org,2002:int', (value) => typeof value === 'number' && Number.isInteger(value)),
     scalarType('tag:yaml.org,2002:float', (value) => typeof value === 'number'),
-    yaml.types.merge,
+    mergeKeyType,
   ],
 });
