@@ -1,0 +1,64 @@
+import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import nodeHttp from 'isomorphic-git/http/node';
+
+/**
+ * isomorphic-git's Node HTTP client, bound to a signal. isomorphic-git itself cannot be cancelled, so
+ * every request it makes gets the signal (Node aborts the socket), and every read of a response body
+ * races the signal: the Node client's body iterator never settles when its stream fails between two
+ * reads, and an abandoned fetch must end, because it holds the repository's cache until it does.
+ */
+export function abortableHttpClient(signal: AbortSignal): HttpClient {
+  return {
+    request: async (request) => {
+      signal.throwIfAborted();
+      const response = await nodeHttp.request({ ...request, signal });
+      return response.body === undefined ? response : withAbortableBody(response, response.body, signal);
+    },
+  };
+}
+
+function withAbortableBody(
+  response: GitHttpResponse,
+  body: AsyncIterableIterator<Uint8Array>,
+  signal: AbortSignal,
+): GitHttpResponse {
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next: () => raceSignal(body.next(), signal),
+    return: async (value?: unknown) => {
+      await body.return?.(value);
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return { ...response, body: iterator };
+}
+
+/** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    // The loser's eventual rejection is the abandoned operation's business, reported through its own caller.
+    promise.catch(noteAbandoned);
+    return Promise.reject(signal.reason as Error);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      promise.catch(noteAbandoned);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+function noteAbandoned(): void {}

@@ -1,0 +1,75 @@
+import {
+  GitAuthError,
+  GitFetchError,
+  GitRefNotFoundError,
+  GitRepositoryNotFoundError,
+  GitUnreachableError,
+  isGitSourceError,
+  type GitSourceError,
+} from './git-error.js';
+
+/** Node's codes for "the network did not get us to a server that answers". */
+const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/** Statuses a proxy or an overloaded forge answers with while the repository is fine. */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+export interface GitErrorContext {
+  /** The repository URL without credentials. */
+  readonly url: string;
+  /** `branch main` etc., for GitRefNotFoundError. */
+  readonly ref: string;
+  /** The ref we asked the remote for, to tell "ref missing on the remote" from "object missing locally". */
+  readonly remoteRef: string;
+}
+
+/**
+ * Maps what isomorphic-git and Node throw to our errors with intent. Abort errors are not passed here:
+ * the caller rethrows the signal's reason itself.
+ */
+export function classifyGitError(error: unknown, context: GitErrorContext): GitSourceError {
+  if (isGitSourceError(error)) return error;
+  const { url } = context;
+  const code = errorProperty(error, 'code');
+  if (code === 'HttpError') {
+    const statusCode = Number(errorProperty(errorProperty(error, 'data'), 'statusCode'));
+    if (statusCode === 401 || statusCode === 403) return new GitAuthError(url, statusCode, { cause: error });
+    if (statusCode === 404) return new GitRepositoryNotFoundError(url, 'HTTP 404', { cause: error });
+    if (RETRYABLE_STATUSES.has(statusCode)) {
+      return new GitUnreachableError(url, `HTTP ${statusCode}`, { cause: error });
+    }
+    return new GitFetchError(url, `HTTP ${statusCode}`, { cause: error });
+  }
+  if (code === 'NotFoundError' && errorProperty(errorProperty(error, 'data'), 'what') === context.remoteRef) {
+    return new GitRefNotFoundError(url, context.ref, { cause: error });
+  }
+  if (code === 'SmartHttpError') {
+    return new GitRepositoryNotFoundError(url, 'the server does not speak the smart HTTP protocol', {
+      cause: error,
+    });
+  }
+  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) {
+    return new GitUnreachableError(url, code, { cause: error });
+  }
+  // simple-get's own socket timeout carries no code.
+  if (error instanceof Error && error.message === 'Request timed out') {
+    return new GitUnreachableError(url, 'request timed out', { cause: error });
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new GitFetchError(url, detail, { cause: error });
+}
+
+function errorProperty(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}

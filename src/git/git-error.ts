@@ -1,0 +1,111 @@
+/**
+ * Why fetching from Git failed, as classes whose intent the controller maps to conditions and requeue:
+ * `stalled` needs a human (wrong credentials, a ref or repository that does not exist, a path that leaves
+ * the repository), `retryable` may fix itself (the server is down or slow). Messages name the repository
+ * by its URL without credentials; they never contain a password or token.
+ */
+export type GitErrorIntent = 'stalled' | 'retryable';
+
+export type GitErrorCode =
+  | 'GIT_AUTH_FAILED'
+  | 'GIT_UNREACHABLE'
+  | 'GIT_REF_NOT_FOUND'
+  | 'GIT_REPOSITORY_NOT_FOUND'
+  | 'GIT_FETCH_FAILED'
+  | 'GIT_INVALID_PATH';
+
+abstract class GitError extends Error {
+  abstract readonly code: GitErrorCode;
+  abstract readonly intent: GitErrorIntent;
+  constructor(
+    message: string,
+    /** The repository URL, credentials removed. */
+    readonly url: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The server answered 401 or 403: the Secret's credentials are missing or wrong. */
+export class GitAuthError extends GitError {
+  override readonly name = 'GitAuthError';
+  readonly code = 'GIT_AUTH_FAILED';
+  readonly intent = 'stalled';
+  constructor(
+    url: string,
+    readonly statusCode: number,
+    options?: { cause?: unknown },
+  ) {
+    super(`authentication failed for ${url} (HTTP ${statusCode})`, url, options);
+  }
+}
+
+/** Connection refused, reset, DNS failure, timeout or a 5xx from a proxy: try again later. */
+export class GitUnreachableError extends GitError {
+  override readonly name = 'GitUnreachableError';
+  readonly code = 'GIT_UNREACHABLE';
+  readonly intent = 'retryable';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`${url} is unreachable: ${detail}`, url, options);
+  }
+}
+
+/** The branch, tag or commit does not exist in the repository (or the repository has no commits). */
+export class GitRefNotFoundError extends GitError {
+  override readonly name = 'GitRefNotFoundError';
+  readonly code = 'GIT_REF_NOT_FOUND';
+  readonly intent = 'stalled';
+  constructor(
+    url: string,
+    /** `branch main`, `tag v1`, `commit 0123…`. */
+    readonly ref: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${ref} not found in ${url}`, url, options);
+  }
+}
+
+/** 404, or the URL does not speak the smart HTTP protocol. */
+export class GitRepositoryNotFoundError extends GitError {
+  override readonly name = 'GitRepositoryNotFoundError';
+  readonly code = 'GIT_REPOSITORY_NOT_FOUND';
+  readonly intent = 'stalled';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`no Git repository at ${url}: ${detail}`, url, options);
+  }
+}
+
+/** Anything else: an unexpected HTTP status, a broken pack. Retried, since a cache reset may cure it. */
+export class GitFetchError extends GitError {
+  override readonly name = 'GitFetchError';
+  readonly code = 'GIT_FETCH_FAILED';
+  readonly intent = 'retryable';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`fetching ${url} failed: ${detail}`, url, options);
+  }
+}
+
+/** `path` in the source spec is absolute or leaves the repository with `..`. */
+export class GitInvalidPathError extends Error {
+  override readonly name = 'GitInvalidPathError';
+  readonly code = 'GIT_INVALID_PATH';
+  readonly intent = 'stalled';
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
+    super(`invalid source path ${JSON.stringify(path)}: ${detail}`);
+  }
+}
+
+export type GitSourceError =
+  | GitAuthError
+  | GitUnreachableError
+  | GitRefNotFoundError
+  | GitRepositoryNotFoundError
+  | GitFetchError;
+
+export function isGitSourceError(error: unknown): error is GitSourceError {
+  return error instanceof GitError;
+}

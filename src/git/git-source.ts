@@ -1,0 +1,331 @@
+import git from 'isomorphic-git';
+import fs from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
+import { classifyGitError } from './classify-git-error.js';
+import { exportTree } from './export-tree.js';
+import { GitFetchError, GitRefNotFoundError, GitUnreachableError } from './git-error.js';
+import { COMMIT_SHA_PATTERN, describeGitRef, formatRevision, type GitRef } from './git-ref.js';
+import { KeyedMutex } from './keyed-mutex.js';
+import { parseRepositoryUrl, type BasicCredentials } from './parse-repository-url.js';
+
+/**
+ * Basic credentials, or a token. A token is sent as HTTP basic with username `git` and the token as
+ * password, which GitHub, GitLab, Gitea and Bitbucket all accept for personal access tokens (the forge
+ * ignores the username); it is what `git clone https://git:<token>@host/…` does.
+ */
+export type GitAuth = BasicCredentials | { readonly token: string };
+
+export interface GitFetchRequest {
+  /** `https://` or `http://`; credentials in the URL are used when `auth` is not given, never logged. */
+  readonly url: string;
+  readonly ref: GitRef;
+  readonly auth?: GitAuth;
+}
+
+export interface GitFetchOptions {
+  readonly signal?: AbortSignal;
+  /** Overrides the source's default for this call (an ApplySet's `spec.timeout`). */
+  readonly timeoutMs?: number;
+}
+
+export interface GitCheckout {
+  /** `main@sha1:<sha>`, `v1@sha1:<sha>` or `sha1:<sha>` (Flux's format). */
+  readonly revision: string;
+  /** The resolved commit sha (an annotated tag is peeled to its commit). */
+  readonly commit: string;
+  /**
+   * The commit's files, shared by every caller of this commit and kept while in use: treat as read-only.
+   * A checkout not returned by any fetch for `checkoutTtlMs` is removed.
+   */
+  readonly dir: string;
+  /** False when the commit was already in the cache and the network was not used (commit refs). */
+  readonly fetched: boolean;
+}
+
+export interface GitSource {
+  fetch(request: GitFetchRequest, options?: GitFetchOptions): Promise<GitCheckout>;
+}
+
+export interface GitSourceOptions {
+  /** Holds one directory per repository URL; created when missing. */
+  readonly cacheDir: string;
+  /** Default deadline of one fetch, lock wait included. Default 60 s. */
+  readonly timeoutMs?: number;
+  /** How long a checkout stays after the last fetch that returned it. Default 10 minutes. */
+  readonly checkoutTtlMs?: number;
+  /**
+   * isomorphic-git cannot repack: every fetch adds a pack file. Past this many, the repository's cache is
+   * dropped and the next fetch starts fresh (cheap with depth 1). Default 50.
+   */
+  readonly maxPackFiles?: number;
+  readonly now?: () => number;
+}
+
+export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
+export const DEFAULT_CHECKOUT_TTL_MS = 10 * 60_000;
+export const DEFAULT_MAX_PACK_FILES = 50;
+
+/** How deep git's `--unshallow` asks for (its INFINITE_DEPTH). */
+const UNSHALLOW_DEPTH = 0x7fffffff;
+
+export interface RepositoryCachePaths {
+  /** Everything the cache holds for one repository URL. */
+  readonly root: string;
+  /** The bare repository that fetches go into. */
+  readonly gitdir: string;
+  /** One directory per commit sha. */
+  readonly checkouts: string;
+}
+
+/** Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`. */
+export function repositoryCachePaths(cacheDir: string, cacheKey: string): RepositoryCachePaths {
+  const root = path.join(cacheDir, cacheKey);
+  return { root, gitdir: path.join(root, 'repo.git'), checkouts: path.join(root, 'checkouts') };
+}
+
+/**
+ * The controller's Git source: fetches a ref into a cache shared by every caller of the same repository
+ * URL, shallow (depth 1) and for that one ref, so a reconcile only downloads what is new since the last
+ * one, and writes the commit's files into a per-commit directory.
+ *
+ * Fetches of one URL run one at a time (isomorphic-git's writes to a repository are not safe to
+ * interleave). A fetch that times out or is aborted rejects at once, but keeps the repository locked
+ * until isomorphic-git has really stopped, which its HTTP client, bound to the same signal, makes quick;
+ * the next fetch therefore never sees a half-written cache from a fetch still running.
+ */
+export function createGitSource(options: GitSourceOptions): GitSource {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const checkoutTtlMs = options.checkoutTtlMs ?? DEFAULT_CHECKOUT_TTL_MS;
+  const maxPackFiles = options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES;
+  const now = options.now ?? Date.now;
+  const mutex = new KeyedMutex();
+
+  return {
+    async fetch(request, fetchOptions = {}) {
+      const repository = parseRepositoryUrl(request.url);
+      const callerSignal = fetchOptions.signal;
+      callerSignal?.throwIfAborted();
+      const deadlineMs = fetchOptions.timeoutMs ?? timeoutMs;
+      const timeoutSignal = AbortSignal.timeout(deadlineMs);
+      const signal =
+        callerSignal === undefined ? timeoutSignal : AbortSignal.any([callerSignal, timeoutSignal]);
+      const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
+      const paths = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+      const work = mutex.run(repository.cacheKey, () =>
+        fetchLocked({ url: repository.url, ref: request.ref, credentials, paths, signal }),
+      );
+      try {
+        return await raceSignal(work, signal);
+      } catch (error) {
+        if (callerSignal?.aborted === true) throw callerSignal.reason;
+        if (timeoutSignal.aborted) {
+          throw new GitUnreachableError(repository.url, `no answer within ${deadlineMs} ms`, {
+            cause: error,
+          });
+        }
+        throw error;
+      }
+    },
+  };
+
+  async function fetchLocked(input: {
+    url: string;
+    ref: GitRef;
+    credentials: BasicCredentials | undefined;
+    paths: RepositoryCachePaths;
+    signal: AbortSignal;
+  }): Promise<GitCheckout> {
+    const { paths, signal } = input;
+    signal.throwIfAborted();
+    await dropIfTooManyPacks(paths.gitdir, maxPackFiles);
+    let resolved: { commit: string; fetched: boolean };
+    try {
+      resolved = await resolveIntoCache(input);
+    } catch (error) {
+      // An unexpected failure may come from a cache left inconsistent by a crash: start over once.
+      if (!(error instanceof GitFetchError) || signal.aborted) throw error;
+      await rm(paths.gitdir, { recursive: true, force: true });
+      resolved = await resolveIntoCache(input);
+    }
+    const dir = await checkOut(paths, resolved.commit, signal);
+    await removeStaleCheckouts(paths.checkouts, resolved.commit, now() - checkoutTtlMs);
+    return {
+      revision: formatRevision(input.ref, resolved.commit),
+      commit: resolved.commit,
+      dir,
+      fetched: resolved.fetched,
+    };
+  }
+}
+
+interface ResolveInput {
+  readonly url: string;
+  readonly ref: GitRef;
+  readonly credentials: BasicCredentials | undefined;
+  readonly paths: RepositoryCachePaths;
+  readonly signal: AbortSignal;
+}
+
+/** Fetches what `ref` needs into the bare repository and returns the commit it names. */
+async function resolveIntoCache(input: ResolveInput): Promise<{ commit: string; fetched: boolean }> {
+  const { url, ref, credentials, paths, signal } = input;
+  await ensureRepository(paths.gitdir, url);
+  const cache = {};
+  const common = {
+    fs,
+    http: abortableHttpClient(signal),
+    gitdir: paths.gitdir,
+    url,
+    cache,
+    onAuth: credentials === undefined ? undefined : () => ({ ...credentials }),
+  };
+  const classify = (error: unknown, remoteRef: string) => {
+    if (signal.aborted) return signal.reason as Error;
+    return classifyGitError(error, { url, ref: describeGitRef(ref), remoteRef });
+  };
+
+  if ('commit' in ref) {
+    const sha = ref.commit;
+    if (!COMMIT_SHA_PATTERN.test(sha)) {
+      throw new GitRefNotFoundError(url, `${describeGitRef(ref)} (a full 40-character sha is required)`);
+    }
+    // A commit never changes: when the cache has it, there is nothing to ask the server.
+    if (await hasCommit(paths.gitdir, sha, cache)) return { commit: sha, fetched: false };
+    try {
+      // git's smart HTTP serves any commit reachable from a ref, so a shallow fetch of just it works there
+      // and on the big forges.
+      await git.fetch({ ...common, ref: sha, remoteRef: sha, singleBranch: true, depth: 1, tags: false });
+    } catch (error) {
+      const classified = classify(error, sha);
+      if (!(classified instanceof GitFetchError)) throw classified;
+    }
+    if (await hasCommit(paths.gitdir, sha, cache)) return { commit: sha, fetched: true };
+    // A server that only serves advertised tips: fetch the whole history of every branch and tag.
+    try {
+      await git.fetch({ ...common, ref: 'HEAD', remoteRef: 'HEAD', depth: UNSHALLOW_DEPTH, tags: true });
+    } catch (error) {
+      throw classify(error, 'HEAD');
+    }
+    if (await hasCommit(paths.gitdir, sha, cache)) return { commit: sha, fetched: true };
+    throw new GitRefNotFoundError(url, describeGitRef(ref));
+  }
+
+  // The local ref is where the previous fetch left this ref's tip: isomorphic-git offers it to the
+  // server as a `have`, so only objects new since then come down.
+  const remoteRef = 'branch' in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
+  const localRef = 'branch' in ref ? `refs/remotes/origin/${ref.branch}` : remoteRef;
+  let fetchHead: string | null;
+  try {
+    const result = await git.fetch({
+      ...common,
+      ref: localRef,
+      remoteRef,
+      singleBranch: true,
+      depth: 1,
+      tags: 'tag' in ref,
+    });
+    fetchHead = result.fetchHead;
+  } catch (error) {
+    throw classify(error, remoteRef);
+  }
+  // An empty repository advertises no refs at all.
+  if (fetchHead === null) throw new GitRefNotFoundError(url, describeGitRef(ref));
+  try {
+    // Peels an annotated tag to the commit it names.
+    const { oid } = await git.readCommit({ fs, gitdir: paths.gitdir, oid: fetchHead, cache });
+    return { commit: oid, fetched: true };
+  } catch (error) {
+    throw classify(error, remoteRef);
+  }
+}
+
+async function ensureRepository(gitdir: string, url: string): Promise<void> {
+  if (await exists(path.join(gitdir, 'config'))) return;
+  await rm(gitdir, { recursive: true, force: true });
+  await mkdir(gitdir, { recursive: true });
+  await git.init({ fs, gitdir, bare: true });
+  // The remote is only there for its fetch refspec (where branch tips are kept between fetches).
+  await git.addRemote({ fs, gitdir, remote: 'origin', url });
+}
+
+async function hasCommit(gitdir: string, sha: string, cache: object): Promise<boolean> {
+  try {
+    await git.readCommit({ fs, gitdir, oid: sha, cache });
+    return true;
+  } catch (error) {
+    if (isCode(error, 'NotFoundError')) return false;
+    throw error;
+  }
+}
+
+/**
+ * The commit's files in `checkouts/<sha>`, written to a temporary directory first and renamed into place,
+ * so a directory under its final name is always complete.
+ */
+async function checkOut(paths: RepositoryCachePaths, commit: string, signal: AbortSignal): Promise<string> {
+  const dir = path.join(paths.checkouts, commit);
+  if (await exists(dir)) {
+    const touched = new Date();
+    await utimes(dir, touched, touched);
+    return dir;
+  }
+  await mkdir(paths.checkouts, { recursive: true });
+  const temporary = await mkdtemp(path.join(paths.checkouts, `.tmp-${commit}-`));
+  try {
+    const cache = {};
+    const { commit: parsed } = await git.readCommit({ fs, gitdir: paths.gitdir, oid: commit, cache });
+    await exportTree({ gitdir: paths.gitdir, tree: parsed.tree, dir: temporary, cache, signal });
+    await rename(temporary, dir);
+  } catch (error) {
+    await rm(temporary, { recursive: true, force: true });
+    throw error;
+  }
+  return dir;
+}
+
+/** Removes checkouts no fetch has returned since `olderThanMs`, and leftovers of interrupted ones. */
+async function removeStaleCheckouts(checkouts: string, keep: string, olderThanMs: number): Promise<void> {
+  for (const name of await readdir(checkouts)) {
+    if (name === keep) continue;
+    const entry = path.join(checkouts, name);
+    const info = await stat(entry);
+    if (name.startsWith('.tmp-') || info.mtimeMs < olderThanMs) {
+      await rm(entry, { recursive: true, force: true });
+    }
+  }
+}
+
+async function dropIfTooManyPacks(gitdir: string, maxPackFiles: number): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(gitdir, 'objects', 'pack'));
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  if (names.filter((name) => name.endsWith('.pack')).length > maxPackFiles) {
+    await rm(gitdir, { recursive: true, force: true });
+  }
+}
+
+function toBasicCredentials(auth: GitAuth | undefined): BasicCredentials | undefined {
+  if (auth === undefined) return undefined;
+  if ('token' in auth) return { username: 'git', password: auth.token };
+  return auth;
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
