@@ -1,0 +1,90 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { encodeGoJson } from './encode-go-json.js';
+import { cloneJson } from './go-value.js';
+import { MergeError } from './merge-error.js';
+
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** The API server's limit on the total size of an object's annotations (keys plus values, bytes). */
+export const ANNOTATIONS_SIZE_LIMIT = 262144;
+
+export interface AppliedDocuments {
+  /** The annotation value, byte for byte as kubectl writes it (Go encoding plus a newline). */
+  readonly annotation: string;
+  /** The manifest with that annotation: what the patch is computed against, and the create body. */
+  readonly modified: JsonObject;
+}
+
+/**
+ * kubectl's GetModifiedConfiguration (merge-semantics §6.1 step 2): remove any old last-applied
+ * annotation, materialise `metadata.annotations` (an absent map becomes `{}`, which then shows in the
+ * annotation), encode, and embed the result. Nothing else is stripped, not even nulls or `status`.
+ * Namespaced objects must already carry their namespace: kubectl defaults it before this step, so
+ * the annotation contains it. The manifest is not changed.
+ */
+export function buildLastAppliedConfiguration(manifest: JsonObject): AppliedDocuments {
+  const object = cloneJson(manifest);
+  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+  object.metadata = metadata;
+  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
+  delete annotations[LAST_APPLIED_ANNOTATION];
+  metadata.annotations = annotations;
+  // unstructured JSON encoding uses json.Encoder, which ends every document with a newline.
+  const annotation = `${encodeGoJson(object)}\n`;
+  const modified = cloneJson(object);
+  (modified.metadata as JsonObject).annotations = { ...annotations, [LAST_APPLIED_ANNOTATION]: annotation };
+  return { annotation, modified };
+}
+
+/**
+ * The original of the three-way merge: the live object's annotation parsed, or null when it has
+ * none (kubectl then deletes nothing, K33).
+ */
+export function readLastAppliedConfiguration(live: JsonValue): JsonObject | null {
+  if (!isJsonObject(live) || !isJsonObject(live.metadata)) return null;
+  const annotations = live.metadata.annotations;
+  if (!isJsonObject(annotations)) return null;
+  const text = annotations[LAST_APPLIED_ANNOTATION];
+  if (typeof text !== 'string' || text === '') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new MergeError('invalid-document', 'invalid JSON document', { cause: error });
+  }
+  if (parsed === null) return null;
+  if (!isJsonObject(parsed)) throw new MergeError('invalid-document', 'invalid JSON document');
+  return parsed;
+}
+
+/** The create body: `modified` with nulls pruned recursively; the annotation text keeps them (§6.1). */
+export function buildCreateBody(modified: JsonObject): JsonObject {
+  return pruneNulls(cloneJson(modified)) as JsonObject;
+}
+
+function pruneNulls(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(pruneNulls);
+  if (isJsonObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (value[key] === null) delete value[key];
+      else value[key] = pruneNulls(value[key] as JsonValue);
+    }
+  }
+  return value;
+}
+
+/**
+ * Bytes the object's annotations take against the server's 256 KiB limit; last-applied holds the
+ * whole escaped object, so large ConfigMaps and CRDs exceed it (§6.5). Compare with
+ * ANNOTATIONS_SIZE_LIMIT before sending, and report an excess as a non-retryable problem.
+ */
+export function annotationsSize(object: JsonObject): number {
+  const metadata = object.metadata;
+  if (!isJsonObject(metadata) || !isJsonObject(metadata.annotations)) return 0;
+  let size = 0;
+  for (const [key, value] of Object.entries(metadata.annotations)) {
+    size +=
+      Buffer.byteLength(key, 'utf8') + (typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0);
+  }
+  return size;
+}
