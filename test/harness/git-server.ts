@@ -58,6 +58,13 @@ export interface GitServerRequest {
   readonly body: Buffer;
 }
 
+export interface GitServerHold {
+  /** Requests waiting to be answered. */
+  waiting(): number;
+  /** Answers the held requests and stops holding. */
+  release(): void;
+}
+
 export interface GitTestServer {
   /** `http://127.0.0.1:<port>/<repositoryName>`, without credentials. Stays the same across goOffline/goOnline. */
   readonly url: string;
@@ -86,6 +93,11 @@ export interface GitTestServer {
   goOffline(): Promise<void>;
   /** Listens again on the same port. */
   goOnline(): Promise<void>;
+  /**
+   * Holds every request that arrives from now on, unanswered, until `release()`: a slow server, for
+   * tests of timeouts and aborts that must catch a client mid-fetch.
+   */
+  hold(): GitServerHold;
   /** Stops the server and removes its temp dir. */
   close(): Promise<void>;
 }
@@ -196,7 +208,13 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     onRequest: (request) => requests.push(request),
   });
 
-  let server = http.createServer(handler);
+  let held: (() => void)[] | undefined;
+  const gate: http.RequestListener = (req, res) => {
+    if (held === undefined) handler(req, res);
+    else held.push(() => handler(req, res));
+  };
+
+  let server = http.createServer(gate);
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
   let online = true;
@@ -254,10 +272,21 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       await git(['update-ref', '-d', `refs/tags/${tag}`]);
     },
     revParse,
+    hold: () => {
+      const queue: (() => void)[] = [];
+      held = queue;
+      return {
+        waiting: () => queue.length,
+        release: () => {
+          if (held === queue) held = undefined;
+          for (const answer of queue.splice(0)) answer();
+        },
+      };
+    },
     goOffline,
     goOnline: async () => {
       if (online) return;
-      server = http.createServer(handler);
+      server = http.createServer(gate);
       await listen(server, port);
       online = true;
     },

@@ -1,0 +1,65 @@
+import { classifyGitError } from '../../src/git/classify-git-error.js';
+import {
+  GitAuthError,
+  GitFetchError,
+  GitRefNotFoundError,
+  GitRepositoryNotFoundError,
+  GitUnreachableError,
+} from '../../src/git/git-error.js';
+
+const context = { url: 'https://git.example.com/repo.git', ref: 'branch main', remoteRef: 'refs/heads/main' };
+
+function isoGitError(code: string, data: Record<string, unknown>): Error {
+  return Object.assign(new Error(code), { code, data });
+}
+
+function nodeError(code: string): Error {
+  return Object.assign(new Error(`connect ${code}`), { code });
+}
+
+describe('classifyGitError', () => {
+  it.each<[string, unknown, new (...args: never[]) => Error, string]>([
+    ['401', isoGitError('HttpError', { statusCode: 401 }), GitAuthError, 'stalled'],
+    ['403', isoGitError('HttpError', { statusCode: 403 }), GitAuthError, 'stalled'],
+    ['404', isoGitError('HttpError', { statusCode: 404 }), GitRepositoryNotFoundError, 'stalled'],
+    ['503', isoGitError('HttpError', { statusCode: 503 }), GitUnreachableError, 'retryable'],
+    ['429', isoGitError('HttpError', { statusCode: 429 }), GitUnreachableError, 'retryable'],
+    ['418', isoGitError('HttpError', { statusCode: 418 }), GitFetchError, 'retryable'],
+    [
+      'the ref missing on the remote',
+      isoGitError('NotFoundError', { what: 'refs/heads/main' }),
+      GitRefNotFoundError,
+      'stalled',
+    ],
+    [
+      'an object missing locally',
+      isoGitError('NotFoundError', { what: 'abc123' }),
+      GitFetchError,
+      'retryable',
+    ],
+    ['not a smart server', isoGitError('SmartHttpError', {}), GitRepositoryNotFoundError, 'stalled'],
+    ['connection refused', nodeError('ECONNREFUSED'), GitUnreachableError, 'retryable'],
+    ['DNS failure', nodeError('ENOTFOUND'), GitUnreachableError, 'retryable'],
+    ['connection reset', nodeError('ECONNRESET'), GitUnreachableError, 'retryable'],
+    ['simple-get timeout', new Error('Request timed out'), GitUnreachableError, 'retryable'],
+    ['anything else', new Error('pack is corrupt'), GitFetchError, 'retryable'],
+  ])('maps %s', (_name, error, expectedClass, intent) => {
+    const classified = classifyGitError(error, context);
+    expect(classified).toBeInstanceOf(expectedClass);
+    expect(classified.intent).toBe(intent);
+    expect(classified.cause).toBe(error);
+    expect(classified.url).toBe(context.url);
+    expect(classified.message).toContain(context.url);
+  });
+
+  it('names the ref in a ref-not-found message', () => {
+    expect(classifyGitError(isoGitError('NotFoundError', { what: 'refs/heads/main' }), context).message).toBe(
+      'branch main not found in https://git.example.com/repo.git',
+    );
+  });
+
+  it('passes our own errors through', () => {
+    const error = new GitAuthError(context.url, 401);
+    expect(classifyGitError(error, context)).toBe(error);
+  });
+});
