@@ -1,0 +1,21 @@
+import type { GroupVersionKind } from '../manifests/object-ref.js';
+import table from './builtin-patch-meta.json' with { type: 'json' };
+import type { PatchMetaTable } from './openapi-patch-meta.js';
+import type { PatchMeta } from './patch-meta.js';
+import { tablePatchMeta } from './table-patch-meta.js';
+
+/** The API server version the committed table was generated from (scripts/gen-patch-meta.ts). */
+export const builtinPatchMetaSource: string = table.generatedFrom;
+
+const kinds: PatchMetaTable = table.kinds;
+
+/**
+ * Patch metadata for a built-in kind from the committed table, so the engine works offline (the
+ * `patch` command, tests, previews). Undefined for kinds the table does not know: custom resources
+ * take the JSON merge path, other kinds need the server's OpenAPI.
+ */
+export function builtinPatchMeta(gvk: GroupVersionKind): PatchMeta | undefined {
+  const key = gvk.group === '' ? `${gvk.version}/${gvk.kind}` : `${gvk.group}/${gvk.version}/${gvk.kind}`;
+  const entries = kinds[key];
+  return entries === undefined ? undefined : tablePatchMeta(entries, gvk.kind);
+}
