@@ -9,7 +9,7 @@
  * run produces the same shas every time.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -295,6 +295,23 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The files under `dir` as a FileTree (paths relative to `dir`, '/'-separated), to serve a directory such
+ * as `examples/guestbook` as a repository. Symbolic links and other special files are left out.
+ */
+export async function readFileTree(dir: string): Promise<FileTree> {
+  const tree: Record<string, Uint8Array> = {};
+  const walk = async (absolute: string, relative: string): Promise<void> => {
+    for (const entry of await readdir(absolute, { withFileTypes: true })) {
+      const entryPath = relative === '' ? entry.name : `${relative}/${entry.name}`;
+      if (entry.isDirectory()) await walk(path.join(absolute, entry.name), entryPath);
+      else if (entry.isFile()) tree[entryPath] = await readFile(path.join(absolute, entry.name));
+    }
+  };
+  await walk(dir, '');
+  return tree;
 }
 
 interface BackendHandlerOptions {

@@ -1,0 +1,46 @@
+/**
+ * The demo's example repository, served by the Git test server and fetched by the Git source, the way
+ * `npm run demo` uses it: every manifest arrives, and removing one file removes it from the next checkout.
+ */
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createGitSource } from '../../src/git/git-source.js';
+import { resolveSourcePath } from '../../src/git/resolve-source-path.js';
+import { readFileTree, startGitServer, type GitTestServer } from '../harness/git-server.js';
+
+const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
+
+describe('the example repository', () => {
+  let server: GitTestServer | undefined;
+  let cacheDir: string;
+
+  beforeEach(async () => {
+    cacheDir = await mkdtemp(path.join(os.tmpdir(), 'example-repository-test-'));
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    await rm(cacheDir, { recursive: true, force: true });
+  });
+
+  it('serves examples/ over Git; deleting legacy-config.yaml removes it from the next checkout', async () => {
+    server = await startGitServer({ files: await readFileTree(examples) });
+    const source = createGitSource({ cacheDir });
+    const first = await source.fetch({ url: server.url, ref: { branch: 'main' } });
+    const dir = resolveSourcePath(first.dir, 'guestbook');
+    expect((await readdir(dir)).sort()).toEqual([
+      'README.md',
+      'config.yaml',
+      'deployment.yaml',
+      'legacy-config.yaml',
+      'namespace.yaml',
+      'service.yaml',
+    ]);
+
+    await server.deleteFiles(['guestbook/legacy-config.yaml']);
+    const second = await source.fetch({ url: server.url, ref: { branch: 'main' } });
+    expect(await readdir(resolveSourcePath(second.dir, 'guestbook'))).not.toContain('legacy-config.yaml');
+  });
+});
