@@ -14,6 +14,7 @@ commands:
 // Subcommands are loaded lazily so `applyset patch` does not pay for the controller's imports.
 const commands: Record<string, () => Promise<Command>> = {
   version: async () => (await import('./cli/version-command.js')).versionCommand,
+  patch: async () => (await import('./cli/patch-command.js')).patchCommand,
 };
 
 /** The composition root: reads the process environment once and hands it to the subcommand. */
