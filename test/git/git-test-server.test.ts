@@ -2,12 +2,15 @@
  * The Git test server, exercised with isomorphic-git as the controller uses it: clones with and without
  * basic auth, a clear error for a wrong password, and changes made while the server runs.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import git from 'isomorphic-git';
 import http from 'isomorphic-git/http/node';
 import fs from 'node:fs';
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 
 const files = { 'app/config.yaml': 'kind: ConfigMap\n', 'README.md': '# test\n' };
@@ -107,6 +110,43 @@ describe('the Git test server', () => {
     await server.goOnline();
     await clone(server.url, 'online');
     expect(await readdir(path.join(work, 'online'))).toContain('app');
+  });
+
+  it('serves the git CLI too (protocol v2, credentials in the URL)', async () => {
+    const server = await start({ files, auth: credentials });
+    const dir = path.join(work, 'cli');
+    await promisify(execFile)('git', ['clone', '--quiet', server.urlWithCredentials, dir], {
+      env: { PATH: process.env.PATH, HOME: work, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1' },
+    });
+    expect(await readFile(path.join(dir, 'README.md'), 'utf8')).toBe('# test\n');
+  });
+
+  it('accepts a gzip-encoded upload-pack request, as git sends large ones', async () => {
+    const server = await start({ files });
+    const sha = await server.revParse('main');
+    const pktLine = (line: string) => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+    const request = `${pktLine(`want ${sha}\n`)}0000${pktLine('done\n')}`;
+    const response = await fetch(`${server.url}/git-upload-pack`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-git-upload-pack-request',
+        'Content-Encoding': 'gzip',
+      },
+      body: gzipSync(request),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/x-git-upload-pack-result');
+    const body = Buffer.from(await response.arrayBuffer());
+    expect(body.includes('PACK')).toBe(true);
+  });
+
+  it('passes http-backend statuses through (404 for an unknown repository)', async () => {
+    const server = await start({ files });
+    const response = await fetch(
+      `${server.url.replace('repo.git', 'other.git')}/info/refs?service=git-upload-pack`,
+    );
+    expect(response.status).toBe(404);
+    await response.arrayBuffer();
   });
 
   it('serves an empty repository', async () => {
