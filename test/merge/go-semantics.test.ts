@@ -1,0 +1,97 @@
+import { createThreeWayMergePatch } from '../../src/merge/create-three-way-merge-patch.js';
+import { encodeGoJson } from '../../src/merge/encode-go-json.js';
+import { goSortByString, goString } from '../../src/merge/go-value.js';
+import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
+import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
+import { vectorSchema } from './vector-schemas.js';
+
+describe('Go encoding of patches and annotations (merge-semantics §1.6)', () => {
+  it.each([
+    [{ b: 1, a: [true, null], $patch: 'x' }, '{"$patch":"x","a":[true,null],"b":1}'],
+    [{ s: '<a href="x">&\u2028\u2029' }, '{"s":"\\u003ca href=\\"x\\"\\u003e\\u0026\\u2028\\u2029"}'],
+    [{ s: 'tab\tnl\n\u0001é' }, '{"s":"tab\\tnl\\n\\u0001é"}'],
+    [{ n: [1.5, 1e21, 1e-7, 0.000001, -0, 100] }, '{"n":[1.5,1e+21,1e-7,0.000001,0,100]}'],
+    // Keys sort bytewise (UTF-8), where an astral character sorts after U+FFFD.
+    [{ '\u{1F600}': 1, '\uFFFD': 2 }, '{"\uFFFD":2,"\u{1F600}":1}'],
+  ])('%j', (value, text) => {
+    expect(encodeGoJson(value)).toBe(text);
+  });
+});
+
+describe("Go's %v and sort order (merge-semantics §1.4, §1.5)", () => {
+  it.each([
+    [1000000, '1000000'],
+    [1.5, '1.5'],
+    [1234567.5, '1.2345675e+06'],
+    [0.00001, '1e-05'],
+    [true, 'true'],
+    [null, '<nil>'],
+  ])('%p prints as %s', (value, text) => {
+    expect(goString(value)).toBe(text);
+  });
+
+  it('reverses equal keys in short lists, as an insertion sort with a <= comparator does', () => {
+    const items = [
+      { k: 'b', i: 0 },
+      { k: 'a', i: 1 },
+      { k: 'b', i: 2 },
+    ];
+    expect(goSortByString(items, (item) => item.k).map((item) => item.i)).toEqual([1, 2, 0]);
+  });
+});
+
+describe('overwrite: false (merge-semantics §2.8)', () => {
+  const meta = schemaPatchMeta(vectorSchema('MergeItem'));
+
+  it('refuses to overwrite a value someone changed since the last apply', () => {
+    expect(() =>
+      createThreeWayMergePatch({ original: { name: 1 }, modified: { name: 2 }, current: { name: 3 } }, meta, {
+        overwrite: false,
+      }),
+    ).toThrow(MergeConflictError);
+  });
+
+  it('allows the same patch when the live value was not changed by others', () => {
+    const patch = createThreeWayMergePatch(
+      {
+        original: { name: 1, simpleMap: { a: '1' } },
+        modified: { name: 2, simpleMap: { a: '1' } },
+        current: { name: 1, simpleMap: { a: '1', b: '2' } },
+      },
+      meta,
+      { overwrite: false },
+    );
+    expect(patch).toEqual({ name: 2 });
+  });
+
+  it('never conflicts on merged lists of scalars', () => {
+    const patch = createThreeWayMergePatch(
+      {
+        original: { mergingIntList: [1] },
+        modified: { mergingIntList: [1, 2] },
+        current: { mergingIntList: [1, 3] },
+      },
+      meta,
+      { overwrite: false },
+    );
+    expect(encodeGoJson(patch)).toBe('{"$setElementOrder/mergingIntList":[1,2],"mergingIntList":[2]}');
+  });
+});
+
+describe('refused documents', () => {
+  const meta = schemaPatchMeta(vectorSchema('MergeItem'));
+  it.each([
+    [{ original: null, modified: [], current: {} }, /invalid JSON document/],
+    [
+      { original: {}, modified: { mergingList: [{ value: 1 }] }, current: { mergingList: [{ name: 1 }] } },
+      /does not contain declared merge key: name/,
+    ],
+    [
+      { original: {}, modified: { mergingIntList: [1, 'a'] }, current: { mergingIntList: [1] } },
+      /list element types are not identical/,
+    ],
+  ])('%j', (input, message) => {
+    expect(() => createThreeWayMergePatch(input, meta)).toThrow(MergeError);
+    expect(() => createThreeWayMergePatch(input, meta)).toThrow(message);
+  });
+});
