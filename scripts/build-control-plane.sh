@@ -31,7 +31,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 cd "$module"
-export GOFLAGS=-mod=mod CGO_ENABLED=0
+export GOFLAGS=-mod=readonly CGO_ENABLED=0
 go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
 go build -trimpath -ldflags "-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3

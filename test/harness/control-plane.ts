@@ -1,0 +1,391 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpsRequest } from 'node:https';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+
+const execFileAsync = promisify(execFile);
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** Everything a test or a person needs to reach a running local control plane. */
+export interface ControlPlaneInfo {
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly adminToken: string;
+  readonly caPath: string;
+  readonly workDir: string;
+  /** The processes we started, so another process (`cluster:down`) can stop them. */
+  readonly pids: readonly number[];
+}
+
+export interface ControlPlane extends ControlPlaneInfo {
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Where the binaries live; built (or found in the cache) by scripts/build-control-plane.sh if absent. */
+  readonly binDir?: string;
+  /**
+   * When set, each process also watches this pid and exits when it dies, so a test run that is killed
+   * with SIGKILL leaves nothing running. `cluster:up` passes none: its processes outlive the command.
+   */
+  readonly ownerPid?: number;
+  /** Reports progress lines (which binary started, what we wait for). */
+  readonly log?: (line: string) => void;
+  readonly readyTimeoutMs?: number;
+}
+
+export class ControlPlaneError extends Error {
+  override readonly name = 'ControlPlaneError';
+  readonly code = 'CONTROL_PLANE';
+}
+
+/** Builds the binaries (a no-op on a warm cache) and returns their directory. */
+export async function ensureControlPlaneBinaries(log: (line: string) => void = () => {}): Promise<string> {
+  log('control plane: checking the binary cache (a cold build takes a while)');
+  try {
+    const { stdout } = await execFileAsync('bash', [join(repoRoot, 'scripts/build-control-plane.sh')], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const lines = stdout.trim().split('\n');
+    const binDir = lines[lines.length - 1];
+    if (binDir === undefined || binDir === '') throw new ControlPlaneError('the build script printed no directory');
+    return binDir;
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr ?? String(error);
+    throw new ControlPlaneError(`could not build the local control plane:\n${detail}`, { cause: error });
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (address !== null && typeof address === 'object') resolvePort(address.port);
+        else reject(new ControlPlaneError('no free port'));
+      });
+    });
+  });
+}
+
+async function makeServingCertificate(dir: string): Promise<{ cert: string; key: string }> {
+  const cert = join(dir, 'serving.crt');
+  const key = join(dir, 'serving.key');
+  // A self-signed certificate that is its own CA, valid for the loopback names kubectl and tests use.
+  await execFileAsync('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=applyset-test-apiserver',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+  ]);
+  return { cert, key };
+}
+
+function kubeconfigYaml(server: string, caData: string, user: string, token: string): string {
+  return [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: applyset-test',
+    '  cluster:',
+    `    server: ${server}`,
+    `    certificate-authority-data: ${Buffer.from(caData).toString('base64')}`,
+    'users:',
+    `- name: ${user}`,
+    '  user:',
+    `    token: ${token}`,
+    'contexts:',
+    `- name: ${user}@applyset-test`,
+    '  context:',
+    '    cluster: applyset-test',
+    `    user: ${user}`,
+    `current-context: ${user}@applyset-test`,
+    '',
+  ].join('\n');
+}
+
+function startProcess(
+  binary: string,
+  args: readonly string[],
+  logPath: string,
+  ownerPid: number | undefined,
+): ChildProcess {
+  const out = createWriteStream(logPath);
+  // Without an owner the process is detached so that it outlives `cluster:up`. With one, a small bash
+  // watchdog ends it when the owner dies, whatever the owner's death (SIGKILL included).
+  const child =
+    ownerPid === undefined
+      ? spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(
+          'bash',
+          [
+            '-c',
+            'child=""; trap \'[ -n "$child" ] && kill $child 2>/dev/null; wait\' EXIT TERM INT; ' +
+              '"$@" & child=$!; ' +
+              `while kill -0 ${ownerPid} 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done`,
+            'watchdog',
+            binary,
+            ...args,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+  child.stdout?.pipe(out);
+  child.stderr?.pipe(out);
+  if (ownerPid === undefined) child.unref();
+  return child;
+}
+
+async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  deadlineMs: number,
+  exited: () => string | undefined,
+): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  let delay = 50;
+  for (;;) {
+    const exitReason = exited();
+    if (exitReason !== undefined) throw new ControlPlaneError(`${what}: process exited early (${exitReason})`);
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new ControlPlaneError(`${what}: not ready after ${deadlineMs} ms`);
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 500);
+  }
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+  return response.ok;
+}
+
+/** A GET against the apiserver that trusts only its own self-signed certificate. */
+export async function apiGet(
+  server: string,
+  path: string,
+  caPath: string,
+  token: string,
+): Promise<{ status: number; body: string }> {
+  const ca = await readFile(caPath);
+  return new Promise((resolveGet, reject) => {
+    const request = httpsRequest(
+      new URL(path, server),
+      { ca, headers: { authorization: `Bearer ${token}` }, timeout: 2000 },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolveGet({ status: response.statusCode ?? 0, body }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new ControlPlaneError(`GET ${path}: timed out`)));
+    request.on('error', reject);
+    request.end();
+  });
+}
+
+async function tail(path: string): Promise<string> {
+  const text = await readFile(path, 'utf8').catch(() => '');
+  return text.split('\n').slice(-25).join('\n');
+}
+
+/**
+ * Starts etcd, kube-apiserver (RBAC, service-account tokens, OpenAPI v2 and v3) and
+ * kube-controller-manager (garbage collector, namespace and service-account controllers) on loopback.
+ */
+export async function startControlPlane(options: StartOptions = {}): Promise<ControlPlane> {
+  const log = options.log ?? (() => {});
+  const binDir = options.binDir ?? (await ensureControlPlaneBinaries(log));
+  const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
+  const workDir = await mkdtemp(join(tmpdir(), 'applyset-cp-'));
+  const children: ChildProcess[] = [];
+  const exits = new Map<ChildProcess, string>();
+  const stop = async (): Promise<void> => {
+    await stopProcesses(children);
+    await rm(workDir, { recursive: true, force: true });
+  };
+  try {
+    const [etcdPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const { cert, key } = await makeServingCertificate(workDir);
+    const saKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const saKeyPath = join(workDir, 'sa.key');
+    const saPubPath = join(workDir, 'sa.pub');
+    await writeFile(saKeyPath, saKeys.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    await writeFile(saPubPath, saKeys.publicKey.export({ type: 'spki', format: 'pem' }));
+    const adminToken = randomBytes(24).toString('hex');
+    const tokensPath = join(workDir, 'tokens.csv');
+    // A static token in system:masters is the admin; ServiceAccounts get real tokens from TokenRequest.
+    await writeFile(tokensPath, `${adminToken},applyset-admin,applyset-admin,system:masters\n`);
+
+    const track = (name: string, child: ChildProcess): void => {
+      children.push(child);
+      child.once('exit', (code, signal) => exits.set(child, `${name} exit code ${code ?? signal}`));
+    };
+
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    log(`control plane: starting etcd on ${etcdUrl}`);
+    const etcdLog = join(workDir, 'etcd.log');
+    const etcd = startProcess(
+      join(binDir, 'etcd'),
+      [
+        '--name=default',
+        `--data-dir=${join(workDir, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
+        // Test data is thrown away: skipping fsync makes every write an order of magnitude cheaper.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      etcdLog,
+      options.ownerPid,
+    );
+    track('etcd', etcd);
+    await waitFor('etcd', () => httpOk(`${etcdUrl}/health`), readyTimeoutMs, () =>
+      exits.get(etcd),
+    ).catch(async (error: unknown) => {
+      throw new ControlPlaneError(`${(error as Error).message}\n${await tail(etcdLog)}`, { cause: error });
+    });
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    log(`control plane: starting kube-apiserver on ${server}`);
+    const apiLog = join(workDir, 'kube-apiserver.log');
+    const apiserver = startProcess(
+      join(binDir, 'kube-apiserver'),
+      [
+        `--etcd-servers=${etcdUrl}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
+        `--tls-cert-file=${cert}`,
+        `--tls-private-key-file=${key}`,
+        `--token-auth-file=${tokensPath}`,
+        '--authorization-mode=RBAC',
+        `--service-account-key-file=${saPubPath}`,
+        `--service-account-signing-key-file=${saKeyPath}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        '--api-audiences=https://kubernetes.default.svc.cluster.local',
+        '--service-cluster-ip-range=10.96.0.0/16',
+        '--allow-privileged=true',
+        '--profiling=false',
+        `--cert-dir=${join(workDir, 'certs')}`,
+        '--v=0',
+      ],
+      apiLog,
+      options.ownerPid,
+    );
+    track('kube-apiserver', apiserver);
+    await waitFor(
+      'kube-apiserver',
+      async () => (await apiGet(server, '/readyz', cert, adminToken)).status === 200,
+      readyTimeoutMs,
+      () => exits.get(apiserver),
+    ).catch(async (error: unknown) => {
+      throw new ControlPlaneError(`${(error as Error).message}\n${await tail(apiLog)}`, { cause: error });
+    });
+
+    const caData = await readFile(cert, 'utf8');
+    const kubeconfigPath = join(workDir, 'admin.kubeconfig');
+    await writeFile(kubeconfigPath, kubeconfigYaml(server, caData, 'applyset-admin', adminToken), { mode: 0o600 });
+
+    log('control plane: starting kube-controller-manager');
+    const kcmLog = join(workDir, 'kube-controller-manager.log');
+    const kcm = startProcess(
+      join(binDir, 'kube-controller-manager'),
+      [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--authentication-kubeconfig=${kubeconfigPath}`,
+        `--authorization-kubeconfig=${kubeconfigPath}`,
+        // Only what the tests rely on: cascading deletes, namespace deletion, default ServiceAccounts.
+        // Workload controllers stay off so live objects change only when a test changes them.
+        '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller',
+        '--leader-elect=false',
+        '--bind-address=127.0.0.1',
+        `--secure-port=${await freePort()}`,
+        `--cert-dir=${join(workDir, 'kcm-certs')}`,
+        '--concurrent-gc-syncs=5',
+        '--v=0',
+      ],
+      kcmLog,
+      options.ownerPid,
+    );
+    track('kube-controller-manager', kcm);
+    // The controller manager is ready once its ServiceAccount controller has filled in "default".
+    await waitFor(
+      'kube-controller-manager',
+      async () =>
+        (await apiGet(server, '/api/v1/namespaces/default/serviceaccounts/default', cert, adminToken)).status === 200,
+      readyTimeoutMs,
+      () => exits.get(kcm),
+    ).catch(async (error: unknown) => {
+      throw new ControlPlaneError(`${(error as Error).message}\n${await tail(kcmLog)}`, { cause: error });
+    });
+
+    const pids = children.map((c) => c.pid).filter((p): p is number => p !== undefined);
+    log('control plane: ready');
+    return { server, kubeconfigPath, adminToken, caPath: cert, workDir, pids, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
+  // Reverse start order: the controller manager and apiserver go before etcd, as a real node would.
+  for (const child of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+/** Stops processes recorded by another process (used by `cluster:down`). */
+export async function stopRecordedControlPlane(info: ControlPlaneInfo): Promise<void> {
+  for (const pid of [...info.pids].reverse()) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      continue;
+    }
+    const deadline = Date.now() + 10_000;
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  await rm(info.workDir, { recursive: true, force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

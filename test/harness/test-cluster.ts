@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as k8s from '@kubernetes/client-node';
+
+/** The admin kubeconfig of the control plane the global setup started (or the one the env names). */
+export function adminKubeconfigPath(): string {
+  const path = process.env.APPLYSET_TEST_KUBECONFIG;
+  if (path === undefined || path === '') {
+    throw new Error('APPLYSET_TEST_KUBECONFIG is not set: integration tests must run under the jest global setup');
+  }
+  return path;
+}
+
+export function adminKubeConfig(): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(adminKubeconfigPath());
+  return kc;
+}
+
+/** A namespace name unique to this test, so tests can share the control plane. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function createNamespace(kc: k8s.KubeConfig, name: string): Promise<void> {
+  await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name } } });
+}
+
+/**
+ * Returns a kubeconfig file that acts as the given ServiceAccount (created if missing), with a token
+ * from the TokenRequest API, so a test can run with exactly the rights RBAC grants that account.
+ */
+export async function kubeconfigForServiceAccount(namespace: string, name: string): Promise<string> {
+  const admin = adminKubeConfig();
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  try {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  } catch (error) {
+    if ((error as { code?: number }).code !== 409) throw error;
+  }
+  const token = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const value = token.status?.token;
+  if (value === undefined) throw new Error(`no token issued for ${namespace}/${name}`);
+  const cluster = admin.getCurrentCluster();
+  if (cluster === null) throw new Error('admin kubeconfig has no current cluster');
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: user, token: value }],
+    contexts: [{ name: user, cluster: cluster.name, user }],
+    currentContext: user,
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'applyset-sa-'));
+  const path = join(dir, 'kubeconfig');
+  await writeFile(path, kc.exportConfig(), { mode: 0o600 });
+  return path;
+}
