@@ -10,15 +10,16 @@ const common = {
 
 export default {
   reporters: ['default'],
+  // Integration tests wait for a real cluster with deadlines of their own; this is the outer bound.
+  testTimeout: 120_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/**/*.test.ts'] },
     {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.itest.ts'],
-      globalSetup: '<rootDir>/test/harness/global-setup.ts',
-      globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
-      testTimeout: 120_000,
+      globalSetup: '<rootDir>/test/harness/global-setup.js',
+      globalTeardown: '<rootDir>/test/harness/global-teardown.js',
     },
   ],
 };

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
@@ -54,7 +54,8 @@ export async function ensureControlPlaneBinaries(log: (line: string) => void = (
     });
     const lines = stdout.trim().split('\n');
     const binDir = lines[lines.length - 1];
-    if (binDir === undefined || binDir === '') throw new ControlPlaneError('the build script printed no directory');
+    if (binDir === undefined || binDir === '')
+      throw new ControlPlaneError('the build script printed no directory');
     return binDir;
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr ?? String(error);
@@ -131,12 +132,14 @@ function startProcess(
   logPath: string,
   ownerPid: number | undefined,
 ): ChildProcess {
-  const out = createWriteStream(logPath);
+  // The log file descriptor goes straight to the child, so its output never depends on our process
+  // staying alive (a pipe would break when `cluster:up` exits).
+  const out = openSync(logPath, 'a');
   // Without an owner the process is detached so that it outlives `cluster:up`. With one, a small bash
   // watchdog ends it when the owner dies, whatever the owner's death (SIGKILL included).
   const child =
     ownerPid === undefined
-      ? spawn(binary, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawn(binary, args, { detached: true, stdio: ['ignore', out, out] })
       : spawn(
           'bash',
           [
@@ -148,10 +151,9 @@ function startProcess(
             binary,
             ...args,
           ],
-          { stdio: ['ignore', 'pipe', 'pipe'] },
+          { stdio: ['ignore', out, out] },
         );
-  child.stdout?.pipe(out);
-  child.stderr?.pipe(out);
+  closeSync(out);
   if (ownerPid === undefined) child.unref();
   return child;
 }
@@ -166,7 +168,8 @@ async function waitFor(
   let delay = 50;
   for (;;) {
     const exitReason = exited();
-    if (exitReason !== undefined) throw new ControlPlaneError(`${what}: process exited early (${exitReason})`);
+    if (exitReason !== undefined)
+      throw new ControlPlaneError(`${what}: process exited early (${exitReason})`);
     if (await check().catch(() => false)) return;
     if (Date.now() > deadline) throw new ControlPlaneError(`${what}: not ready after ${deadlineMs} ms`);
     await new Promise((r) => setTimeout(r, delay));
@@ -264,8 +267,11 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       options.ownerPid,
     );
     track('etcd', etcd);
-    await waitFor('etcd', () => httpOk(`${etcdUrl}/health`), readyTimeoutMs, () =>
-      exits.get(etcd),
+    await waitFor(
+      'etcd',
+      () => httpOk(`${etcdUrl}/health`),
+      readyTimeoutMs,
+      () => exits.get(etcd),
     ).catch(async (error: unknown) => {
       throw new ControlPlaneError(`${(error as Error).message}\n${await tail(etcdLog)}`, { cause: error });
     });
@@ -309,7 +315,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
 
     const caData = await readFile(cert, 'utf8');
     const kubeconfigPath = join(workDir, 'admin.kubeconfig');
-    await writeFile(kubeconfigPath, kubeconfigYaml(server, caData, 'applyset-admin', adminToken), { mode: 0o600 });
+    await writeFile(kubeconfigPath, kubeconfigYaml(server, caData, 'applyset-admin', adminToken), {
+      mode: 0o600,
+    });
 
     log('control plane: starting kube-controller-manager');
     const kcmLog = join(workDir, 'kube-controller-manager.log');
@@ -337,7 +345,8 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     await waitFor(
       'kube-controller-manager',
       async () =>
-        (await apiGet(server, '/api/v1/namespaces/default/serviceaccounts/default', cert, adminToken)).status === 200,
+        (await apiGet(server, '/api/v1/namespaces/default/serviceaccounts/default', cert, adminToken))
+          .status === 200,
       readyTimeoutMs,
       () => exits.get(kcm),
     ).catch(async (error: unknown) => {

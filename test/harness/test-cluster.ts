@@ -8,7 +8,9 @@ import * as k8s from '@kubernetes/client-node';
 export function adminKubeconfigPath(): string {
   const path = process.env.APPLYSET_TEST_KUBECONFIG;
   if (path === undefined || path === '') {
-    throw new Error('APPLYSET_TEST_KUBECONFIG is not set: integration tests must run under the jest global setup');
+    throw new Error(
+      'APPLYSET_TEST_KUBECONFIG is not set: integration tests must run under the jest global setup',
+    );
   }
   return path;
 }

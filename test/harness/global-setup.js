@@ -1,16 +1,15 @@
-import { startControlPlane, type ControlPlane } from './control-plane.js';
-
-declare global {
-  var applysetControlPlane: ControlPlane | undefined;
-}
+// Jest loads global setup outside its own transform pipeline, so this file is plain ESM and loads the
+// TypeScript harness through tsx.
+import { tsImport } from 'tsx/esm/api';
 
 /**
  * Starts one real control plane for the whole integration run, unless APPLYSET_TEST_KUBECONFIG points at
  * one already running (for example from `npm run cluster:up`). Test workers inherit the env it sets.
  * A failure here fails the run loudly: integration tests never skip.
  */
-export default async function globalSetup(): Promise<void> {
-  if (process.env.APPLYSET_TEST_KUBECONFIG !== undefined && process.env.APPLYSET_TEST_KUBECONFIG !== '') return;
+export default async function globalSetup() {
+  if (process.env.APPLYSET_TEST_KUBECONFIG) return;
+  const { startControlPlane } = await tsImport('./control-plane.ts', import.meta.url);
   const started = Date.now();
   const controlPlane = await startControlPlane({
     ownerPid: process.pid,
@@ -18,7 +17,7 @@ export default async function globalSetup(): Promise<void> {
   });
   globalThis.applysetControlPlane = controlPlane;
   // If jest is interrupted, stop what we started; the watchdog covers a SIGKILL.
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  for (const signal of ['SIGINT', 'SIGTERM']) {
     process.once(signal, () => {
       void controlPlane.stop().finally(() => process.exit(130));
     });

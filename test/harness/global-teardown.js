@@ -1,4 +1,4 @@
-export default async function globalTeardown(): Promise<void> {
+export default async function globalTeardown() {
   const controlPlane = globalThis.applysetControlPlane;
   globalThis.applysetControlPlane = undefined;
   await controlPlane?.stop();
