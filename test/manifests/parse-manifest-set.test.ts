@@ -158,7 +158,7 @@ describe('parseManifestSet', () => {
     },
     {
       name: 'a namespace on a cluster-scoped kind',
-      text: 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: n\n  namespace: x\n',
+      text: 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns1\n  namespace: x\n',
       expected: [{ code: 'namespace-on-cluster-scoped', message: /Namespace is cluster-scoped/ }],
     },
     {
@@ -208,7 +208,7 @@ describe('parseManifestSet', () => {
       file('apiVersion: v1\nkind: [\n', 'a.yaml'),
       file('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok\n', 'b.yaml'),
       file(
-        'kind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: Nope\nmetadata:\n  name: y\n',
+        'kind: ConfigMap\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: Nope\nmetadata:\n  name: yy\n',
         'c.yaml',
       ),
     ];
