@@ -10,7 +10,8 @@ import {
 } from '../test/harness/control-plane.js';
 
 const cacheRoot =
-  process.env.APPLYSET_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'applyset-controller');
+  process.env.APPLYSET_CACHE_DIR ??
+  join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'applyset-controller');
 const statePath = join(cacheRoot, 'cluster', 'state.json');
 
 async function readState(): Promise<ControlPlaneInfo | undefined> {
