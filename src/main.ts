@@ -15,6 +15,8 @@ commands:
 const commands: Record<string, () => Promise<Command>> = {
   version: async () => (await import('./cli/version-command.js')).versionCommand,
   patch: async () => (await import('./cli/patch-command.js')).patchCommand,
+  apply: async () => (await import('./cli/apply-command.js')).applyCommand,
+  diff: async () => (await import('./cli/diff-command.js')).diffCommand,
 };
 
 /** The composition root: reads the process environment once and hands it to the subcommand. */

@@ -1,4 +1,5 @@
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestSource } from '../manifests/manifest-error.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 
 /**
@@ -23,6 +24,11 @@ export interface ApplySetRequest {
   readonly parent: ApplySetParent;
   /** The namespace for namespaced objects that name none (`-n`, or the ApplySet's targetNamespace). */
   readonly defaultNamespace: string;
+  /**
+   * The namespace was given explicitly (`-n`): an object naming another namespace is refused, as
+   * kubectl refuses it. Default false.
+   */
+  readonly enforceNamespace?: boolean;
   readonly prune: boolean;
   readonly allowEmpty: boolean;
   /** On an immutable-field error, delete and recreate, as `kubectl apply --force` does. */
@@ -37,8 +43,21 @@ export interface ApplySetRequest {
 /** What happened to one object; the caller turns these into output lines, events, metrics and status. */
 export type ObjectOutcome =
   | { readonly action: 'created' | 'configured' | 'unchanged' | 'pruned'; readonly ref: ObjectRef }
-  | { readonly action: 'conflict'; readonly ref: ObjectRef; readonly message: string }
-  | { readonly action: 'failed'; readonly ref: ObjectRef; readonly message: string; readonly cause?: unknown }
+  | {
+      readonly action: 'conflict';
+      readonly ref: ObjectRef;
+      readonly message: string;
+      /** The file and document the object came from, for messages. */
+      readonly source?: ManifestSource;
+    }
+  | {
+      readonly action: 'failed';
+      readonly ref: ObjectRef;
+      readonly message: string;
+      readonly cause?: unknown;
+      /** The file and document, for objects of the set (not for prunes). */
+      readonly source?: ManifestSource;
+    }
   | { readonly action: 'prune-skipped'; readonly ref: ObjectRef; readonly reason: string }
   /** Dry run only: what would happen, with a field-level diff for modifications. */
   | {

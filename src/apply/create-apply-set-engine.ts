@@ -1,0 +1,742 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import PQueue from 'p-queue';
+import { computeApplyHash } from '../inventory/apply-hash.js';
+import type { ApplySetParent as KepParent } from '../inventory/applyset-id.js';
+import {
+  applySetMemberMetadata,
+  applySetParentMetadata,
+  DEFAULT_TOOLING,
+  type ParentMetadata,
+} from '../inventory/applyset-metadata.js';
+import { EMPTY_INVENTORY, type Inventory } from '../inventory/inventory.js';
+import { liveAnnotation } from '../inventory/live-state.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { mayApply } from '../inventory/ownership-policy.js';
+import { parseInventory } from '../inventory/parse-inventory.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { ManifestSetError } from '../manifests/manifest-error.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import {
+  describeObjectRef,
+  objectRefKey,
+  type GroupVersionKind,
+  type ObjectRef,
+} from '../manifests/object-ref.js';
+import { parseManifestSet } from '../manifests/parse-manifest-set.js';
+import { applyStrategicMergePatch } from '../merge/apply-strategic-merge-patch.js';
+import { builtinPatchMeta } from '../merge/builtin-patch-meta.js';
+import { computeApplyPatch } from '../merge/compute-apply-patch.js';
+import { encodeGoJson } from '../merge/encode-go-json.js';
+import { applyJsonMergePatch } from '../merge/json-merge-patch.js';
+import {
+  buildCreateBody,
+  buildLastAppliedConfiguration,
+  LAST_APPLIED_ANNOTATION,
+} from '../merge/last-applied-configuration.js';
+import type { PatchMeta } from '../merge/patch-meta.js';
+import { buildPlan } from '../plan/build-plan.js';
+import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
+import { narrowedInventory } from '../plan/narrowed-inventory.js';
+import type { ApplyAction, PlanStep, PruneAction } from '../plan/plan.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { createKubeObjectApi, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
+import { createRestMapper, type RestMapper } from '../kube/rest-mapper.js';
+import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
+import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
+import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
+
+/** The subset of a pino logger the engine uses. */
+export interface EngineLogger {
+  debug(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface ApplySetEngineOptions {
+  readonly kubeClient: KubeClient;
+  readonly logger?: EngineLogger;
+  /** Objects of one wave applied at once (and reads in flight); default 16. */
+  readonly concurrency?: number;
+  /** The KEP-3659 `tooling` value written on the parent. */
+  readonly tooling?: string;
+  /** How long to wait for the set's CRDs to be Established; default 60 s. */
+  readonly crdEstablishedTimeoutMs?: number;
+  /** How long `--force` waits for a deleted object to be gone before recreating it; default 60 s. */
+  readonly forceDeleteTimeoutMs?: number;
+  /**
+   * Called after each step of the plan has run. Tests throw from it to simulate a crash between two
+   * steps of the proposal's sequence; the error propagates out of the engine.
+   */
+  readonly afterStep?: (step: PlanStep, index: number) => void | Promise<void>;
+}
+
+/** kubectl's maxPatchRetry: a 409 on PATCH is answered by a re-read and a new patch, five times. */
+const MAX_CONFLICT_RETRIES = 5;
+const POLL_MS = 200;
+
+/**
+ * The imperative shell around the pure core: load and validate the files, read the parent and the
+ * live objects, `buildPlan`, then run the plan's steps in order (widen inventory, apply waves, wait
+ * for CRDs, prune waves, narrow inventory, write the hash) and return what happened as data.
+ */
+export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEngine {
+  const api = createKubeObjectApi(options.kubeClient);
+  const concurrency = options.concurrency ?? 16;
+  const tooling = options.tooling ?? DEFAULT_TOOLING;
+  // One mapper per engine: the controller reuses discovery across reconciles, and an unknown kind
+  // refreshes its group-version.
+  const mapper = createRestMapper(options.kubeClient);
+  return (request) => runApplySet(request, { ...options, api, mapper, concurrency, tooling });
+}
+
+interface RunContext extends ApplySetEngineOptions {
+  readonly api: KubeObjectApi;
+  readonly mapper: RestMapper;
+  readonly concurrency: number;
+  readonly tooling: string;
+}
+
+async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
+  const { api, mapper, signal } = { ...context, signal: request.signal };
+  const desired = await loadManifests(request, mapper);
+
+  const parent = request.parent;
+  const parentLocation: ResourceLocation = {
+    group: parent.group,
+    version: parent.version,
+    resource: parent.resource,
+    namespace: parent.namespace,
+  };
+  const parentRef: ObjectRef = {
+    group: parent.group,
+    kind: parent.kind,
+    namespace: parent.namespace,
+    name: parent.name,
+  };
+  const kepParent: KepParent = {
+    group: parent.group,
+    kind: parent.kind,
+    namespace: parent.namespace,
+    name: parent.name,
+  };
+  let parentLive = await api.get(parentLocation, parent.name, signal);
+  if (parentLive === undefined && !parent.createIfMissing) {
+    throw new ApplySetParentNotFoundError(describeObjectRef(parentRef));
+  }
+  const inventoryOld =
+    parentLive === undefined
+      ? EMPTY_INVENTORY
+      : parseInventory(liveAnnotation(parentLive, MetadataKeys.lastAppliedObjects) ?? '');
+  let ownerUid = parentLive === undefined ? undefined : uidOf(parentLive);
+
+  const targets = await readTargets(desired, inventoryOld, mapper, signal);
+  const { live, namespaceMembers } = await readLiveObjects(api, targets, {
+    concurrency: context.concurrency,
+    ...(signal === undefined ? {} : { signal }),
+  });
+
+  const planned = buildPlan({
+    desired,
+    inventoryOld,
+    live,
+    liveNamespaceMembers: namespaceMembers,
+    policy: {
+      ownerUid,
+      adopt: request.adopt,
+      prune: request.prune,
+      allowEmpty: request.allowEmpty,
+      parent: parentRef,
+    },
+  });
+  if (!planned.ok) throw new ApplySetInputRejectedError(planned.refusals.map((refusal) => refusal.message));
+
+  const outcomes: ObjectOutcome[] = [];
+  const confirmedDeleted: ObjectRef[] = [];
+  let applyFailed = false;
+  let finalInventory: Inventory | undefined;
+  const queue = new PQueue({ concurrency: context.concurrency });
+
+  const writeParent = async (metadata: ParentMetadata) => {
+    if (parentLive === undefined) {
+      parentLive = await api.create(
+        parentLocation,
+        {
+          apiVersion: parent.group === '' ? parent.version : `${parent.group}/${parent.version}`,
+          kind: parent.kind,
+          metadata: {
+            name: parent.name,
+            ...(parent.namespace === '' ? {} : { namespace: parent.namespace }),
+            labels: { ...metadata.labels },
+            annotations: { ...metadata.annotations },
+          },
+        },
+        signal,
+      );
+      ownerUid = uidOf(parentLive);
+      return;
+    }
+    const patch = metadataPatch(parentLive, metadata);
+    if (patch === undefined) return;
+    parentLive = await api.patch(
+      parentLocation,
+      parent.name,
+      'application/merge-patch+json',
+      JSON.stringify(patch),
+      signal,
+    );
+  };
+
+  const objectContext = (): ObjectContext => ({
+    ...context,
+    request,
+    ownerUid: ownerUid ?? '',
+    member: applySetMemberMetadata({ ownerUid: ownerUid ?? '', parent: kepParent }),
+  });
+
+  const steps = planned.plan.steps;
+  for (const [index, step] of steps.entries()) {
+    signal?.throwIfAborted();
+    context.logger?.debug({ step: step.type, index }, 'applyset step');
+    switch (step.type) {
+      case 'widen-inventory':
+        if (!request.dryRun) {
+          await writeParent(
+            applySetParentMetadata({
+              parent: kepParent,
+              inventory: step.inventory,
+              tooling: context.tooling,
+              withHash: false,
+            }),
+          );
+        }
+        break;
+      case 'apply-wave': {
+        const objects = objectContext();
+        const results = await queue.addAll(
+          step.actions.map((action) => () => applyAction(action, objects)),
+          signal === undefined ? {} : { signal },
+        );
+        for (const outcome of results) {
+          if (outcome === undefined) continue;
+          if (outcome.action === 'failed') applyFailed = true;
+          outcomes.push(outcome);
+        }
+        break;
+      }
+      case 'wait-for-crds':
+        if (!request.dryRun) {
+          const ready = step.crds.filter((ref) =>
+            outcomes.some(
+              (o) =>
+                objectRefKey(o.ref) === objectRefKey(ref) && o.action !== 'failed' && o.action !== 'conflict',
+            ),
+          );
+          await waitForCrds(ready, context, signal);
+        }
+        break;
+      case 'prune-wave': {
+        const results = await queue.addAll(
+          step.actions.map((action) => () => pruneAction(action, { ...context, request, applyFailed })),
+          signal === undefined ? {} : { signal },
+        );
+        for (const result of results) {
+          if (result === undefined) continue;
+          if (result.action === 'pruned') confirmedDeleted.push(result.ref);
+          outcomes.push(result);
+        }
+        break;
+      }
+      case 'narrow-inventory':
+        finalInventory = narrowedInventory(step, confirmedDeleted);
+        if (!request.dryRun) {
+          await writeParent(
+            applySetParentMetadata({
+              parent: kepParent,
+              inventory: finalInventory,
+              tooling: context.tooling,
+              withHash: false,
+            }),
+          );
+        }
+        break;
+      case 'write-hash':
+        if (!request.dryRun && finalInventory !== undefined) {
+          await writeParent({
+            labels: { [MetadataKeys.applyHash]: computeApplyHash(finalInventory) },
+            annotations: {},
+          });
+        }
+        break;
+    }
+    await context.afterStep?.(step, index);
+  }
+  return { outcomes, parentUid: ownerUid ?? '', completed: !request.dryRun };
+}
+
+/** Parse and validate every file before anything else; all problems at once. */
+async function loadManifests(request: ApplySetRequest, mapper: RestMapper): Promise<ManifestObject[]> {
+  // A first pass only learns which group-versions the files name, so discovery is asked about those
+  // and nothing else; the second pass validates against the real scopes.
+  const named = new Map<string, { group: string; version: string }>();
+  parseManifestSet(request.files, {
+    defaultNamespace: request.defaultNamespace,
+    scopes: {
+      scopeOf: (gvk) => {
+        named.set(`${gvk.group}/${gvk.version}`, { group: gvk.group, version: gvk.version });
+        return 'Namespaced';
+      },
+    },
+  });
+  await mapper.load(named.values(), request.signal);
+  const parsed = parseManifestSet(request.files, {
+    defaultNamespace: request.defaultNamespace,
+    ...(request.enforceNamespace === undefined ? {} : { enforceNamespace: request.enforceNamespace }),
+    scopes: mapper.scopeResolver(),
+  });
+  if (!parsed.ok) {
+    const error = new ManifestSetError(parsed.errors);
+    throw new ApplySetInputRejectedError(
+      parsed.errors.map((problem) => problem.message),
+      { cause: error },
+    );
+  }
+  return [...parsed.objects];
+}
+
+async function readTargets(
+  desired: readonly ManifestObject[],
+  inventory: Inventory,
+  mapper: RestMapper,
+  signal: AbortSignal | undefined,
+): Promise<ReadTarget[]> {
+  const targets: ReadTarget[] = [];
+  const desiredKeys = new Set<string>();
+  for (const object of desired) {
+    desiredKeys.add(objectRefKey(object.ref));
+    const mapping = mapper.cached(gvkOf(object));
+    // Parsing succeeded, so a kind the cluster does not serve is served by a CRD of this set.
+    targets.push(
+      mapping === undefined ? { ref: object.ref, mapping: 'not-served' } : { ref: object.ref, mapping },
+    );
+  }
+  await Promise.all(
+    inventory
+      .filter((ref) => !desiredKeys.has(objectRefKey(ref)))
+      .map(async (ref) => {
+        try {
+          targets.push({ ref, mapping: await mapper.resolveGroupKind(ref.group, ref.kind, signal) });
+        } catch (error) {
+          targets.push({ ref, mapping: 'unmapped', error });
+        }
+      }),
+  );
+  return targets;
+}
+
+interface ObjectContext extends RunContext {
+  readonly request: ApplySetRequest;
+  readonly ownerUid: string;
+  readonly member: ParentMetadata;
+}
+
+async function applyAction(action: ApplyAction, context: ObjectContext): Promise<ObjectOutcome> {
+  const outcome = await applyActionOnce(action, context);
+  return outcome.action === 'failed' || outcome.action === 'conflict'
+    ? { ...outcome, source: action.object.source }
+    : outcome;
+}
+
+async function applyActionOnce(action: ApplyAction, context: ObjectContext): Promise<ObjectOutcome> {
+  const { ref } = action;
+  switch (action.type) {
+    case 'conflict':
+      return {
+        action: 'conflict',
+        ref,
+        message:
+          action.reason === 'owned-by-other'
+            ? `owned by another set (apply-owner ${action.owner ?? '?'}): left untouched`
+            : 'exists without an apply-owner and adoption is disabled: left untouched',
+      };
+    case 'unknown-read':
+      return {
+        action: 'failed',
+        ref,
+        message: `could not be read: ${messageOf(action.error)}`,
+        cause: action.error,
+      };
+    case 'create':
+      if (context.request.dryRun) return { action: 'would-create', ref };
+      return guarded(ref, () => createObject(action.object, context, 0));
+    case 'update':
+      return guarded(ref, () => updateObject(action.object, action.live, context, 0));
+  }
+}
+
+async function guarded(ref: ObjectRef, run: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    return { action: 'failed', ref, message: messageOf(error), cause: error };
+  }
+}
+
+async function locationOf(object: ManifestObject, context: ObjectContext): Promise<ResourceLocation> {
+  const mapping = await context.mapper.resolve(gvkOf(object), context.request.signal);
+  return {
+    group: mapping.group,
+    version: mapping.version,
+    resource: mapping.resource,
+    namespace: mapping.scope === 'Namespaced' ? object.ref.namespace : '',
+  };
+}
+
+async function createObject(
+  object: ManifestObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const { signal } = context.request;
+  const location = await locationOf(object, context);
+  const { modified } = buildLastAppliedConfiguration(object.manifest);
+  // The ownership metadata goes into the object but not into its last-applied annotation: that holds
+  // what the file says, so `kubectl apply` of the same file agrees with us.
+  const body = buildCreateBody(withMember(modified, context.member));
+  try {
+    await context.api.create(location, body, signal);
+    return { action: 'created', ref: object.ref };
+  } catch (error) {
+    if (!(error instanceof KubeApiError && error.status === 409) || attempt >= MAX_CONFLICT_RETRIES)
+      throw error;
+    // Created meanwhile by someone else: judge it as kubectl would judge a live object.
+    return reconcileWithLive(object, context, attempt + 1);
+  }
+}
+
+async function reconcileWithLive(
+  object: ManifestObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const location = await locationOf(object, context);
+  const live = await context.api.get(location, object.ref.name, context.request.signal);
+  if (live === undefined) return createObject(object, context, attempt);
+  const verdict = mayApply(
+    { status: 'present', object: live },
+    { ownerUid: context.ownerUid, adopt: context.request.adopt },
+  );
+  switch (verdict.verdict) {
+    case 'update':
+      return updateObject(object, live, context, attempt);
+    case 'conflict':
+      return {
+        action: 'conflict',
+        ref: object.ref,
+        message:
+          verdict.reason === 'owned-by-other'
+            ? `owned by another set (apply-owner ${verdict.owner}): left untouched`
+            : 'exists without an apply-owner and adoption is disabled: left untouched',
+      };
+    case 'create':
+    case 'unknown':
+      return createObject(object, context, attempt);
+  }
+}
+
+async function updateObject(
+  object: ManifestObject,
+  live: JsonObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const { signal } = context.request;
+  const meta: PatchMeta | 'json-merge' = builtinPatchMeta(gvkOf(object)) ?? 'json-merge';
+  const computed = computeApplyPatch({ manifest: object.manifest, current: live, meta });
+  const patch = withMemberPatch(computed.kind === 'patch' ? computed.patch : undefined, live, context.member);
+  if (patch === undefined) return { action: 'unchanged', ref: object.ref };
+  const body = computed.kind === 'patch' && patch === computed.patch ? computed.body : encodeGoJson(patch);
+  const contentType =
+    meta === 'json-merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json';
+
+  if (context.request.dryRun) {
+    const after =
+      meta === 'json-merge'
+        ? (applyJsonMergePatch(live, patch) as JsonObject)
+        : applyStrategicMergePatch(live, patch, meta);
+    const diff = diffFields(live, after)
+      .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
+      .map(formatFieldChange);
+    return diff.length === 0 && computed.kind === 'unchanged'
+      ? { action: 'unchanged', ref: object.ref }
+      : { action: 'would-configure', ref: object.ref, diff };
+  }
+
+  const location = await locationOf(object, context);
+  try {
+    await context.api.patch(location, object.ref.name, contentType, body, signal);
+    return { action: 'configured', ref: object.ref };
+  } catch (error) {
+    if (!(error instanceof KubeApiError)) throw error;
+    if (error.status === 409 && attempt < MAX_CONFLICT_RETRIES) {
+      return reconcileWithLive(object, context, attempt + 1);
+    }
+    if (error.immutableField) {
+      if (!context.request.force) {
+        return {
+          action: 'failed',
+          ref: object.ref,
+          message: `${error.detail} (a field that cannot change was changed; apply with --force to delete and recreate the object)`,
+          cause: error,
+        };
+      }
+      await deleteAndWait(location, object.ref.name, uidOf(live), context);
+      await createObject(object, context, attempt);
+      return { action: 'configured', ref: object.ref };
+    }
+    throw error;
+  }
+}
+
+/** kubectl apply --force: delete (background propagation), wait until the object is gone, recreate. */
+async function deleteAndWait(
+  location: ResourceLocation,
+  name: string,
+  uid: string | undefined,
+  context: ObjectContext,
+) {
+  const { signal } = context.request;
+  try {
+    await context.api.delete(
+      location,
+      name,
+      { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
+      signal,
+    );
+  } catch (error) {
+    if (!(error instanceof KubeApiError && error.notFound)) throw error;
+  }
+  const deadline = Date.now() + (context.forceDeleteTimeoutMs ?? 60_000);
+  while ((await context.api.get(location, name, signal)) !== undefined) {
+    if (Date.now() > deadline)
+      throw new Error(`${name} was deleted for --force but is still present (finalizers?)`);
+    await delay(POLL_MS, undefined, signal === undefined ? {} : { signal });
+  }
+}
+
+async function pruneAction(
+  action: PruneAction,
+  context: RunContext & { readonly request: ApplySetRequest; readonly applyFailed: boolean },
+): Promise<ObjectOutcome | undefined> {
+  const { ref } = action;
+  if (action.type === 'skip') {
+    if (action.reason === 'already-absent') return undefined;
+    return { action: 'prune-skipped', ref, reason: skipReason(action) };
+  }
+  if (context.request.dryRun) return { action: 'would-prune', ref };
+  if (context.applyFailed) {
+    // As Flux does: a failed apply stops the prune, so a renamed object is not deleted before its
+    // replacement exists. The object stays in the inventory and is judged again next run.
+    return { action: 'prune-skipped', ref, reason: 'postponed: an object of this run failed to apply' };
+  }
+  const { signal } = context.request;
+  try {
+    const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
+    const location = {
+      group: mapping.group,
+      version: mapping.version,
+      resource: mapping.resource,
+      namespace: mapping.scope === 'Namespaced' ? ref.namespace : '',
+    };
+    const uid = uidOf(action.live);
+    // The uid precondition: delete exactly the object whose ownership was checked, not one recreated since.
+    await context.api.delete(
+      location,
+      ref.name,
+      { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
+      signal,
+    );
+    return { action: 'pruned', ref };
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound) return { action: 'pruned', ref };
+    if (error instanceof KubeApiError && error.status === 409) {
+      return {
+        action: 'prune-skipped',
+        ref,
+        reason: 'the object was replaced since it was read; judged again next run',
+      };
+    }
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    return { action: 'failed', ref, message: `prune failed: ${messageOf(error)}`, cause: error };
+  }
+}
+
+function skipReason(action: Extract<PruneAction, { type: 'skip' }>): string {
+  const users = (action.usedBy ?? []).map(describeObjectRef).join(', ');
+  switch (action.reason) {
+    case 'namespace-still-used':
+      return `kept: objects that stay live in it (${users})`;
+    case 'crd-still-used':
+      return `kept: custom resources of it stay (${users})`;
+    case 'owned-by-other':
+      return `kept: owned by another set (apply-owner ${action.owner ?? '?'})`;
+    case 'not-owned':
+      return 'kept: its apply-owner annotation was removed';
+    case 'prune-disabled':
+      return 'kept: annotated applyset.dev/prune: disabled';
+    case 'unknown-read':
+      return `kept: it could not be read (${messageOf(action.error)})`;
+    case 'already-absent':
+      return 'already gone';
+  }
+}
+
+async function waitForCrds(crds: readonly ObjectRef[], context: RunContext, signal: AbortSignal | undefined) {
+  const deadline = Date.now() + (context.crdEstablishedTimeoutMs ?? 60_000);
+  const location: ResourceLocation = {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    resource: 'customresourcedefinitions',
+    namespace: '',
+  };
+  for (const ref of crds) {
+    for (;;) {
+      const crd = await context.api.get(location, ref.name, signal);
+      if (crd !== undefined && isEstablished(crd)) {
+        // Discovery follows Established closely but not atomically: refresh until the kinds show.
+        if (await servedKindsVisible(crd, context.mapper, signal)) break;
+      }
+      if (Date.now() > deadline) {
+        throw new CrdNotEstablishedError(ref.name);
+      }
+      await delay(POLL_MS, undefined, signal === undefined ? {} : { signal });
+    }
+  }
+}
+
+/** A CRD of the set did not become Established in time: a known delay, retry later. */
+export class CrdNotEstablishedError extends Error {
+  override readonly name = 'CrdNotEstablishedError';
+  readonly code = 'CRD_NOT_ESTABLISHED';
+  readonly intent = 'waiting';
+  constructor(readonly crd: string) {
+    super(`CustomResourceDefinition ${crd} is not Established yet`);
+  }
+}
+
+function isEstablished(crd: JsonObject): boolean {
+  const status = crd['status'];
+  const conditions = isJsonObject(status) ? status['conditions'] : undefined;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c) => isJsonObject(c) && c['type'] === 'Established' && c['status'] === 'True')
+  );
+}
+
+async function servedKindsVisible(
+  crd: JsonObject,
+  mapper: RestMapper,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const spec = crd['spec'];
+  if (!isJsonObject(spec)) return true;
+  const group = spec['group'];
+  const names = spec['names'];
+  const kind = isJsonObject(names) ? names['kind'] : undefined;
+  const versions = Array.isArray(spec['versions']) ? spec['versions'] : [];
+  if (typeof group !== 'string' || typeof kind !== 'string') return true;
+  for (const entry of versions) {
+    if (!isJsonObject(entry) || entry['served'] !== true || typeof entry['name'] !== 'string') continue;
+    const gvk = { group, version: entry['name'], kind };
+    if (mapper.cached(gvk) !== undefined) continue;
+    await mapper.refresh(group, entry['name'], signal);
+    if (mapper.cached(gvk) === undefined) return false;
+  }
+  return true;
+}
+
+/** A merge patch of the parent's labels and annotations, or undefined when the live object has them all. */
+function metadataPatch(live: JsonObject, metadata: ParentMetadata): JsonObject | undefined {
+  const liveMeta = isJsonObject(live['metadata']) ? live['metadata'] : {};
+  const differs = (have: JsonValue | undefined, want: Readonly<Record<string, string>>) => {
+    const map = isJsonObject(have) ? have : {};
+    return Object.entries(want).some(([key, value]) => map[key] !== value);
+  };
+  const labels = differs(liveMeta['labels'], metadata.labels);
+  const annotations = differs(liveMeta['annotations'], metadata.annotations);
+  if (!labels && !annotations) return undefined;
+  return {
+    metadata: {
+      ...(labels ? { labels: { ...metadata.labels } } : {}),
+      ...(annotations ? { annotations: { ...metadata.annotations } } : {}),
+    },
+  };
+}
+
+/** `modified` plus the member's apply-owner annotation and part-of label. */
+function withMember(modified: JsonObject, member: ParentMetadata): JsonObject {
+  const metadata = isJsonObject(modified['metadata']) ? modified['metadata'] : {};
+  const labels = isJsonObject(metadata['labels']) ? metadata['labels'] : {};
+  const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
+  return {
+    ...modified,
+    metadata: {
+      ...metadata,
+      labels: { ...labels, ...member.labels },
+      annotations: { ...annotations, ...member.annotations },
+    },
+  };
+}
+
+/**
+ * The patch to send: the three-way patch, with the ownership metadata added when the live object
+ * lacks it. Undefined when there is nothing to send (kubectl's "unchanged"). A `labels: null` in the
+ * patch (every label removed from the file) becomes per-key deletions, so our label survives it.
+ */
+function withMemberPatch(
+  patch: JsonObject | undefined,
+  live: JsonObject,
+  member: ParentMetadata,
+): JsonObject | undefined {
+  const liveMeta = isJsonObject(live['metadata']) ? live['metadata'] : {};
+  const has = (field: 'labels' | 'annotations', want: Readonly<Record<string, string>>) => {
+    const map = isJsonObject(liveMeta[field]) ? liveMeta[field] : {};
+    return Object.entries(want).every(([key, value]) => map[key] === value);
+  };
+  const patchMeta = patch !== undefined && isJsonObject(patch['metadata']) ? patch['metadata'] : undefined;
+  const removesAll = (field: 'labels' | 'annotations') =>
+    patchMeta !== undefined && patchMeta[field] === null;
+  const needLabels = !has('labels', member.labels) || removesAll('labels');
+  const needAnnotations = !has('annotations', member.annotations) || removesAll('annotations');
+  if (!needLabels && !needAnnotations) return patch;
+  const merged = (field: 'labels' | 'annotations', want: Readonly<Record<string, string>>): JsonObject => {
+    const current = patchMeta?.[field];
+    if (current === null) {
+      const liveMap = isJsonObject(liveMeta[field]) ? liveMeta[field] : {};
+      return { ...Object.fromEntries(Object.keys(liveMap).map((key) => [key, null])), ...want };
+    }
+    return { ...(isJsonObject(current) ? current : {}), ...want };
+  };
+  return {
+    ...(patch ?? {}),
+    metadata: {
+      ...(patchMeta ?? {}),
+      ...(needLabels ? { labels: merged('labels', member.labels) } : {}),
+      ...(needAnnotations ? { annotations: merged('annotations', member.annotations) } : {}),
+    },
+  };
+}
+
+function gvkOf(object: ManifestObject): GroupVersionKind {
+  return { group: object.ref.group, version: object.version, kind: object.ref.kind };
+}
+
+function uidOf(object: JsonObject): string | undefined {
+  const metadata = object['metadata'];
+  const uid = isJsonObject(metadata) ? metadata['uid'] : undefined;
+  return typeof uid === 'string' ? uid : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,139 @@
+import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
+import type { GroupVersionKind } from '../manifests/object-ref.js';
+import { builtinPatchMeta } from '../merge/builtin-patch-meta.js';
+import { readOpenApiPatchInfo, type OpenApiPatchInfo } from '../merge/openapi-patch-meta.js';
+import type { PatchMeta } from '../merge/patch-meta.js';
+import { KubeApiError } from './kube-api-error.js';
+import type { KubeClient } from './kube-client.js';
+
+/**
+ * The one lookup the apply engine needs: how to patch a kind. Strategic merge metadata for kinds
+ * whose PATCH accepts `application/strategic-merge-patch+json`, `json-merge` for the rest (custom
+ * resources), as kubectl's patcher decides (merge-semantics §4.1).
+ */
+export interface PatchMetaSource {
+  metaFor(gvk: GroupVersionKind, signal?: AbortSignal): Promise<PatchMeta | 'json-merge'>;
+}
+
+export interface OpenApiPatchMetaSourceOptions {
+  /** The server to read; the source caches per client, so use one source per server. */
+  readonly client: KubeClient;
+  /**
+   * Told once per fetch that failed for another reason than "not served", before the source falls
+   * back to the next step; kubectl prints a warning in the same places.
+   */
+  readonly onFetchError?: (path: string, error: unknown) => void;
+}
+
+/**
+ * Patch metadata from the server's OpenAPI, in kubectl's order (merge-semantics §4.1):
+ * 1. OpenAPI v3: `/openapi/v3` lists the group-versions, then the group-version document;
+ * 2. OpenAPI v2 (`/openapi/v2`) when v3 is not served or does not know the group-version;
+ * 3. the compiled-in table (`builtinPatchMeta`) when the server cannot be read or has no schema for
+ *    the kind, and JSON merge for kinds the table does not know either.
+ * A document the server answered is cached for the life of the source: kubectl too reads it once per
+ * invocation, and a kind's patch strategies do not change while the server runs. A failed fetch is
+ * not cached, so the next object tries again.
+ */
+export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOptions): PatchMetaSource {
+  const { client } = options;
+  // Promises, not values, so concurrent lookups of one document share a single request.
+  const documents = new Map<string, Promise<JsonValue | undefined>>();
+
+  /** The document at `path`; undefined when the server does not serve it (404) or cannot be read. */
+  const fetchDocument = (path: string, query: Record<string, string>, signal?: AbortSignal) => {
+    const key = cacheKey(path, query);
+    const cached = documents.get(key);
+    if (cached !== undefined) return cached;
+    const pending = client.request({ method: 'GET', path, query, signal }).then(
+      (document) => document,
+      (error: unknown) => {
+        documents.delete(key);
+        if (signal?.aborted) throw error;
+        if (!(error instanceof KubeApiError && error.notFound)) options.onFetchError?.(path, error);
+        return undefined;
+      },
+    );
+    documents.set(key, pending);
+    return pending;
+  };
+
+  /** v3: the index names each group-version's document with a content hash in its URL. */
+  const fromV3 = async (
+    gvk: GroupVersionKind,
+    signal?: AbortSignal,
+  ): Promise<OpenApiPatchInfo | undefined> => {
+    const groupVersion = gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`;
+    let url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
+    if (url === undefined) {
+      // A CRD installed after the index was read: read the index again once before giving up on v3.
+      documents.delete(cacheKey('/openapi/v3', {}));
+      url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
+    }
+    if (url === undefined) return undefined;
+    const document = await fetchDocument(url.path, url.query, signal);
+    return document === undefined ? undefined : knownKind(readOpenApiPatchInfo(document, gvk), document, gvk);
+  };
+
+  const fromV2 = async (
+    gvk: GroupVersionKind,
+    signal?: AbortSignal,
+  ): Promise<OpenApiPatchInfo | undefined> => {
+    const document = await fetchDocument('/openapi/v2', {}, signal);
+    return document === undefined ? undefined : knownKind(readOpenApiPatchInfo(document, gvk), document, gvk);
+  };
+
+  return {
+    async metaFor(gvk, signal) {
+      signal?.throwIfAborted();
+      const v3 = await fromV3(gvk, signal);
+      if (v3?.strategicMerge === true && v3.meta !== undefined) return v3.meta;
+      // kubectl goes on to v2 when v3 does not offer a strategic merge patch; when v3 already said
+      // the kind takes none (a custom resource), v2 would only say it again, so skip its large download.
+      const v2 = v3 === undefined ? await fromV2(gvk, signal) : undefined;
+      if (v2?.strategicMerge === true && v2.meta !== undefined) return v2.meta;
+      // The compiled-in types: kubectl's scheme knows every built-in kind and no custom resource.
+      return builtinPatchMeta(gvk) ?? 'json-merge';
+    },
+  };
+}
+
+function cacheKey(path: string, query: Record<string, string>): string {
+  return `${path}?${new URLSearchParams(query).toString()}`;
+}
+
+function documentUrl(
+  index: JsonValue | undefined,
+  groupVersion: string,
+): { path: string; query: Record<string, string> } | undefined {
+  if (!isJsonObject(index) || !isJsonObject(index.paths)) return undefined;
+  const entry = index.paths[groupVersion];
+  const relative = isJsonObject(entry) ? entry.serverRelativeURL : undefined;
+  if (typeof relative !== 'string') return undefined;
+  const url = new URL(relative, 'http://server.invalid');
+  return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+}
+
+/** The info, or undefined when the document says nothing about the kind (no PATCH path, no schema). */
+function knownKind(
+  info: OpenApiPatchInfo,
+  document: JsonValue,
+  gvk: GroupVersionKind,
+): OpenApiPatchInfo | undefined {
+  if (info.strategicMerge || info.meta !== undefined) return info;
+  return hasPatchOperation(document, gvk) ? info : undefined;
+}
+
+function hasPatchOperation(document: JsonValue, gvk: GroupVersionKind): boolean {
+  if (!isJsonObject(document) || !isJsonObject(document.paths)) return false;
+  return Object.values(document.paths).some((item) => {
+    const patch = isJsonObject(item) ? item.patch : undefined;
+    const named = isJsonObject(patch) ? patch['x-kubernetes-group-version-kind'] : undefined;
+    return (
+      isJsonObject(named) &&
+      named.group === gvk.group &&
+      named.version === gvk.version &&
+      named.kind === gvk.kind
+    );
+  });
+}
