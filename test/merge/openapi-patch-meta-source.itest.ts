@@ -1,0 +1,83 @@
+import { KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
+import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { createOpenApiPatchMetaSource } from '../../src/kube/openapi-patch-meta-source.js';
+import type { PatchMeta } from '../../src/merge/patch-meta.js';
+import { adminKubeConfig, uniqueName } from '../harness/test-cluster.js';
+import { installCrd, type InstalledCrd } from '../merge-differential/install-crd.js';
+
+function asStrategic(meta: PatchMeta | 'json-merge'): PatchMeta {
+  if (meta === 'json-merge') throw new Error('expected strategic merge metadata, got json-merge');
+  return meta;
+}
+
+describe('OpenAPI patch metadata source against the real API server', () => {
+  let kc: KubeConfig;
+  let crd: InstalledCrd;
+
+  beforeAll(async () => {
+    kc = adminKubeConfig();
+    crd = await installCrd(kc, uniqueName('meta'));
+  });
+  afterAll(async () => {
+    await crd.remove();
+  });
+
+  it('reads PodSpec.containers as merged by name from the server OpenAPI v3, fetching each document once', async () => {
+    const requests: string[] = [];
+    const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
+    const source = createOpenApiPatchMetaSource({ client: createKubeClient({ kubeConfig: kc, onRequest }) });
+    const gvk = { group: 'apps', version: 'v1', kind: 'Deployment' };
+    const [deployment] = await Promise.all([source.metaFor(gvk), source.metaFor(gvk)]);
+    const podSpec = asStrategic(deployment)
+      .lookupObjectField('spec')
+      .meta.lookupObjectField('template')
+      .meta.lookupObjectField('spec').meta;
+    const containers = podSpec.lookupListField('containers');
+    expect(containers).toMatchObject({ strategies: ['merge'], mergeKey: 'name' });
+    expect(containers.meta.lookupListField('ports')).toMatchObject({ mergeKey: 'containerPort' });
+    // Not in the committed table's shape: the schema knows unknown fields, as kubectl's lookup does.
+    expect(() => podSpec.lookupObjectField('noSuchField')).toThrow(/unable to find api field/);
+
+    await source.metaFor({ group: 'apps', version: 'v1', kind: 'StatefulSet' });
+    expect(requests.filter((path) => path === '/openapi/v3')).toHaveLength(1);
+    expect(requests.filter((path) => path === '/openapi/v3/apis/apps/v1')).toHaveLength(1);
+    expect(requests).not.toContain('/openapi/v2');
+  });
+
+  it('says json-merge for a custom resource whose CRD the server serves', async () => {
+    const source = createOpenApiPatchMetaSource({ client: createKubeClient({ kubeConfig: kc }) });
+    await expect(source.metaFor(crd.gvk)).resolves.toBe('json-merge');
+    const configMap = asStrategic(await source.metaFor({ group: '', version: 'v1', kind: 'ConfigMap' }));
+    expect(configMap.lookupObjectField('metadata').meta.lookupListField('finalizers')).toMatchObject({
+      strategies: ['merge'],
+    });
+  });
+
+  it('falls back to the built-in table when the server cannot be reached', async () => {
+    // Port 1 on loopback: nothing listens, so every request fails at once with ECONNREFUSED.
+    const offline = new KubeConfigClass();
+    offline.loadFromOptions({
+      clusters: kc.clusters.map((cluster) => ({ ...cluster, server: 'https://127.0.0.1:1' })),
+      users: kc.users,
+      contexts: kc.contexts,
+      currentContext: kc.currentContext,
+    });
+    const errors: string[] = [];
+    const source = createOpenApiPatchMetaSource({
+      client: createKubeClient({ kubeConfig: offline, timeoutMs: 2_000 }),
+      onFetchError: (path) => errors.push(path),
+    });
+    const meta = asStrategic(await source.metaFor({ group: 'apps', version: 'v1', kind: 'Deployment' }));
+    expect(
+      meta
+        .lookupObjectField('spec')
+        .meta.lookupObjectField('template')
+        .meta.lookupObjectField('spec')
+        .meta.lookupListField('containers'),
+    ).toMatchObject({ mergeKey: 'name' });
+    await expect(source.metaFor({ group: 'example.com', version: 'v1', kind: 'Widget' })).resolves.toBe(
+      'json-merge',
+    );
+    expect(errors).toContain('/openapi/v3');
+  });
+});
