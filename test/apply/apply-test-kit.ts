@@ -1,0 +1,169 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Writable } from 'node:stream';
+import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
+import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
+import type { CliIo, Command } from '../../src/cli/cli-io.js';
+import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
+import { createKubeObjectApi } from '../../src/kube/kube-object-api.js';
+import type { JsonObject } from '../../src/manifests/json-value.js';
+import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
+import { readManifestDirectory } from '../../src/manifests/read-manifest-directory.js';
+import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
+
+const execFileAsync = promisify(execFile);
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/apply');
+
+/** A directory holding `files` (relative path → text). */
+export async function writeSetDirectory(files: Readonly<Record<string, string>>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'applyset-set-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** The mixed fixture with `__NS__` and `__ID__` replaced, as a directory of its own. */
+export async function mixedSetDirectory(namespace: string, id: string): Promise<string> {
+  const source = join(fixtures, 'mixed');
+  const files: Record<string, string> = {};
+  for (const name of await readdir(source)) {
+    const text = await readFile(join(source, name), 'utf8');
+    files[name] = text.replaceAll('__NS__', namespace).replaceAll('__ID__', id);
+  }
+  return writeSetDirectory(files);
+}
+
+export function configMapYaml(namespace: string, name: string, data: Record<string, string>): string {
+  const lines = Object.entries(data).map(([key, value]) => `  ${key}: ${JSON.stringify(value)}`);
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n${lines.join('\n')}\n`;
+}
+
+/** The admin client, counting every request it sends by method. */
+export function countingClient(): { client: KubeClient; writes: () => number; requests: () => number } {
+  let writes = 0;
+  let requests = 0;
+  const client = createKubeClient({
+    kubeConfig: adminKubeConfig(),
+    onRequest: (method) => {
+      requests += 1;
+      if (method !== 'GET') writes += 1;
+    },
+  });
+  return { client, writes: () => writes, requests: () => requests };
+}
+
+export function engineFor(client: KubeClient, options: Partial<ApplySetEngineOptions> = {}) {
+  return createApplySetEngine({ kubeClient: client, concurrency: 8, ...options });
+}
+
+export async function requestFor(
+  dir: string,
+  parent: { namespace: string; name: string },
+  options: Partial<Omit<ApplySetRequest, 'files' | 'parent'>> = {},
+): Promise<ApplySetRequest> {
+  const files: ManifestFile[] = await readManifestDirectory(dir);
+  return {
+    files,
+    parent: {
+      group: '',
+      version: 'v1',
+      kind: 'ConfigMap',
+      resource: 'configmaps',
+      namespace: parent.namespace,
+      name: parent.name,
+      createIfMissing: true,
+    },
+    defaultNamespace: parent.namespace,
+    prune: true,
+    allowEmpty: false,
+    force: false,
+    adopt: true,
+    dryRun: false,
+    ...options,
+  };
+}
+
+/** GET of one object through the admin client; undefined when absent. */
+export async function getObject(path: string): Promise<JsonObject | undefined> {
+  const api = createKubeObjectApi(createKubeClient({ kubeConfig: adminKubeConfig() }));
+  const match = /^\/(?:api|apis\/([^/]+))\/([^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(path);
+  if (match === null) throw new Error(`not an object path: ${path}`);
+  const [, group = '', version = '', namespace = '', resource = '', name = ''] = match;
+  return api.get({ group, version, resource, namespace }, name);
+}
+
+export function annotations(object: JsonObject | undefined): Record<string, string> {
+  return ((object?.['metadata'] as JsonObject | undefined)?.['annotations'] ?? {}) as Record<string, string>;
+}
+
+export function labels(object: JsonObject | undefined): Record<string, string> {
+  return ((object?.['metadata'] as JsonObject | undefined)?.['labels'] ?? {}) as Record<string, string>;
+}
+
+export function uidOf(object: JsonObject | undefined): string | undefined {
+  return (object?.['metadata'] as JsonObject | undefined)?.['uid'] as string | undefined;
+}
+
+/** Runs the real kubectl against the test cluster. */
+export async function kubectl(args: readonly string[], env: Record<string, string> = {}) {
+  return execFileAsync('kubectl', ['--kubeconfig', adminKubeconfigPath(), ...args], {
+    env: { ...process.env, ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+/**
+ * Write requests (POST, PUT, PATCH, DELETE) the API server itself counted for one API group, from its
+ * `/metrics`. Counted server-side, so nothing our client does escapes it.
+ */
+export async function serverWritesForGroup(group: string): Promise<number> {
+  const { stdout } = await kubectl(['get', '--raw', '/metrics']);
+  let total = 0;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const verb = /verb="([A-Z]+)"/.exec(line)?.[1];
+    const lineGroup = /[{,]group="([^"]*)"/.exec(line)?.[1];
+    if (lineGroup !== group || !['POST', 'PUT', 'PATCH', 'DELETE'].includes(verb ?? '')) continue;
+    total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/** Runs a subcommand with captured output, the way main() would, against the test cluster. */
+export async function runCommand(
+  command: Command,
+  argv: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        append(chunk.toString());
+        done();
+      },
+    });
+  const io: CliIo = {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    env: { KUBECONFIG: adminKubeconfigPath(), HOME: tmpdir() },
+    cwd: process.cwd(),
+  };
+  const code = await command(argv, io);
+  return { code, stdout, stderr };
+}
+
+/** Polls until `check` is true or the deadline passes; no fixed sleeps in the tests themselves. */
+export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
