@@ -129,7 +129,7 @@ export async function runEngine(
         resource: 'configmaps',
         namespace,
         name: flags.applyset,
-        createIfMissing: !mode.dryRun,
+        createIfMissing: true,
       },
       defaultNamespace: namespace,
       enforceNamespace: flags.namespace !== undefined,

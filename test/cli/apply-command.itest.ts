@@ -1,0 +1,214 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { applyCommand } from '../../src/cli/apply-command.js';
+import { diffCommand } from '../../src/cli/diff-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import {
+  annotations,
+  configMapYaml,
+  getObject,
+  kubectl,
+  runCommand,
+  writeSetDirectory,
+} from '../apply/apply-test-kit.js';
+import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
+
+async function freshNamespace(): Promise<string> {
+  const namespace = uniqueName('cli');
+  await createNamespace(adminKubeConfig(), namespace);
+  return namespace;
+}
+
+const cm = (namespace: string, name: string) =>
+  getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
+
+describe('applyset apply', () => {
+  it("runs the proposal's example: foo, bar then foo, baz deletes bar, creates baz, updates foo", async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({
+      'foo.yaml': configMapYaml(ns, 'foo', { version: '1' }),
+      'bar.yaml': configMapYaml(ns, 'bar', { version: '1' }),
+    });
+    const first = await runCommand(applyCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    expect(first).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(first.stdout).toBe(
+      'configmap/bar created\nconfigmap/foo created\n' +
+        '2 created, 0 configured, 0 unchanged, 0 pruned, 0 not pruned, 0 conflicts, 0 failed\n',
+    );
+
+    await rm(join(dir, 'bar.yaml'));
+    await writeFile(join(dir, 'foo.yaml'), configMapYaml(ns, 'foo', { version: '2' }));
+    await writeFile(join(dir, 'baz.yaml'), configMapYaml(ns, 'baz', { version: '1' }));
+
+    const diff = await runCommand(diffCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toContain(`+ configmap/baz -n ${ns} (new)`);
+    expect(diff.stdout).toContain(`~ configmap/foo -n ${ns}\n    data.version: "1" → "2"`);
+    expect(diff.stdout).toContain(`- configmap/bar -n ${ns} (pruned)`);
+
+    const second = await runCommand(applyCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    expect(second).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(second.stdout).toBe(
+      'configmap/baz created\nconfigmap/foo configured\nconfigmap/bar pruned\n' +
+        '1 created, 1 configured, 0 unchanged, 1 pruned, 0 not pruned, 0 conflicts, 0 failed\n',
+    );
+    expect(await cm(ns, 'bar')).toBeUndefined();
+    expect((await cm(ns, 'foo'))?.['data']).toEqual({ version: '2' });
+    expect(await cm(ns, 'baz')).toBeDefined();
+
+    const again = await runCommand(diffCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    expect(again).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('neither changes nor prunes an object owned by another set, and says so by name', async () => {
+    const ns = await freshNamespace();
+    const mine = await writeSetDirectory({
+      'shared.yaml': configMapYaml(ns, 'shared', { owner: 'mine' }),
+      'other.yaml': configMapYaml(ns, 'other', { owner: 'mine' }),
+    });
+    expect(
+      (await runCommand(applyCommand, ['-f', mine, '--applyset', 'mine', '-n', ns, '--prune'])).code,
+    ).toBe(0);
+    // Another set takes `other` over (as a hand-over would leave it).
+    await kubectl([
+      'annotate',
+      '-n',
+      ns,
+      'configmap/other',
+      '--overwrite',
+      'kubectl.kubernetes.io/apply-owner=someone-else',
+    ]);
+
+    const theirs = await writeSetDirectory({
+      'shared.yaml': configMapYaml(ns, 'shared', { owner: 'theirs' }),
+    });
+    const conflict = await runCommand(applyCommand, [
+      '-f',
+      theirs,
+      '--applyset',
+      'theirs',
+      '-n',
+      ns,
+      '--prune',
+    ]);
+    expect(conflict.code).toBe(ExitCode.partialFailure);
+    expect(conflict.stderr).toContain(
+      `error: shared.yaml (document 0): configmap/shared (namespace ${ns}): owned by another set`,
+    );
+    expect((await cm(ns, 'shared'))?.['data']).toEqual({ owner: 'mine' });
+
+    // `mine` drops `other` from its files: it is not ours any more, so it is kept.
+    await rm(join(mine, 'other.yaml'));
+    const prune = await runCommand(applyCommand, ['-f', mine, '--applyset', 'mine', '-n', ns, '--prune']);
+    expect(prune.code).toBe(ExitCode.ok);
+    expect(prune.stdout).toContain(
+      'configmap/other not pruned: kept: owned by another set (apply-owner someone-else)',
+    );
+    expect(await cm(ns, 'other')).toBeDefined();
+  });
+
+  it('keeps an object annotated applyset.dev/prune: disabled', async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({
+      'a.yaml': configMapYaml(ns, 'a', { x: '1' }),
+      'keep.yaml': configMapYaml(ns, 'keep', { x: '1' }),
+    });
+    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune'])).code).toBe(
+      0,
+    );
+    await kubectl(['annotate', '-n', ns, 'configmap/keep', 'applyset.dev/prune=disabled']);
+    await rm(join(dir, 'keep.yaml'));
+
+    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    expect(run.code).toBe(ExitCode.ok);
+    expect(run.stdout).toContain('configmap/keep not pruned: kept: annotated applyset.dev/prune: disabled');
+    expect(await cm(ns, 'keep')).toBeDefined();
+  });
+
+  it('refuses an empty set unless --allow-empty is given', async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
+    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune'])).code).toBe(
+      0,
+    );
+    await rm(join(dir, 'a.yaml'));
+
+    const refused = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    expect(refused.code).toBe(ExitCode.badInput);
+    expect(refused.stderr).toContain(
+      'the set is empty and would prune all 1 objects it recorded; pass --allow-empty',
+    );
+    expect(await cm(ns, 'a')).toBeDefined();
+
+    const allowed = await runCommand(applyCommand, [
+      '-f',
+      dir,
+      '--applyset',
+      'set',
+      '-n',
+      ns,
+      '--prune',
+      '--allow-empty',
+    ]);
+    expect(allowed.code).toBe(ExitCode.ok);
+    expect(allowed.stdout).toContain('configmap/a pruned');
+    expect(await cm(ns, 'a')).toBeUndefined();
+  });
+
+  it('changes nothing anywhere when one file holds invalid YAML, and names the file', async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({
+      'good.yaml': configMapYaml(ns, 'good', { x: '1' }),
+      'nested/bad.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n',
+    });
+    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toMatch(/error: nested\/bad\.yaml/);
+    expect(run.stdout).toBe('');
+    expect(await cm(ns, 'good')).toBeUndefined();
+    expect(await cm(ns, 'set')).toBeUndefined();
+  });
+
+  it('reports an immutable field clearly, and recreates the object with --force', async () => {
+    const ns = await freshNamespace();
+    const secret = (immutableValue: string) =>
+      `apiVersion: v1\nkind: Secret\nmetadata:\n  name: locked\n  namespace: ${ns}\nimmutable: true\ndata:\n  v: ${Buffer.from(immutableValue).toString('base64')}\n`;
+    const dir = await writeSetDirectory({ 'locked.yaml': secret('one') });
+    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns])).code).toBe(0);
+    const before = await getObject(`/api/v1/namespaces/${ns}/secrets/locked`);
+    await writeFile(join(dir, 'locked.yaml'), secret('two'));
+
+    const refused = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns]);
+    expect(refused.code).toBe(ExitCode.partialFailure);
+    expect(refused.stderr).toMatch(/locked\.yaml \(document 0\): secret\/locked .*immutable.*--force/);
+
+    const forced = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--force']);
+    expect(forced.code).toBe(ExitCode.ok);
+    const after = await getObject(`/api/v1/namespaces/${ns}/secrets/locked`);
+    expect(after?.['data']).toEqual({ v: Buffer.from('two').toString('base64') });
+    expect((after?.['metadata'] as { uid: string }).uid).not.toBe(
+      (before?.['metadata'] as { uid: string }).uid,
+    );
+    expect(annotations(after)['kubectl.kubernetes.io/apply-owner']).toBeDefined();
+  });
+
+  it('dry-run prints the categories and writes nothing', async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
+    const run = await runCommand(applyCommand, [
+      '-f',
+      dir,
+      '--applyset',
+      'set',
+      '-n',
+      ns,
+      '--prune',
+      '--dry-run',
+    ]);
+    expect(run.code).toBe(ExitCode.ok);
+    expect(run.stdout).toContain(`Resources to add\n  configmap/a (namespace ${ns})\n`);
+    expect(run.stdout).toContain('nothing was written');
+    expect(await cm(ns, 'a')).toBeUndefined();
+    expect(await cm(ns, 'set')).toBeUndefined();
+  });
+});
