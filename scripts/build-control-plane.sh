@@ -16,7 +16,7 @@ for b in "${binaries[@]}"; do [ -x "$bin/$b" ] || complete=false; done
 if $complete; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "go is required to build the control plane (Go 1.24 or newer)" >&2; exit 1; }
-echo "building control plane $version into $bin (a cold build takes 15-30 minutes on 2 cores)" >&2
+echo "building control plane $version into $bin (a cold build takes about 5-15 minutes on 2 cores)" >&2
 tmp="$bin.tmp.$$"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
