@@ -59,6 +59,7 @@ async function main(): Promise<void> {
   const context = {
     client,
     metaSource: createOpenApiPatchMetaSource({ client }),
+    kubectl: process.env.DIFF_KUBECTL ?? 'kubectl',
     kubeconfigPath,
     kubectlCacheDir: await mkdtemp(join(tmpdir(), 'applyset-kubectl-cache-')),
     namespaceKubectl,

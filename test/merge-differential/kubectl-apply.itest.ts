@@ -20,10 +20,15 @@ import { runSequence, type DiffContext } from './run-sequence.js';
  * engine into another; verdicts and live objects must agree after every step.
  *
  * Replay a failing seed: `DIFF_SEED=<seed> DIFF_SEQUENCES=1 npm test -- --selectProjects integration
- * merge-differential`, or print every step's manifests, patches and live objects with
+ * --testPathPattern merge-differential`, or print every step's manifests, patches and live objects with
  * `scripts/replay-differential.ts <seed>`.
  *
  * Cases where kubectl itself is inconsistent: none found so far.
+ *
+ * Which kubectl: `DIFF_KUBECTL` names the binary, `kubectl` on PATH by default. On this machine that
+ * is the Google Cloud SDK dispatcher, which runs the client matching the server's minor version
+ * (v1.33 against the v1.33 control plane); `DIFF_KUBECTL=/usr/lib/google-cloud-sdk/bin/kubectl.1.32` pins the v1.32
+ * client.
  */
 const BASE_SEED = Number(process.env.DIFF_SEED ?? '20250605');
 const SEQUENCES = Number(process.env.DIFF_SEQUENCES ?? '210');
@@ -53,6 +58,7 @@ describe('client-side apply: our engine agrees with kubectl v1.32 on the real AP
     context = {
       client,
       metaSource: createOpenApiPatchMetaSource({ client }),
+      kubectl: process.env.DIFF_KUBECTL ?? 'kubectl',
       kubeconfigPath: adminKubeconfigPath(),
       kubectlCacheDir: cacheDir,
       namespaceKubectl,

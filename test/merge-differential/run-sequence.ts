@@ -18,6 +18,8 @@ export type Verdict = 'created' | 'configured' | 'unchanged' | 'error';
 export interface DiffContext {
   readonly client: KubeClient;
   readonly metaSource: PatchMetaSource;
+  /** The kubectl binary to run. */
+  readonly kubectl: string;
   readonly kubeconfigPath: string;
   /** kubectl's discovery and OpenAPI cache, shared by every invocation so each does not refetch. */
   readonly kubectlCacheDir: string;
@@ -49,7 +51,7 @@ export class SequenceMismatch extends Error {
   ) {
     super(
       `seed ${seed}, step ${stepIndex}: ${detail}\n` +
-        `replay: DIFF_SEED=${seed} DIFF_SEQUENCES=1 npm test -- --selectProjects integration merge-differential, ` +
+        `replay: DIFF_SEED=${seed} DIFF_SEQUENCES=1 npm test -- --selectProjects integration --testPathPattern merge-differential, ` +
         `or APPLYSET_TEST_KUBECONFIG=... node --import tsx scripts/replay-differential.ts ${seed}`,
     );
   }
@@ -137,7 +139,7 @@ async function kubectlApply(context: DiffContext, manifest: JsonObject): Promise
     '-',
     ...(verbose ? ['-v=9'] : []),
   ];
-  const { code, stdout, stderr } = await run('kubectl', args, JSON.stringify(manifest));
+  const { code, stdout, stderr } = await run(context.kubectl, args, JSON.stringify(manifest));
   const patch = verbose ? patchFromLog(stderr) : undefined;
   if (code !== 0)
     return {
