@@ -38,7 +38,7 @@ const CONCURRENCY = 4;
 const seeds = Array.from({ length: SEQUENCES }, (_, i) => BASE_SEED + i);
 const kindsInRun = DIFF_KINDS.filter((kind) => seeds.some((seed) => kindOfSeed(seed) === kind));
 
-describe('client-side apply: our engine agrees with kubectl v1.32 on the real API server', () => {
+describe('client-side apply: our engine agrees with the real kubectl on the real API server', () => {
   let context: DiffContext;
   let crd: InstalledCrd;
   let cacheDir: string;
