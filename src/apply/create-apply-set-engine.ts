@@ -24,7 +24,6 @@ import {
 } from '../manifests/object-ref.js';
 import { parseManifestSet } from '../manifests/parse-manifest-set.js';
 import { applyStrategicMergePatch } from '../merge/apply-strategic-merge-patch.js';
-import { builtinPatchMeta } from '../merge/builtin-patch-meta.js';
 import { computeApplyPatch } from '../merge/compute-apply-patch.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
 import { applyJsonMergePatch } from '../merge/json-merge-patch.js';
@@ -41,6 +40,7 @@ import type { ApplyAction, PlanStep, PruneAction } from '../plan/plan.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { createKubeObjectApi, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
+import { createOpenApiPatchMetaSource, type PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper, type RestMapper } from '../kube/rest-mapper.js';
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
@@ -68,6 +68,11 @@ export interface ApplySetEngineOptions {
    * steps of the proposal's sequence; the error propagates out of the engine.
    */
   readonly afterStep?: (step: PlanStep, index: number) => void | Promise<void>;
+  /**
+   * Where patch strategies and merge keys come from; default: the server's OpenAPI (v3, else v2),
+   * read once per group-version, falling back to the compiled-in table, as kubectl does.
+   */
+  readonly patchMetaSource?: PatchMetaSource;
 }
 
 /** kubectl's maxPatchRetry: a 409 on PATCH is answered by a re-read and a new patch, five times. */
@@ -86,12 +91,20 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
   // One mapper per engine: the controller reuses discovery across reconciles, and an unknown kind
   // refreshes its group-version.
   const mapper = createRestMapper(options.kubeClient);
-  return (request) => runApplySet(request, { ...options, api, mapper, concurrency, tooling });
+  const patchMeta =
+    options.patchMetaSource ??
+    createOpenApiPatchMetaSource({
+      client: options.kubeClient,
+      onFetchError: (path, error) =>
+        options.logger?.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
+    });
+  return (request) => runApplySet(request, { ...options, api, mapper, concurrency, tooling, patchMeta });
 }
 
 interface RunContext extends ApplySetEngineOptions {
   readonly api: KubeObjectApi;
   readonly mapper: RestMapper;
+  readonly patchMeta: PatchMetaSource;
   readonly concurrency: number;
   readonly tooling: string;
 }
@@ -451,7 +464,7 @@ async function updateObject(
   attempt: number,
 ): Promise<ObjectOutcome> {
   const { signal } = context.request;
-  const meta: PatchMeta | 'json-merge' = builtinPatchMeta(gvkOf(object)) ?? 'json-merge';
+  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(gvkOf(object), signal);
   const computed = computeApplyPatch({ manifest: object.manifest, current: live, meta });
   const patch = withMemberPatch(computed.kind === 'patch' ? computed.patch : undefined, live, context.member);
   if (patch === undefined) return { action: 'unchanged', ref: object.ref };
