@@ -4,6 +4,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
+  isAlive,
   startControlPlane,
   stopRecordedControlPlane,
   type ControlPlaneInfo,
@@ -48,15 +49,6 @@ async function down(): Promise<void> {
   await stopRecordedControlPlane(state);
   await rm(statePath, { force: true });
   console.log('control plane stopped');
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const action = process.argv[2];

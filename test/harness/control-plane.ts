@@ -390,7 +390,7 @@ export async function stopRecordedControlPlane(info: ControlPlaneInfo): Promise<
   await rm(info.workDir, { recursive: true, force: true });
 }
 
-function isAlive(pid: number): boolean {
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
