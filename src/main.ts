@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<Command>> = {
   patch: async () => (await import('./cli/patch-command.js')).patchCommand,
   apply: async () => (await import('./cli/apply-command.js')).applyCommand,
   diff: async () => (await import('./cli/diff-command.js')).diffCommand,
+  controller: async () => (await import('./cli/controller-command.js')).controllerCommand,
 };
 
 /** The composition root: reads the process environment once and hands it to the subcommand. */

@@ -1,0 +1,127 @@
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseDuration } from '../controller/applyset-types.js';
+import { defaultIdentity, runController, type ControllerConfig } from '../controller/run-controller.js';
+import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
+import { createLogger } from '../observability/create-logger.js';
+import type { CliIo, Command } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+
+const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
+                          [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
+                          [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
+
+Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
+one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
+/readyz and /metrics on --metrics-addr (default :8080). With --leader-elect, replicas elect one leader
+through a Lease in POD_NAMESPACE (else --namespace, else default). SIGTERM finishes in-flight work,
+releases the Lease and exits 0. Environment: LOG_LEVEL, POD_NAME, POD_NAMESPACE, APPLYSET_GIT_CACHE_DIR.
+`;
+
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly code = 'USAGE';
+}
+
+/** `applyset controller`: reads flags and environment once, runs until SIGTERM or SIGINT. */
+export const controllerCommand: Command = async (argv, io) => {
+  let config: ControllerConfig;
+  let level: string;
+  try {
+    const parsed = parseControllerFlags(argv, io);
+    if (parsed === 'help') {
+      io.stdout.write(usage);
+      return ExitCode.ok;
+    }
+    ({ config, level } = parsed);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof KubeConfigError || error instanceof TypeError) {
+      io.stderr.write(`applyset controller: ${error.message}\n\n${usage}`);
+      return ExitCode.badInput;
+    }
+    throw error;
+  }
+  const logger = createLogger({ level, destination: io.stdout });
+  const controller = await runController(config, logger);
+  const onSignal = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutdown requested');
+    void controller.stop();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const why = await controller.done;
+    return why === 'stopped' ? ExitCode.ok : ExitCode.failure;
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+};
+
+function parseControllerFlags(
+  argv: readonly string[],
+  io: CliIo,
+): { config: ControllerConfig; level: string } | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      kubeconfig: { type: 'string' },
+      concurrency: { type: 'string', default: '4' },
+      'metrics-addr': { type: 'string', default: ':8080' },
+      'leader-elect': { type: 'boolean', default: false },
+      namespace: { type: 'string' },
+      'git-cache-dir': { type: 'string' },
+      'lease-duration': { type: 'string', default: '15s' },
+      'renew-deadline': { type: 'string', default: '10s' },
+      'retry-period': { type: 'string', default: '2s' },
+      'shutdown-grace': { type: 'string', default: '45s' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    throw new UsageError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
+  }
+  const duration = (flag: string, text: string) => {
+    try {
+      return parseDuration(text);
+    } catch (error) {
+      throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  const { kubeConfig } = loadKubeConfig(
+    io.env,
+    values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
+  );
+  const env = io.env;
+  const gitCacheDir =
+    values['git-cache-dir'] ??
+    nonEmpty(env['APPLYSET_GIT_CACHE_DIR']) ??
+    join(tmpdir(), 'applyset-git-cache');
+  return {
+    level: nonEmpty(env['LOG_LEVEL']) ?? 'info',
+    config: {
+      kubeConfig,
+      concurrency,
+      metricsAddress: values['metrics-addr'],
+      leaderElect: values['leader-elect'],
+      namespace: values.namespace,
+      gitCacheDir: resolve(io.cwd, gitCacheDir),
+      identity: defaultIdentity(env),
+      leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
+      leaseName: 'applyset-controller-leader',
+      leaseDurationMs: duration('lease-duration', values['lease-duration']),
+      renewDeadlineMs: duration('renew-deadline', values['renew-deadline']),
+      retryPeriodMs: duration('retry-period', values['retry-period']),
+      shutdownGraceMs: duration('shutdown-grace', values['shutdown-grace']),
+    },
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}

@@ -1,0 +1,203 @@
+import {
+  MAX_STATUS_ERRORS,
+  type ApplySetCondition,
+  type ApplySetConditionType,
+  type ApplySetObjectError,
+  type ApplySetStatus,
+  type ApplySetSummary,
+  type ConditionStatus,
+} from './applyset-types.js';
+import type { Requeue } from './work-queue.js';
+
+/** Counts of what the engine did to the children in one run. */
+export interface OutcomeCounts {
+  readonly created: number;
+  readonly configured: number;
+  readonly unchanged: number;
+  readonly pruned: number;
+  readonly failed: number;
+  readonly conflicts: number;
+}
+
+/**
+ * How one reconcile ended, with the intent of ARCHITECTURE.md "Errors carry intent": `applied` (the
+ * whole set is in place), `stalled` (a human must change the ApplySet or the repository), `retryable`
+ * (the world may fix itself: back off), `waiting` (a known delay).
+ */
+export type ReconcileOutcome =
+  | { readonly kind: 'applied'; readonly revision: string; readonly counts: OutcomeCounts }
+  | {
+      readonly kind: 'stalled' | 'retryable';
+      /** CamelCase, e.g. InvalidManifests, GitUnreachable. */
+      readonly reason: string;
+      readonly message: string;
+      /** The revision attempted, when Git answered. */
+      readonly revision?: string;
+      readonly counts?: OutcomeCounts;
+      readonly errors?: readonly ApplySetObjectError[];
+    }
+  | {
+      readonly kind: 'waiting';
+      readonly reason: string;
+      readonly message: string;
+      readonly revision?: string;
+      readonly afterMs: number;
+    };
+
+/** A Kubernetes Event to record on the ApplySet. */
+export interface ReconcileEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface MapOutcomeInput {
+  readonly outcome: ReconcileOutcome;
+  readonly previous: ApplySetStatus | undefined;
+  readonly generation: number | undefined;
+  readonly intervalMs: number;
+  readonly retryIntervalMs: number;
+  /** RFC 3339, the time the status is written. */
+  readonly now: string;
+  /** The value of the reconcile-requested-at annotation this run handled, if any. */
+  readonly handledReconcileAt: string | undefined;
+}
+
+export interface MappedOutcome {
+  /** The whole new status, written once with the status subresource. */
+  readonly status: ApplySetStatus;
+  readonly events: readonly ReconcileEvent[];
+  readonly requeue: Requeue;
+}
+
+/** The one place an outcome becomes conditions, events and the next requeue. */
+export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
+  const { outcome, previous } = input;
+  const condition = (type: ApplySetConditionType, status: ConditionStatus, reason: string, message: string) =>
+    withTransition(
+      { type, status, reason, message, lastTransitionTime: input.now, ...generationField(input.generation) },
+      previous?.conditions,
+    );
+
+  const base: ApplySetStatus = {
+    ...previous,
+    ...generationObserved(input.generation),
+    ...(input.handledReconcileAt === undefined ? {} : { lastHandledReconcileAt: input.handledReconcileAt }),
+  };
+
+  switch (outcome.kind) {
+    case 'applied': {
+      const { counts, revision } = outcome;
+      const message = `Applied revision: ${revision}`;
+      const changed = counts.created + counts.configured + counts.pruned > 0;
+      const events: ReconcileEvent[] =
+        changed || previous?.lastAppliedRevision !== revision
+          ? [
+              {
+                type: 'Normal',
+                reason: 'ReconciliationSucceeded',
+                message: `${message}: ${describeCounts(counts)}`,
+              },
+            ]
+          : [];
+      return {
+        status: {
+          ...base,
+          conditions: [
+            condition('Ready', 'True', 'ReconciliationSucceeded', message),
+            condition('Reconciling', 'False', 'ReconciliationSucceeded', message),
+            condition('Stalled', 'False', 'ReconciliationSucceeded', message),
+          ],
+          lastAppliedRevision: revision,
+          lastAttemptedRevision: revision,
+          summary: summaryOf(counts),
+          errors: { items: [], totalCount: 0, truncated: false },
+        },
+        events,
+        requeue: { kind: 'interval', intervalMs: input.intervalMs },
+      };
+    }
+    case 'stalled':
+    case 'retryable':
+    case 'waiting': {
+      const stalled = outcome.kind === 'stalled';
+      const errors = outcome.kind === 'waiting' ? [] : (outcome.errors ?? []);
+      const previousReady = previous?.conditions?.find((c) => c.type === 'Ready');
+      // A failure repeated with the same message is one event, not one per retry.
+      const repeated = previousReady?.status === 'False' && previousReady.message === outcome.message;
+      return {
+        status: {
+          ...base,
+          conditions: [
+            condition('Ready', 'False', outcome.reason, outcome.message),
+            stalled
+              ? condition('Reconciling', 'False', outcome.reason, outcome.message)
+              : condition('Reconciling', 'True', 'ProgressingWithRetry', outcome.message),
+            stalled
+              ? condition('Stalled', 'True', outcome.reason, outcome.message)
+              : condition('Stalled', 'False', outcome.reason, outcome.message),
+          ],
+          ...(outcome.revision === undefined ? {} : { lastAttemptedRevision: outcome.revision }),
+          ...(outcome.kind !== 'waiting' && outcome.counts !== undefined
+            ? { summary: summaryOf(outcome.counts) }
+            : {}),
+          errors: {
+            items: errors.slice(0, MAX_STATUS_ERRORS),
+            totalCount: errors.length,
+            truncated: errors.length > MAX_STATUS_ERRORS,
+          },
+        },
+        events: repeated ? [] : [{ type: 'Warning', reason: outcome.reason, message: outcome.message }],
+        requeue:
+          outcome.kind === 'waiting'
+            ? { kind: 'interval', intervalMs: outcome.afterMs }
+            : stalled
+              ? // Stalled needs a change of the ApplySet (a watch event) or of the repository, which only
+                // a poll at the interval can see.
+                { kind: 'interval', intervalMs: input.intervalMs }
+              : { kind: 'backoff', maxDelayMs: input.retryIntervalMs },
+      };
+    }
+  }
+}
+
+/** `2 created, 1 configured, 3 unchanged, 1 pruned`: the counts an event reports. */
+export function describeCounts(counts: OutcomeCounts): string {
+  const parts = [
+    `${counts.created} created`,
+    `${counts.configured} configured`,
+    `${counts.unchanged} unchanged`,
+    `${counts.pruned} pruned`,
+  ];
+  if (counts.failed > 0) parts.push(`${counts.failed} failed`);
+  if (counts.conflicts > 0) parts.push(`${counts.conflicts} conflicts`);
+  return parts.join(', ');
+}
+
+function summaryOf(counts: OutcomeCounts): ApplySetSummary {
+  return {
+    applied: counts.created + counts.configured,
+    unchanged: counts.unchanged,
+    pruned: counts.pruned,
+    failed: counts.failed + counts.conflicts,
+  };
+}
+
+/** metav1.Condition semantics: lastTransitionTime only moves when the status does. */
+function withTransition(
+  next: ApplySetCondition,
+  previous: readonly ApplySetCondition[] | undefined,
+): ApplySetCondition {
+  const before = previous?.find((c) => c.type === next.type);
+  return before !== undefined && before.status === next.status
+    ? { ...next, lastTransitionTime: before.lastTransitionTime }
+    : next;
+}
+
+function generationField(generation: number | undefined): { observedGeneration?: number } {
+  return generation === undefined ? {} : { observedGeneration: generation };
+}
+
+function generationObserved(generation: number | undefined): { observedGeneration?: number } {
+  return generationField(generation);
+}

@@ -1,0 +1,444 @@
+import { randomBytes } from 'node:crypto';
+import type { ApplySetEngine, ApplySetParent, ApplySetResult } from '../apply/apply-set-contract.js';
+import { ApplySetParentNotFoundError, isApplySetInputError } from '../apply/apply-set-input-error.js';
+import { GitAuthError, GitInvalidPathError, isGitSourceError } from '../git/git-error.js';
+import type { GitRef } from '../git/git-ref.js';
+import type { GitAuth, GitSource } from '../git/git-source.js';
+import { resolveSourcePath } from '../git/resolve-source-path.js';
+import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { describeManifestSource, ManifestSetError } from '../manifests/manifest-error.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import { readManifestDirectory } from '../manifests/read-manifest-directory.js';
+import type { ControllerMetrics, ReconcileResult } from '../observability/controller-metrics.js';
+import type { Logger } from '../observability/create-logger.js';
+import { createApplySetApi } from './applyset-api.js';
+import {
+  APPLYSET_API_VERSION,
+  APPLYSET_FINALIZER,
+  APPLYSET_GROUP,
+  APPLYSET_KIND,
+  APPLYSET_PLURAL,
+  APPLYSET_VERSION,
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_MAX_RETRY_INTERVAL_MS,
+  parseDuration,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  resolveApplySetSpec,
+  type ApplySet,
+  type ApplySetObjectError,
+  type ResolvedApplySetSpec,
+  type ResolvedGitRef,
+} from './applyset-types.js';
+import type { EventRecorder } from './event-recorder.js';
+import { mapReconcileOutcome, type OutcomeCounts, type ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { Requeue } from './work-queue.js';
+
+export interface ReconcilerDeps {
+  /** The controller's own identity: the ApplySet, its finalizer and status, and Secrets. */
+  readonly client: KubeClient;
+  /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
+  readonly engineFor: (user: string | undefined) => ApplySetEngine;
+  readonly gitSource: GitSource;
+  readonly recordEvent: EventRecorder;
+  readonly metrics: ControllerMetrics;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Aborted when the controller must stop at once (after the shutdown grace period). */
+  readonly signal: AbortSignal;
+}
+
+/** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
+export type Reconciler = (key: string) => Promise<Requeue>;
+
+export function createReconciler(deps: ReconcilerDeps): Reconciler {
+  const api = createApplySetApi(deps.client);
+
+  return async (key) => {
+    const [namespace = '', name = ''] = key.split('/');
+    const log = deps.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') });
+    const started = deps.now();
+    const finish = (result: ReconcileResult, requeue: Requeue): Requeue => {
+      deps.metrics.observeReconcile(result, (deps.now() - started) / 1000);
+      log.debug({ result, requeue }, 'reconcile finished');
+      return requeue;
+    };
+
+    // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
+    const applySet = await api.get(namespace, name, deps.signal);
+    if (applySet === undefined) return finish('deleted', { kind: 'none' });
+
+    // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
+    if (applySet.metadata.deletionTimestamp !== undefined) {
+      return finish('deleted', await finalize(applySet, log));
+    }
+
+    // 3. First sight: hold the finalizer, so a deletion waits until the children are handled.
+    if (!(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER)) {
+      await api.setFinalizers(
+        applySet,
+        [...(applySet.metadata.finalizers ?? []), APPLYSET_FINALIZER],
+        deps.signal,
+      );
+    }
+
+    // 4. Suspended: no fetch, no write, no status change, until the spec changes.
+    if (applySet.spec.suspend === true) {
+      log.debug({}, 'suspended');
+      return finish('suspended', { kind: 'none' });
+    }
+
+    // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
+    const resolved = resolveApplySetSpec(applySet.spec);
+    const outcome: ReconcileOutcome = resolved.ok
+      ? await applyFromGit(applySet, resolved.spec, log)
+      : {
+          kind: 'stalled',
+          reason: 'InvalidSpec',
+          message: `invalid spec: ${resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+        };
+
+    // 9. Write the status once, record the events, count the objects.
+    const intervalMs = resolved.ok
+      ? resolved.spec.intervalMs
+      : durationOr(applySet.spec.interval, DEFAULT_INTERVAL_MS);
+    const mapped = mapReconcileOutcome({
+      outcome,
+      previous: applySet.status,
+      generation: applySet.metadata.generation,
+      intervalMs,
+      retryIntervalMs: resolved.ok
+        ? resolved.spec.retryIntervalMs
+        : Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
+      now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    });
+    await api.writeStatus(applySet, mapped.status, deps.signal);
+    for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
+    if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
+      const counts = outcome.counts ?? zeroCounts;
+      deps.metrics.countObjects('created', counts.created);
+      deps.metrics.countObjects('configured', counts.configured);
+      deps.metrics.countObjects('unchanged', counts.unchanged);
+      deps.metrics.countObjects('pruned', counts.pruned);
+      deps.metrics.countObjects('failed', counts.failed);
+      deps.metrics.countObjects('conflict', counts.conflicts);
+    }
+    const level = outcome.kind === 'applied' ? 'info' : 'warn';
+    log[level](
+      outcome.kind === 'applied'
+        ? { revision: outcome.revision, counts: outcome.counts }
+        : { reason: outcome.reason, revision: outcome.revision },
+      outcome.kind === 'applied' ? 'reconciled' : `not reconciled: ${outcome.message}`,
+    );
+    return finish(outcome.kind === 'applied' ? 'success' : outcome.kind, mapped.requeue);
+  };
+
+  /** Steps 5-8 for a valid spec. */
+  async function applyFromGit(
+    applySet: ApplySet,
+    spec: ResolvedApplySetSpec,
+    log: Logger,
+  ): Promise<ReconcileOutcome> {
+    const { namespace } = applySet.metadata;
+    const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
+
+    // 5. Credentials from the Secret; they go to the Git source and nowhere else (never logged).
+    let auth: GitAuth | undefined;
+    if (spec.source.secretName !== undefined) {
+      const read = await api.readGitAuth(namespace, spec.source.secretName, signal);
+      if (read.kind === 'missing') {
+        return {
+          kind: 'stalled',
+          reason: 'SecretNotFound',
+          message: `Secret ${namespace}/${spec.source.secretName} (spec.source.secretRef) ${read.problem}`,
+        };
+      }
+      auth = read.auth;
+    }
+
+    // 6. Fetch the ref into the shared cache.
+    const fetchStarted = deps.now();
+    let checkout;
+    try {
+      checkout = await deps.gitSource.fetch(
+        { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
+        { signal, timeoutMs: spec.timeoutMs },
+      );
+      deps.metrics.observeGitFetch('success', (deps.now() - fetchStarted) / 1000);
+    } catch (error) {
+      deps.metrics.observeGitFetch('failure', (deps.now() - fetchStarted) / 1000);
+      return gitFailure(error, spec);
+    }
+    const revision = checkout.revision;
+    log.debug({ revision, fetched: checkout.fetched }, 'fetched');
+
+    // 7. Load the files under spec.source.path.
+    let files: ManifestFile[];
+    try {
+      files = await readManifestDirectory(resolveSourcePath(checkout.dir, spec.source.path), { signal });
+    } catch (error) {
+      if (error instanceof GitInvalidPathError) {
+        return { kind: 'stalled', reason: 'InvalidPath', message: error.message, revision };
+      }
+      if ((error as { code?: unknown }).code === 'ENOENT') {
+        return {
+          kind: 'stalled',
+          reason: 'PathNotFound',
+          message: `path "${spec.source.path}" does not exist in revision ${revision}`,
+          revision,
+        };
+      }
+      return { kind: 'retryable', reason: 'LoadFailed', message: messageOf(error), revision };
+    }
+
+    // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount when it names one.
+    let result: ApplySetResult;
+    try {
+      result = await deps.engineFor(impersonatedUser(namespace, spec.serviceAccountName))({
+        files,
+        parent: parentOf(applySet),
+        defaultNamespace: spec.targetNamespace ?? namespace,
+        prune: spec.prune,
+        allowEmpty: spec.allowEmpty,
+        force: spec.force,
+        adopt: true,
+        dryRun: false,
+        signal,
+      });
+    } catch (error) {
+      return engineFailure(error, revision, signal);
+    }
+    return outcomeOf(result, revision);
+  }
+
+  /** The finalizer path: prune every child with an empty set, or orphan them. */
+  async function finalize(applySet: ApplySet, log: Logger): Promise<Requeue> {
+    const finalizers = applySet.metadata.finalizers ?? [];
+    if (!finalizers.includes(APPLYSET_FINALIZER)) return { kind: 'none' };
+    const raw = applySet.spec as unknown as Record<string, unknown>;
+    // Like Flux, a suspended object is let go without touching its children.
+    const orphan = raw['deletionPolicy'] === 'Orphan' || raw['suspend'] === true;
+    if (!orphan) {
+      const { namespace } = applySet.metadata;
+      const serviceAccount =
+        typeof raw['serviceAccountName'] === 'string' ? raw['serviceAccountName'] : undefined;
+      const target = typeof raw['targetNamespace'] === 'string' ? raw['targetNamespace'] : namespace;
+      try {
+        const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
+          files: [],
+          parent: parentOf(applySet),
+          defaultNamespace: target,
+          prune: true,
+          allowEmpty: true,
+          force: false,
+          adopt: false,
+          dryRun: false,
+          signal: deps.signal,
+        });
+        const failed = result.outcomes.filter((o) => o.action === 'failed');
+        if (failed.length > 0 || !result.completed) {
+          const message = `pruning the children failed: ${failed.map((o) => (o.action === 'failed' ? o.message : '')).join('; ')}`;
+          log.warn({ failed: failed.length }, message);
+          await deps.recordEvent(subjectOf(applySet), { type: 'Warning', reason: 'PruneFailed', message });
+          return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
+        }
+        const pruned = result.outcomes.filter((o) => o.action === 'pruned').length;
+        deps.metrics.countObjects('pruned', pruned);
+        log.info({ pruned }, 'deleted: children pruned');
+      } catch (error) {
+        if (error instanceof ApplySetParentNotFoundError) return { kind: 'none' };
+        log.warn({ err: error }, 'deleted: pruning the children failed');
+        await deps.recordEvent(subjectOf(applySet), {
+          type: 'Warning',
+          reason: 'PruneFailed',
+          message: `pruning the children failed: ${messageOf(error)}`,
+        });
+        return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
+      }
+    } else {
+      log.info({}, 'deleted: children orphaned');
+    }
+    await api.setFinalizers(
+      applySet,
+      finalizers.filter((f) => f !== APPLYSET_FINALIZER),
+      deps.signal,
+    );
+    return { kind: 'none' };
+  }
+}
+
+const zeroCounts: OutcomeCounts = {
+  created: 0,
+  configured: 0,
+  unchanged: 0,
+  pruned: 0,
+  failed: 0,
+  conflicts: 0,
+};
+
+/** The engine's per-object results as counts, errors and one outcome. */
+export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
+  const counts = { ...zeroCounts };
+  const errors: ApplySetObjectError[] = [];
+  for (const outcome of result.outcomes) {
+    switch (outcome.action) {
+      case 'created':
+      case 'configured':
+      case 'unchanged':
+      case 'pruned':
+        counts[outcome.action] += 1;
+        break;
+      case 'conflict':
+      case 'failed': {
+        if (outcome.action === 'conflict') counts.conflicts += 1;
+        else counts.failed += 1;
+        const from = outcome.source === undefined ? '' : `${describeManifestSource(outcome.source)}: `;
+        errors.push({ object: objectRefKey(outcome.ref), message: `${from}${outcome.message}` });
+        break;
+      }
+      case 'prune-skipped':
+      case 'would-create':
+      case 'would-configure':
+      case 'would-prune':
+        break;
+    }
+  }
+  const first = errors[0];
+  const detail = first === undefined ? '' : `: ${first.object}: ${first.message}`;
+  if (counts.conflicts > 0) {
+    return {
+      kind: 'stalled',
+      reason: 'OwnershipConflict',
+      message: `${counts.conflicts} object(s) in conflict with another owner, left untouched${detail}`,
+      revision,
+      counts,
+      errors,
+    };
+  }
+  if (counts.failed > 0 || !result.completed) {
+    return {
+      kind: 'retryable',
+      reason: 'ApplyFailed',
+      message: `${counts.failed} object(s) failed to apply or prune${detail}`,
+      revision,
+      counts,
+      errors,
+    };
+  }
+  return { kind: 'applied', revision, counts };
+}
+
+function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcome {
+  if (error instanceof GitAuthError) {
+    const hint =
+      spec.source.secretName === undefined
+        ? 'the repository needs credentials: set spec.source.secretRef'
+        : `check username/password or token in Secret ${spec.source.secretName}`;
+    return { kind: 'stalled', reason: 'AuthenticationFailed', message: `${error.message}: ${hint}` };
+  }
+  if (isGitSourceError(error)) {
+    const reason = {
+      GIT_UNREACHABLE: 'GitUnreachable',
+      GIT_REF_NOT_FOUND: 'GitRefNotFound',
+      GIT_REPOSITORY_NOT_FOUND: 'RepositoryNotFound',
+      GIT_FETCH_FAILED: 'GitFetchFailed',
+      GIT_AUTH_FAILED: 'AuthenticationFailed',
+    }[error.code];
+    return { kind: error.intent === 'stalled' ? 'stalled' : 'retryable', reason, message: error.message };
+  }
+  return {
+    kind: 'retryable',
+    reason: 'GitFetchFailed',
+    message: `fetching ${spec.source.url} failed: ${messageOf(error)}`,
+  };
+}
+
+function engineFailure(error: unknown, revision: string, signal: AbortSignal): ReconcileOutcome {
+  if (isApplySetInputError(error)) {
+    const cause = (error as { cause?: unknown }).cause;
+    const errors: ApplySetObjectError[] =
+      cause instanceof ManifestSetError
+        ? cause.errors.map((e) => ({ object: e.source.file, message: e.message }))
+        : error.problems.map((problem) => ({ object: problem.split(':')[0] ?? '', message: problem }));
+    return {
+      kind: 'stalled',
+      reason: 'InvalidManifests',
+      message: `revision ${revision} was refused, nothing was changed: ${error.problems.join('; ')}`,
+      revision,
+      errors,
+    };
+  }
+  if (error instanceof UnknownKindError) {
+    return { kind: 'stalled', reason: 'UnknownKind', message: error.message, revision };
+  }
+  if (signal.aborted) {
+    return {
+      kind: 'retryable',
+      reason: 'Timeout',
+      message: `the reconcile did not finish in time: ${messageOf(error)}`,
+      revision,
+    };
+  }
+  if (error instanceof KubeApiError && !error.retryable) {
+    return { kind: 'stalled', reason: 'ApplyFailed', message: error.message, revision };
+  }
+  return { kind: 'retryable', reason: 'ApplyFailed', message: messageOf(error), revision };
+}
+
+function parentOf(applySet: ApplySet): ApplySetParent {
+  return {
+    group: APPLYSET_GROUP,
+    version: APPLYSET_VERSION,
+    kind: APPLYSET_KIND,
+    resource: APPLYSET_PLURAL,
+    namespace: applySet.metadata.namespace,
+    name: applySet.metadata.name,
+    createIfMissing: false,
+  };
+}
+
+function subjectOf(applySet: ApplySet) {
+  return {
+    apiVersion: APPLYSET_API_VERSION,
+    kind: APPLYSET_KIND,
+    namespace: applySet.metadata.namespace,
+    name: applySet.metadata.name,
+    uid: applySet.metadata.uid,
+    resourceVersion: applySet.metadata.resourceVersion,
+  };
+}
+
+/** `system:serviceaccount:<ns>:<name>`: the user a ServiceAccount's token authenticates as. */
+export function impersonatedUser(
+  namespace: string,
+  serviceAccountName: string | undefined,
+): string | undefined {
+  return serviceAccountName === undefined
+    ? undefined
+    : `system:serviceaccount:${namespace}:${serviceAccountName}`;
+}
+
+function gitRefOf(ref: ResolvedGitRef): GitRef {
+  switch (ref.type) {
+    case 'branch':
+      return { branch: ref.name };
+    case 'tag':
+      return { tag: ref.name };
+    case 'commit':
+      return { commit: ref.sha };
+  }
+}
+
+function durationOr(text: string | undefined, fallback: number): number {
+  try {
+    return text === undefined ? fallback : parseDuration(text);
+  } catch {
+    return fallback;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,245 @@
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
+import { createGitSource } from '../git/git-source.js';
+import { startProbeServer } from '../http/start-probe-server.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { createControllerMetrics } from '../observability/controller-metrics.js';
+import type { Logger } from '../observability/create-logger.js';
+import {
+  APPLYSET_GROUP,
+  APPLYSET_PLURAL,
+  APPLYSET_VERSION,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+} from './applyset-types.js';
+import { createEventRecorder } from './event-recorder.js';
+import { startLeaderElection, type LeaderElection } from './leader-election.js';
+import { createReconciler } from './reconcile-applyset.js';
+import { clientNodeWatchStream, startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
+import { createWorkQueue } from './work-queue.js';
+
+export interface ControllerConfig {
+  readonly kubeConfig: KubeConfig;
+  /** ApplySets reconciled at once. */
+  readonly concurrency: number;
+  /** `:8080`; `:0` picks a free port. */
+  readonly metricsAddress: string;
+  readonly leaderElect: boolean;
+  /** Watch this namespace only; undefined watches all. */
+  readonly namespace: string | undefined;
+  readonly gitCacheDir: string;
+  /** POD_NAME, else hostname and pid. */
+  readonly identity: string;
+  /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  /** How long in-flight reconciles may run after a shutdown request before they are aborted. */
+  readonly shutdownGraceMs: number;
+  readonly watchStallTimeoutMs?: number;
+}
+
+export interface RunningController {
+  /** Stop taking work, finish in-flight reconciles, release the Lease, close the HTTP server. */
+  stop(): Promise<void>;
+  /** Resolves with why the controller ended: asked to stop, or it lost the leadership. */
+  readonly done: Promise<'stopped' | 'lost-leadership'>;
+  readonly port: number;
+}
+
+export function defaultIdentity(env: Readonly<Record<string, string | undefined>>): string {
+  const pod = env['POD_NAME'];
+  return pod !== undefined && pod !== '' ? pod : `${hostname()}-${process.pid}`;
+}
+
+/**
+ * The controller's shell, wired: informers for ApplySets and their Secrets feed the work queue, the
+ * queue runs the reconciler once this replica leads, the HTTP server reports health, readiness and
+ * metrics. Every replica keeps its informers warm, so a new leader starts at once and a non-leader is
+ * ready too.
+ */
+export async function runController(config: ControllerConfig, logger: Logger): Promise<RunningController> {
+  const stopping = new AbortController();
+  const hardStop = new AbortController();
+  const metrics = createControllerMetrics();
+  const client = createKubeClient({ kubeConfig: config.kubeConfig });
+  const engines = new Map<string, ApplySetEngine>();
+  const engineFor = (user: string | undefined): ApplySetEngine => {
+    const key = user ?? '';
+    let engine = engines.get(key);
+    if (engine === undefined) {
+      engine = createApplySetEngine({
+        kubeClient: createKubeClient({
+          kubeConfig: config.kubeConfig,
+          ...(user === undefined ? {} : { impersonateUser: user }),
+        }),
+        logger: logger.child({ engine: key === '' ? 'controller' : key }),
+      });
+      engines.set(key, engine);
+    }
+    return engine;
+  };
+  const reconcile = createReconciler({
+    client,
+    engineFor,
+    gitSource: createGitSource({ cacheDir: config.gitCacheDir }),
+    recordEvent: createEventRecorder({
+      client,
+      instance: config.identity,
+      onError: (error) => logger.debug({ err: error }, 'recording an event failed'),
+    }),
+    metrics,
+    logger,
+    now: Date.now,
+    signal: hardStop.signal,
+  });
+  const queue = createWorkQueue({
+    concurrency: config.concurrency,
+    process: reconcile,
+    onError: (key, error) => logger.error({ applyset: key, err: error }, 'reconcile failed; backing off'),
+  });
+  metrics.setQueueDepthSource(() => queue.depth());
+
+  const watch = clientNodeWatchStream(config.kubeConfig);
+  const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
+  const applySets = startSupervisedInformer({
+    client,
+    watch,
+    path: `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`,
+    logger: logger.child({ informer: 'applysets' }),
+    signal: stopping.signal,
+    ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
+    onEvent: (event) => {
+      const key = keyOf(event.object);
+      if (event.type === 'deleted') queue.forget(key);
+      else if (needsReconcile(event)) queue.add(key);
+    },
+  });
+  const secrets = startSupervisedInformer({
+    client,
+    watch,
+    path: `/api/v1${scope}/secrets`,
+    logger: logger.child({ informer: 'secrets' }),
+    signal: stopping.signal,
+    // Only which Secret changed matters; its data is read fresh by the reconcile that needs it.
+    transform: ({ metadata }) => ({ metadata: isJsonObject(metadata) ? metadata : {} }),
+    ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
+    onEvent: (event) => {
+      if (event.type === 'added' && !secrets.hasSynced()) return;
+      const secretKey = keyOf(event.object);
+      for (const applySet of applySets.list()) {
+        if (`${namespaceOf(applySet)}/${secretRefOf(applySet)}` === secretKey) queue.add(keyOf(applySet));
+      }
+    },
+  });
+
+  let resolveDone!: (why: 'stopped' | 'lost-leadership') => void;
+  const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => {
+    resolveDone = resolve;
+  });
+  let election: LeaderElection | undefined;
+  let stopped: Promise<void> | undefined;
+
+  const server = await startProbeServer({
+    address: config.metricsAddress,
+    isHealthy: () => !stopping.signal.aborted,
+    isReady: () => applySets.hasSynced() && secrets.hasSynced() && !stopping.signal.aborted,
+    registry: metrics.registry,
+  });
+  logger.info(
+    { port: server.port, identity: config.identity, namespace: config.namespace ?? '(all)' },
+    'controller started',
+  );
+
+  const stop = (why: 'stopped' | 'lost-leadership'): Promise<void> => {
+    stopped ??= (async () => {
+      logger.info({ why }, 'stopping: finishing in-flight reconciles');
+      stopping.abort();
+      const grace = setTimeout(
+        () => hardStop.abort(new Error('shutdown grace period over')),
+        config.shutdownGraceMs,
+      );
+      try {
+        await queue.shutdown();
+      } finally {
+        clearTimeout(grace);
+      }
+      await Promise.all([applySets.done, secrets.done]);
+      if (why === 'stopped') await election?.release();
+      await server.close();
+      logger.info({}, 'stopped');
+      resolveDone(why);
+    })();
+    return stopped;
+  };
+
+  const lead = () => {
+    void Promise.all([applySets.synced, secrets.synced]).then(() => {
+      if (!stopping.signal.aborted) queue.start();
+    });
+  };
+  if (config.leaderElect) {
+    election = startLeaderElection(
+      {
+        client,
+        namespace: config.leaseNamespace,
+        name: config.leaseName,
+        identity: config.identity,
+        leaseDurationMs: config.leaseDurationMs,
+        renewDeadlineMs: config.renewDeadlineMs,
+        retryPeriodMs: config.retryPeriodMs,
+        logger,
+      },
+      { onStartedLeading: lead, onStoppedLeading: () => void stop('lost-leadership') },
+    );
+  } else {
+    lead();
+  }
+
+  return { stop: () => stop('stopped'), done, port: server.port };
+}
+
+/**
+ * Flux's predicates: a new object, a new generation (a spec change), a deletion starting, or a new
+ * value of the reconcile-requested-at annotation. Our own writes (status, finalizer, inventory
+ * annotations) change none of these, so they do not loop back into the queue.
+ */
+export function needsReconcile(event: InformerEvent): boolean {
+  if (event.type !== 'modified' || event.previous === undefined) return true;
+  const before = metadataOf(event.previous);
+  const after = metadataOf(event.object);
+  const requested = (m: JsonObject) => {
+    const annotations = m['annotations'];
+    return isJsonObject(annotations) ? annotations[RECONCILE_REQUESTED_AT_ANNOTATION] : undefined;
+  };
+  return (
+    before['generation'] !== after['generation'] ||
+    (before['deletionTimestamp'] === undefined && after['deletionTimestamp'] !== undefined) ||
+    requested(before) !== requested(after)
+  );
+}
+
+function metadataOf(object: JsonObject): JsonObject {
+  const metadata = object['metadata'];
+  return isJsonObject(metadata) ? metadata : {};
+}
+
+function keyOf(object: JsonObject): string {
+  const metadata = metadataOf(object);
+  return `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
+}
+
+function namespaceOf(object: JsonObject): string {
+  return String(metadataOf(object)['namespace'] ?? '');
+}
+
+function secretRefOf(object: JsonObject): string | undefined {
+  const spec = object['spec'];
+  const source = isJsonObject(spec) ? spec['source'] : undefined;
+  const ref = isJsonObject(source) ? source['secretRef'] : undefined;
+  return isJsonObject(ref) && typeof ref['name'] === 'string' ? ref['name'] : undefined;
+}

@@ -1,0 +1,188 @@
+import PQueue from 'p-queue';
+import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from './requeue-delay.js';
+
+/** What a reconcile asks of the queue when it ends. */
+export type Requeue =
+  /** Success: run again after `intervalMs` (jittered), to check Git and correct drift. */
+  | { readonly kind: 'interval'; readonly intervalMs: number }
+  /** Failure that may fix itself: exponential backoff with jitter, at most `maxDelayMs`. */
+  | { readonly kind: 'backoff'; readonly maxDelayMs: number }
+  /** Nothing to do until the object changes (suspended, deleted). */
+  | { readonly kind: 'none' };
+
+export type TimerHandle = unknown;
+
+/** The clock and timers, injected so the queue's scheduling can be tested without waiting. */
+export interface QueueClock {
+  now(): number;
+  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  clearTimer(handle: TimerHandle): void;
+}
+
+export const systemQueueClock: QueueClock = {
+  now: () => Date.now(),
+  setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export interface WorkQueueOptions {
+  /** How many keys are processed at once, in total. */
+  readonly concurrency: number;
+  readonly process: (key: string) => Promise<Requeue>;
+  readonly clock?: QueueClock;
+  /** A number in [0, 1); Math.random by default. */
+  readonly random?: () => number;
+  readonly baseBackoffMs?: number;
+  /** The cap for a `process` that throws instead of returning a Requeue. */
+  readonly maxBackoffMs?: number;
+  /** Told about a `process` that threw (the queue then backs off). */
+  readonly onError?: (key: string, error: unknown) => void;
+}
+
+export interface WorkQueue {
+  /** Process `key` as soon as a worker is free; coalesces with a pending run of the same key. */
+  add(key: string): void;
+  /** Drop a scheduled run of `key` and its failure count (the object is gone). */
+  forget(key: string): void;
+  /** Begin processing (the controller calls it once it leads). Keys added before wait until then. */
+  start(): void;
+  /** Stop taking work; resolves once every run in progress has ended. */
+  shutdown(): Promise<void>;
+  /** Keys due now and waiting for a worker, plus keys being processed. */
+  depth(): number;
+  /** Keys with a run scheduled for later (interval or backoff). */
+  scheduled(): number;
+}
+
+interface KeyState {
+  timer?: { readonly handle: TimerHandle; readonly dueAt: number };
+  queued: boolean;
+  running: boolean;
+  /** An add() arrived while running: run again right after. */
+  dirty: boolean;
+  failures: number;
+}
+
+/**
+ * The controller's work queue, with client-go's guarantees: one key is never processed twice at once
+ * (an add while it runs marks it dirty and it runs once more afterwards), adds for a key that is already
+ * waiting coalesce into one run, total concurrency is bounded (p-queue), and every run schedules the
+ * next: after the interval on success, with exponential backoff on failure.
+ */
+export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
+  const clock = options.clock ?? systemQueueClock;
+  const random = options.random ?? Math.random;
+  const baseBackoffMs = options.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
+  const maxBackoffMs = options.maxBackoffMs ?? 60_000;
+  const workers = new PQueue({ concurrency: options.concurrency, autoStart: false });
+  const states = new Map<string, KeyState>();
+  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+
+  const stateOf = (key: string): KeyState => {
+    let state = states.get(key);
+    if (state === undefined) {
+      state = { queued: false, running: false, dirty: false, failures: 0 };
+      states.set(key, state);
+    }
+    return state;
+  };
+
+  const clearTimer = (state: KeyState) => {
+    if (state.timer !== undefined) clock.clearTimer(state.timer.handle);
+    state.timer = undefined;
+  };
+
+  const enqueue = (key: string, state: KeyState) => {
+    clearTimer(state);
+    if (state.queued || stopped) return;
+    state.queued = true;
+    void workers.add(() => run(key));
+  };
+
+  const schedule = (key: string, state: KeyState, delayMs: number) => {
+    const dueAt = clock.now() + delayMs;
+    // An earlier run already scheduled wins: it will schedule the next one itself.
+    if (state.timer !== undefined && state.timer.dueAt <= dueAt) return;
+    clearTimer(state);
+    const handle = clock.setTimer(() => {
+      if (state.timer?.handle !== handle) return;
+      state.timer = undefined;
+      enqueue(key, state);
+    }, delayMs);
+    state.timer = { handle, dueAt };
+  };
+
+  const run = async (key: string): Promise<void> => {
+    const state = stateOf(key);
+    state.queued = false;
+    if (stopped) return;
+    state.running = true;
+    let requeue: Requeue;
+    const work = options.process(key).then(
+      (result) => {
+        requeue = result;
+      },
+      (error: unknown) => {
+        options.onError?.(key, error);
+        requeue = { kind: 'backoff', maxDelayMs: maxBackoffMs };
+      },
+    );
+    inFlight.add(work);
+    try {
+      await work;
+    } finally {
+      inFlight.delete(work);
+      state.running = false;
+    }
+    if (stopped) return;
+    const next = requeue!;
+    if (next.kind === 'backoff') state.failures += 1;
+    else state.failures = 0;
+    if (state.dirty) {
+      state.dirty = false;
+      enqueue(key, state);
+      return;
+    }
+    switch (next.kind) {
+      case 'interval':
+        schedule(key, state, jitteredIntervalMs(next.intervalMs, random()));
+        break;
+      case 'backoff':
+        schedule(key, state, backoffDelayMs(state.failures, baseBackoffMs, next.maxDelayMs, random()));
+        break;
+      case 'none':
+        if (!state.queued && state.timer === undefined) states.delete(key);
+        break;
+    }
+  };
+
+  return {
+    add(key) {
+      if (stopped) return;
+      const state = stateOf(key);
+      if (state.running) state.dirty = true;
+      else enqueue(key, state);
+    },
+    forget(key) {
+      const state = states.get(key);
+      if (state === undefined) return;
+      clearTimer(state);
+      state.failures = 0;
+      state.dirty = false;
+      if (!state.queued && !state.running) states.delete(key);
+    },
+    start() {
+      if (!stopped) workers.start();
+    },
+    async shutdown() {
+      stopped = true;
+      workers.clear();
+      workers.pause();
+      for (const state of states.values()) clearTimer(state);
+      await Promise.all([...inFlight]);
+    },
+    depth: () => workers.size + workers.pending,
+    scheduled: () => [...states.values()].filter((state) => state.timer !== undefined).length,
+  };
+}

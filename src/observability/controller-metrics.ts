@@ -1,0 +1,78 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type ReconcileResult =
+  | 'success'
+  | 'stalled'
+  | 'retryable'
+  | 'waiting'
+  | 'suspended'
+  | 'deleted'
+  | 'error';
+
+export type ObjectAction = 'created' | 'configured' | 'unchanged' | 'pruned' | 'conflict' | 'failed';
+
+export interface ControllerMetrics {
+  readonly registry: Registry;
+  observeReconcile(result: ReconcileResult, seconds: number): void;
+  countObjects(action: ObjectAction, count: number): void;
+  observeGitFetch(result: 'success' | 'failure', seconds: number): void;
+  /** Sampled at scrape time. */
+  setQueueDepthSource(depth: () => number): void;
+}
+
+/** The controller's Prometheus metrics, in a registry of their own (no global state). */
+export function createControllerMetrics(): ControllerMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const reconcileDuration = new Histogram({
+    name: 'applyset_reconcile_duration_seconds',
+    help: 'How long one reconcile of an ApplySet took, by result.',
+    labelNames: ['result'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const reconciles = new Counter({
+    name: 'applyset_reconciles_total',
+    help: 'Reconciles of ApplySets, by result.',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  const objects = new Counter({
+    name: 'applyset_objects_total',
+    help: 'Children of ApplySets, by what a reconcile did to them.',
+    labelNames: ['action'] as const,
+    registers: [registry],
+  });
+  const gitFetch = new Histogram({
+    name: 'applyset_git_fetch_duration_seconds',
+    help: 'How long fetching an ApplySet source from Git took, by result.',
+    labelNames: ['result'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  let depthSource: () => number = () => 0;
+  new Gauge({
+    name: 'applyset_queue_depth',
+    help: 'ApplySets due for a reconcile: waiting for a worker or being reconciled.',
+    registers: [registry],
+    collect() {
+      this.set(depthSource());
+    },
+  });
+  return {
+    registry,
+    observeReconcile(result, seconds) {
+      reconcileDuration.observe({ result }, seconds);
+      reconciles.inc({ result });
+    },
+    countObjects(action, count) {
+      if (count > 0) objects.inc({ action }, count);
+    },
+    observeGitFetch(result, seconds) {
+      gitFetch.observe({ result }, seconds);
+    },
+    setQueueDepthSource(depth) {
+      depthSource = depth;
+    },
+  };
+}
