@@ -1,0 +1,334 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
+
+const execFileAsync = promisify(execFile);
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const entry = path.join(repoRoot, 'test/e2e/controller-entry.ts');
+
+export const GROUP = 'applyset.dev';
+export const VERSION = 'v1alpha1';
+export const PLURAL = 'applysets';
+
+/** Polls `probe` until it returns something other than undefined, or fails with `what` at the deadline. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+export async function kubectl(args: readonly string[], kubeconfig = adminKubeconfigPath()): Promise<string> {
+  const { stdout } = await execFileAsync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+let crdInstalled: Promise<void> | undefined;
+
+/** Installs the ApplySet CRD from crds/ (once per worker) and waits until it is served. */
+export function installCrd(): Promise<void> {
+  crdInstalled ??= (async () => {
+    await kubectl(['apply', '-f', path.join(repoRoot, 'crds')]);
+    await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', `crd/${PLURAL}.${GROUP}`]);
+  })();
+  return crdInstalled;
+}
+
+export interface ControllerProcess {
+  readonly child: ChildProcess;
+  /** Every JSON log line so far. */
+  readonly logs: Record<string, unknown>[];
+  readonly port: number;
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const running = new Set<ControllerProcess>();
+
+/** Starts `applyset controller` as its own process and waits until it serves its probes. */
+export async function startController(options: {
+  readonly namespace?: string;
+  readonly kubeconfig?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}): Promise<ControllerProcess> {
+  const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
+  const args = [
+    '--import',
+    'tsx',
+    entry,
+    'controller',
+    '--kubeconfig',
+    options.kubeconfig ?? adminKubeconfigPath(),
+    '--metrics-addr',
+    '127.0.0.1:0',
+    '--git-cache-dir',
+    cacheDir,
+    ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'debug', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let exitedYet = false;
+  void exited.then(() => {
+    exitedYet = true;
+  });
+  const port = await waitFor(
+    'the controller to start',
+    async () => {
+      if (exitedYet) throw new Error(`the controller exited early: ${stderr}`);
+      const started = logs.find((line) => line['msg'] === 'controller started');
+      return typeof started?.['port'] === 'number' ? started['port'] : undefined;
+    },
+    60_000,
+  );
+  const process_: ControllerProcess = {
+    child,
+    logs,
+    port,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (!exitedYet) child.kill(signal);
+      const code = await exited;
+      running.delete(process_);
+      return code;
+    },
+  };
+  running.add(process_);
+  return process_;
+}
+
+/** Kills every controller this worker started and did not stop (for afterAll). */
+export async function stopAllControllers(): Promise<void> {
+  await Promise.all([...running].map((controller) => controller.stop('SIGKILL')));
+}
+
+export async function httpGet(port: number, urlPath: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+  return { status: response.status, body: await response.text() };
+}
+
+export interface ApplySetOptions {
+  readonly url: string;
+  readonly branch?: string;
+  readonly path?: string;
+  readonly interval?: string;
+  readonly prune?: boolean;
+  readonly suspend?: boolean;
+  readonly secretName?: string;
+  readonly targetNamespace?: string;
+  readonly serviceAccountName?: string;
+  readonly deletionPolicy?: 'Delete' | 'Orphan';
+}
+
+export function applySetBody(
+  namespace: string,
+  name: string,
+  options: ApplySetOptions,
+): Record<string, unknown> {
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'ApplySet',
+    metadata: { name, namespace },
+    spec: {
+      source: {
+        url: options.url,
+        ref: { branch: options.branch ?? 'main' },
+        ...(options.path === undefined ? {} : { path: options.path }),
+        ...(options.secretName === undefined ? {} : { secretRef: { name: options.secretName } }),
+      },
+      interval: options.interval ?? '5s',
+      retryInterval: '2s',
+      timeout: '30s',
+      prune: options.prune ?? true,
+      ...(options.suspend === undefined ? {} : { suspend: options.suspend }),
+      ...(options.targetNamespace === undefined ? {} : { targetNamespace: options.targetNamespace }),
+      ...(options.serviceAccountName === undefined ? {} : { serviceAccountName: options.serviceAccountName }),
+      ...(options.deletionPolicy === undefined ? {} : { deletionPolicy: options.deletionPolicy }),
+    },
+  };
+}
+
+export interface Cluster {
+  readonly kc: k8s.KubeConfig;
+  readonly core: k8s.CoreV1Api;
+  readonly apps: k8s.AppsV1Api;
+  readonly custom: k8s.CustomObjectsApi;
+}
+
+export function cluster(): Cluster {
+  const kc = adminKubeConfig();
+  return {
+    kc,
+    core: kc.makeApiClient(k8s.CoreV1Api),
+    apps: kc.makeApiClient(k8s.AppsV1Api),
+    custom: kc.makeApiClient(k8s.CustomObjectsApi),
+  };
+}
+
+export interface ApplySetView {
+  readonly metadata: {
+    readonly generation?: number;
+    readonly finalizers?: string[];
+    readonly annotations?: Record<string, string>;
+  };
+  readonly status?: {
+    readonly conditions?: { type: string; status: string; reason: string; message: string }[];
+    readonly observedGeneration?: number;
+    readonly lastAppliedRevision?: string;
+    readonly lastAttemptedRevision?: string;
+    readonly summary?: Record<string, number>;
+    readonly errors?: {
+      items: { object: string; message: string }[];
+      totalCount: number;
+      truncated: boolean;
+    };
+    readonly lastHandledReconcileAt?: string;
+  };
+}
+
+export async function createApplySet(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  options: ApplySetOptions,
+): Promise<void> {
+  await c.custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    body: applySetBody(namespace, name, options),
+  });
+}
+
+export async function getApplySet(
+  c: Cluster,
+  namespace: string,
+  name: string,
+): Promise<ApplySetView | undefined> {
+  try {
+    return (await c.custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      name,
+    })) as ApplySetView;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+/** Merge-patches the ApplySet (spec or metadata). */
+export async function patchApplySet(namespace: string, name: string, patch: object): Promise<void> {
+  await kubectl([
+    '-n',
+    namespace,
+    'patch',
+    `${PLURAL}.${GROUP}`,
+    name,
+    '--type',
+    'merge',
+    '-p',
+    JSON.stringify(patch),
+  ]);
+}
+
+export function condition(view: ApplySetView | undefined, type: string) {
+  return view?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Waits until Ready has `status` (and, when given, the revision was applied or attempted). */
+export function waitForReady(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  status: 'True' | 'False',
+  match: (view: ApplySetView) => boolean = () => true,
+  timeoutMs = 30_000,
+): Promise<ApplySetView> {
+  return waitFor(
+    `ApplySet ${namespace}/${name} Ready=${status}`,
+    async () => {
+      const view = await getApplySet(c, namespace, name);
+      return view !== undefined && condition(view, 'Ready')?.status === status && match(view)
+        ? view
+        : undefined;
+    },
+    timeoutMs,
+  );
+}
+
+export async function configMapData(
+  c: Cluster,
+  namespace: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  try {
+    return (await c.core.readNamespacedConfigMap({ namespace, name })).data ?? {};
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return undefined;
+    throw error;
+  }
+}
+
+export function configMapYaml(name: string, data: Record<string, string>, namespace?: string): string {
+  const lines = ['apiVersion: v1', 'kind: ConfigMap', 'metadata:', `  name: ${name}`];
+  if (namespace !== undefined) lines.push(`  namespace: ${namespace}`);
+  lines.push('data:', ...Object.entries(data).map(([key, value]) => `  ${key}: ${JSON.stringify(value)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+/** How many reconciles of `namespace/name` the controller logged with message `msg`. */
+export function logCount(controller: ControllerProcess, key: string, msg: string): number {
+  return controller.logs.filter((line) => line['applyset'] === key && line['msg'] === msg).length;
+}
