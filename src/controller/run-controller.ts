@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
@@ -65,6 +66,8 @@ export function defaultIdentity(env: Readonly<Record<string, string | undefined>
 export async function runController(config: ControllerConfig, logger: Logger): Promise<RunningController> {
   const stopping = new AbortController();
   const hardStop = new AbortController();
+  // Every reconcile's deadline signal listens to these two; there may be many at once.
+  setMaxListeners(0, stopping.signal, hardStop.signal);
   const metrics = createControllerMetrics();
   const client = createKubeClient({ kubeConfig: config.kubeConfig });
   const engines = new Map<string, ApplySetEngine>();
