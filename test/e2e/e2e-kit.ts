@@ -46,6 +46,19 @@ export async function kubectl(args: readonly string[], kubeconfig = adminKubecon
   return stdout;
 }
 
+/** `kubectl apply -f -` with `manifests` (YAML or JSON documents) on stdin. */
+export function kubectlApply(manifests: string, kubeconfig = adminKubeconfigPath()): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = execFile(
+      'kubectl',
+      ['--kubeconfig', kubeconfig, 'apply', '-f', '-'],
+      (error, _stdout, stderr) =>
+        error === null ? resolve() : reject(new Error(`kubectl apply: ${stderr}`, { cause: error })),
+    );
+    child.stdin?.end(manifests);
+  });
+}
+
 let crdInstalled: Promise<void> | undefined;
 
 /** Installs the ApplySet CRD from crds/ (once per worker) and waits until it is served. */
