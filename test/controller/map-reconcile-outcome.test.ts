@@ -1,0 +1,130 @@
+import type { ApplySetStatus } from '../../src/controller/applyset-types.js';
+import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/controller/map-reconcile-outcome.js';
+import { needsReconcile } from '../../src/controller/run-controller.js';
+
+const counts = { created: 2, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };
+const base: Omit<MapOutcomeInput, 'outcome'> = {
+  previous: undefined,
+  generation: 4,
+  intervalMs: 300_000,
+  retryIntervalMs: 60_000,
+  now: '2024-05-01T10:00:00Z',
+  handledReconcileAt: undefined,
+};
+const conditionOf = (status: ApplySetStatus, type: string) => status.conditions?.find((c) => c.type === type);
+
+describe('mapReconcileOutcome', () => {
+  it('success: Ready, the revision, the counts, an event, requeue after the interval', () => {
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: { kind: 'applied', revision: 'main@sha1:abc', counts },
+    });
+    expect(conditionOf(mapped.status, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'ReconciliationSucceeded',
+      message: 'Applied revision: main@sha1:abc',
+      observedGeneration: 4,
+    });
+    expect(conditionOf(mapped.status, 'Stalled')?.status).toBe('False');
+    expect(mapped.status).toMatchObject({
+      observedGeneration: 4,
+      lastAppliedRevision: 'main@sha1:abc',
+      lastAttemptedRevision: 'main@sha1:abc',
+      summary: { applied: 3, unchanged: 3, pruned: 1, failed: 0 },
+      errors: { items: [], totalCount: 0, truncated: false },
+    });
+    expect(mapped.events).toEqual([
+      {
+        type: 'Normal',
+        reason: 'ReconciliationSucceeded',
+        message: 'Applied revision: main@sha1:abc: 2 created, 1 configured, 3 unchanged, 1 pruned',
+      },
+    ]);
+    expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 300_000 });
+  });
+
+  it('a drift check that changed nothing records no event and keeps the transition time', () => {
+    const first = mapReconcileOutcome({ ...base, outcome: { kind: 'applied', revision: 'r', counts } });
+    const quiet = { ...counts, created: 0, configured: 0, pruned: 0, unchanged: 6 };
+    const again = mapReconcileOutcome({
+      ...base,
+      now: '2024-05-01T10:05:00Z',
+      previous: first.status,
+      outcome: { kind: 'applied', revision: 'r', counts: quiet },
+    });
+    expect(again.events).toEqual([]);
+    expect(conditionOf(again.status, 'Ready')?.lastTransitionTime).toBe('2024-05-01T10:00:00Z');
+  });
+
+  it('stalled: Ready=False, Stalled=True, the last applied revision kept, bounded errors, poll at the interval', () => {
+    const previous = mapReconcileOutcome({
+      ...base,
+      outcome: { kind: 'applied', revision: 'old', counts },
+    }).status;
+    const errors = Array.from({ length: 25 }, (_, i) => ({ object: `f${i}.yaml`, message: 'bad' }));
+    const mapped = mapReconcileOutcome({
+      ...base,
+      previous,
+      now: '2024-05-01T10:01:00Z',
+      outcome: {
+        kind: 'stalled',
+        reason: 'InvalidManifests',
+        message: 'f0.yaml: bad',
+        revision: 'new',
+        errors,
+      },
+    });
+    expect(conditionOf(mapped.status, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'InvalidManifests',
+    });
+    expect(conditionOf(mapped.status, 'Ready')?.lastTransitionTime).toBe('2024-05-01T10:01:00Z');
+    expect(conditionOf(mapped.status, 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'InvalidManifests',
+    });
+    expect(mapped.status.lastAppliedRevision).toBe('old');
+    expect(mapped.status.lastAttemptedRevision).toBe('new');
+    expect(mapped.status.errors).toMatchObject({ totalCount: 25, truncated: true });
+    expect(mapped.status.errors?.items).toHaveLength(20);
+    expect(mapped.events).toEqual([{ type: 'Warning', reason: 'InvalidManifests', message: 'f0.yaml: bad' }]);
+    expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 300_000 });
+  });
+
+  it('retryable: Reconciling=True, backoff up to retryInterval, one event per distinct failure', () => {
+    const outcome = { kind: 'retryable', reason: 'GitUnreachable', message: 'x is unreachable' } as const;
+    const first = mapReconcileOutcome({ ...base, outcome });
+    expect(conditionOf(first.status, 'Reconciling')).toMatchObject({
+      status: 'True',
+      reason: 'ProgressingWithRetry',
+    });
+    expect(conditionOf(first.status, 'Stalled')?.status).toBe('False');
+    expect(first.requeue).toEqual({ kind: 'backoff', maxDelayMs: 60_000 });
+    expect(first.events).toHaveLength(1);
+    expect(mapReconcileOutcome({ ...base, previous: first.status, outcome }).events).toEqual([]);
+  });
+
+  it('waiting requeues after the known delay; a handled request is echoed', () => {
+    const mapped = mapReconcileOutcome({
+      ...base,
+      handledReconcileAt: '2024-05-01T09:59:00Z',
+      outcome: { kind: 'waiting', reason: 'DependencyNotReady', message: 'waiting', afterMs: 5000 },
+    });
+    expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 5000 });
+    expect(mapped.status.lastHandledReconcileAt).toBe('2024-05-01T09:59:00Z');
+  });
+});
+
+describe('needsReconcile', () => {
+  const object = (generation: number, annotations: Record<string, string> = {}, extra: object = {}) => ({
+    metadata: { name: 'a', namespace: 'n', generation, annotations, ...extra },
+  });
+  it.each([
+    ['a status or metadata write by the controller', object(1), object(1, { note: 'x' }), false],
+    ['a spec change', object(1), object(2), true],
+    ['a reconcile request', object(1), object(1, { 'applyset.dev/reconcile-requested-at': 'now' }), true],
+    ['a deletion', object(1), object(1, {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }), true],
+  ])('%s: reconcile is %s', (_what, previous, next, expected) => {
+    expect(needsReconcile({ type: 'modified', object: next, previous })).toBe(expected);
+  });
+});

@@ -1,0 +1,102 @@
+import {
+  startSupervisedInformer,
+  type InformerEvent,
+  type WatchStream,
+} from '../../src/controller/supervised-informer.js';
+import type { KubeClient } from '../../src/kube/kube-client.js';
+import type { JsonValue } from '../../src/manifests/json-value.js';
+
+const silent = { info: () => undefined, warn: () => undefined, debug: () => undefined };
+const item = (name: string, rv: string) => ({ metadata: { name, namespace: 'n', resourceVersion: rv } });
+
+/** A LIST that answers from `lists` in turn, and a watch whose connections the test scripts. */
+function fakeApi(lists: JsonValue[]) {
+  const listCalls: number[] = [];
+  const watches: {
+    query: Readonly<Record<string, string>>;
+    send: (type: string, object: unknown) => void;
+    end: (error?: unknown) => void;
+    signal: AbortSignal;
+  }[] = [];
+  const client: KubeClient = {
+    server: 'https://fake',
+    request: async () => {
+      listCalls.push(1);
+      return lists[Math.min(listCalls.length - 1, lists.length - 1)] ?? null;
+    },
+  };
+  const watch: WatchStream = (_path, query, onEvent, signal) =>
+    new Promise<void>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      watches.push({
+        query,
+        send: onEvent,
+        end: (error) => (error === undefined ? resolve() : reject(error)),
+        signal,
+      });
+    });
+  return { client, watch, listCalls, watches };
+}
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+};
+
+describe('the supervised informer', () => {
+  it('lists, watches from the list version, resumes after the server ends the watch, relists on 410 Gone', async () => {
+    const api = fakeApi([
+      { metadata: { resourceVersion: '10' }, items: [item('a', '5')] },
+      { metadata: { resourceVersion: '30' }, items: [item('b', '25')] },
+    ]);
+    const events: InformerEvent[] = [];
+    const stop = new AbortController();
+    const informer = startSupervisedInformer({
+      client: api.client,
+      watch: api.watch,
+      path: '/x',
+      logger: silent,
+      signal: stop.signal,
+      onEvent: (event) => events.push(event),
+    });
+    await informer.synced;
+    await until(() => api.watches.length === 1);
+    expect(api.watches[0]!.query['resourceVersion']).toBe('10');
+    api.watches[0]!.send('MODIFIED', item('a', '12'));
+    api.watches[0]!.send('BOOKMARK', { metadata: { resourceVersion: '15' } });
+    api.watches[0]!.end();
+    await until(() => api.watches.length === 2);
+    expect(api.watches[1]!.query['resourceVersion']).toBe('15');
+
+    api.watches[1]!.send('ERROR', { kind: 'Status', code: 410, message: 'too old resource version' });
+    await until(() => api.watches.length === 3);
+    expect(api.listCalls).toHaveLength(2);
+    expect(api.watches[2]!.query['resourceVersion']).toBe('30');
+    // The relist reports what changed while we were not watching: a gone, b new.
+    expect(events.map((e) => `${e.type} ${String((e.object['metadata'] as { name: string }).name)}`)).toEqual(
+      ['added a', 'modified a', 'added b', 'deleted a'],
+    );
+    expect(informer.list()).toHaveLength(1);
+    stop.abort();
+    await informer.done;
+  });
+
+  it('restarts a watch that goes silent', async () => {
+    const api = fakeApi([{ metadata: { resourceVersion: '1' }, items: [] }]);
+    const stop = new AbortController();
+    const informer = startSupervisedInformer({
+      client: api.client,
+      watch: api.watch,
+      path: '/x',
+      logger: silent,
+      signal: stop.signal,
+      stallTimeoutMs: 50,
+      onEvent: () => undefined,
+    });
+    await until(() => api.watches.length >= 2);
+    expect(api.watches[0]!.signal.aborted).toBe(true);
+    expect(api.listCalls).toHaveLength(1);
+    stop.abort();
+    await informer.done;
+  });
+});
