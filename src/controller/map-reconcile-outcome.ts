@@ -81,7 +81,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
 
   const base: ApplySetStatus = {
     ...previous,
-    ...generationObserved(input.generation),
+    ...generationField(input.generation),
     ...(input.handledReconcileAt === undefined ? {} : { lastHandledReconcileAt: input.handledReconcileAt }),
   };
 
@@ -196,8 +196,4 @@ function withTransition(
 
 function generationField(generation: number | undefined): { observedGeneration?: number } {
   return generation === undefined ? {} : { observedGeneration: generation };
-}
-
-function generationObserved(generation: number | undefined): { observedGeneration?: number } {
-  return generationField(generation);
 }

@@ -76,7 +76,7 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
   const workers = new PQueue({ concurrency: options.concurrency, autoStart: false });
   const states = new Map<string, KeyState>();
-  const inFlight = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<Requeue>>();
   let stopped = false;
 
   const stateOf = (key: string): KeyState => {
@@ -118,25 +118,19 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     state.queued = false;
     if (stopped) return;
     state.running = true;
-    let requeue: Requeue;
-    const work = options.process(key).then(
-      (result) => {
-        requeue = result;
-      },
-      (error: unknown) => {
-        options.onError?.(key, error);
-        requeue = { kind: 'backoff', maxDelayMs: maxBackoffMs };
-      },
-    );
+    const work: Promise<Requeue> = options.process(key).catch((error: unknown) => {
+      options.onError?.(key, error);
+      return { kind: 'backoff', maxDelayMs: maxBackoffMs };
+    });
     inFlight.add(work);
+    let next: Requeue;
     try {
-      await work;
+      next = await work;
     } finally {
       inFlight.delete(work);
       state.running = false;
     }
     if (stopped) return;
-    const next = requeue!;
     if (next.kind === 'backoff') state.failures += 1;
     else state.failures = 0;
     if (state.dirty) {
