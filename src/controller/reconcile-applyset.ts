@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine, ApplySetParent, ApplySetResult } from '../apply/apply-set-contract.js';
 import { ApplySetParentNotFoundError, isApplySetInputError } from '../apply/apply-set-input-error.js';
@@ -143,6 +144,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
   ): Promise<ReconcileOutcome> {
     const { namespace } = applySet.metadata;
     const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
+    // Every concurrent API request of the engine listens on this one signal: many listeners are expected.
+    setMaxListeners(0, signal);
 
     // 5. Credentials from the Secret; they go to the Git source and nowhere else (never logged).
     let auth: GitAuth | undefined;

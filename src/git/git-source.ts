@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import git from 'isomorphic-git';
 import fs from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
@@ -111,6 +112,8 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const timeoutSignal = AbortSignal.timeout(deadlineMs);
       const signal =
         callerSignal === undefined ? timeoutSignal : AbortSignal.any([callerSignal, timeoutSignal]);
+      // isomorphic-git's HTTP requests each listen on it while a fetch runs.
+      setMaxListeners(0, signal);
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       const paths = repositoryCachePaths(options.cacheDir, repository.cacheKey);
       const work = mutex.run(repository.cacheKey, () =>
