@@ -136,6 +136,18 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   if (parentLive === undefined && !parent.createIfMissing) {
     throw new ApplySetParentNotFoundError(describeObjectRef(parentRef));
   }
+  // An object we would create as the parent but that exists without the apply-cfg label belongs to
+  // someone else (a user's own ConfigMap of that name): refuse rather than write an inventory into it,
+  // as kubectl refuses an ApplySet parent that lacks its ApplySet labels.
+  if (
+    parentLive !== undefined &&
+    parent.createIfMissing &&
+    liveLabel(parentLive, MetadataKeys.applyConfig) !== 'true'
+  ) {
+    throw new ApplySetInputRejectedError([
+      `${describeObjectRef(parentRef)} exists but is not an apply-config object (no label ${MetadataKeys.applyConfig}: "true"); choose another --applyset name`,
+    ]);
+  }
   const inventoryOld =
     parentLive === undefined
       ? EMPTY_INVENTORY
@@ -752,4 +764,10 @@ function uidOf(object: JsonObject): string | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function liveLabel(object: JsonObject, key: string): string | undefined {
+  const labels = isJsonObject(object['metadata']) ? object['metadata']['labels'] : undefined;
+  const value = isJsonObject(labels) ? labels[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
 }

@@ -107,6 +107,23 @@ describe('applyset apply', () => {
     expect(await cm(ns, 'other')).toBeDefined();
   });
 
+  it("refuses to record the set in someone's own ConfigMap that is not an apply-config object", async () => {
+    const ns = await freshNamespace();
+    const own = await writeSetDirectory({ 'mine.yaml': configMapYaml(ns, 'settings', { keep: 'me' }) });
+    expect((await runCommand(applyCommand, ['-f', own, '--applyset', 'owner', '-n', ns])).code).toBe(
+      ExitCode.ok,
+    );
+    const before = await cm(ns, 'settings');
+
+    const dir = await writeSetDirectory({ 'foo.yaml': configMapYaml(ns, 'foo', { version: '1' }) });
+    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'settings', '-n', ns, '--prune']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain('configmap/settings');
+    expect(run.stderr).toContain('is not an apply-config object');
+    expect(await cm(ns, 'foo')).toBeUndefined();
+    expect(await cm(ns, 'settings')).toEqual(before);
+  });
+
   it('keeps an object annotated applyset.dev/prune: disabled', async () => {
     const ns = await freshNamespace();
     const dir = await writeSetDirectory({
