@@ -9,7 +9,7 @@ import {
   type ParentMetadata,
 } from '../inventory/applyset-metadata.js';
 import { EMPTY_INVENTORY, type Inventory } from '../inventory/inventory.js';
-import { liveAnnotation } from '../inventory/live-state.js';
+import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { mayApply } from '../inventory/ownership-policy.js';
 import { parseInventory } from '../inventory/parse-inventory.js';
@@ -764,10 +764,4 @@ function uidOf(object: JsonObject): string | undefined {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function liveLabel(object: JsonObject, key: string): string | undefined {
-  const labels = isJsonObject(object['metadata']) ? object['metadata']['labels'] : undefined;
-  const value = isJsonObject(labels) ? labels[key] : undefined;
-  return typeof value === 'string' ? value : undefined;
 }

@@ -10,8 +10,20 @@ export type LiveState =
   | { readonly status: 'unknown'; readonly error: unknown };
 
 export function liveAnnotation(object: JsonObject, key: string): string | undefined {
+  return metadataString(object, 'annotations', key);
+}
+
+export function liveLabel(object: JsonObject, key: string): string | undefined {
+  return metadataString(object, 'labels', key);
+}
+
+function metadataString(
+  object: JsonObject,
+  field: 'annotations' | 'labels',
+  key: string,
+): string | undefined {
   const metadata = object['metadata'];
-  const annotations = isJsonObject(metadata) ? metadata['annotations'] : undefined;
-  const value = isJsonObject(annotations) ? annotations[key] : undefined;
+  const entries = isJsonObject(metadata) ? metadata[field] : undefined;
+  const value = isJsonObject(entries) ? entries[key] : undefined;
   return typeof value === 'string' ? value : undefined;
 }
