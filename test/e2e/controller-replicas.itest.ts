@@ -18,6 +18,7 @@ import {
   startController,
   stopAllControllers,
   waitFor,
+  waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
@@ -95,14 +96,7 @@ describe('the controller as a deployment runs it', () => {
       20_000,
     );
     const sha = await git.writeFiles({ 'cm.yaml': configMapYaml('ha', { v: '2' }) });
-    await waitForReady(
-      c,
-      namespace,
-      'ha',
-      'True',
-      (v) => v.status?.lastAppliedRevision === `main@sha1:${sha}`,
-      20_000,
-    );
+    await waitForAppliedCommit(c, namespace, 'ha', sha, 20_000);
     expect(await configMapData(c, namespace, 'ha')).toEqual({ v: '2' });
 
     // SIGTERM: in-flight work finishes, the Lease is released for the next replica, exit code 0.

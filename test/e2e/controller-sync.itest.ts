@@ -13,6 +13,7 @@ import {
   startController,
   stopAllControllers,
   waitFor,
+  waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
@@ -81,14 +82,7 @@ describe('the controller keeps a namespace in sync with Git', () => {
   it('applies a new commit within one interval, and prunes a removed manifest', async () => {
     await git.writeFiles({ 'app/settings.yaml': configMapYaml('settings', { color: 'green', size: 'M' }) });
     const sha = await git.deleteFiles(['app/legacy.yaml']);
-    const view = await waitForReady(
-      c,
-      namespace,
-      'app',
-      'True',
-      (v) => v.status?.lastAppliedRevision === `main@sha1:${sha}`,
-      15_000,
-    );
+    const view = await waitForAppliedCommit(c, namespace, 'app', sha, 15_000);
     expect(view.status?.summary).toMatchObject({ applied: 1, unchanged: 1, pruned: 1 });
     expect(await configMapData(c, namespace, 'settings')).toEqual({ color: 'green', size: 'M' });
     expect(await configMapData(c, namespace, 'legacy')).toBeUndefined();
@@ -141,14 +135,7 @@ describe('the controller keeps a namespace in sync with Git', () => {
     expect((await configMapData(c, namespace, 'settings'))?.['color']).toBe('green');
 
     await patchApplySet(namespace, 'app', { spec: { suspend: false } });
-    await waitForReady(
-      c,
-      namespace,
-      'app',
-      'True',
-      (v) => v.status?.lastAppliedRevision === `main@sha1:${sha}`,
-      15_000,
-    );
+    await waitForAppliedCommit(c, namespace, 'app', sha, 15_000);
     expect((await configMapData(c, namespace, 'settings'))?.['color']).toBe('yellow');
   });
 

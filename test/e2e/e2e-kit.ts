@@ -321,6 +321,24 @@ export function waitForReady(
   );
 }
 
+/** Waits until the commit `sha` of branch main is the ApplySet's last applied revision, and Ready. */
+export function waitForAppliedCommit(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  sha: string,
+  timeoutMs?: number,
+): Promise<ApplySetView> {
+  return waitForReady(
+    c,
+    namespace,
+    name,
+    'True',
+    (v) => v.status?.lastAppliedRevision === `main@sha1:${sha}`,
+    timeoutMs,
+  );
+}
+
 export async function configMapData(
   c: Cluster,
   namespace: string,
