@@ -1,6 +1,5 @@
 import type { ObjectRef } from '../manifests/object-ref.js';
-import { objectRefKey } from '../manifests/object-ref.js';
-import { toInventory, unionInventories, type Inventory } from '../inventory/inventory.js';
+import { differenceInventories, unionInventories, type Inventory } from '../inventory/inventory.js';
 import type { PlanStep } from './plan.js';
 
 /**
@@ -12,9 +11,5 @@ export function narrowedInventory(
   step: Extract<PlanStep, { type: 'narrow-inventory' }>,
   confirmedDeleted: readonly ObjectRef[],
 ): Inventory {
-  const gone = new Set(confirmedDeleted.map(objectRefKey));
-  return unionInventories(
-    step.keep,
-    toInventory(step.deleting.filter((ref) => !gone.has(objectRefKey(ref)))),
-  );
+  return unionInventories(step.keep, differenceInventories(step.deleting, confirmedDeleted));
 }
