@@ -44,10 +44,6 @@ export function compareObjectRefs(a: ObjectRef, b: ObjectRef): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-export function sameObjectRef(a: ObjectRef, b: ObjectRef): boolean {
-  return a.group === b.group && a.kind === b.kind && a.namespace === b.namespace && a.name === b.name;
-}
-
 /**
  * Splits an apiVersion the way apimachinery's ParseGroupVersion does: `v1` is the core group,
  * `apps/v1` is group `apps`; anything with more than one '/' is invalid (undefined).
