@@ -92,13 +92,3 @@ export interface PlanRefusal {
 export type PlanResult =
   | { readonly ok: true; readonly plan: Plan }
   | { readonly ok: false; readonly refusals: readonly PlanRefusal[] };
-
-/** A refused plan, for shells that throw. Stalled: the input must change before a retry can help. */
-export class PlanRefusedError extends Error {
-  override readonly name = 'PlanRefusedError';
-  readonly code = 'PLAN_REFUSED';
-  readonly intent = 'stalled';
-  constructor(readonly refusals: readonly PlanRefusal[]) {
-    super(refusals.map((refusal) => refusal.message).join('; '));
-  }
-}
