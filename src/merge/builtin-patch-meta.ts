@@ -1,6 +1,6 @@
 import type { GroupVersionKind } from '../manifests/object-ref.js';
 import table from './builtin-patch-meta.json' with { type: 'json' };
-import type { PatchMetaTable } from './openapi-patch-meta.js';
+import { patchMetaTableKey, type PatchMetaTable } from './openapi-patch-meta.js';
 import type { PatchMeta } from './patch-meta.js';
 import { tablePatchMeta } from './table-patch-meta.js';
 
@@ -15,7 +15,6 @@ const kinds: PatchMetaTable = table.kinds;
  * take the JSON merge path, other kinds need the server's OpenAPI.
  */
 export function builtinPatchMeta(gvk: GroupVersionKind): PatchMeta | undefined {
-  const key = gvk.group === '' ? `${gvk.version}/${gvk.kind}` : `${gvk.group}/${gvk.version}/${gvk.kind}`;
-  const entries = kinds[key];
+  const entries = kinds[patchMetaTableKey(gvk)];
   return entries === undefined ? undefined : tablePatchMeta(entries, gvk.kind);
 }

@@ -155,6 +155,11 @@ export interface PatchMetaTableEntry {
 /** `group/version/Kind` (core group: `v1/Kind`) → field path → metadata. */
 export type PatchMetaTable = Record<string, Record<string, PatchMetaTableEntry>>;
 
+/** The key of a kind in a PatchMetaTable. */
+export function patchMetaTableKey(gvk: GroupVersionKind): string {
+  return gvk.group === '' ? `${gvk.version}/${gvk.kind}` : `${gvk.group}/${gvk.version}/${gvk.kind}`;
+}
+
 /**
  * Flattens the patch metadata of every strategic-merge kind in OpenAPI v3 group-version documents
  * into a table, for the offline built-in lookup. Recursive types are cut where a schema repeats on
@@ -173,7 +178,7 @@ export function buildPatchMetaTable(
       for (const gvk of Array.isArray(gvks) ? gvks : []) {
         if (!isJsonObject(gvk) || typeof gvk.kind !== 'string' || typeof gvk.version !== 'string') continue;
         const id = { group: String(gvk.group ?? ''), version: gvk.version, kind: gvk.kind };
-        const key = id.group === '' ? `${id.version}/${id.kind}` : `${id.group}/${id.version}/${id.kind}`;
+        const key = patchMetaTableKey(id);
         if (kinds !== undefined && !kinds.has(key)) continue;
         if (!readOpenApiPatchInfo(document, id).strategicMerge) continue;
         const entries: Record<string, PatchMetaTableEntry> = {};
