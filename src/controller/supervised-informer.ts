@@ -48,7 +48,6 @@ export interface SupervisedInformer {
   readonly synced: Promise<void>;
   /** The cached objects. */
   list(): JsonObject[];
-  get(namespace: string, name: string): JsonObject | undefined;
   /** Resolves when the informer has stopped (its signal was aborted). */
   readonly done: Promise<void>;
 }
@@ -218,7 +217,6 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     hasSynced: () => synced,
     synced: syncedPromise,
     list: () => [...cache.values()],
-    get: (namespace, name) => cache.get(`${namespace}/${name}`),
     done,
   };
 }
