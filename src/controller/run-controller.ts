@@ -107,15 +107,17 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   });
   metrics.setQueueDepthSource(() => queue.depth());
 
-  const watch = clientNodeWatchStream(config.kubeConfig);
   const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
-  const applySets = startSupervisedInformer({
+  const informerBase = {
     client,
-    watch,
-    path: `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`,
-    logger: logger.child({ informer: 'applysets' }),
+    watch: clientNodeWatchStream(config.kubeConfig),
     signal: stopping.signal,
     ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
+  };
+  const applySets = startSupervisedInformer({
+    ...informerBase,
+    path: `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`,
+    logger: logger.child({ informer: 'applysets' }),
     onEvent: (event) => {
       const key = keyOf(event.object);
       if (event.type === 'deleted') queue.forget(key);
@@ -123,14 +125,11 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     },
   });
   const secrets = startSupervisedInformer({
-    client,
-    watch,
+    ...informerBase,
     path: `/api/v1${scope}/secrets`,
     logger: logger.child({ informer: 'secrets' }),
-    signal: stopping.signal,
     // Only which Secret changed matters; its data is read fresh by the reconcile that needs it.
     transform: ({ metadata }) => ({ metadata: isJsonObject(metadata) ? metadata : {} }),
-    ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
     onEvent: (event) => {
       if (event.type === 'added' && !secrets.hasSynced()) return;
       const secretKey = keyOf(event.object);
