@@ -57,6 +57,7 @@ export function startLeaderElection(
   const retryPeriodMs = options.retryPeriodMs ?? 2_000;
   const now = options.now ?? Date.now;
   const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
+  const leasePath = `${path}/${options.name}`;
   const stop = new AbortController();
   const signal = stop.signal;
   let leader = false;
@@ -64,7 +65,7 @@ export function startLeaderElection(
 
   const read = async (): Promise<JsonObject | undefined> => {
     try {
-      const lease = await options.client.request({ method: 'GET', path: `${path}/${options.name}`, signal });
+      const lease = await options.client.request({ method: 'GET', path: leasePath, signal });
       return isJsonObject(lease) ? lease : undefined;
     } catch (error) {
       if (error instanceof KubeApiError && error.notFound) return undefined;
@@ -133,7 +134,7 @@ export function startLeaderElection(
     try {
       await options.client.request({
         method: 'PUT',
-        path: `${path}/${options.name}`,
+        path: leasePath,
         body: JSON.stringify(leaseBody(record?.resourceVersion, options.identity, !mine, lease)),
         signal,
       });
@@ -199,14 +200,16 @@ export function startLeaderElection(
       if (!leader) return;
       leader = false;
       try {
-        const lease = await options.client.request({ method: 'GET', path: `${path}/${options.name}` });
-        if (!isJsonObject(lease) || recordOf(lease)?.holderIdentity !== options.identity) return;
-        const body = leaseBody(recordOf(lease)?.resourceVersion, '', false, lease);
+        const lease = await options.client.request({ method: 'GET', path: leasePath });
+        if (!isJsonObject(lease)) return;
+        const record = recordOf(lease);
+        if (record?.holderIdentity !== options.identity) return;
+        const body = leaseBody(record.resourceVersion, '', false, lease);
         // client-go's ReleaseOnCancel: an empty holder and a 1 s duration, so the next candidate takes
         // over at its next attempt instead of waiting out the lease.
         await options.client.request({
           method: 'PUT',
-          path: `${path}/${options.name}`,
+          path: leasePath,
           body: JSON.stringify({ ...body, spec: { ...body.spec, leaseDurationSeconds: 1 } }),
         });
         options.logger.info({ identity: options.identity }, 'released the Lease');
