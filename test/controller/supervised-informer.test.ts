@@ -1,6 +1,7 @@
 import {
   startSupervisedInformer,
   type InformerEvent,
+  type SupervisedInformerOptions,
   type WatchStream,
 } from '../../src/controller/supervised-informer.js';
 import type { KubeClient } from '../../src/kube/kube-client.js';
@@ -38,6 +39,20 @@ function fakeApi(lists: JsonValue[]) {
   return { client, watch, listCalls, watches };
 }
 
+/** The informer under test, on `api`'s collection `/x`, logging nothing. */
+function startOn(
+  api: ReturnType<typeof fakeApi>,
+  options: Omit<SupervisedInformerOptions, 'client' | 'watch' | 'path' | 'logger'>,
+) {
+  return startSupervisedInformer({
+    client: api.client,
+    watch: api.watch,
+    path: '/x',
+    logger: silent,
+    ...options,
+  });
+}
+
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 200 && !condition(); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
   expect(condition()).toBe(true);
@@ -51,14 +66,7 @@ describe('the supervised informer', () => {
     ]);
     const events: InformerEvent[] = [];
     const stop = new AbortController();
-    const informer = startSupervisedInformer({
-      client: api.client,
-      watch: api.watch,
-      path: '/x',
-      logger: silent,
-      signal: stop.signal,
-      onEvent: (event) => events.push(event),
-    });
+    const informer = startOn(api, { signal: stop.signal, onEvent: (event) => events.push(event) });
     await informer.synced;
     await until(() => api.watches.length === 1);
     expect(api.watches[0]!.query['resourceVersion']).toBe('10');
@@ -84,15 +92,7 @@ describe('the supervised informer', () => {
   it('restarts a watch that goes silent', async () => {
     const api = fakeApi([{ metadata: { resourceVersion: '1' }, items: [] }]);
     const stop = new AbortController();
-    const informer = startSupervisedInformer({
-      client: api.client,
-      watch: api.watch,
-      path: '/x',
-      logger: silent,
-      signal: stop.signal,
-      stallTimeoutMs: 50,
-      onEvent: () => undefined,
-    });
+    const informer = startOn(api, { signal: stop.signal, stallTimeoutMs: 50, onEvent: () => undefined });
     await until(() => api.watches.length >= 2);
     expect(api.watches[0]!.signal.aborted).toBe(true);
     expect(api.listCalls).toHaveLength(1);
