@@ -4,9 +4,6 @@ import { patchMetaTableKey, type PatchMetaTable } from './openapi-patch-meta.js'
 import type { PatchMeta } from './patch-meta.js';
 import { tablePatchMeta } from './table-patch-meta.js';
 
-/** The API server version the committed table was generated from (scripts/gen-patch-meta.ts). */
-export const builtinPatchMetaSource: string = table.generatedFrom;
-
 const kinds: PatchMetaTable = table.kinds;
 
 /**
