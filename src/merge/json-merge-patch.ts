@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 import { cloneJson } from './go-value.js';
 import { MergeError } from './merge-error.js';
+import { pruneNulls } from './prune-nulls.js';
 
 /**
  * The JSON merge patch path of `kubectl apply`, for custom resources and kinds without patch
@@ -127,19 +128,6 @@ function mergeDocuments(doc: JsonObject, patch: JsonObject): JsonObject {
     }
   }
   return doc;
-}
-
-/** Drops null members of objects, also inside lists; null list elements themselves stay. */
-function pruneNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map((item) => (item === null ? null : pruneNulls(item)));
-  if (isJsonObject(value)) {
-    for (const key of Object.keys(value)) {
-      const item = value[key] as JsonValue;
-      if (item === null) delete value[key];
-      else value[key] = pruneNulls(item);
-    }
-  }
-  return value;
 }
 
 function documentOrEmpty(value: JsonValue): JsonObject {

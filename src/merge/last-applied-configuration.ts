@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json
 import { encodeGoJson } from './encode-go-json.js';
 import { cloneJson } from './go-value.js';
 import { MergeError } from './merge-error.js';
+import { pruneNulls } from './prune-nulls.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -60,17 +61,6 @@ export function readLastAppliedConfiguration(live: JsonValue): JsonObject | null
 /** The create body: `modified` with nulls pruned recursively; the annotation text keeps them (§6.1). */
 export function buildCreateBody(modified: JsonObject): JsonObject {
   return pruneNulls(cloneJson(modified)) as JsonObject;
-}
-
-function pruneNulls(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(pruneNulls);
-  if (isJsonObject(value)) {
-    for (const key of Object.keys(value)) {
-      if (value[key] === null) delete value[key];
-      else value[key] = pruneNulls(value[key] as JsonValue);
-    }
-  }
-  return value;
 }
 
 /**
