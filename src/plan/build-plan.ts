@@ -215,7 +215,11 @@ function judgeSetRules(
   };
   desired.forEach((object) => addStaying(object.ref));
   inventoryOld.forEach(addStaying);
-  const others = [...(liveNamespaceMembers?.values() ?? [])].flat();
+  const stayingRefs = [...staying.values()];
+  const namespaceUsers = [
+    ...stayingRefs,
+    ...[...(liveNamespaceMembers?.values() ?? [])].flat().filter((ref) => !deleting.has(objectRefKey(ref))),
+  ];
 
   return actions.map((action): PruneAction => {
     if (action.type !== 'delete') return action;
@@ -223,13 +227,11 @@ function judgeSetRules(
     let reason: PruneKeepReason | undefined;
     if (isNamespace(action.ref)) {
       const name = action.ref.name;
-      usedBy = [...staying.values(), ...others.filter((ref) => !deleting.has(objectRefKey(ref)))].filter(
-        (ref) => ref.namespace === name,
-      );
+      usedBy = namespaceUsers.filter((ref) => ref.namespace === name);
       reason = 'namespace-still-used';
     } else if (isCustomResourceDefinition(action.ref)) {
       const served = crdServes(action.ref, action.live);
-      usedBy = [...staying.values()].filter(
+      usedBy = stayingRefs.filter(
         (ref) => ref.group === served.group && (served.kind === undefined || ref.kind === served.kind),
       );
       reason = 'crd-still-used';
