@@ -61,7 +61,7 @@ export function summarizePlan(
               ref: action.ref,
               detail:
                 action.reason === 'owned-by-other'
-                  ? `owned by another set (apply-owner ${action.owner ?? '?'})`
+                  ? ownedByOtherDetail(action.owner)
                   : 'exists without an apply-owner and adoption is disabled',
             });
             break;
@@ -94,7 +94,7 @@ function keepDetail(action: {
     case 'crd-still-used':
       return `custom resources of it stay (${users})`;
     case 'owned-by-other':
-      return `owned by another set (apply-owner ${action.owner ?? '?'})`;
+      return ownedByOtherDetail(action.owner);
     case 'not-owned':
       return 'its apply-owner annotation was removed';
     case 'prune-disabled':
@@ -104,6 +104,10 @@ function keepDetail(action: {
     case 'already-absent':
       return 'it is already gone';
   }
+}
+
+function ownedByOtherDetail(owner: string | undefined): string {
+  return `owned by another set (apply-owner ${owner ?? '?'})`;
 }
 
 /** The printable form, section by section, in the order of the prune proposal's example. */
