@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { configMapParent } from '../src/apply/config-map-parent.js';
 import { createApplySetEngine } from '../src/apply/create-apply-set-engine.js';
 import { createKubeClient } from '../src/kube/kube-client.js';
 import { createKubeObjectApi } from '../src/kube/kube-object-api.js';
@@ -104,15 +105,7 @@ async function runOurs(kubeConfig: KubeConfig, dir: string, namespace: string) {
   const engine = createApplySetEngine({ kubeClient, concurrency: 16 });
   const result = await engine({
     files: await readManifestDirectory(dir),
-    parent: {
-      group: '',
-      version: 'v1',
-      kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace,
-      name: 'bench-set',
-      createIfMissing: true,
-    },
+    parent: configMapParent(namespace, 'bench-set'),
     defaultNamespace: namespace,
     prune: true,
     allowEmpty: false,

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ApplySetRequest, ApplySetResult, ObjectOutcome } from '../apply/apply-set-contract.js';
 import { isApplySetInputError } from '../apply/apply-set-input-error.js';
+import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { createKubeClient } from '../kube/kube-client.js';
 import { contextNamespace, KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
@@ -122,15 +123,7 @@ export async function runEngine(
     const engine = createApplySetEngine({ kubeClient: createKubeClient({ kubeConfig }) });
     const result = await engine({
       files,
-      parent: {
-        group: '',
-        version: 'v1',
-        kind: 'ConfigMap',
-        resource: 'configmaps',
-        namespace,
-        name: flags.applyset,
-        createIfMissing: true,
-      },
+      parent: configMapParent(namespace, flags.applyset),
       defaultNamespace: namespace,
       enforceNamespace: flags.namespace !== undefined,
       prune: mode.prune,

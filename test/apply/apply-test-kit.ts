@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
 import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
+import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
 import type { CliIo, Command } from '../../src/cli/cli-io.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
@@ -70,15 +71,7 @@ export async function requestFor(
   const files: ManifestFile[] = await readManifestDirectory(dir);
   return {
     files,
-    parent: {
-      group: '',
-      version: 'v1',
-      kind: 'ConfigMap',
-      resource: 'configmaps',
-      namespace: parent.namespace,
-      name: parent.name,
-      createIfMissing: true,
-    },
+    parent: configMapParent(parent.namespace, parent.name),
     defaultNamespace: parent.namespace,
     prune: true,
     allowEmpty: false,
