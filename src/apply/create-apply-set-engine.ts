@@ -378,10 +378,7 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
       return {
         action: 'conflict',
         ref,
-        message:
-          action.reason === 'owned-by-other'
-            ? `owned by another set (apply-owner ${action.owner ?? '?'}): left untouched`
-            : 'exists without an apply-owner and adoption is disabled: left untouched',
+        message: conflictMessage(action),
       };
     case 'unknown-read':
       return {
@@ -396,6 +393,16 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
     case 'update':
       return guarded(ref, () => updateObject(action.object, action.live, context, 0));
   }
+}
+
+/** Why an object of the set was left untouched: the plan's conflict and a re-read's verdict say it alike. */
+function conflictMessage(conflict: {
+  readonly reason: 'owned-by-other' | 'adoption-disabled';
+  readonly owner?: string;
+}): string {
+  return conflict.reason === 'owned-by-other'
+    ? `owned by another set (apply-owner ${conflict.owner ?? '?'}): left untouched`
+    : 'exists without an apply-owner and adoption is disabled: left untouched';
 }
 
 async function guarded(ref: ObjectRef, run: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
@@ -458,10 +465,7 @@ async function reconcileWithLive(
       return {
         action: 'conflict',
         ref: object.ref,
-        message:
-          verdict.reason === 'owned-by-other'
-            ? `owned by another set (apply-owner ${verdict.owner}): left untouched`
-            : 'exists without an apply-owner and adoption is disabled: left untouched',
+        message: conflictMessage(verdict),
       };
     case 'create':
     case 'unknown':
