@@ -41,7 +41,7 @@ import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { createKubeObjectApi, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource, type PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
-import { createRestMapper, type RestMapper } from '../kube/rest-mapper.js';
+import { createRestMapper, type RestMapper, type RestMapping } from '../kube/rest-mapper.js';
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
@@ -416,12 +416,35 @@ async function guarded(ref: ObjectRef, run: () => Promise<ObjectOutcome>): Promi
 
 async function locationOf(object: ManifestObject, context: ObjectContext): Promise<ResourceLocation> {
   const mapping = await context.mapper.resolve(gvkOf(object), context.request.signal);
+  return locationIn(mapping, object.ref.namespace);
+}
+
+/** Where an object of this mapping lives: cluster-scoped kinds ignore the namespace. */
+function locationIn(mapping: RestMapping, namespace: string): ResourceLocation {
   return {
     group: mapping.group,
     version: mapping.version,
     resource: mapping.resource,
-    namespace: mapping.scope === 'Namespaced' ? object.ref.namespace : '',
+    namespace: mapping.scope === 'Namespaced' ? namespace : '',
   };
+}
+
+/**
+ * DELETE with background propagation, as kubectl does, and a uid precondition when the uid is known:
+ * delete exactly the object whose ownership was checked, not one recreated since.
+ */
+async function deleteExactly(
+  context: RunContext & { readonly request: ApplySetRequest },
+  location: ResourceLocation,
+  name: string,
+  uid: string | undefined,
+): Promise<void> {
+  await context.api.delete(
+    location,
+    name,
+    { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
+    context.request.signal,
+  );
 }
 
 async function createObject(
@@ -536,12 +559,7 @@ async function deleteAndWait(
 ) {
   const { signal } = context.request;
   try {
-    await context.api.delete(
-      location,
-      name,
-      { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
-      signal,
-    );
+    await deleteExactly(context, location, name, uid);
   } catch (error) {
     if (!(error instanceof KubeApiError && error.notFound)) throw error;
   }
@@ -571,20 +589,7 @@ async function pruneAction(
   const { signal } = context.request;
   try {
     const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
-    const location = {
-      group: mapping.group,
-      version: mapping.version,
-      resource: mapping.resource,
-      namespace: mapping.scope === 'Namespaced' ? ref.namespace : '',
-    };
-    const uid = uidOf(action.live);
-    // The uid precondition: delete exactly the object whose ownership was checked, not one recreated since.
-    await context.api.delete(
-      location,
-      ref.name,
-      { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
-      signal,
-    );
+    await deleteExactly(context, locationIn(mapping, ref.namespace), ref.name, uidOf(action.live));
     return { action: 'pruned', ref };
   } catch (error) {
     if (error instanceof KubeApiError && error.notFound) return { action: 'pruned', ref };
