@@ -211,6 +211,12 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     );
   };
 
+  // The hash is left off: only the last step writes it, once every step before it has run.
+  const writeInventory = (inventory: Inventory) =>
+    writeParent(
+      applySetParentMetadata({ parent: kepParent, inventory, tooling: context.tooling, withHash: false }),
+    );
+
   const objectContext = (): ObjectContext => ({
     ...context,
     request,
@@ -224,16 +230,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     context.logger?.debug({ step: step.type, index }, 'applyset step');
     switch (step.type) {
       case 'widen-inventory':
-        if (!request.dryRun) {
-          await writeParent(
-            applySetParentMetadata({
-              parent: kepParent,
-              inventory: step.inventory,
-              tooling: context.tooling,
-              withHash: false,
-            }),
-          );
-        }
+        if (!request.dryRun) await writeInventory(step.inventory);
         break;
       case 'apply-wave': {
         const objects = objectContext();
@@ -273,16 +270,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
       }
       case 'narrow-inventory':
         finalInventory = narrowedInventory(step, confirmedDeleted);
-        if (!request.dryRun) {
-          await writeParent(
-            applySetParentMetadata({
-              parent: kepParent,
-              inventory: finalInventory,
-              tooling: context.tooling,
-              withHash: false,
-            }),
-          );
-        }
+        if (!request.dryRun) await writeInventory(finalInventory);
         break;
       case 'write-hash':
         if (!request.dryRun && finalInventory !== undefined) {
