@@ -19,6 +19,10 @@ async function freshNamespace(): Promise<string> {
   return namespace;
 }
 
+/** `applyset apply -f DIR --applyset NAME -n NAMESPACE [FLAGS]`. */
+const applyIn = (namespace: string, dir: string, applyset: string, ...flags: string[]) =>
+  runCommand(applyCommand, ['-f', dir, '--applyset', applyset, '-n', namespace, ...flags]);
+
 const cm = (namespace: string, name: string) =>
   getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
 
@@ -29,7 +33,7 @@ describe('applyset apply', () => {
       'foo.yaml': configMapYaml(ns, 'foo', { version: '1' }),
       'bar.yaml': configMapYaml(ns, 'bar', { version: '1' }),
     });
-    const first = await runCommand(applyCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    const first = await applyIn(ns, dir, 'example', '--prune');
     expect(first).toMatchObject({ code: ExitCode.ok, stderr: '' });
     expect(first.stdout).toBe(
       'configmap/bar created\nconfigmap/foo created\n' +
@@ -46,7 +50,7 @@ describe('applyset apply', () => {
     expect(diff.stdout).toContain(`~ configmap/foo -n ${ns}\n    data.version: "1" → "2"`);
     expect(diff.stdout).toContain(`- configmap/bar -n ${ns} (pruned)`);
 
-    const second = await runCommand(applyCommand, ['-f', dir, '--applyset', 'example', '-n', ns, '--prune']);
+    const second = await applyIn(ns, dir, 'example', '--prune');
     expect(second).toMatchObject({ code: ExitCode.ok, stderr: '' });
     expect(second.stdout).toBe(
       'configmap/baz created\nconfigmap/foo configured\nconfigmap/bar pruned\n' +
@@ -66,9 +70,7 @@ describe('applyset apply', () => {
       'shared.yaml': configMapYaml(ns, 'shared', { owner: 'mine' }),
       'other.yaml': configMapYaml(ns, 'other', { owner: 'mine' }),
     });
-    expect(
-      (await runCommand(applyCommand, ['-f', mine, '--applyset', 'mine', '-n', ns, '--prune'])).code,
-    ).toBe(0);
+    expect((await applyIn(ns, mine, 'mine', '--prune')).code).toBe(0);
     // Another set takes `other` over (as a hand-over would leave it).
     await kubectl([
       'annotate',
@@ -82,15 +84,7 @@ describe('applyset apply', () => {
     const theirs = await writeSetDirectory({
       'shared.yaml': configMapYaml(ns, 'shared', { owner: 'theirs' }),
     });
-    const conflict = await runCommand(applyCommand, [
-      '-f',
-      theirs,
-      '--applyset',
-      'theirs',
-      '-n',
-      ns,
-      '--prune',
-    ]);
+    const conflict = await applyIn(ns, theirs, 'theirs', '--prune');
     expect(conflict.code).toBe(ExitCode.partialFailure);
     expect(conflict.stderr).toContain(
       `error: shared.yaml (document 0): configmap/shared (namespace ${ns}): owned by another set`,
@@ -99,7 +93,7 @@ describe('applyset apply', () => {
 
     // `mine` drops `other` from its files: it is not ours any more, so it is kept.
     await rm(join(mine, 'other.yaml'));
-    const prune = await runCommand(applyCommand, ['-f', mine, '--applyset', 'mine', '-n', ns, '--prune']);
+    const prune = await applyIn(ns, mine, 'mine', '--prune');
     expect(prune.code).toBe(ExitCode.ok);
     expect(prune.stdout).toContain(
       'configmap/other not pruned: kept: owned by another set (apply-owner someone-else)',
@@ -110,13 +104,11 @@ describe('applyset apply', () => {
   it("refuses to record the set in someone's own ConfigMap that is not an apply-config object", async () => {
     const ns = await freshNamespace();
     const own = await writeSetDirectory({ 'mine.yaml': configMapYaml(ns, 'settings', { keep: 'me' }) });
-    expect((await runCommand(applyCommand, ['-f', own, '--applyset', 'owner', '-n', ns])).code).toBe(
-      ExitCode.ok,
-    );
+    expect((await applyIn(ns, own, 'owner')).code).toBe(ExitCode.ok);
     const before = await cm(ns, 'settings');
 
     const dir = await writeSetDirectory({ 'foo.yaml': configMapYaml(ns, 'foo', { version: '1' }) });
-    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'settings', '-n', ns, '--prune']);
+    const run = await applyIn(ns, dir, 'settings', '--prune');
     expect(run.code).toBe(ExitCode.badInput);
     expect(run.stderr).toContain('configmap/settings');
     expect(run.stderr).toContain('is not an apply-config object');
@@ -130,13 +122,11 @@ describe('applyset apply', () => {
       'a.yaml': configMapYaml(ns, 'a', { x: '1' }),
       'keep.yaml': configMapYaml(ns, 'keep', { x: '1' }),
     });
-    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune'])).code).toBe(
-      0,
-    );
+    expect((await applyIn(ns, dir, 'set', '--prune')).code).toBe(0);
     await kubectl(['annotate', '-n', ns, 'configmap/keep', 'applyset.dev/prune=disabled']);
     await rm(join(dir, 'keep.yaml'));
 
-    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    const run = await applyIn(ns, dir, 'set', '--prune');
     expect(run.code).toBe(ExitCode.ok);
     expect(run.stdout).toContain('configmap/keep not pruned: kept: annotated applyset.dev/prune: disabled');
     expect(await cm(ns, 'keep')).toBeDefined();
@@ -145,28 +135,17 @@ describe('applyset apply', () => {
   it('refuses an empty set unless --allow-empty is given', async () => {
     const ns = await freshNamespace();
     const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
-    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune'])).code).toBe(
-      0,
-    );
+    expect((await applyIn(ns, dir, 'set', '--prune')).code).toBe(0);
     await rm(join(dir, 'a.yaml'));
 
-    const refused = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    const refused = await applyIn(ns, dir, 'set', '--prune');
     expect(refused.code).toBe(ExitCode.badInput);
     expect(refused.stderr).toContain(
       'the set is empty and would prune all 1 objects it recorded; pass --allow-empty',
     );
     expect(await cm(ns, 'a')).toBeDefined();
 
-    const allowed = await runCommand(applyCommand, [
-      '-f',
-      dir,
-      '--applyset',
-      'set',
-      '-n',
-      ns,
-      '--prune',
-      '--allow-empty',
-    ]);
+    const allowed = await applyIn(ns, dir, 'set', '--prune', '--allow-empty');
     expect(allowed.code).toBe(ExitCode.ok);
     expect(allowed.stdout).toContain('configmap/a pruned');
     expect(await cm(ns, 'a')).toBeUndefined();
@@ -178,7 +157,7 @@ describe('applyset apply', () => {
       'good.yaml': configMapYaml(ns, 'good', { x: '1' }),
       'nested/bad.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n',
     });
-    const run = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune']);
+    const run = await applyIn(ns, dir, 'set', '--prune');
     expect(run.code).toBe(ExitCode.badInput);
     expect(run.stderr).toMatch(/error: nested\/bad\.yaml/);
     expect(run.stdout).toBe('');
@@ -191,15 +170,15 @@ describe('applyset apply', () => {
     const secret = (immutableValue: string) =>
       `apiVersion: v1\nkind: Secret\nmetadata:\n  name: locked\n  namespace: ${ns}\nimmutable: true\ndata:\n  v: ${Buffer.from(immutableValue).toString('base64')}\n`;
     const dir = await writeSetDirectory({ 'locked.yaml': secret('one') });
-    expect((await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns])).code).toBe(0);
+    expect((await applyIn(ns, dir, 'set')).code).toBe(0);
     const before = await getObject(`/api/v1/namespaces/${ns}/secrets/locked`);
     await writeFile(join(dir, 'locked.yaml'), secret('two'));
 
-    const refused = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns]);
+    const refused = await applyIn(ns, dir, 'set');
     expect(refused.code).toBe(ExitCode.partialFailure);
     expect(refused.stderr).toMatch(/locked\.yaml \(document 0\): secret\/locked .*immutable.*--force/);
 
-    const forced = await runCommand(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--force']);
+    const forced = await applyIn(ns, dir, 'set', '--force');
     expect(forced.code).toBe(ExitCode.ok);
     const after = await getObject(`/api/v1/namespaces/${ns}/secrets/locked`);
     expect(after?.['data']).toEqual({ v: Buffer.from('two').toString('base64') });
@@ -212,16 +191,7 @@ describe('applyset apply', () => {
   it('dry-run prints the categories and writes nothing', async () => {
     const ns = await freshNamespace();
     const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
-    const run = await runCommand(applyCommand, [
-      '-f',
-      dir,
-      '--applyset',
-      'set',
-      '-n',
-      ns,
-      '--prune',
-      '--dry-run',
-    ]);
+    const run = await applyIn(ns, dir, 'set', '--prune', '--dry-run');
     expect(run.code).toBe(ExitCode.ok);
     expect(run.stdout).toContain(`Resources to add\n  configmap/a (namespace ${ns})\n`);
     expect(run.stdout).toContain('nothing was written');
