@@ -10,7 +10,7 @@ import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
 import type { CliIo, Command } from '../../src/cli/cli-io.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
-import { createKubeObjectApi } from '../../src/kube/kube-object-api.js';
+import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/manifests/read-manifest-directory.js';
@@ -82,9 +82,13 @@ export async function requestFor(
   };
 }
 
+let adminObjectApi: KubeObjectApi | undefined;
+
 /** GET of one object through the admin client; undefined when absent. */
 export async function getObject(path: string): Promise<JsonObject | undefined> {
-  const api = createKubeObjectApi(createKubeClient({ kubeConfig: adminKubeConfig() }));
+  // One admin client per test file, not a kubeconfig read and a new client per GET.
+  adminObjectApi ??= createKubeObjectApi(createKubeClient({ kubeConfig: adminKubeConfig() }));
+  const api = adminObjectApi;
   const match = /^\/(?:api|apis\/([^/]+))\/([^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(path);
   if (match === null) throw new Error(`not an object path: ${path}`);
   const [, group = '', version = '', namespace = '', resource = '', name = ''] = match;
