@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Builds etcd, kube-apiserver and kube-controller-manager from the wrapper module in controlplane/
-# into a cache outside the repository, keyed by the Kubernetes version and the wrapper's go.sum.
-# A warm cache makes this a no-op. Prints the bin directory on its last line.
+# into a cache outside the repository, keyed by the Kubernetes version and the wrapper's go.mod and
+# go.sum. A warm cache makes this a no-op. Prints the bin directory on its last line.
+# With --print-key it builds nothing and prints the cache key only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-module="$root/controlplane"
+module="${APPLYSET_CONTROLPLANE_MODULE:-$root/controlplane}"
 version=$(cat "$module/VERSION")
-key="$version-$(sha256sum "$module/go.sum" "$module/go.mod" | sha256sum | cut -c1-12)"
+# The key hashes the files' contents only (never their paths), so every clone of the same commit, at
+# any path, shares one build.
+key="$version-$(cat "$module/go.mod" "$module/go.sum" | sha256sum | cut -c1-12)"
+if [ "${1:-}" = --print-key ]; then echo "$key"; exit 0; fi
 cache_root=${APPLYSET_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/applyset-controller}
 bin="$cache_root/control-plane/$key/bin"
 binaries=(etcd kube-apiserver kube-controller-manager)
