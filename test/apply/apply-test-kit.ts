@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,9 +19,16 @@ import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js
 const execFileAsync = promisify(execFile);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/apply');
 
-/** A directory holding `files` (relative path → text). */
+// Set directories live until the test file ends; then they go, so a run leaves nothing in the temp dir.
+const setDirectories: string[] = [];
+afterAll(async () => {
+  await Promise.all(setDirectories.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** A directory holding `files` (relative path → text), removed when the test file ends. */
 export async function writeSetDirectory(files: Readonly<Record<string, string>>): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'applyset-set-'));
+  setDirectories.push(dir);
   for (const [path, text] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);

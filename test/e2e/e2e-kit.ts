@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,7 +128,13 @@ export async function startController(options: {
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The Git cache goes with the process, so a run leaves nothing in the temp dir.
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(
+    async (code) => {
+      await rm(cacheDir, { recursive: true, force: true });
+      return code;
+    },
+  );
   let exitedYet = false;
   void exited.then(() => {
     exitedYet = true;

@@ -1,6 +1,7 @@
 // Jest loads global setup outside its own transform pipeline, so this file is plain ESM and loads the
 // TypeScript harness through tsx.
 import { tsImport } from 'tsx/esm/api';
+import { enterRunTempDir } from './run-temp-dir.js';
 
 /**
  * Starts one real control plane for the whole integration run, unless APPLYSET_TEST_KUBECONFIG points at
@@ -8,6 +9,7 @@ import { tsImport } from 'tsx/esm/api';
  * A failure here fails the run loudly: integration tests never skip.
  */
 export default async function globalSetup() {
+  await enterRunTempDir();
   if (process.env.APPLYSET_TEST_KUBECONFIG) return;
   const { startControlPlane } = await tsImport('./control-plane.ts', import.meta.url);
   const started = Date.now();

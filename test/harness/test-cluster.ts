@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
@@ -28,6 +28,15 @@ export function uniqueName(prefix: string): string {
 
 export async function createNamespace(kc: k8s.KubeConfig, name: string): Promise<void> {
   await kc.makeApiClient(k8s.CoreV1Api).createNamespace({ body: { metadata: { name } } });
+}
+
+// ServiceAccount kubeconfigs live until the test file ends (outside jest, e.g. the replay script, there
+// is no afterAll: the process's own temp dir use is its caller's business).
+const kubeconfigDirs: string[] = [];
+if (typeof afterAll === 'function') {
+  afterAll(async () => {
+    await Promise.all(kubeconfigDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
 }
 
 /**
@@ -60,6 +69,7 @@ export async function kubeconfigForServiceAccount(namespace: string, name: strin
     currentContext: user,
   });
   const dir = await mkdtemp(join(tmpdir(), 'applyset-sa-'));
+  kubeconfigDirs.push(dir);
   const path = join(dir, 'kubeconfig');
   await writeFile(path, kc.exportConfig(), { mode: 0o600 });
   return path;

@@ -1,0 +1,32 @@
+// Every file a test run writes to the temp dir goes under one directory of its own: the global setup points
+// TMPDIR there (test workers and the processes they start inherit it, and os.tmpdir() reads it), and the
+// global teardown fails the run if anything is left in it, then removes it, so `npm test` leaves nothing
+// behind even when a test leaks.
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export async function enterRunTempDir() {
+  if (globalThis.applysetRunTempDir !== undefined) return;
+  const dir = await mkdtemp(join(tmpdir(), 'applyset-test-run-'));
+  globalThis.applysetRunTempDir = dir;
+  process.env.TMPDIR = dir;
+}
+
+/** Throws when the run left files behind; removes the directory either way. */
+export async function leaveRunTempDir() {
+  const dir = globalThis.applysetRunTempDir;
+  if (dir === undefined) return;
+  globalThis.applysetRunTempDir = undefined;
+  let leftovers;
+  try {
+    leftovers = await readdir(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  if (leftovers.length > 0) {
+    throw new Error(
+      `the test run left ${leftovers.length} entries in the temp dir: ${leftovers.sort().join(', ')}`,
+    );
+  }
+}
