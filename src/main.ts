@@ -1,6 +1,8 @@
 import type { CliIo, Command } from './cli/cli-io.js';
 import { ExitCode } from './cli/exit-codes.js';
 
+export { exitOnClosedPipe } from './cli/exit-on-closed-pipe.js';
+
 const usage = `usage: applyset <command> [flags]
 
 commands:
