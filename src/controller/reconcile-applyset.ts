@@ -2,16 +2,20 @@ import { setMaxListeners } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine, ApplySetParent, ApplySetResult } from '../apply/apply-set-contract.js';
 import { ApplySetParentNotFoundError, isApplySetInputError } from '../apply/apply-set-input-error.js';
-import { GitAuthError, GitInvalidPathError, isGitSourceError } from '../git/git-error.js';
+import {
+  GitAuthError,
+  GitInvalidPathError,
+  GitPathNotFoundError,
+  GitUnsafeTreeError,
+  isGitSourceError,
+} from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
-import { resolveSourcePath } from '../git/resolve-source-path.js';
 import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { describeManifestSource, ManifestSetError } from '../manifests/manifest-error.js';
 import { objectRefKey } from '../manifests/object-ref.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../manifests/read-manifest-directory.js';
 import type { ControllerMetrics, ReconcileResult } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import { createApplySetApi } from './applyset-api.js';
@@ -177,21 +181,29 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const revision = checkout.revision;
     log.debug({ revision, fetched: checkout.fetched }, 'fetched');
 
-    // 7. Load the files under spec.source.path.
+    // 7. Read the files under spec.source.path at that commit straight from the object store.
     let files: ManifestFile[];
     try {
-      files = await readManifestDirectory(resolveSourcePath(checkout.dir, spec.source.path), { signal });
+      files = await deps.gitSource.readManifests(
+        { url: spec.source.url, commit: checkout.commit, path: spec.source.path },
+        { signal },
+      );
     } catch (error) {
       if (error instanceof GitInvalidPathError) {
         return { kind: 'stalled', reason: 'InvalidPath', message: error.message, revision };
       }
-      if ((error as { code?: unknown }).code === 'ENOENT') {
+      if (error instanceof GitPathNotFoundError) {
+        const detail = error.found === 'submodule' ? 'is a submodule' : 'does not exist';
         return {
           kind: 'stalled',
           reason: 'PathNotFound',
-          message: `path "${spec.source.path}" does not exist in revision ${revision}`,
+          message: `path "${spec.source.path}" ${detail} in revision ${revision}`,
           revision,
         };
+      }
+      // A crafted tree or a link out of the repository: refusing it is final until the repository changes.
+      if (error instanceof GitUnsafeTreeError) {
+        return { kind: 'stalled', reason: 'UnsafeRepository', message: error.message, revision };
       }
       return { kind: 'retryable', reason: 'LoadFailed', message: messageOf(error), revision };
     }

@@ -12,7 +12,9 @@ export type GitErrorCode =
   | 'GIT_REF_NOT_FOUND'
   | 'GIT_REPOSITORY_NOT_FOUND'
   | 'GIT_FETCH_FAILED'
-  | 'GIT_INVALID_PATH';
+  | 'GIT_INVALID_PATH'
+  | 'GIT_PATH_NOT_FOUND'
+  | 'GIT_UNSAFE_TREE';
 
 abstract class GitError extends Error {
   abstract readonly code: GitErrorCode;
@@ -94,8 +96,45 @@ export class GitInvalidPathError extends Error {
   constructor(
     readonly path: string,
     detail: string,
+    options?: { cause?: unknown },
   ) {
-    super(`invalid source path ${JSON.stringify(path)}: ${detail}`);
+    super(`invalid source path ${JSON.stringify(path)}: ${detail}`, options);
+  }
+}
+
+/** `path` in the source spec names nothing in the commit (or a submodule, whose files are elsewhere). */
+export class GitPathNotFoundError extends Error {
+  override readonly name = 'GitPathNotFoundError';
+  readonly code = 'GIT_PATH_NOT_FOUND';
+  readonly intent = 'stalled';
+  constructor(
+    readonly path: string,
+    readonly commit: string,
+    /** `submodule`: the path is a gitlink; its files are in another repository, which is not fetched. */
+    readonly found: 'nothing' | 'submodule' = 'nothing',
+    options?: { cause?: unknown },
+  ) {
+    const detail = found === 'submodule' ? 'is a submodule' : 'does not exist';
+    super(`path ${JSON.stringify(path)} ${detail} in commit ${commit}`, options);
+  }
+}
+
+/**
+ * A tree the repository's own git would refuse to check out (duplicate, empty, `.`, `..`, `.git` or
+ * `/`-holding names, an unknown mode, an entry whose object has another type), or a symbolic link whose
+ * target leaves the tree, loops or names nothing: a crafted repository, refused as a whole.
+ */
+export class GitUnsafeTreeError extends Error {
+  override readonly name = 'GitUnsafeTreeError';
+  readonly code = 'GIT_UNSAFE_TREE';
+  readonly intent = 'stalled';
+  constructor(
+    /** The entry's path from the repository root, '/'-separated. */
+    readonly entryPath: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`unsafe repository: entry ${JSON.stringify(entryPath)} ${detail}`, options);
   }
 }
 

@@ -1,15 +1,16 @@
 import { setMaxListeners } from 'node:events';
 import git from 'isomorphic-git';
 import fs from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import { classifyGitError } from './classify-git-error.js';
-import { exportTree } from './export-tree.js';
 import { GitFetchError, GitRefNotFoundError, GitUnreachableError } from './git-error.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, formatRevision, type GitRef } from './git-ref.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { parseRepositoryUrl, type BasicCredentials } from './parse-repository-url.js';
+import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
 
 /**
  * Basic credentials, or a token. A token is sent as HTTP basic with username `git` and the token as
@@ -31,22 +32,39 @@ export interface GitFetchOptions {
   readonly timeoutMs?: number;
 }
 
-export interface GitCheckout {
+export interface FetchedCommit {
   /** `main@sha1:<sha>`, `v1@sha1:<sha>` or `sha1:<sha>` (Flux's format). */
   readonly revision: string;
   /** The resolved commit sha (an annotated tag is peeled to its commit). */
   readonly commit: string;
-  /**
-   * The commit's files, shared by every caller of this commit and kept while in use: treat as read-only.
-   * A checkout not returned by any fetch for `checkoutTtlMs` is removed.
-   */
-  readonly dir: string;
   /** False when the commit was already in the cache and the network was not used (commit refs). */
   readonly fetched: boolean;
 }
 
+export interface GitReadRequest {
+  /** The URL the commit was fetched from (it names the cache). */
+  readonly url: string;
+  /** A commit a fetch of `url` returned. */
+  readonly commit: string;
+  /** A directory (read recursively) or a file, relative to the repository root; default the root. */
+  readonly path?: string;
+}
+
+export interface GitReadOptions {
+  readonly signal?: AbortSignal;
+  /** Called with each manifest's path and size before it is decoded; throws to refuse it. */
+  readonly checkSize?: (filePath: string, bytes: number) => void;
+}
+
 export interface GitSource {
-  fetch(request: GitFetchRequest, options?: GitFetchOptions): Promise<GitCheckout>;
+  fetch(request: GitFetchRequest, options?: GitFetchOptions): Promise<FetchedCommit>;
+  /**
+   * The manifest files under `path` at `commit`, read from the cache's object store: nothing of the
+   * repository is ever written to disk as files, so no name or link in it can reach outside it. Throws
+   * GitInvalidPathError, GitPathNotFoundError or GitUnsafeTreeError (all stalled), or GitFetchError
+   * (retryable) when the commit has left the cache since its fetch.
+   */
+  readManifests(request: GitReadRequest, options?: GitReadOptions): Promise<ManifestFile[]>;
 }
 
 export interface GitSourceOptions {
@@ -54,18 +72,14 @@ export interface GitSourceOptions {
   readonly cacheDir: string;
   /** Default deadline of one fetch, lock wait included. Default 60 s. */
   readonly timeoutMs?: number;
-  /** How long a checkout stays after the last fetch that returned it. Default 10 minutes. */
-  readonly checkoutTtlMs?: number;
   /**
    * isomorphic-git cannot repack: every fetch adds a pack file. Past this many, the repository's cache is
    * dropped and the next fetch starts fresh (cheap with depth 1). Default 50.
    */
   readonly maxPackFiles?: number;
-  readonly now?: () => number;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
-export const DEFAULT_CHECKOUT_TTL_MS = 10 * 60_000;
 export const DEFAULT_MAX_PACK_FILES = 50;
 
 /** How deep git's `--unshallow` asks for (its INFINITE_DEPTH). */
@@ -76,31 +90,28 @@ export interface RepositoryCachePaths {
   readonly root: string;
   /** The bare repository that fetches go into. */
   readonly gitdir: string;
-  /** One directory per commit sha. */
-  readonly checkouts: string;
 }
 
 /** Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`. */
 export function repositoryCachePaths(cacheDir: string, cacheKey: string): RepositoryCachePaths {
   const root = path.join(cacheDir, cacheKey);
-  return { root, gitdir: path.join(root, 'repo.git'), checkouts: path.join(root, 'checkouts') };
+  return { root, gitdir: path.join(root, 'repo.git') };
 }
 
 /**
  * The controller's Git source: fetches a ref into a cache shared by every caller of the same repository
  * URL, shallow (depth 1) and for that one ref, so a reconcile only downloads what is new since the last
- * one, and writes the commit's files into a per-commit directory.
+ * one. Manifests are read from the bare repository's objects, never from files written out of it.
  *
  * Fetches of one URL run one at a time (isomorphic-git's writes to a repository are not safe to
  * interleave). A fetch that times out or is aborted rejects at once, but keeps the repository locked
  * until isomorphic-git has really stopped, which its HTTP client, bound to the same signal, makes quick;
- * the next fetch therefore never sees a half-written cache from a fetch still running.
+ * the next fetch therefore never sees a half-written cache from a fetch still running. Reads take the
+ * same lock, so a fetch that starts the cache over never removes objects under a read.
  */
 export function createGitSource(options: GitSourceOptions): GitSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  const checkoutTtlMs = options.checkoutTtlMs ?? DEFAULT_CHECKOUT_TTL_MS;
   const maxPackFiles = options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES;
-  const now = options.now ?? Date.now;
   const mutex = new KeyedMutex();
 
   return {
@@ -131,6 +142,36 @@ export function createGitSource(options: GitSourceOptions): GitSource {
         throw error;
       }
     },
+
+    async readManifests(request, readOptions = {}) {
+      const { signal } = readOptions;
+      signal?.throwIfAborted();
+      const repository = parseRepositoryUrl(request.url);
+      const { gitdir } = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+      const read = mutex.run(repository.cacheKey, async () => {
+        const reader = objectStoreReader(gitdir);
+        let tree: string;
+        try {
+          ({ tree } = (
+            await git.readCommit({ fs, gitdir, oid: request.commit, cache: reader.cache })
+          ).commit);
+        } catch (error) {
+          if (!isCode(error, 'NotFoundError')) throw error;
+          throw new GitFetchError(repository.url, `commit ${request.commit} is no longer in the cache`, {
+            cause: error,
+          });
+        }
+        return readTreeManifests({
+          reader,
+          commit: request.commit,
+          tree,
+          sourcePath: request.path,
+          ...(readOptions.checkSize === undefined ? {} : { checkSize: readOptions.checkSize }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+      });
+      return signal === undefined ? read : raceSignal(read, signal);
+    },
   };
 
   async function fetchLocked(input: {
@@ -139,7 +180,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     credentials: BasicCredentials | undefined;
     paths: RepositoryCachePaths;
     signal: AbortSignal;
-  }): Promise<GitCheckout> {
+  }): Promise<FetchedCommit> {
     const { paths, signal } = input;
     signal.throwIfAborted();
     await dropIfTooManyPacks(paths.gitdir, maxPackFiles);
@@ -152,12 +193,9 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       await rm(paths.gitdir, { recursive: true, force: true });
       resolved = await resolveIntoCache(input);
     }
-    const dir = await checkOut(paths, resolved.commit, signal);
-    await removeStaleCheckouts(paths.checkouts, resolved.commit, now() - checkoutTtlMs);
     return {
       revision: formatRevision(input.ref, resolved.commit),
       commit: resolved.commit,
-      dir,
       fetched: resolved.fetched,
     };
   }
@@ -263,41 +301,16 @@ async function hasCommit(gitdir: string, sha: string, cache: object): Promise<bo
   }
 }
 
-/**
- * The commit's files in `checkouts/<sha>`, written to a temporary directory first and renamed into place,
- * so a directory under its final name is always complete.
- */
-async function checkOut(paths: RepositoryCachePaths, commit: string, signal: AbortSignal): Promise<string> {
-  const dir = path.join(paths.checkouts, commit);
-  if (await exists(dir)) {
-    const touched = new Date();
-    await utimes(dir, touched, touched);
-    return dir;
-  }
-  await mkdir(paths.checkouts, { recursive: true });
-  const temporary = await mkdtemp(path.join(paths.checkouts, `.tmp-${commit}-`));
-  try {
-    const cache = {};
-    const { commit: parsed } = await git.readCommit({ fs, gitdir: paths.gitdir, oid: commit, cache });
-    await exportTree({ gitdir: paths.gitdir, tree: parsed.tree, dir: temporary, cache, signal });
-    await rename(temporary, dir);
-  } catch (error) {
-    await rm(temporary, { recursive: true, force: true });
-    throw error;
-  }
-  return dir;
-}
-
-/** Removes checkouts no fetch has returned since `olderThanMs`, and leftovers of interrupted ones. */
-async function removeStaleCheckouts(checkouts: string, keep: string, olderThanMs: number): Promise<void> {
-  for (const name of await readdir(checkouts)) {
-    if (name === keep) continue;
-    const entry = path.join(checkouts, name);
-    const info = await stat(entry);
-    if (name.startsWith('.tmp-') || info.mtimeMs < olderThanMs) {
-      await rm(entry, { recursive: true, force: true });
-    }
-  }
+/** Objects of the bare repository at `gitdir`, inflated by isomorphic-git, with one object cache per read. */
+function objectStoreReader(gitdir: string): GitObjectReader & { readonly cache: object } {
+  const cache = {};
+  return {
+    cache,
+    read: async (oid) => {
+      const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
+      return { type: object.type, content: object.object as Uint8Array };
+    },
+  };
 }
 
 async function dropIfTooManyPacks(gitdir: string, maxPackFiles: number): Promise<void> {

@@ -1,13 +1,12 @@
 /**
  * The demo's example repository, served by the Git test server and fetched by the Git source, the way
- * `npm run demo` uses it: every manifest arrives, and removing one file removes it from the next checkout.
+ * `npm run demo` uses it: every manifest arrives, and removing one file is not read at the next commit.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createGitSource } from '../../src/git/git-source.js';
-import { resolveSourcePath } from '../../src/git/resolve-source-path.js';
 import { readFileTree, startGitServer, type GitTestServer } from '../harness/git-server.js';
 
 const examples = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../examples');
@@ -25,13 +24,14 @@ describe('the example repository', () => {
     await rm(cacheDir, { recursive: true, force: true });
   });
 
-  it('serves examples/ over Git; deleting legacy-config.yaml removes it from the next checkout', async () => {
+  it('serves examples/ over Git; legacy-config.yaml deleted is not read at the next commit', async () => {
     server = await startGitServer({ files: await readFileTree(examples) });
+    const { url } = server;
     const source = createGitSource({ cacheDir });
     const first = await source.fetch({ url: server.url, ref: { branch: 'main' } });
-    const dir = resolveSourcePath(first.dir, 'guestbook');
-    expect((await readdir(dir)).sort()).toEqual([
-      'README.md',
+    const read = async (commit: string) =>
+      (await source.readManifests({ url, commit, path: 'guestbook' })).map((file) => file.path);
+    expect(await read(first.commit)).toEqual([
       'config.yaml',
       'deployment.yaml',
       'legacy-config.yaml',
@@ -41,6 +41,6 @@ describe('the example repository', () => {
 
     await server.deleteFiles(['guestbook/legacy-config.yaml']);
     const second = await source.fetch({ url: server.url, ref: { branch: 'main' } });
-    expect(await readdir(resolveSourcePath(second.dir, 'guestbook'))).not.toContain('legacy-config.yaml');
+    expect(await read(second.commit)).not.toContain('legacy-config.yaml');
   });
 });

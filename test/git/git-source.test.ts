@@ -2,12 +2,18 @@
  * The controller's Git source against a real Git server (git http-backend on loopback): the cache, refs,
  * auth, failures, timeouts, aborts and concurrency.
  */
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
 import { GitAuthError, GitRefNotFoundError, GitUnreachableError } from '../../src/git/git-error.js';
-import { createGitSource, repositoryCachePaths, type GitSourceOptions } from '../../src/git/git-source.js';
+import {
+  createGitSource,
+  repositoryCachePaths,
+  type FetchedCommit,
+  type GitSource,
+  type GitSourceOptions,
+} from '../../src/git/git-source.js';
 import { parseRepositoryUrl } from '../../src/git/parse-repository-url.js';
 import { startGitServer, type GitServerOptions, type GitTestServer } from '../harness/git-server.js';
 
@@ -33,14 +39,10 @@ async function packFiles(gitdir: string): Promise<string[]> {
     .sort();
 }
 
-async function listFiles(dir: string, prefix = ''): Promise<string[]> {
-  const result: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) result.push(...(await listFiles(path.join(dir, entry.name), relative)));
-    else result.push(relative);
-  }
-  return result.sort();
+/** The paths of the manifests the source reads at `fetched`'s commit, in the order it reads them. */
+async function manifestPaths(gitSource: GitSource, url: string, fetched: FetchedCommit): Promise<string[]> {
+  const manifests = await gitSource.readManifests({ url, commit: fetched.commit });
+  return manifests.map((file) => file.path);
 }
 
 function uploadPackBodies(server: GitTestServer, from: number): string[] {
@@ -75,22 +77,16 @@ describe('the Git source', () => {
   describe('auth', () => {
     it('fetches without auth', async () => {
       const server = await serve();
-      const checkout = await source().fetch({ url: server.url, ref: { branch: 'main' } });
+      const gitSource = source();
+      const checkout = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
       const sha = await server.revParse('main');
-      expect(checkout).toEqual({
-        revision: `main@sha1:${sha}`,
-        commit: sha,
-        dir: path.join(cachePaths(server.url).checkouts, sha),
-        fetched: true,
-      });
-      expect(await listFiles(checkout.dir)).toEqual([
-        'README.md',
-        'deploy/config.yaml',
-        'deploy/namespace.yaml',
+      expect(checkout).toEqual({ revision: `main@sha1:${sha}`, commit: sha, fetched: true });
+      expect(await gitSource.readManifests({ url: server.url, commit: sha })).toEqual([
+        { path: 'deploy/config.yaml', text: files['deploy/config.yaml'] },
+        { path: 'deploy/namespace.yaml', text: files['deploy/namespace.yaml'] },
       ]);
-      expect(await readFile(path.join(checkout.dir, 'deploy/config.yaml'), 'utf8')).toBe(
-        files['deploy/config.yaml'],
-      );
+      // Nothing but the bare repository: no checkout of the commit's files on disk.
+      expect(await readdir(cachePaths(server.url).root)).toEqual(['repo.git']);
     });
 
     it('fetches with basic auth', async () => {
@@ -117,7 +113,7 @@ describe('the Git source', () => {
       const gitSource = source();
       const fromUrl = await gitSource.fetch({ url: server.urlWithCredentials, ref: { branch: 'main' } });
       const fromAuth = await gitSource.fetch({ url: server.url, ref: { branch: 'main' }, auth: credentials });
-      expect(fromUrl.dir).toBe(fromAuth.dir);
+      expect(fromUrl).toEqual(fromAuth);
       expect(await readdir(cacheDir)).toEqual([parseRepositoryUrl(server.url).cacheKey]);
     });
 
@@ -160,7 +156,7 @@ describe('the Git source', () => {
       const checkout = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
 
       expect(checkout.revision).toBe(`main@sha1:${second}`);
-      expect(await listFiles(checkout.dir)).toContain('deploy/new.yaml');
+      expect(await manifestPaths(gitSource, server.url, checkout)).toContain('deploy/new.yaml');
       // The same repository, with the old pack kept and one new pack for the new objects.
       const packsAfter = await packFiles(gitdir);
       expect(packsAfter).toEqual(expect.arrayContaining(packsBefore));
@@ -171,42 +167,26 @@ describe('the Git source', () => {
       expect(request).toContain('deepen 1');
     });
 
-    it('removes deleted files from the new checkout and leaves the old checkout whole', async () => {
+    it('reads a deleted file no more at the new commit, and still at the old one', async () => {
       const server = await serve();
       const gitSource = source();
       const before = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
       await server.deleteFiles(['deploy/config.yaml']);
       const after = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
-      expect(after.dir).not.toBe(before.dir);
-      expect(await listFiles(after.dir)).toEqual(['README.md', 'deploy/namespace.yaml']);
-      expect(await listFiles(before.dir)).toEqual([
-        'README.md',
+      expect(after.commit).not.toBe(before.commit);
+      expect(await manifestPaths(gitSource, server.url, after)).toEqual(['deploy/namespace.yaml']);
+      expect(await manifestPaths(gitSource, server.url, before)).toEqual([
         'deploy/config.yaml',
         'deploy/namespace.yaml',
       ]);
     });
 
-    it('reuses the checkout of a commit it already has', async () => {
+    it('returns the same commit again when the branch has not moved', async () => {
       const server = await serve();
       const gitSource = source();
       const first = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
       const again = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
       expect(again).toEqual(first);
-    });
-
-    it('removes checkouts no fetch has returned within the TTL', async () => {
-      const server = await serve();
-      let clock = Date.now();
-      const gitSource = source({ checkoutTtlMs: 60_000, now: () => clock });
-      const old = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
-      await server.writeFiles({ 'deploy/more.yaml': 'more: true\n' });
-      const recent = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
-      expect(await readdir(cachePaths(server.url).checkouts)).toHaveLength(2);
-
-      clock += 3_600_000;
-      await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
-      expect(await readdir(cachePaths(server.url).checkouts)).toEqual([recent.commit]);
-      expect(old.commit).not.toBe(recent.commit);
     });
 
     it('starts the repository cache over when too many pack files pile up', async () => {
@@ -236,7 +216,7 @@ describe('the Git source', () => {
       await server.setBranch('release', first);
       const moved = await gitSource.fetch({ url: server.url, ref: { branch: 'release' } });
       expect(moved.revision).toBe(`release@sha1:${first}`);
-      expect(await listFiles(moved.dir)).not.toContain('x.yaml');
+      expect(await manifestPaths(gitSource, server.url, moved)).not.toContain('x.yaml');
     });
 
     it.each([
@@ -247,9 +227,10 @@ describe('the Git source', () => {
       const tagged = await server.revParse('main');
       await server.setTag('v1.0.0', tagged, { annotated });
       await server.writeFiles({ 'later.yaml': 'later: true\n' });
-      const checkout = await source().fetch({ url: server.url, ref: { tag: 'v1.0.0' } });
+      const gitSource = source();
+      const checkout = await gitSource.fetch({ url: server.url, ref: { tag: 'v1.0.0' } });
       expect(checkout.revision).toBe(`v1.0.0@sha1:${tagged}`);
-      expect(await listFiles(checkout.dir)).not.toContain('later.yaml');
+      expect(await manifestPaths(gitSource, server.url, checkout)).not.toContain('later.yaml');
     });
 
     it('follows a tag that is moved', async () => {
@@ -275,8 +256,7 @@ describe('the Git source', () => {
       expect(more).toEqual([]);
       expect(request).toContain(`want ${old}`);
       expect(request).toContain('deepen 1');
-      expect(await listFiles(checkout.dir)).toEqual([
-        'README.md',
+      expect(await manifestPaths(gitSource, server.url, checkout)).toEqual([
         'deploy/config.yaml',
         'deploy/namespace.yaml',
       ]);
@@ -375,7 +355,7 @@ describe('the Git source', () => {
       hold.release();
       const checkout = await following;
       expect(checkout.commit).toBe(next);
-      expect(await listFiles(checkout.dir)).toContain('next.yaml');
+      expect(await manifestPaths(gitSource, server.url, checkout)).toContain('next.yaml');
     });
 
     it('rejects a fetch whose signal is already aborted without touching the network', async () => {
@@ -398,7 +378,10 @@ describe('the Git source', () => {
         gitSource.fetch({ url: server.url, ref: { branch: 'main' } }),
       ]);
       expect(one).toEqual(two);
-      expect(await listFiles(one.dir)).toEqual(['README.md', 'deploy/config.yaml', 'deploy/namespace.yaml']);
+      expect(await manifestPaths(gitSource, server.url, one)).toEqual([
+        'deploy/config.yaml',
+        'deploy/namespace.yaml',
+      ]);
     });
 
     it('serves concurrent fetches of different refs of one URL from one cache', async () => {

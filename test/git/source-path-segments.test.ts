@@ -1,21 +1,19 @@
-import path from 'node:path';
 import { GitInvalidPathError } from '../../src/git/git-error.js';
-import { resolveSourcePath } from '../../src/git/resolve-source-path.js';
+import { sourcePathSegments } from '../../src/git/source-path-segments.js';
 
-const root = '/cache/checkouts/abc';
-
-describe('resolveSourcePath', () => {
+describe('sourcePathSegments', () => {
   it.each([
-    [undefined, root],
-    ['', root],
-    ['.', root],
-    ['./', root],
-    ['deploy', path.join(root, 'deploy')],
-    ['./deploy/prod/', path.join(root, 'deploy', 'prod')],
-    ['deploy//prod', path.join(root, 'deploy', 'prod')],
-    ['..deploy', path.join(root, '..deploy')],
-  ])('resolves %j inside the checkout', (input, expected) => {
-    expect(resolveSourcePath(root, input)).toBe(expected);
+    [undefined, []],
+    ['', []],
+    ['.', []],
+    ['./', []],
+    ['deploy', ['deploy']],
+    ['./deploy/prod/', ['deploy', 'prod']],
+    ['deploy//prod', ['deploy', 'prod']],
+    ['deploy\\prod', ['deploy', 'prod']],
+    ['..deploy', ['..deploy']],
+  ])('splits %j into its components', (input, expected) => {
+    expect(sourcePathSegments(input)).toEqual(expected);
   });
 
   it.each([
@@ -31,7 +29,7 @@ describe('resolveSourcePath', () => {
   ])('refuses %j', (input, reason) => {
     let thrown: unknown;
     try {
-      resolveSourcePath(root, input);
+      sourcePathSegments(input);
     } catch (error) {
       thrown = error;
     }
