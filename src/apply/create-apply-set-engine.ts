@@ -44,6 +44,7 @@ import { createOpenApiPatchMetaSource, type PatchMetaSource } from '../kube/open
 import { createRestMapper, type RestMapper, type RestMapping } from '../kube/rest-mapper.js';
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
+import { CrdNotEstablishedError } from './crd-not-established-error.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
 
 /** The subset of a pino logger the engine uses. */
@@ -61,6 +62,11 @@ export interface ApplySetEngineOptions {
   readonly tooling?: string;
   /** How long to wait for the set's CRDs to be Established; default 60 s. */
   readonly crdEstablishedTimeoutMs?: number;
+  /**
+   * How old discovery's answer lacking a kind must be before an unknown kind asks the server again
+   * (at most once per run); default 10 s.
+   */
+  readonly discoveryRecheckMs?: number;
   /** How long `--force` waits for a deleted object to be gone before recreating it; default 60 s. */
   readonly forceDeleteTimeoutMs?: number;
   /**
@@ -88,9 +94,12 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
   const api = createKubeObjectApi(options.kubeClient);
   const concurrency = options.concurrency ?? 16;
   const tooling = options.tooling ?? DEFAULT_TOOLING;
-  // One mapper per engine: the controller reuses discovery across reconciles, and an unknown kind
-  // refreshes its group-version.
-  const mapper = createRestMapper(options.kubeClient);
+  // One mapper per engine: the controller reuses discovery across reconciles; each run gets a view
+  // in which an unknown kind asks its group-version again at most once (a CRD installed since).
+  const mapper = createRestMapper(
+    options.kubeClient,
+    options.discoveryRecheckMs === undefined ? {} : { recheckAfterMs: options.discoveryRecheckMs },
+  );
   const patchMeta =
     options.patchMetaSource ??
     createOpenApiPatchMetaSource({
@@ -98,7 +107,8 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
       onFetchError: (path, error) =>
         options.logger?.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
     });
-  return (request) => runApplySet(request, { ...options, api, mapper, concurrency, tooling, patchMeta });
+  return (request) =>
+    runApplySet(request, { ...options, api, mapper: mapper.forRun(), concurrency, tooling, patchMeta });
 }
 
 interface RunContext extends ApplySetEngineOptions {
@@ -288,19 +298,20 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 
 /** Parse and validate every file before anything else; all problems at once. */
 async function loadManifests(request: ApplySetRequest, mapper: RestMapper): Promise<ManifestObject[]> {
-  // A first pass only learns which group-versions the files name, so discovery is asked about those
-  // and nothing else; the second pass validates against the real scopes.
-  const named = new Map<string, { group: string; version: string }>();
+  // A first pass only learns which kinds the files name, so discovery is asked about their
+  // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
+  // since); the second pass validates against the real scopes.
+  const named: GroupVersionKind[] = [];
   parseManifestSet(request.files, {
     defaultNamespace: request.defaultNamespace,
     scopes: {
       scopeOf: (gvk) => {
-        named.set(`${gvk.group}/${gvk.version}`, { group: gvk.group, version: gvk.version });
+        named.push(gvk);
         return 'Namespaced';
       },
     },
   });
-  await mapper.load(named.values(), request.signal);
+  await mapper.load(named, request.signal);
   const parsed = parseManifestSet(request.files, {
     defaultNamespace: request.defaultNamespace,
     ...(request.enforceNamespace === undefined ? {} : { enforceNamespace: request.enforceNamespace }),
@@ -633,16 +644,6 @@ async function waitForCrds(crds: readonly ObjectRef[], context: RunContext, sign
       }
       await delay(POLL_MS, undefined, signal === undefined ? {} : { signal });
     }
-  }
-}
-
-/** A CRD of the set did not become Established in time: a known delay, retry later. */
-export class CrdNotEstablishedError extends Error {
-  override readonly name = 'CrdNotEstablishedError';
-  readonly code = 'CRD_NOT_ESTABLISHED';
-  readonly intent = 'waiting';
-  constructor(readonly crd: string) {
-    super(`CustomResourceDefinition ${crd} is not Established yet`);
   }
 }
 

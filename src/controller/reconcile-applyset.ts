@@ -11,7 +11,7 @@ import {
 } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
-import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { describeManifestSource, ManifestSetError } from '../manifests/manifest-error.js';
 import { objectRefKey } from '../manifests/object-ref.js';
@@ -36,6 +36,7 @@ import {
   type ResolvedApplySetSpec,
   type ResolvedGitRef,
 } from './applyset-types.js';
+import { discoveryOutcome } from './discovery-outcome.js';
 import type { EventRecorder } from './event-recorder.js';
 import { mapReconcileOutcome, type OutcomeCounts, type ReconcileOutcome } from './map-reconcile-outcome.js';
 import type { Requeue } from './work-queue.js';
@@ -371,6 +372,8 @@ function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcom
 }
 
 function engineFailure(error: unknown, revision: string, signal: AbortSignal): ReconcileOutcome {
+  const aboutKinds = discoveryOutcome(error, revision);
+  if (aboutKinds !== undefined) return aboutKinds;
   if (isApplySetInputError(error)) {
     const cause = (error as { cause?: unknown }).cause;
     const errors: ApplySetObjectError[] =
@@ -384,9 +387,6 @@ function engineFailure(error: unknown, revision: string, signal: AbortSignal): R
       revision,
       errors,
     };
-  }
-  if (error instanceof UnknownKindError) {
-    return { kind: 'stalled', reason: 'UnknownKind', message: error.message, revision };
   }
   if (signal.aborted) {
     return {

@@ -1,156 +1,212 @@
-import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
+import type { JsonValue } from '../manifests/json-value.js';
 import type { GroupVersionKind } from '../manifests/object-ref.js';
-import type { Scope, ScopeResolver } from '../manifests/scope-resolver.js';
+import type { ScopeResolver } from '../manifests/scope-resolver.js';
+import { mappingsOfResourceList, versionsOfApiGroup, type RestMapping } from './discovery-documents.js';
 import { KubeApiError, UnknownKindError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
 
-export interface RestMapping {
+export type { RestMapping } from './discovery-documents.js';
+
+/** What is known of a kind: the group, version and, when the kind is named, the kind. */
+export interface DiscoveryTarget {
   readonly group: string;
   readonly version: string;
-  readonly kind: string;
-  readonly resource: string;
-  readonly scope: Scope;
+  readonly kind?: string;
 }
 
 /**
  * Discovery limited to what a set needs: only the group-versions of its objects and of its inventory
- * are asked for (`GET /api/v1`, `GET /apis/<g>/<v>`, and `GET /apis/<g>` for the preferred version of
- * an inventory entry, which records no version), never a sweep of every API group. Answers are cached;
- * `refresh` asks again, for a kind that is unknown because its CRD was just created.
+ * are asked for (`GET /api/v1`, `GET /apis/<g>/<v>`, and `GET /apis/<g>` for the versions of a group,
+ * for an inventory entry, which records no version), never a sweep of every API group.
+ *
+ * Answers are cached for the life of the mapper, but an answer that lacks a kind someone asks for (a
+ * 404 for the group-version, or the kind absent from it) is asked again once it is older than
+ * `recheckAfterMs`, and at most once per run (`forRun`): a CRD installed after the first failure is
+ * seen without a restart, as kubectl's deferred discovery mapper resets on a miss, while a set full of
+ * unknown kinds costs one request per group-version and run.
  */
 export interface RestMapper {
-  /** Loads the group-versions not yet cached, concurrently. A 404 caches an empty group-version. */
-  load(groupVersions: Iterable<{ group: string; version: string }>, signal?: AbortSignal): Promise<void>;
+  /**
+   * Loads the group-versions not yet cached, concurrently; a group-version whose cached answer lacks
+   * a named kind is asked again when the recheck allows it.
+   */
+  load(targets: Iterable<DiscoveryTarget>, signal?: AbortSignal): Promise<void>;
   /** The mapping from the cache, or undefined; no request. */
   cached(gvk: GroupVersionKind): RestMapping | undefined;
-  /** The mapping; refreshes the group-version once when the kind is not in the cache. */
+  /** The mapping; asks the server again, when the recheck allows it, if the kind is not in the cache. */
   resolve(gvk: GroupVersionKind, signal?: AbortSignal): Promise<RestMapping>;
-  /** The mapping of a group and kind at the group's preferred version (inventory entries). */
+  /**
+   * The mapping of a group and kind (inventory entries record no version): the group's preferred
+   * version first, then the other served versions in the server's order.
+   */
   resolveGroupKind(group: string, kind: string, signal?: AbortSignal): Promise<RestMapping>;
+  /** Asks about the group-version now, whatever the cache holds (a CRD of the set was just created). */
   refresh(group: string, version: string, signal?: AbortSignal): Promise<void>;
   /** A synchronous view of the cache for `parseManifestSet`. */
   scopeResolver(): ScopeResolver;
+  /** A view sharing this cache in which an unknown kind asks each group-version again at most once. */
+  forRun(): RestMapper;
 }
 
-interface GroupVersionResources {
-  readonly byKind: ReadonlyMap<string, RestMapping>;
+export interface RestMapperOptions {
+  /** How old an answer lacking a wanted kind must be before the server is asked again; default 10 s. */
+  readonly recheckAfterMs?: number;
+  readonly now?: () => number;
 }
 
-export function createRestMapper(client: KubeClient): RestMapper {
-  const groupVersions = new Map<string, Promise<GroupVersionResources>>();
-  const preferred = new Map<string, Promise<string | undefined>>();
-  const keyOf = (group: string, version: string) => (group === '' ? version : `${group}/${version}`);
+export const DEFAULT_DISCOVERY_RECHECK_MS = 10_000;
 
-  const fetchGroupVersion = async (group: string, version: string, signal?: AbortSignal) => {
-    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    let body: JsonValue;
+export function createRestMapper(client: KubeClient, options: RestMapperOptions = {}): RestMapper {
+  const now = options.now ?? Date.now;
+  const recheckAfterMs = options.recheckAfterMs ?? DEFAULT_DISCOVERY_RECHECK_MS;
+  // A 404 is an answer (nothing served there yet); any other failure is not cached.
+  const getOrEmpty = async (path: string, signal: AbortSignal | undefined): Promise<JsonValue> => {
     try {
-      body = await client.request({ method: 'GET', path, signal });
+      return await client.request({ method: 'GET', path, signal });
     } catch (error) {
-      if (error instanceof KubeApiError && error.notFound) return { byKind: new Map() };
+      if (error instanceof KubeApiError && error.notFound) return {};
       throw error;
     }
-    const byKind = new Map<string, RestMapping>();
-    const resources = isJsonObject(body) && Array.isArray(body['resources']) ? body['resources'] : [];
-    for (const entry of resources) {
-      if (!isJsonObject(entry)) continue;
-      const { name, kind, namespaced } = entry;
-      // Subresources (`deployments/scale`) share the kind of their parent; skip them.
-      if (typeof name !== 'string' || typeof kind !== 'string' || name.includes('/')) continue;
-      byKind.set(kind, {
-        group,
-        version,
-        kind,
-        resource: name,
-        scope: namespaced === true ? 'Namespaced' : 'Cluster',
-      });
-    }
-    return { byKind };
   };
+  const groupVersions = createAnswerCache(now, async (key: string, signal) => {
+    const { group, version } = splitKey(key);
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    return mappingsOfResourceList(await getOrEmpty(path, signal), group, version);
+  });
+  const groups = createAnswerCache(now, async (group: string, signal) =>
+    versionsOfApiGroup(await getOrEmpty(`/apis/${group}`, signal)),
+  );
 
-  const load = (group: string, version: string, signal?: AbortSignal): Promise<GroupVersionResources> => {
-    const key = keyOf(group, version);
-    let entry = groupVersions.get(key);
-    if (entry === undefined) {
-      entry = fetchGroupVersion(group, version, signal);
-      groupVersions.set(key, entry);
-      // A failed discovery is not cached: the next call asks again.
-      entry.catch(() => groupVersions.delete(key));
-    }
-    return entry;
-  };
+  const view = (askedInRun: Set<string> | undefined): RestMapper => {
+    /** The current answer, asked anew first when it is old enough and not yet asked again in this run. */
+    const recheck = <T>(cache: AnswerCache<T>, key: string, signal?: AbortSignal): Promise<T> => {
+      const runKey = `${cache === groups ? 'group' : 'gv'}:${key}`;
+      const askedAt = cache.askedAt(key);
+      const allowed =
+        askedAt === undefined || (!askedInRun?.has(runKey) && now() - askedAt >= recheckAfterMs);
+      if (!allowed) return cache.get(key, signal);
+      askedInRun?.add(runKey);
+      return cache.ask(key, signal);
+    };
 
-  const refresh = async (group: string, version: string, signal?: AbortSignal) => {
-    groupVersions.delete(keyOf(group, version));
-    await load(group, version, signal);
-  };
-
-  const cached = (gvk: GroupVersionKind): RestMapping | undefined =>
-    settled.get(keyOf(gvk.group, gvk.version))?.byKind.get(gvk.kind);
-  // The settled values, for the synchronous lookups.
-  const settled = new Map<string, GroupVersionResources>();
-  const loadSettled = async (group: string, version: string, signal?: AbortSignal) => {
-    const resources = await load(group, version, signal);
-    settled.set(keyOf(group, version), resources);
-    return resources;
-  };
-
-  const resolve = async (gvk: GroupVersionKind, signal?: AbortSignal): Promise<RestMapping> => {
-    const found = (await loadSettled(gvk.group, gvk.version, signal)).byKind.get(gvk.kind);
-    if (found !== undefined) return found;
-    await refresh(gvk.group, gvk.version, signal);
-    const again = (await loadSettled(gvk.group, gvk.version, signal)).byKind.get(gvk.kind);
-    if (again !== undefined) return again;
-    throw new UnknownKindError(
-      gvk.group,
-      gvk.kind,
-      gvk.version,
-      'is its CustomResourceDefinition installed?',
-    );
-  };
-
-  const preferredVersion = (group: string, signal?: AbortSignal): Promise<string | undefined> => {
-    if (group === '') return Promise.resolve('v1');
-    let entry = preferred.get(group);
-    if (entry === undefined) {
-      entry = client.request({ method: 'GET', path: `/apis/${group}`, signal }).then(
-        (body) => {
-          const pv = isJsonObject(body) ? body['preferredVersion'] : undefined;
-          const version = isJsonObject(pv) ? pv['version'] : undefined;
-          return typeof version === 'string' ? version : undefined;
-        },
-        (error: unknown) => {
-          if (error instanceof KubeApiError && error.notFound) return undefined;
-          throw error;
-        },
+    const kindAt = async (group: string, version: string, kind: string, signal?: AbortSignal) => {
+      const key = keyOf(group, version);
+      return (
+        (await groupVersions.get(key, signal)).get(kind) ??
+        (await recheck(groupVersions, key, signal)).get(kind)
       );
-      preferred.set(group, entry);
-      entry.catch(() => preferred.delete(group));
-    }
-    return entry;
-  };
+    };
 
-  return {
-    async load(list, signal) {
-      await Promise.all([...list].map(({ group, version }) => loadSettled(group, version, signal)));
-    },
-    cached,
-    resolve,
-    async resolveGroupKind(group, kind, signal) {
-      let version = await preferredVersion(group, signal);
-      if (version === undefined) {
-        // The group may have appeared since (a CRD applied in this run): ask once more.
-        preferred.delete(group);
-        version = await preferredVersion(group, signal);
-      }
-      if (version === undefined)
-        throw new UnknownKindError(group, kind, undefined, 'the API group is not served');
-      return resolve({ group, version, kind }, signal);
-    },
-    refresh: async (group, version, signal) => {
-      await refresh(group, version, signal);
-      await loadSettled(group, version, signal);
-    },
-    scopeResolver: () => ({ scopeOf: (gvk) => cached(gvk)?.scope }),
+    const versionsOf = (group: string, again: boolean, signal?: AbortSignal) => {
+      if (group === '') return Promise.resolve(['v1']);
+      return again ? recheck(groups, group, signal) : groups.get(group, signal);
+    };
+
+    const mapper: RestMapper = {
+      async load(targets, signal) {
+        const wanted = new Map<string, Set<string>>();
+        for (const { group, version, kind } of targets) {
+          const kinds = wanted.get(keyOf(group, version)) ?? new Set<string>();
+          if (kind !== undefined) kinds.add(kind);
+          wanted.set(keyOf(group, version), kinds);
+        }
+        await Promise.all(
+          [...wanted].map(async ([key, kinds]) => {
+            const known = await groupVersions.get(key, signal);
+            if ([...kinds].some((kind) => !known.has(kind))) await recheck(groupVersions, key, signal);
+          }),
+        );
+      },
+      cached: (gvk) => groupVersions.settled(keyOf(gvk.group, gvk.version))?.get(gvk.kind),
+      async resolve(gvk, signal) {
+        const found = await kindAt(gvk.group, gvk.version, gvk.kind, signal);
+        if (found !== undefined) return found;
+        throw new UnknownKindError(
+          gvk.group,
+          gvk.kind,
+          gvk.version,
+          'is its CustomResourceDefinition installed?',
+        );
+      },
+      async resolveGroupKind(group, kind, signal) {
+        for (const version of await versionsOf(group, false, signal)) {
+          const found = (await groupVersions.get(keyOf(group, version), signal)).get(kind);
+          if (found !== undefined) return found;
+        }
+        // Unknown at every version we knew of: the group may have gained versions or kinds since.
+        const versions = await versionsOf(group, true, signal);
+        for (const version of versions) {
+          const found = await kindAt(group, version, kind, signal);
+          if (found !== undefined) return found;
+        }
+        throw new UnknownKindError(
+          group,
+          kind,
+          undefined,
+          versions.length === 0
+            ? 'the API group is not served'
+            : `no served version of the group has it (${versions.join(', ')})`,
+        );
+      },
+      async refresh(group, version, signal) {
+        await groupVersions.ask(keyOf(group, version), signal);
+      },
+      scopeResolver: () => ({ scopeOf: (gvk) => mapper.cached(gvk)?.scope }),
+      forRun: () => view(new Set()),
+    };
+    return mapper;
   };
+  return view(undefined);
+}
+
+interface AnswerCache<T> {
+  /** The cached answer (or the request in flight); asks when there is none. */
+  get(key: string, signal?: AbortSignal): Promise<T>;
+  /** Asks now; concurrent `get`s share this request. */
+  ask(key: string, signal?: AbortSignal): Promise<T>;
+  /** When the current answer was asked for; undefined when never asked or the last ask failed. */
+  askedAt(key: string): number | undefined;
+  /** The last answer received, for synchronous lookups. */
+  settled(key: string): T | undefined;
+}
+
+function createAnswerCache<T>(
+  now: () => number,
+  fetch: (key: string, signal: AbortSignal | undefined) => Promise<T>,
+): AnswerCache<T> {
+  // Promises, not values, so concurrent lookups of one document share a single request.
+  const pending = new Map<string, { readonly answer: Promise<T>; readonly askedAt: number }>();
+  const received = new Map<string, T>();
+  const ask = (key: string, signal?: AbortSignal): Promise<T> => {
+    const answer = fetch(key, signal);
+    const entry = { answer, askedAt: now() };
+    pending.set(key, entry);
+    answer.then(
+      (value) => {
+        if (pending.get(key) === entry) received.set(key, value);
+      },
+      // A failed request is not an answer: the next lookup asks again.
+      () => {
+        if (pending.get(key) === entry) pending.delete(key);
+      },
+    );
+    return answer;
+  };
+  return {
+    get: (key, signal) => pending.get(key)?.answer ?? ask(key, signal),
+    ask,
+    askedAt: (key) => pending.get(key)?.askedAt,
+    settled: (key) => received.get(key),
+  };
+}
+
+function keyOf(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+function splitKey(key: string): { group: string; version: string } {
+  const slash = key.lastIndexOf('/');
+  return slash < 0
+    ? { group: '', version: key }
+    : { group: key.slice(0, slash), version: key.slice(slash + 1) };
 }
