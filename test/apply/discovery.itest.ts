@@ -1,5 +1,7 @@
 import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
+import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
+import { CRD_WAIT_REQUEUE_MS, discoveryOutcome } from '../../src/controller/discovery-outcome.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { crdYaml, deleteCrds, installCrds, preferredVersion } from '../harness/test-crds.js';
@@ -88,6 +90,30 @@ describe('kinds the engine learns about after it started', () => {
       `customresourcedefinition.apiextensions.k8s.io/widgets.${group} unchanged`,
       `widget.${group}/w unchanged`,
     ]);
+  });
+
+  it('ends a run whose CRD does not become Established as waiting, not as a failure', async () => {
+    const namespace = await freshNamespace();
+    const group = `${uniqueName('conflict')}.example.com`;
+    crds.push(`widgets.${group}`, `gizmos.${group}`);
+    await installCrds(crdYaml(group, 'Widget'));
+    // A second CRD of the group claiming the same kind: its names are not accepted (KindConflict), so
+    // it never becomes Established.
+    const conflicting = crdYaml(group, 'Gizmo').replace('kind: Gizmo,', 'kind: Widget,');
+    const dir = await writeSetDirectory({ 'crd.yaml': conflicting });
+    const engine = engineFor(countingClient().client, { crdEstablishedTimeoutMs: 1_000 });
+
+    const error: unknown = await engine(await requestFor(dir, { namespace, name: 'never-established' })).then(
+      () => undefined,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(CrdNotEstablishedError);
+    expect(error).toMatchObject({ intent: 'waiting', crd: `gizmos.${group}` });
+    expect(discoveryOutcome(error, 'main@sha1:abc')).toMatchObject({
+      kind: 'waiting',
+      reason: 'CrdNotEstablished',
+      afterMs: CRD_WAIT_REQUEUE_MS,
+    });
   });
 
   it("prunes a kind served only at a version other than its group's preferred one", async () => {
