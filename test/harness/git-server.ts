@@ -81,6 +81,13 @@ export interface GitTestServer {
   writeFiles(files: FileTree, options?: ChangeOptions): Promise<string>;
   /** Removes `paths` from the tree; returns the new commit's sha. */
   deleteFiles(paths: readonly string[], options?: ChangeOptions): Promise<string>;
+  /**
+   * Stores `content` as an object of `type` exactly as given (`git hash-object --literally`), unchecked:
+   * for crafted trees git's own commands refuse to write (duplicate names, `/` in a name, odd modes).
+   */
+  writeObject(type: 'blob' | 'tree', content: string | Uint8Array): Promise<string>;
+  /** Commits the tree object `tree` on top of `branch` and moves the branch there; returns the commit's sha. */
+  commitTreeObject(tree: string, options?: ChangeOptions): Promise<string>;
   /** Points `branch` at `target` (a sha, branch or tag), creating or force-moving it; returns the sha. */
   setBranch(branch: string, target: string): Promise<string>;
   deleteBranch(branch: string): Promise<void>;
@@ -179,7 +186,17 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     if (lines.length > 0) await git(['update-index', '--index-info'], `${lines.join('\n')}\n`, indexEnv);
     const tree = (await git(['write-tree'], undefined, indexEnv)).stdout.trim();
     await rm(indexEnv.GIT_INDEX_FILE, { force: true });
-    const message = changeOptions.message ?? `change ${commitCount + 1}`;
+    return commitOnto(branch, parent, tree, changeOptions.message);
+  };
+
+  /** Commits `tree` with `parent` (the branch tip) as parent and moves the branch with compare-and-swap. */
+  const commitOnto = async (
+    branch: string,
+    parent: string | undefined,
+    tree: string,
+    givenMessage: string | undefined,
+  ): Promise<string> => {
+    const message = givenMessage ?? `change ${commitCount + 1}`;
     const parentArgs = parent === undefined ? [] : ['-p', parent];
     const commit = (
       await git(['commit-tree', tree, ...parentArgs, '-m', message], undefined, identityEnv())
@@ -247,6 +264,12 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       change({ replace: false, write: files, remove: [] }, changeOptions),
     deleteFiles: (paths, changeOptions = {}) =>
       change({ replace: false, write: {}, remove: paths }, changeOptions),
+    writeObject: async (type, content) =>
+      (await git(['hash-object', '-t', type, '--literally', '-w', '--stdin'], content)).stdout.trim(),
+    commitTreeObject: async (tree, changeOptions = {}) => {
+      const branch = changeOptions.branch ?? defaultBranch;
+      return commitOnto(branch, await currentCommit(branch), tree, changeOptions.message);
+    },
     setBranch: async (branch, target) => {
       const sha = await revParse(target);
       await git(['update-ref', `refs/heads/${branch}`, sha]);

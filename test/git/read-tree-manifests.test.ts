@@ -1,0 +1,147 @@
+/**
+ * readTreeManifests: malformed trees no Git server packs (an in-memory object store stands in for the
+ * repository), and the order and paths of what it reads, compared with kubectl's order as the directory
+ * reader finds it in a real `git archive` of the same commit.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { GitUnsafeTreeError } from '../../src/git/git-error.js';
+import { createGitSource } from '../../src/git/git-source.js';
+import { readTreeManifests, type GitObjectReader } from '../../src/git/read-tree-manifests.js';
+import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
+import { readManifestDirectory } from '../../src/manifests/read-manifest-directory.js';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+
+const run = promisify(execFile);
+
+/** An object store in memory: oids are counters, which is all the reader needs from them. */
+function memoryStore() {
+  const objects = new Map<string, { type: string; content: Uint8Array }>();
+  const put = (type: string, content: Uint8Array | string): string => {
+    const oid = (objects.size + 1).toString(16).padStart(40, '0');
+    objects.set(oid, { type, content: typeof content === 'string' ? Buffer.from(content) : content });
+    return oid;
+  };
+  const reader: GitObjectReader = {
+    read: async (oid) => {
+      const object = objects.get(oid);
+      if (object === undefined) throw new Error(`no object ${oid}`);
+      return object;
+    },
+  };
+  return { put, reader };
+}
+
+function entry(mode: string, name: string, oid: string): Buffer {
+  return Buffer.concat([Buffer.from(`${mode} ${name}\0`), Buffer.from(oid, 'hex')]);
+}
+
+describe('readTreeManifests on trees no Git server packs', () => {
+  const readRoot = async (build: (store: ReturnType<typeof memoryStore>) => string) => {
+    const store = memoryStore();
+    const tree = build(store);
+    return readTreeManifests({ reader: store.reader, commit: 'c0ffee', tree, sourcePath: '' }).catch(
+      (error: unknown) => error,
+    );
+  };
+
+  it.each<[string, (store: ReturnType<typeof memoryStore>) => string, string]>([
+    [
+      'an empty name',
+      ({ put }) => put('tree', entry('100644', '', put('blob', 'a: 1\n'))),
+      'unsafe repository: entry "" has an empty name',
+    ],
+    [
+      'a NUL inside a name (the rest is not a tree entry)',
+      ({ put }) =>
+        put('tree', Buffer.concat([entry('100644', 'a\0b.yaml', put('blob', 'a: 1\n')), Buffer.from('x')])),
+      'unsafe repository: entry "/" is a malformed tree object',
+    ],
+    [
+      'a tree entry whose object is a blob',
+      ({ put }) => put('tree', entry('40000', 'deploy', put('blob', 'a: 1\n'))),
+      'unsafe repository: entry "deploy" is listed as a tree but its object is a blob',
+    ],
+    [
+      'a file entry whose object is a tree',
+      ({ put }) => put('tree', entry('100644', 'x.yaml', put('tree', ''))),
+      'unsafe repository: entry "x.yaml" is listed as a blob but its object is a tree',
+    ],
+    [
+      'two entries of one name, a directory and a file',
+      ({ put }) =>
+        put(
+          'tree',
+          Buffer.concat([entry('100644', 'x', put('blob', '')), entry('40000', 'x', put('tree', ''))]),
+        ),
+      'unsafe repository: entry "x" appears twice in its tree',
+    ],
+  ])('refuses %s', async (_name, build, message) => {
+    const error = await readRoot(build);
+    expect(error).toBeInstanceOf(GitUnsafeTreeError);
+    expect(error).toMatchObject({ message, intent: 'stalled' });
+  });
+});
+
+describe('readTreeManifests reads what kubectl reads of a checkout, in the same order', () => {
+  let server: GitTestServer | undefined;
+  let scratch: string;
+
+  beforeEach(async () => {
+    scratch = await mkdtemp(path.join(os.tmpdir(), 'read-tree-manifests-test-'));
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it.each(['', 'apps', 'apps/web.yaml'])('at path %j', async (sourcePath) => {
+    const names = [
+      'apps/B.yaml',
+      'apps/a.YAML',
+      'apps/a.json',
+      'apps/a.yml',
+      'apps/b.yaml',
+      'apps/web.yaml',
+      'apps/z-/x.yaml',
+      'apps/z.yaml',
+      'apps/z/x.yaml',
+      'apps/za.yaml',
+      'apps/\u00e9.yaml',
+      'apps/\u{1f600}.yaml',
+      'apps/.hidden.yaml',
+      'apps/.yaml',
+      'apps/README.md',
+      'apps/deep/er/one.yml',
+      'top.yaml',
+    ];
+    server = await startGitServer({
+      files: Object.fromEntries(names.map((name) => [name, `name: ${JSON.stringify(name)}\n`])),
+    });
+    const source = createGitSource({ cacheDir: path.join(scratch, 'cache') });
+    const fetched = await source.fetch({ url: server.url, ref: { branch: 'main' } });
+    const checkout = path.join(scratch, 'checkout');
+    await run('sh', [
+      '-c',
+      `mkdir "$2" && git --git-dir="$1" archive --format=tar "$3" | tar -x -C "$2"`,
+      'sh',
+      server.repositoryDir,
+      checkout,
+      fetched.commit,
+    ]);
+
+    const fromTree = await source.readManifests({
+      url: server.url,
+      commit: fetched.commit,
+      path: sourcePath,
+    });
+    const fromDirectory = await readManifestDirectory(path.join(checkout, sourcePath));
+    const pathAndText = (files: readonly ManifestFile[]) => files.map(({ path, text }) => ({ path, text }));
+    expect(fromTree.length).toBeGreaterThan(0);
+    expect(pathAndText(fromTree)).toEqual(pathAndText(fromDirectory));
+  });
+});
