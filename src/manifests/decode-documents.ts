@@ -1,12 +1,29 @@
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
+import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
+import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
 export interface DecodedDocument {
   /** 0-based position of the document in its file. */
   readonly index: number;
   readonly value: JsonValue;
+  /** Characters of its keys and scalars once aliases are expanded (see `measureExpansion`). */
+  readonly contentBytes: number;
 }
+
+/** How much one document, and all the documents of the set together, may decode to. */
+export interface DecodeLimits {
+  readonly maxDocumentBytes: number;
+  readonly maxTotalBytes: number;
+  /** What the files before this one in the set decoded to. */
+  readonly decodedBefore?: number;
+}
+
+const DEFAULT_DECODE_LIMITS: DecodeLimits = {
+  maxDocumentBytes: DEFAULT_MANIFEST_LIMITS.maxFileBytes,
+  maxTotalBytes: DEFAULT_MANIFEST_LIMITS.maxSetBytes,
+};
 
 export class ManifestDecodeError extends Error {
   override readonly name = 'ManifestDecodeError';
@@ -28,6 +45,26 @@ export class ManifestDecodeError extends Error {
   }
 }
 
+/** A document refused before its aliases were expanded: too much aliasing, or too large decoded. */
+export class ManifestExpansionError extends Error {
+  override readonly name = 'ManifestExpansionError';
+  readonly intent = 'stalled';
+  readonly code: 'MANIFEST_EXCESSIVE_ALIASING' | 'MANIFEST_DOCUMENT_TOO_LARGE' | 'MANIFEST_SET_TOO_LARGE';
+  constructor(
+    readonly source: string,
+    readonly documentIndex: number,
+    readonly kind: 'excessive-aliasing' | 'document-too-large' | 'set-too-large',
+    readonly detail: string,
+  ) {
+    super(`${source} (document ${documentIndex}): ${detail}`);
+    this.code = {
+      'excessive-aliasing': 'MANIFEST_EXCESSIVE_ALIASING' as const,
+      'document-too-large': 'MANIFEST_DOCUMENT_TOO_LARGE' as const,
+      'set-too-large': 'MANIFEST_SET_TOO_LARGE' as const,
+    }[kind];
+  }
+}
+
 /**
  * Decodes a manifest file's text into documents the way kubectl does, so that the
  * last-applied annotation we write is byte for byte the one kubectl writes for the same file.
@@ -39,11 +76,22 @@ export class ManifestDecodeError extends Error {
  *
  * Known limitation: integers beyond ±2^53 lose precision (JS numbers); kubectl keeps int64.
  */
-export function decodeDocuments(text: string, source: string): DecodedDocument[] {
-  if (/^\s*\{/.test(text)) return decodeJson(text, source);
+export function decodeDocuments(
+  text: string,
+  source: string,
+  limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
+): DecodedDocument[] {
+  if (/^\s*\{/.test(text)) return decodeJson(text, source, limits);
   const docs: DecodedDocument[] = [];
+  let total = limits.decodedBefore ?? 0;
+  // Each document is measured before `toJsonValue` (the first walk that would expand its aliases).
+  const take = (doc: unknown) => {
+    const contentBytes = checkExpansion(doc, source, docs.length, limits, total);
+    total += contentBytes;
+    docs.push({ index: docs.length, value: toJsonValue(doc), contentBytes });
+  };
   try {
-    yaml.loadAll(text, (doc) => docs.push({ index: docs.length, value: toJsonValue(doc) }), {
+    yaml.loadAll(text, take, {
       schema: goYamlV2Schema,
       filename: source,
       // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
@@ -51,6 +99,7 @@ export function decodeDocuments(text: string, source: string): DecodedDocument[]
     });
     return docs;
   } catch (error) {
+    if (error instanceof ManifestExpansionError) throw error;
     const mark = error instanceof yaml.YAMLException ? error.mark : undefined;
     const reason = error instanceof yaml.YAMLException ? error.reason : undefined;
     const message = reason ?? (error instanceof Error ? error.message : String(error));
@@ -82,13 +131,61 @@ function throwDecodeError(
 }
 
 /** JSON files: a stream of one or more JSON values, as kubectl's JSON decoder reads them. */
-function decodeJson(text: string, source: string): DecodedDocument[] {
+function decodeJson(text: string, source: string, limits: DecodeLimits): DecodedDocument[] {
+  let value: JsonValue;
   try {
-    return [{ index: 0, value: JSON.parse(text) as JsonValue }];
+    value = JSON.parse(text) as JsonValue;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return throwDecodeError(source, 0, message, error);
   }
+  // JSON has no aliases; measured still, for the total of the set.
+  return [
+    { index: 0, value, contentBytes: checkExpansion(value, source, 0, limits, limits.decodedBefore ?? 0) },
+  ];
+}
+
+/** The document's expanded content in bytes, or a ManifestExpansionError naming file and document. */
+function checkExpansion(
+  doc: unknown,
+  source: string,
+  index: number,
+  limits: DecodeLimits,
+  totalBefore: number,
+): number {
+  const remaining = limits.maxTotalBytes - totalBefore;
+  const documentBound = remaining < limits.maxDocumentBytes;
+  const measure = measureExpansion(doc, documentBound ? remaining : limits.maxDocumentBytes);
+  if (measure.ok) return measure.contentBytes;
+  if (measure.kind === 'excessive-aliasing') {
+    throw new ManifestExpansionError(source, index, 'excessive-aliasing', excessiveAliasing(measure));
+  }
+  if (documentBound) {
+    throw new ManifestExpansionError(
+      source,
+      index,
+      'set-too-large',
+      `the documents of the set decode to more than ${formatBytes(limits.maxTotalBytes)} of keys and values, ` +
+        `over the limit per set`,
+    );
+  }
+  throw new ManifestExpansionError(
+    source,
+    index,
+    'document-too-large',
+    `the document decodes to more than ${formatBytes(limits.maxDocumentBytes)} of keys and values once its ` +
+      `aliases are expanded, over the limit per document`,
+  );
+}
+
+/** go-yaml's words (kubectl prints "yaml: document contains excessive aliasing"), with the numbers. */
+function excessiveAliasing(measure: ExpansionMeasure): string {
+  const share = Math.round(allowedAliasRatio(measure.nodes) * 100);
+  if (!Number.isFinite(measure.nodes)) return 'document contains excessive aliasing';
+  return (
+    `document contains excessive aliasing: its aliases expand it to at least ${measure.nodes} nodes, ` +
+    `${measure.aliasNodes} of them from aliases, where kubectl's YAML reader (go-yaml) allows ${share}%`
+  );
 }
 
 /** go-yaml v2 yields NaN/Inf for `.nan`/`.inf`; sigs.k8s.io/yaml then fails to encode them as JSON. */

@@ -7,7 +7,11 @@ export type ManifestErrorCode =
   | 'duplicate-object'
   | 'unknown-kind'
   | 'namespace-on-cluster-scoped'
-  | 'namespace-mismatch';
+  | 'namespace-mismatch'
+  | 'file-too-large'
+  | 'set-too-large'
+  | 'document-too-large'
+  | 'excessive-aliasing';
 
 /** Where a manifest came from: a file, the document's index in it, and the item's index in a List. */
 export interface ManifestSource {

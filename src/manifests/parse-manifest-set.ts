@@ -1,6 +1,7 @@
-import { decodeDocuments } from './decode-documents.js';
+import { decodeManifestFiles, type ManifestEntry } from './decode-manifest-files.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { ManifestError, describeManifestSource, type ManifestSource } from './manifest-error.js';
+import { manifestLimits, type ManifestLimits, type ManifestSizeProblem } from './manifest-limits.js';
 import type { ManifestObject } from './manifest-object.js';
 import { describeObjectRef, objectRefKey, parseApiVersion, type ObjectRef } from './object-ref.js';
 import type { Scope, ScopeResolver } from './scope-resolver.js';
@@ -9,6 +10,13 @@ export interface ManifestFile {
   /** Path relative to the manifest root, as it should appear in error messages. */
   readonly path: string;
   readonly text: string;
+  /** Size of the file in bytes, when the reader knows it (otherwise measured from `text`). */
+  readonly byteLength?: number;
+  /**
+   * Set by a reader that refused to read the file for its size (`createManifestReadBudget`); `text`
+   * is then empty and the set is refused naming the file.
+   */
+  readonly unread?: ManifestSizeProblem;
 }
 
 export interface ParseManifestOptions {
@@ -20,6 +28,8 @@ export interface ParseManifestOptions {
    */
   readonly enforceNamespace?: boolean;
   readonly scopes: ScopeResolver;
+  /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
+  readonly limits?: Partial<ManifestLimits>;
 }
 
 export type ParseManifestResult =
@@ -28,10 +38,6 @@ export type ParseManifestResult =
 
 const CRD_GROUP = 'apiextensions.k8s.io';
 const CRD_KIND = 'CustomResourceDefinition';
-
-type Entry =
-  | { readonly type: 'object'; readonly value: JsonObject; readonly source: ManifestSource }
-  | { readonly type: 'error'; readonly error: ManifestError };
 
 /**
  * Turns the files of a manifest directory into the validated objects of one set, or into the list
@@ -46,7 +52,7 @@ export function parseManifestSet(
   files: readonly ManifestFile[],
   options: ParseManifestOptions,
 ): ParseManifestResult {
-  const entries = files.flatMap(decodeFile);
+  const entries = decodeManifestFiles(files, manifestLimits(options.limits));
   const scopes = withSetCrds(options.scopes, entries);
   const errors: ManifestError[] = [];
   const objects: ManifestObject[] = [];
@@ -79,63 +85,6 @@ export function parseManifestSet(
     }
   }
   return errors.length === 0 ? { ok: true, objects } : { ok: false, errors };
-}
-
-function decodeFile(file: ManifestFile): Entry[] {
-  let documents;
-  try {
-    documents = decodeDocuments(file.text, file.path);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    return [
-      {
-        type: 'error',
-        error: new ManifestError(
-          'decode-failed',
-          { file: file.path, documentIndex: undefined },
-          undefined,
-          detail,
-          {
-            cause: error,
-          },
-        ),
-      },
-    ];
-  }
-  return documents.flatMap((document): Entry[] => {
-    const source: ManifestSource = { file: file.path, documentIndex: document.index };
-    // A document holding only comments or `---` decodes to null: kubectl skips it silently.
-    if (document.value === null) return [];
-    if (!isJsonObject(document.value)) {
-      return [notAnObject(source, document.value)];
-    }
-    return flattenList(document.value, source);
-  });
-}
-
-/**
- * `kind: List` (and the typed `FooList` kinds) carry their objects in `items`; kubectl's resource
- * builder flattens any list type it meets, so do we.
- */
-function flattenList(value: JsonObject, source: ManifestSource): Entry[] {
-  const kind = value['kind'];
-  const items = value['items'];
-  if (typeof kind !== 'string' || !kind.endsWith('List') || !Array.isArray(items)) {
-    return [{ type: 'object', value, source }];
-  }
-  return items.flatMap((item, itemIndex): Entry[] => {
-    const itemSource: ManifestSource = { ...source, itemIndex };
-    if (item === null) return [];
-    return isJsonObject(item) ? flattenList(item, itemSource) : [notAnObject(itemSource, item)];
-  });
-}
-
-function notAnObject(source: ManifestSource, value: JsonValue): Entry {
-  const what = Array.isArray(value) ? 'a sequence' : `a ${typeof value}`;
-  return {
-    type: 'error',
-    error: new ManifestError('not-an-object', source, undefined, `expected an object, found ${what}`),
-  };
 }
 
 function validateObject(
@@ -265,7 +214,7 @@ function describePartial(
  * first wave is known before that CRD exists. The cluster wins where both know the kind: the scope
  * of an existing CRD cannot change.
  */
-function withSetCrds(cluster: ScopeResolver, entries: readonly Entry[]): ScopeResolver {
+function withSetCrds(cluster: ScopeResolver, entries: readonly ManifestEntry[]): ScopeResolver {
   const local = new Map<string, Scope>();
   for (const entry of entries) {
     if (entry.type !== 'object') continue;

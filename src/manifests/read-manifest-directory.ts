@@ -1,11 +1,14 @@
 import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { createManifestReadBudget, manifestLimits, type ManifestLimits } from './manifest-limits.js';
 import type { ManifestFile } from './parse-manifest-set.js';
 
 const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
 
 export interface ReadManifestDirectoryOptions {
   readonly signal?: AbortSignal;
+  /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
+  readonly limits?: Partial<ManifestLimits>;
 }
 
 /**
@@ -17,6 +20,9 @@ export interface ReadManifestDirectoryOptions {
  *
  * Symbolic links are followed only when they resolve inside `root` (a Git checkout must not make us
  * read the host's files), and each real directory is visited once, so a link loop terminates.
+ *
+ * Each file's size is checked before it is read: a file over the limit is listed unread, for
+ * `parseManifestSet` to refuse naming it, and once the set is over its total nothing more is read.
  */
 export async function readManifestDirectory(
   root: string,
@@ -24,10 +30,14 @@ export async function readManifestDirectory(
 ): Promise<ManifestFile[]> {
   const { signal } = options;
   signal?.throwIfAborted();
+  const budget = createManifestReadBudget(manifestLimits(options.limits));
+  const readWithin = async (target: string, relativePath: string, bytes: number): Promise<ManifestFile> =>
+    budget.refuse(relativePath, bytes) ?? {
+      path: relativePath,
+      text: await readFile(target, { encoding: 'utf8', signal }),
+    };
   const rootInfo = await stat(root);
-  if (!rootInfo.isDirectory()) {
-    return [{ path: path.basename(root), text: await readFile(root, { encoding: 'utf8', signal }) }];
-  }
+  if (!rootInfo.isDirectory()) return [await readWithin(root, path.basename(root), rootInfo.size)];
   const realRoot = await realpath(root);
   const visited = new Set<string>([realRoot]);
   const files: ManifestFile[] = [];
@@ -36,18 +46,21 @@ export async function readManifestDirectory(
     signal?.throwIfAborted();
     const names = (await readdir(directory)).sort(compareBytes);
     for (const name of names) {
+      if (budget.exhausted) return;
       const absolute = path.join(directory, name);
       const relativePath = relative === '' ? name : `${relative}/${name}`;
       const info = await lstat(absolute);
       let target = absolute;
       let isDirectory = info.isDirectory();
       let isFile = info.isFile();
+      let size = info.size;
       if (info.isSymbolicLink()) {
         const resolved = await resolveInside(absolute, realRoot);
         if (resolved === undefined) continue;
         target = resolved.path;
         isDirectory = resolved.isDirectory;
         isFile = resolved.isFile;
+        size = resolved.size;
       }
       if (isDirectory) {
         const real = await realpath(target);
@@ -55,7 +68,7 @@ export async function readManifestDirectory(
         visited.add(real);
         await walk(target, relativePath);
       } else if (isFile && MANIFEST_EXTENSIONS.has(path.extname(name).toLowerCase())) {
-        files.push({ path: relativePath, text: await readFile(target, { encoding: 'utf8', signal }) });
+        files.push(await readWithin(target, relativePath, size));
       }
     }
   };
@@ -67,7 +80,7 @@ export async function readManifestDirectory(
 async function resolveInside(
   link: string,
   realRoot: string,
-): Promise<{ path: string; isDirectory: boolean; isFile: boolean } | undefined> {
+): Promise<{ path: string; isDirectory: boolean; isFile: boolean; size: number } | undefined> {
   let real: string;
   try {
     real = await realpath(link);
@@ -78,7 +91,7 @@ async function resolveInside(
   }
   if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return undefined;
   const info = await stat(real);
-  return { path: real, isDirectory: info.isDirectory(), isFile: info.isFile() };
+  return { path: real, isDirectory: info.isDirectory(), isFile: info.isFile(), size: info.size };
 }
 
 function isNodeError(error: unknown): error is NodeJS.ErrnoException {

@@ -1,4 +1,9 @@
-import { ManifestDecodeError, decodeDocuments } from '../../src/manifests/decode-documents.js';
+import {
+  ManifestDecodeError,
+  ManifestExpansionError,
+  decodeDocuments,
+} from '../../src/manifests/decode-documents.js';
+import { anchorReuseList, mergeKeyBomb, nestedListBomb, nestedMapBomb } from './yaml-bombs.js';
 
 const valueOf = (text: string) => decodeDocuments(text, 'test.yaml')[0]?.value;
 
@@ -62,15 +67,15 @@ describe('decodeDocuments resolves plain scalars as go-yaml v2 (kubectl) does', 
   it('reads every document and gives empty ones the value null', () => {
     const docs = decodeDocuments('---\na: 1\n---\n# nothing\n---\nb: 2\n', 'test.yaml');
     expect(docs).toEqual([
-      { index: 0, value: { a: 1 } },
-      { index: 1, value: null },
-      { index: 2, value: { b: 2 } },
+      expect.objectContaining({ index: 0, value: { a: 1 } }),
+      expect.objectContaining({ index: 1, value: null }),
+      expect.objectContaining({ index: 2, value: { b: 2 } }),
     ]);
   });
 
   it('parses text that starts with { as JSON', () => {
     expect(decodeDocuments('  {"a": "yes", "b": 010}'.replace('010', '10'), 'x.json')).toEqual([
-      { index: 0, value: { a: 'yes', b: 10 } },
+      expect.objectContaining({ index: 0, value: { a: 'yes', b: 10 } }),
     ]);
   });
 });
@@ -98,5 +103,55 @@ describe('decodeDocuments errors', () => {
 
   it('reports invalid JSON', () => {
     expect(() => decodeDocuments('{"a": ', 'bad.json')).toThrow(ManifestDecodeError);
+  });
+});
+
+describe('decodeDocuments refuses excessive aliasing as kubectl does', () => {
+  it.each([
+    ['nested lists', nestedListBomb()],
+    ['nested maps', nestedMapBomb()],
+    ['merge keys', mergeKeyBomb()],
+  ])('a billion-laughs document of %s, naming the file and the document', (_shape, bomb) => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fine}\n---\n${bomb}`;
+    let caught: unknown;
+    try {
+      decodeDocuments(text, 'laughs.yaml');
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ManifestExpansionError);
+    expect(caught).toMatchObject({ documentIndex: 1, kind: 'excessive-aliasing', intent: 'stalled' });
+    expect((caught as Error).message).toMatch(
+      /^laughs\.yaml \(document 1\): document contains excessive aliasing: /,
+    );
+  });
+
+  it('loads a file that reuses small anchors in every object, each alias a full copy', () => {
+    const [list] = decodeDocuments(anchorReuseList(), 'exporters.yaml');
+    const items = (list?.value as { items: { metadata: { name: string; labels: object } }[] }).items;
+    expect(items).toHaveLength(150);
+    expect(items[149]?.metadata).toEqual({
+      name: 'exporter-149',
+      labels: { 'app.kubernetes.io/part-of': 'kube-prometheus', 'app.kubernetes.io/managed-by': 'applyset' },
+    });
+    // Copies, not shared objects: later steps may change one object without touching the others.
+    expect(items[149]?.metadata.labels).not.toBe(items[0]?.metadata.labels);
+  });
+
+  it('refuses a document whose few aliases repeat a large string past the limit per document', () => {
+    const text = `a: &a "${'x'.repeat(1000)}"\nb: [${Array<string>(20).fill('*a').join(', ')}]\n`;
+    expect(() => decodeDocuments(text, 'big.yaml', { maxDocumentBytes: 10_000, maxTotalBytes: 1e9 })).toThrow(
+      /^big\.yaml \(document 0\): the document decodes to more than 9\.8 KiB of keys and values once its aliases are expanded/,
+    );
+    expect(decodeDocuments(text, 'big.yaml', { maxDocumentBytes: 30_000, maxTotalBytes: 1e9 })).toHaveLength(
+      1,
+    );
+  });
+
+  it('refuses the document that takes the decoded total of the set past its limit', () => {
+    const doc = `data: "${'x'.repeat(600)}"\n`;
+    expect(() =>
+      decodeDocuments(`${doc}---\n${doc}`, 'two.yaml', { maxDocumentBytes: 1000, maxTotalBytes: 1000 }),
+    ).toThrow(/^two\.yaml \(document 1\): the documents of the set decode to more than 1000 bytes/);
   });
 });
