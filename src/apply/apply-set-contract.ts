@@ -58,7 +58,16 @@ export type ObjectOutcome =
       /** The file and document, for objects of the set (not for prunes). */
       readonly source?: ManifestSource;
     }
-  | { readonly action: 'prune-skipped'; readonly ref: ObjectRef; readonly reason: string }
+  | {
+      readonly action: 'prune-skipped';
+      readonly ref: ObjectRef;
+      readonly reason: string;
+      /**
+       * The set gave the object up instead of deleting it (a Namespace or CRD holding objects of
+       * others): its apply-owner and part-of metadata were removed and it leaves the inventory.
+       */
+      readonly released?: boolean;
+    }
   /** Dry run only: what would happen, with a field-level diff for modifications. */
   | {
       readonly action: 'would-create' | 'would-configure' | 'would-prune';

@@ -45,6 +45,7 @@ import { createRestMapper, type RestMapper, type RestMapping } from '../kube/res
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
 import { CrdNotEstablishedError } from './crd-not-established-error.js';
+import { guardHolderPrune, plannedDeletions } from './guard-holder-prune.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
 
 /** The subset of a pino logger the engine uses. */
@@ -187,6 +188,9 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 
   const outcomes: ObjectOutcome[] = [];
   const confirmedDeleted: ObjectRef[] = [];
+  // Namespaces and CRDs kept because they hold objects of others: they leave the inventory too.
+  const released: ObjectRef[] = [];
+  const pruning = plannedDeletions(planned.plan.steps);
   let applyFailed = false;
   let finalInventory: Inventory | undefined;
   const queue = new PQueue({ concurrency: context.concurrency });
@@ -268,18 +272,22 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
         break;
       case 'prune-wave': {
         const results = await queue.addAll(
-          step.actions.map((action) => () => pruneAction(action, { ...context, request, applyFailed })),
+          step.actions.map(
+            (action) => () =>
+              pruneAction(action, { ...context, request, applyFailed, ownerUid: ownerUid ?? '', pruning }),
+          ),
           signal === undefined ? {} : { signal },
         );
         for (const result of results) {
           if (result === undefined) continue;
           if (result.action === 'pruned') confirmedDeleted.push(result.ref);
+          if (result.action === 'prune-skipped' && result.released === true) released.push(result.ref);
           outcomes.push(result);
         }
         break;
       }
       case 'narrow-inventory':
-        finalInventory = narrowedInventory(step, confirmedDeleted);
+        finalInventory = narrowedInventory(step, confirmedDeleted, released);
         if (!request.dryRun) await writeInventory(finalInventory);
         break;
       case 'write-hash':
@@ -572,20 +580,27 @@ async function deleteAndWait(
 
 async function pruneAction(
   action: PruneAction,
-  context: RunContext & { readonly request: ApplySetRequest; readonly applyFailed: boolean },
+  context: RunContext & {
+    readonly request: ApplySetRequest;
+    readonly applyFailed: boolean;
+    readonly ownerUid: string;
+    readonly pruning: ReturnType<typeof plannedDeletions>;
+  },
 ): Promise<ObjectOutcome | undefined> {
   const { ref } = action;
   if (action.type === 'skip') {
     if (action.reason === 'already-absent') return undefined;
     return { action: 'prune-skipped', ref, reason: skipReason(action) };
   }
-  if (context.request.dryRun) return { action: 'would-prune', ref };
-  if (context.applyFailed) {
+  if (context.applyFailed && !context.request.dryRun) {
     // As Flux does: a failed apply stops the prune, so a renamed object is not deleted before its
     // replacement exists. The object stays in the inventory and is judged again next run.
     return { action: 'prune-skipped', ref, reason: 'postponed: an object of this run failed to apply' };
   }
-  const { signal } = context.request;
+  const { signal, dryRun } = context.request;
+  const kept = await guardHolderPrune(action, { ...context, dryRun, signal });
+  if (kept !== undefined) return kept;
+  if (dryRun) return { action: 'would-prune', ref };
   try {
     const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
     await deleteExactly(context, locationIn(mapping, ref.namespace), ref.name, uidOf(action.live));

@@ -4,12 +4,18 @@ import type { PlanStep } from './plan.js';
 
 /**
  * The list step (4) writes: what the plan keeps, plus every object it meant to delete that is not
- * confirmed deleted (the delete failed, or was never attempted because the run stopped early). Only
- * confirmed deletions leave the inventory, so nothing the set applied is ever forgotten.
+ * confirmed deleted (the delete failed, or was never attempted because the run stopped early). An
+ * object the plan meant to delete leaves only when its deletion is confirmed or when the run released
+ * it (kept it, removed its ownership metadata: a Namespace or CRD holding objects of others), so
+ * nothing the set still claims is ever forgotten, and nothing it gave up is judged again.
  */
 export function narrowedInventory(
   step: Extract<PlanStep, { type: 'narrow-inventory' }>,
   confirmedDeleted: readonly ObjectRef[],
+  released: readonly ObjectRef[] = [],
 ): Inventory {
-  return unionInventories(step.keep, differenceInventories(step.deleting, confirmedDeleted));
+  return unionInventories(
+    step.keep,
+    differenceInventories(step.deleting, [...confirmedDeleted, ...released]),
+  );
 }

@@ -403,4 +403,21 @@ describe('narrowedInventory', () => {
     expect(narrowedInventory(step, [b])).toEqual([a, c]);
     expect(narrowedInventory(step, [])).toEqual([a, b, c]);
   });
+
+  it('drops a planned deletion the run released instead of deleting', () => {
+    const a = ref('ConfigMap', 'a');
+    const ns = ref('Namespace', 'shared', '');
+    const p = plan({
+      desired: [desired(a)],
+      inventoryOld: [a, ns],
+      live: liveMap([
+        [a, liveObject(a)],
+        [ns, liveObject(ns)],
+      ]),
+    });
+    const step = p.steps.find((s) => s.type === 'narrow-inventory');
+    if (step?.type !== 'narrow-inventory') throw new Error('no narrow step');
+    expect(narrowedInventory(step, [], [ns])).toEqual([a]);
+    expect(narrowedInventory(step, [])).toEqual([ns, a]);
+  });
 });

@@ -1,0 +1,112 @@
+import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { isCustomResourceDefinition, isNamespace } from '../manifests/apply-waves.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { describeObjectsOfOthers, objectsOfOthers, type PruningSet } from '../plan/objects-of-others.js';
+import type { PlanStep, PruneAction } from '../plan/plan.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { KubeObjectApi, ResourceLocation } from '../kube/kube-object-api.js';
+import type { ObjectOutcome } from './apply-set-contract.js';
+import { listHeldObjects } from './list-held-objects.js';
+
+export interface HolderGuardContext extends PruningSet {
+  readonly kubeClient: KubeClient;
+  readonly api: KubeObjectApi;
+  readonly concurrency: number;
+  readonly dryRun: boolean;
+  readonly signal: AbortSignal | undefined;
+}
+
+const NAMESPACES: ResourceLocation = { group: '', version: 'v1', resource: 'namespaces', namespace: '' };
+const CRDS: ResourceLocation = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  resource: 'customresourcedefinitions',
+  namespace: '',
+};
+
+/** Every deletion the plan holds, with the uid it read: the set's own objects going in this run. */
+export function plannedDeletions(steps: readonly PlanStep[]): PruningSet['pruning'] {
+  return steps.flatMap((step) =>
+    step.type === 'prune-wave'
+      ? step.actions.flatMap((action) =>
+          action.type === 'delete' ? [{ ref: action.ref, uid: uidOf(action.live) }] : [],
+        )
+      : [],
+  );
+}
+
+/**
+ * Deleting a Namespace deletes everything in it, and deleting a CRD every custom resource of it, the
+ * set's or not. So right before such a delete, what it holds is listed; when anything there is not
+ * the set's own object going in this run (nor a control-plane default, see `objectsOfOthers`), the
+ * holder is kept and released: its apply-owner annotation and part-of label are removed, and the
+ * outcome says `released`, so the inventory drops it and no later run judges it again. Undefined means
+ * "go ahead and delete". A check that cannot complete is a failed prune: the holder stays in the
+ * inventory and is judged again next run. A dry run checks but writes nothing.
+ */
+export async function guardHolderPrune(
+  action: Extract<PruneAction, { type: 'delete' }>,
+  context: HolderGuardContext,
+): Promise<ObjectOutcome | undefined> {
+  const { ref } = action;
+  if (!isNamespace(ref) && !isCustomResourceDefinition(ref)) return undefined;
+  let others;
+  try {
+    const held = await listHeldObjects(ref, action.live, { ...context, client: context.kubeClient });
+    others = objectsOfOthers(held, context);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    return { action: 'failed', ref, message: `prune refused: ${messageOf(error)}`, cause: error };
+  }
+  if (others.length === 0) return undefined;
+  const holds = describeObjectsOfOthers(others, isNamespace(ref) ? ref.name : '');
+  if (context.dryRun) {
+    return { action: 'prune-skipped', ref, reason: `${holds}; would be kept and released from the set` };
+  }
+  try {
+    await release(action, context);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    return {
+      action: 'failed',
+      ref,
+      message: `not pruned (${holds}), and releasing it from the set failed: ${messageOf(error)}`,
+      cause: error,
+    };
+  }
+  return { action: 'prune-skipped', ref, reason: `${holds}; kept and released from the set`, released: true };
+}
+
+/**
+ * Removes the set's claim on the holder: the apply-owner annotation and the KEP-3659 part-of label.
+ * The last-applied annotation stays, so a later `kubectl apply` of the same file still merges. The uid
+ * in the patch makes it apply to exactly the object read (a uid cannot change: any other is refused).
+ */
+async function release(action: Extract<PruneAction, { type: 'delete' }>, context: HolderGuardContext) {
+  const uid = uidOf(action.live);
+  const patch = {
+    metadata: {
+      ...(uid === undefined ? {} : { uid }),
+      annotations: { [MetadataKeys.applyOwner]: null },
+      labels: { [MetadataKeys.applySetPartOf]: null },
+    },
+  };
+  const location = isNamespace(action.ref) ? NAMESPACES : CRDS;
+  await context.api.patch(
+    location,
+    action.ref.name,
+    'application/merge-patch+json',
+    JSON.stringify(patch),
+    context.signal,
+  );
+}
+
+function uidOf(object: JsonObject): string | undefined {
+  const metadata = object['metadata'];
+  const uid = isJsonObject(metadata) ? metadata['uid'] : undefined;
+  return typeof uid === 'string' ? uid : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
