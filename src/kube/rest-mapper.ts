@@ -58,7 +58,6 @@ export const DEFAULT_DISCOVERY_RECHECK_MS = 10_000;
 
 export function createRestMapper(client: KubeClient, options: RestMapperOptions = {}): RestMapper {
   const now = options.now ?? Date.now;
-  const recheckAfterMs = options.recheckAfterMs ?? DEFAULT_DISCOVERY_RECHECK_MS;
   // A 404 is an answer (nothing served there yet); any other failure is not cached.
   const getOrEmpty = async (path: string, signal: AbortSignal | undefined): Promise<JsonValue> => {
     try {
@@ -68,95 +67,147 @@ export function createRestMapper(client: KubeClient, options: RestMapperOptions 
       throw error;
     }
   };
-  const groupVersions = createAnswerCache(now, async (key: string, signal) => {
-    const { group, version } = splitKey(key);
-    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
-    return mappingsOfResourceList(await getOrEmpty(path, signal), group, version);
-  });
-  const groups = createAnswerCache(now, async (group: string, signal) =>
-    versionsOfApiGroup(await getOrEmpty(`/apis/${group}`, signal)),
+  return mapperView(
+    {
+      now,
+      recheckAfterMs: options.recheckAfterMs ?? DEFAULT_DISCOVERY_RECHECK_MS,
+      groupVersions: createAnswerCache(now, async (key: string, signal) => {
+        const { group, version } = splitKey(key);
+        const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+        return mappingsOfResourceList(await getOrEmpty(path, signal), group, version);
+      }),
+      groups: createAnswerCache(now, async (group: string, signal) =>
+        versionsOfApiGroup(await getOrEmpty(`/apis/${group}`, signal)),
+      ),
+    },
+    undefined,
   );
+}
 
-  const view = (askedInRun: Set<string> | undefined): RestMapper => {
-    /** The current answer, asked anew first when it is old enough and not yet asked again in this run. */
-    const recheck = <T>(cache: AnswerCache<T>, key: string, signal?: AbortSignal): Promise<T> => {
-      const runKey = `${cache === groups ? 'group' : 'gv'}:${key}`;
-      const askedAt = cache.askedAt(key);
-      const allowed =
-        askedAt === undefined || (!askedInRun?.has(runKey) && now() - askedAt >= recheckAfterMs);
-      if (!allowed) return cache.get(key, signal);
-      askedInRun?.add(runKey);
-      return cache.ask(key, signal);
-    };
+/** The cache every view of one mapper shares. */
+interface Discovery {
+  readonly now: () => number;
+  readonly recheckAfterMs: number;
+  /** `GET /api/v1`, `GET /apis/<g>/<v>`, keyed by `keyOf`. */
+  readonly groupVersions: AnswerCache<ReadonlyMap<string, RestMapping>>;
+  /** `GET /apis/<g>`: the versions of a group, preferred first. */
+  readonly groups: AnswerCache<readonly string[]>;
+}
 
-    const kindAt = async (group: string, version: string, kind: string, signal?: AbortSignal) => {
-      const key = keyOf(group, version);
-      return (
-        (await groupVersions.get(key, signal)).get(kind) ??
-        (await recheck(groupVersions, key, signal)).get(kind)
+/** What one view asked again: a run's view asks each group-version again at most once. */
+type AskedAgain = Set<string> | undefined;
+
+/** A view of the shared cache; a run's view (`askedAgain` set) remembers what it asked again. */
+function mapperView(discovery: Discovery, askedAgain: AskedAgain): RestMapper {
+  const { groupVersions } = discovery;
+  const mapper: RestMapper = {
+    async load(targets, signal) {
+      const wanted = new Map<string, Set<string>>();
+      for (const { group, version, kind } of targets) {
+        const kinds = wanted.get(keyOf(group, version)) ?? new Set<string>();
+        if (kind !== undefined) kinds.add(kind);
+        wanted.set(keyOf(group, version), kinds);
+      }
+      await Promise.all(
+        [...wanted].map(async ([key, kinds]) => {
+          const known = await groupVersions.get(key, signal);
+          if ([...kinds].some((kind) => !known.has(kind))) {
+            await recheck(discovery, askedAgain, discovery.groupVersions, key, signal);
+          }
+        }),
       );
-    };
-
-    const versionsOf = (group: string, again: boolean, signal?: AbortSignal) => {
-      if (group === '') return Promise.resolve(['v1']);
-      return again ? recheck(groups, group, signal) : groups.get(group, signal);
-    };
-
-    const mapper: RestMapper = {
-      async load(targets, signal) {
-        const wanted = new Map<string, Set<string>>();
-        for (const { group, version, kind } of targets) {
-          const kinds = wanted.get(keyOf(group, version)) ?? new Set<string>();
-          if (kind !== undefined) kinds.add(kind);
-          wanted.set(keyOf(group, version), kinds);
-        }
-        await Promise.all(
-          [...wanted].map(async ([key, kinds]) => {
-            const known = await groupVersions.get(key, signal);
-            if ([...kinds].some((kind) => !known.has(kind))) await recheck(groupVersions, key, signal);
-          }),
-        );
-      },
-      cached: (gvk) => groupVersions.settled(keyOf(gvk.group, gvk.version))?.get(gvk.kind),
-      async resolve(gvk, signal) {
-        const found = await kindAt(gvk.group, gvk.version, gvk.kind, signal);
-        if (found !== undefined) return found;
-        throw new UnknownKindError(
-          gvk.group,
-          gvk.kind,
-          gvk.version,
-          'is its CustomResourceDefinition installed?',
-        );
-      },
-      async resolveGroupKind(group, kind, signal) {
-        for (const version of await versionsOf(group, false, signal)) {
-          const found = (await groupVersions.get(keyOf(group, version), signal)).get(kind);
-          if (found !== undefined) return found;
-        }
-        // Unknown at every version we knew of: the group may have gained versions or kinds since.
-        const versions = await versionsOf(group, true, signal);
-        for (const version of versions) {
-          const found = await kindAt(group, version, kind, signal);
-          if (found !== undefined) return found;
-        }
-        throw new UnknownKindError(
-          group,
-          kind,
-          undefined,
-          versions.length === 0
-            ? 'the API group is not served'
-            : `no served version of the group has it (${versions.join(', ')})`,
-        );
-      },
-      async refresh(group, version, signal) {
-        await groupVersions.ask(keyOf(group, version), signal);
-      },
-      scopeResolver: () => ({ scopeOf: (gvk) => mapper.cached(gvk)?.scope }),
-      forRun: () => view(new Set()),
-    };
-    return mapper;
+    },
+    cached: (gvk) => groupVersions.settled(keyOf(gvk.group, gvk.version))?.get(gvk.kind),
+    async resolve(gvk, signal) {
+      const found = await kindAt(discovery, askedAgain, gvk, signal);
+      if (found !== undefined) return found;
+      throw new UnknownKindError(
+        gvk.group,
+        gvk.kind,
+        gvk.version,
+        'is its CustomResourceDefinition installed?',
+      );
+    },
+    resolveGroupKind: (group, kind, signal) => resolveGroupKind(discovery, askedAgain, group, kind, signal),
+    async refresh(group, version, signal) {
+      await groupVersions.ask(keyOf(group, version), signal);
+    },
+    scopeResolver: () => ({ scopeOf: (gvk) => mapper.cached(gvk)?.scope }),
+    forRun: () => mapperView(discovery, new Set()),
   };
-  return view(undefined);
+  return mapper;
+}
+
+/**
+ * The current answer, asked anew first when it is old enough and this run has not asked it again
+ * yet; a request already in flight is shared.
+ */
+function recheck<T>(
+  discovery: Discovery,
+  askedAgain: AskedAgain,
+  cache: AnswerCache<T>,
+  key: string,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  const runKey = `${cache === discovery.groups ? 'group' : 'group-version'} ${key}`;
+  const askedAt = cache.askedAt(key);
+  const allowed =
+    askedAt === undefined ||
+    (!(askedAgain?.has(runKey) ?? false) && discovery.now() - askedAt >= discovery.recheckAfterMs);
+  if (!allowed) return cache.get(key, signal);
+  askedAgain?.add(runKey);
+  return cache.ask(key, signal);
+}
+
+/** The kind at one group-version, from the cache, else asked again when the recheck allows it. */
+async function kindAt(
+  discovery: Discovery,
+  askedAgain: AskedAgain,
+  gvk: GroupVersionKind,
+  signal: AbortSignal | undefined,
+): Promise<RestMapping | undefined> {
+  const key = keyOf(gvk.group, gvk.version);
+  return (
+    (await discovery.groupVersions.get(key, signal)).get(gvk.kind) ??
+    (await recheck(discovery, askedAgain, discovery.groupVersions, key, signal)).get(gvk.kind)
+  );
+}
+
+/**
+ * kubectl's RESTMapping for a group-kind without a version: every served version of the group, the
+ * preferred first, until one has the kind.
+ */
+async function resolveGroupKind(
+  discovery: Discovery,
+  askedAgain: AskedAgain,
+  group: string,
+  kind: string,
+  signal: AbortSignal | undefined,
+): Promise<RestMapping> {
+  const versionsOf = async (again: boolean): Promise<readonly string[]> => {
+    if (group === '') return ['v1'];
+    return again
+      ? recheck(discovery, askedAgain, discovery.groups, group, signal)
+      : discovery.groups.get(group, signal);
+  };
+  for (const version of await versionsOf(false)) {
+    const found = (await discovery.groupVersions.get(keyOf(group, version), signal)).get(kind);
+    if (found !== undefined) return found;
+  }
+  // Unknown at every version we knew of: the group may have gained versions or kinds since.
+  const versions = await versionsOf(true);
+  for (const version of versions) {
+    const found = await kindAt(discovery, askedAgain, { group, version, kind }, signal);
+    if (found !== undefined) return found;
+  }
+  throw new UnknownKindError(
+    group,
+    kind,
+    undefined,
+    versions.length === 0
+      ? 'the API group is not served'
+      : `no served version of the group has it (${versions.join(', ')})`,
+  );
 }
 
 interface AnswerCache<T> {
