@@ -2,7 +2,14 @@ import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
-import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { createKubeClient } from '../../src/kube/kube-client.js';
+import {
+  adminKubeConfig,
+  createNamespace,
+  kubeconfigForServiceAccount,
+  uniqueName,
+} from '../harness/test-cluster.js';
 import {
   annotations,
   configMapYaml,
@@ -12,9 +19,9 @@ import {
   kubectl,
   labels,
   requestFor,
+  countingClient,
   writeSetDirectory,
 } from './apply-test-kit.js';
-import { countingClient } from './apply-test-kit.js';
 
 // Deleting a Namespace deletes everything in it (the namespace controller), and deleting a CRD deletes
 // every custom resource of it: a set may prune either only when it holds nothing of others.
@@ -119,6 +126,14 @@ describe('pruning a Namespace', () => {
     await kubectl(['create', 'serviceaccount', 'loner', '-n', ns]);
     await defaultsPresent(ns);
 
+    // A dry run checks too, and says so without writing.
+    const { client } = countingClient();
+    const request = await requestFor(await writeSetDirectory({ 'keep.yaml': keep }), a, { dryRun: true });
+    expect(byObject((await engineFor(client)(request)).outcomes)[`namespace/${ns}`]).toBe(
+      'prune-skipped: holds 2 objects of others, e.g. secret/b-secret, serviceaccount/loner; would be kept and released from the set',
+    );
+    expect(annotations(await getObject(`/api/v1/namespaces/${ns}`))[OWNER]).toBeDefined();
+
     const result = await applySet({ 'keep.yaml': keep }, a);
 
     const outcomes = byObject(result.outcomes);
@@ -166,6 +181,50 @@ describe('pruning a Namespace', () => {
       `namespace ${ns} to be gone`,
       90_000,
     );
+  });
+});
+
+describe('a Namespace whose contents cannot all be listed', () => {
+  it('is not pruned and stays in the inventory, judged again next run', async () => {
+    const { parentNamespace, a } = await freshParents();
+    const ns = uniqueName('sp-ns');
+    const keep = configMapYaml(parentNamespace, 'a-keep', { k: 'v' });
+    await applySet({ 'ns.yaml': namespaceYaml(ns), 'keep.yaml': keep }, a);
+    // An account that may delete Namespaces and write ConfigMaps, but not list Secrets.
+    const role = uniqueName('sp-pruner');
+    await kubectl([
+      'create',
+      'clusterrole',
+      role,
+      '--verb=get,list,create,patch,delete',
+      '--resource=namespaces,configmaps',
+    ]);
+    await kubectl([
+      'create',
+      'clusterrolebinding',
+      role,
+      `--clusterrole=${role}`,
+      `--serviceaccount=${parentNamespace}:pruner`,
+    ]);
+    try {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(await kubeconfigForServiceAccount(parentNamespace, 'pruner'));
+      const engine = engineFor(createKubeClient({ kubeConfig }));
+      const result = await engine(await requestFor(await writeSetDirectory({ 'keep.yaml': keep }), a));
+
+      const failed = result.outcomes.find((o) => o.action === 'failed');
+      expect(failed?.ref).toMatchObject({ kind: 'Namespace', name: ns });
+      expect(failed?.action === 'failed' ? failed.message : '').toMatch(
+        new RegExp(
+          `^prune refused: cannot tell what namespace/${ns} holds: GET /api/v1/namespaces/${ns}/\\w+: 403 Forbidden`,
+        ),
+      );
+      expect(deletionTimestamp(await getObject(`/api/v1/namespaces/${ns}`))).toBeUndefined();
+      expect(annotations(await getObject(`/api/v1/namespaces/${ns}`))[OWNER]).toBeDefined();
+      expect(await inventoryOf(a)).toContain(`namespace/${ns}`);
+    } finally {
+      await kubectl(['delete', 'clusterrolebinding,clusterrole', role, '--ignore-not-found']);
+    }
   });
 });
 
