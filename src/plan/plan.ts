@@ -67,8 +67,8 @@ export type PlanStep =
   /** (3) Prune one wave, in reverse wave order. */
   | { readonly type: 'prune-wave'; readonly wave: PruneWave; readonly actions: readonly PruneAction[] }
   /**
-   * (4) Write the final list: `keep`, plus whichever of `deleting` failed to delete (see
-   * `narrowedInventory`), so an object whose prune failed is never forgotten.
+   * (4) Write the final list: `keep`, plus whichever of `deleting` was neither deleted nor released
+   * (see `narrowedInventory`), so an object whose prune failed is never forgotten.
    */
   | { readonly type: 'narrow-inventory'; readonly keep: Inventory; readonly deleting: Inventory }
   /** (5) Write the hash of the list written in (4): the sign that the run completed. */
