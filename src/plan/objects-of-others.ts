@@ -40,6 +40,7 @@ const SA_UID_ANNOTATION = 'kubernetes.io/service-account.uid';
  *   (root-ca-cert-publisher) and, on clusters before 1.24, the `default` account's token Secret;
  * - Events (core and events.k8s.io): records of what happened, owned by nobody and expired by the API
  *   server's event TTL; keeping a Namespace for them would keep every Namespace that ever had a Pod.
+ * - metrics.k8s.io PodMetrics: a view of Pods (listed in their own right), not stored objects.
  *
  * Everything else counts, Leases included: a Lease is held by a running component (leader election)
  * that expects it to stay. The result is sorted and has each object once.
@@ -57,7 +58,7 @@ export function objectsOfOthers(listed: readonly ListedObject[], set: PruningSet
     const uid = metadataString(object, 'uid');
     if (uid !== undefined && ours.has(uid)) continue;
     if (metadataString(object, 'deletionTimestamp') !== undefined) continue;
-    if (isEvent(ref) || isControlPlaneDefault(ref, object, set.ownerUid)) continue;
+    if (isEvent(ref) || isView(ref) || isControlPlaneDefault(ref, object, set.ownerUid)) continue;
     if (
       ref.group === '' &&
       ref.kind === 'Endpoints' &&
@@ -119,6 +120,11 @@ function oursUids(listed: readonly ListedObject[], set: PruningSet): Set<string>
     }
   }
   return ours;
+}
+
+/** metrics-server's PodMetrics: computed from the Pods, nothing stored that a delete could lose. */
+function isView(ref: ObjectRef): boolean {
+  return ref.group === 'metrics.k8s.io';
 }
 
 function isEvent(ref: ObjectRef): boolean {

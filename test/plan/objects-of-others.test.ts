@@ -82,7 +82,7 @@ describe('objectsOfOthers', () => {
     ).toEqual([shared]);
   });
 
-  it('does not count the control plane’s defaults, nor Events, nor objects already being deleted', () => {
+  it('does not count the control plane’s defaults, nor Events or PodMetrics, nor objects already being deleted', () => {
     const result = objectsOfOthers(
       [
         listed(ref('ServiceAccount', 'default'), 'u1'),
@@ -95,6 +95,7 @@ describe('objectsOfOthers', () => {
         ),
         listed(ref('Event', 'web.1'), 'u4'),
         listed(ref('Event', 'web.1', 'events.k8s.io'), 'u4'),
+        listed(ref('PodMetrics', 'web-1-x', 'metrics.k8s.io'), 'u6'),
         listed(ref('ConfigMap', 'going'), 'u5', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
       ],
       set(),
