@@ -3,6 +3,7 @@ import git from 'isomorphic-git';
 import fs from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { ManifestLimits } from '../manifests/manifest-limits.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import { classifyGitError } from './classify-git-error.js';
@@ -52,8 +53,8 @@ export interface GitReadRequest {
 
 export interface GitReadOptions {
   readonly signal?: AbortSignal;
-  /** Called with each manifest's path and size before it is decoded; throws to refuse it. */
-  readonly checkSize?: (filePath: string, bytes: number) => void;
+  /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
+  readonly limits?: Partial<ManifestLimits>;
 }
 
 export interface GitSource {
@@ -166,7 +167,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
           commit: request.commit,
           tree,
           sourcePath: request.path,
-          ...(readOptions.checkSize === undefined ? {} : { checkSize: readOptions.checkSize }),
+          ...(readOptions.limits === undefined ? {} : { limits: readOptions.limits }),
           ...(signal === undefined ? {} : { signal }),
         });
       });

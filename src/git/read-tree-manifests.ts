@@ -1,4 +1,9 @@
 import path from 'node:path';
+import {
+  createManifestReadBudget,
+  manifestLimits,
+  type ManifestLimits,
+} from '../manifests/manifest-limits.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { GitPathNotFoundError, GitUnsafeTreeError } from './git-error.js';
 import { joinPath, parseTreeObject, type TreeEntry } from './parse-tree-object.js';
@@ -17,8 +22,8 @@ export interface ReadTreeManifestsInput {
   readonly tree: string;
   /** `spec.source.path`: a directory (read recursively) or one file. */
   readonly sourcePath: string | undefined;
-  /** Called with each file's path and size before its content is decoded; throws to refuse it. */
-  readonly checkSize?: (filePath: string, bytes: number) => void;
+  /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
+  readonly limits?: Partial<ManifestLimits>;
   readonly signal?: AbortSignal;
 }
 
@@ -46,10 +51,17 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * naming the link. Each directory is walked once (a link to a directory already walked is skipped), so
  * a link to an ancestor terminates. Submodules (gitlinks) are skipped: their files live in another
  * repository, which is not fetched, as a checkout would leave them an empty directory.
+ *
+ * Each file's size is checked before its bytes are decoded to text, as the directory reader checks it:
+ * a file over the limit is listed unread, for `parseManifestSet` to refuse naming it, and once the set
+ * is over its total nothing more is read. isomorphic-git hands out a blob only whole, inflated; its
+ * fetch has already inflated every object of the pack to index it, so checking the size in the pack's
+ * object header first would not bound memory any better.
  */
 export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<ManifestFile[]> {
   const { reader, commit, signal } = input;
   const trees = new Map<string, TreeEntry[]>();
+  const budget = createManifestReadBudget(manifestLimits(input.limits));
 
   const listTree = async (oid: string, dirPath: string): Promise<TreeEntry[]> => {
     const cached = trees.get(oid);
@@ -97,10 +109,10 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
     return current;
   };
 
-  const readText = async (oid: string, entryPath: string, filePath: string): Promise<string> => {
+  const readFile = async (oid: string, entryPath: string, filePath: string): Promise<ManifestFile> => {
     const content = await readTyped(oid, 'blob', entryPath);
-    input.checkSize?.(filePath, content.length);
-    return utf8.decode(content);
+    const byteLength = content.length;
+    return budget.refuse(filePath, byteLength) ?? { path: filePath, text: utf8.decode(content), byteLength };
   };
 
   const segments = sourcePathSegments(input.sourcePath);
@@ -112,13 +124,14 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
   }
   if (root.kind === 'blob') {
     const name = segments[segments.length - 1] ?? root.path;
-    return [{ path: name, text: await readText(root.oid, root.path, name) }];
+    return [await readFile(root.oid, root.path, name)];
   }
 
   const files: ManifestFile[] = [];
   const visited = new Set<string>([root.path]);
   const walk = async (tree: string, treePath: string, relative: string): Promise<void> => {
     for (const entry of await listTree(tree, treePath)) {
+      if (budget.exhausted) return;
       const entryPath = joinPath(treePath, entry.name);
       const relativePath = joinPath(relative, entry.name);
       let target: Resolved | undefined;
@@ -140,7 +153,7 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
         visited.add(target.path);
         await walk(target.oid, target.path, relativePath);
       } else if (target.kind === 'blob' && isManifestName(entry.name)) {
-        files.push({ path: relativePath, text: await readText(target.oid, target.path, relativePath) });
+        files.push(await readFile(target.oid, target.path, relativePath));
       }
     }
   };

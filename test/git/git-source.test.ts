@@ -82,8 +82,8 @@ describe('the Git source', () => {
       const sha = await server.revParse('main');
       expect(checkout).toEqual({ revision: `main@sha1:${sha}`, commit: sha, fetched: true });
       expect(await gitSource.readManifests({ url: server.url, commit: sha })).toEqual([
-        { path: 'deploy/config.yaml', text: files['deploy/config.yaml'] },
-        { path: 'deploy/namespace.yaml', text: files['deploy/namespace.yaml'] },
+        { path: 'deploy/config.yaml', text: files['deploy/config.yaml'], byteLength: 56 },
+        { path: 'deploy/namespace.yaml', text: files['deploy/namespace.yaml'], byteLength: 54 },
       ]);
       // Nothing but the bare repository: no checkout of the commit's files on disk.
       expect(await readdir(cachePaths(server.url).root)).toEqual(['repo.git']);

@@ -239,7 +239,7 @@ describe('a hostile repository', () => {
       'live',
     );
     // Each directory once, by where it really is: `v2` was walked as `current`, `loop` is `deploy` itself.
-    expect(files).toEqual([
+    expect(files.map(({ path, text }) => ({ path, text }))).toEqual([
       { path: 'alias.yaml', text: CONFIG_TEXT },
       { path: 'config.yaml', text: CONFIG_TEXT },
       { path: 'current/app.yaml', text: BINDING_TEXT },

@@ -86,6 +86,63 @@ describe('readTreeManifests on trees no Git server packs', () => {
   });
 });
 
+describe('readTreeManifests and the size limits', () => {
+  /** A root tree of files `a.yaml`, `b.yaml`, … with the given texts, and the blobs the reader was asked for. */
+  const store = (texts: readonly string[]) => {
+    const { put, reader } = memoryStore();
+    const blobs = texts.map((text) => put('blob', text));
+    const names = texts.map((_text, index) => `${String.fromCharCode(97 + index)}.yaml`);
+    const tree = put('tree', Buffer.concat(blobs.map((oid, index) => entry('100644', names[index]!, oid))));
+    const asked: string[] = [];
+    const counting: GitObjectReader = {
+      read: async (oid) => {
+        const index = blobs.indexOf(oid);
+        if (index >= 0) asked.push(names[index]!);
+        return reader.read(oid);
+      },
+    };
+    return { reader: counting, tree, asked };
+  };
+
+  it('lists a file over the per-file limit unread, naming it, and reads the others', async () => {
+    const { reader, tree } = store(['a: 1\n', 'b: 22222222\n', 'c: 3\n']);
+    const files = await readTreeManifests({
+      reader,
+      commit: 'c0ffee',
+      tree,
+      sourcePath: '',
+      limits: { maxFileBytes: 8 },
+    });
+    expect(files).toEqual([
+      { path: 'a.yaml', text: 'a: 1\n', byteLength: 5 },
+      {
+        path: 'b.yaml',
+        text: '',
+        byteLength: 12,
+        unread: { kind: 'file-too-large', detail: expect.stringContaining('12 bytes') as unknown },
+      },
+      { path: 'c.yaml', text: 'c: 3\n', byteLength: 5 },
+    ]);
+  });
+
+  it('stops reading once the set is over its total', async () => {
+    const { reader, tree, asked } = store(['a: 1\n', 'b: 2\n', 'c: 3\n', 'd: 4\n']);
+    const files = await readTreeManifests({
+      reader,
+      commit: 'c0ffee',
+      tree,
+      sourcePath: '',
+      limits: { maxSetBytes: 12 },
+    });
+    expect(files.map((file) => [file.path, file.unread?.kind])).toEqual([
+      ['a.yaml', undefined],
+      ['b.yaml', undefined],
+      ['c.yaml', 'set-too-large'],
+    ]);
+    expect(asked).toEqual(['a.yaml', 'b.yaml', 'c.yaml']);
+  });
+});
+
 describe('readTreeManifests reads what kubectl reads of a checkout, in the same order', () => {
   let server: GitTestServer | undefined;
   let scratch: string;
