@@ -2,6 +2,7 @@ import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
 import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
+import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
 export interface DecodedDocument {
@@ -85,8 +86,9 @@ export function decodeDocuments(
   const docs: DecodedDocument[] = [];
   let total = limits.decodedBefore ?? 0;
   // Each document is measured before `toJsonValue` (the first walk that would expand its aliases).
+  const merges = createMergeKeyRecorder();
   const take = (doc: unknown) => {
-    const contentBytes = checkExpansion(doc, source, docs.length, limits, total);
+    const contentBytes = checkExpansion(doc, source, docs.length, limits, total, merges.sources);
     total += contentBytes;
     docs.push({ index: docs.length, value: toJsonValue(doc), contentBytes });
   };
@@ -94,6 +96,7 @@ export function decodeDocuments(
     yaml.loadAll(text, take, {
       schema: goYamlV2Schema,
       filename: source,
+      listener: merges.listener,
       // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
       json: true,
     });
@@ -152,10 +155,11 @@ function checkExpansion(
   index: number,
   limits: DecodeLimits,
   totalBefore: number,
+  merges?: MergeSources,
 ): number {
   const remaining = limits.maxTotalBytes - totalBefore;
   const documentBound = remaining < limits.maxDocumentBytes;
-  const measure = measureExpansion(doc, documentBound ? remaining : limits.maxDocumentBytes);
+  const measure = measureExpansion(doc, documentBound ? remaining : limits.maxDocumentBytes, merges);
   if (measure.ok) return measure.contentBytes;
   if (measure.kind === 'excessive-aliasing') {
     throw new ManifestExpansionError(source, index, 'excessive-aliasing', excessiveAliasing(measure));

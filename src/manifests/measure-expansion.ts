@@ -9,6 +9,8 @@
  * and refuses the document before anything expands it.
  */
 
+import type { MergeSources } from './record-merge-keys.js';
+
 /** go-yaml's decoder (decode.go): the alias share it allows falls from 99% to 10% over this range. */
 const ALIAS_RATIO_RANGE_LOW = 400_000;
 const ALIAS_RATIO_RANGE_HIGH = 4_000_000;
@@ -63,11 +65,17 @@ class Refused extends Error {
  * so testing once after the whole alias is the same as testing after each of its nodes.
  *
  * Aliases are recognised as a collection met again (the same object); a repeated scalar cannot
- * multiply anything and counts as a plain node. A merge key (`<<`) shows as the merged values met
- * again. `maxContentBytes` bounds the expanded content, which go-yaml does not count: a few aliases
- * to one large string would otherwise pass its test and still fill the heap.
+ * multiply anything and counts as a plain node. go-yaml decodes each value merged with `<<` in full,
+ * and so does this when `merges` says what each mapping merged (`createMergeKeyRecorder`); the keys
+ * a mapping got from them are not counted again as its own. `maxContentBytes` bounds the expanded
+ * content, which go-yaml does not count: a few aliases to one large string would otherwise pass its
+ * test and still fill the heap.
  */
-export function measureExpansion(document: unknown, maxContentBytes: number): ExpansionMeasure {
+export function measureExpansion(
+  document: unknown,
+  maxContentBytes: number,
+  merges: MergeSources = new Map(),
+): ExpansionMeasure {
   const memo = new Map<object, { nodes: number; bytes: number }>();
   const open = new Set<object>();
   // The document node itself is the first unmarshal call.
@@ -105,7 +113,16 @@ export function measureExpansion(document: unknown, maxContentBytes: number): Ex
     if (Array.isArray(value)) {
       for (const item of value) visit(item);
     } else {
+      const merged = merges.get(value) ?? [];
+      const fromMerges = mergedValues(merged);
+      for (const source of merged) {
+        // A sequence of mappings is merged from its last item to its first; the sequence is no node.
+        if (Array.isArray(source)) for (const item of [...source].reverse()) visit(item);
+        else visit(source);
+      }
       for (const [key, item] of Object.entries(value)) {
+        // Counted with the merged mapping it came from.
+        if (fromMerges.has(key) && fromMerges.get(key) === item) continue;
         count(1, false, Math.max(1, key.length));
         visit(item);
       }
@@ -121,4 +138,19 @@ export function measureExpansion(document: unknown, maxContentBytes: number): Ex
     return { ok: false, kind: error.kind, nodes, aliasNodes, contentBytes: bytes };
   }
   return { ok: true, nodes, aliasNodes, contentBytes: bytes };
+}
+
+/**
+ * The key-value pairs a mapping's merges gave it: js-yaml keeps the first merged value of a key
+ * unless the mapping sets its own. An own value identical to the merged one is taken as merged: at
+ * worst one pair counted too few.
+ */
+function mergedValues(merged: readonly unknown[]): ReadonlyMap<string, unknown> {
+  const values = new Map<string, unknown>();
+  const sources = merged.flatMap((source) => (Array.isArray(source) ? (source as unknown[]) : [source]));
+  for (const source of sources) {
+    if (typeof source !== 'object' || source === null) continue;
+    for (const [key, item] of Object.entries(source)) if (!values.has(key)) values.set(key, item);
+  }
+  return values;
 }

@@ -126,6 +126,29 @@ describe('decodeDocuments refuses excessive aliasing as kubectl does', () => {
     );
   });
 
+  // Both checked against go.yaml.in/yaml/v2 v2.4.4 (kubectl's reader): go-yaml decodes every merged
+  // mapping in full each time, although the merged keys collapse into one mapping.
+  it('counts a merged mapping in full each time it is merged, drawing the line where go-yaml does', () => {
+    const merges = (count: number) =>
+      `big: &big [${Array<string>(1000).fill('x').join(', ')}]\na: &a {p: *big, q: y}\nlist:\n` +
+      Array<string>(count).fill('- <<: *a\n  own: 1\n').join('');
+    expect(decodeDocuments(merges(162), 'merges.yaml')).toHaveLength(1);
+    expect(() => decodeDocuments(merges(163), 'merges.yaml')).toThrow(/excessive aliasing/);
+  });
+
+  it('refuses merging the same mapping again and again, which leaves few keys but costs go-yaml each time', () => {
+    const levels = ['l0: &l0 {a: lol, b: lol}'];
+    for (let level = 1; level <= 3; level += 1) {
+      levels.push(
+        `l${level}: &l${level} {<<: [${Array<string>(9)
+          .fill(`*l${level - 1}`)
+          .join(', ')}]}`,
+      );
+    }
+    expect(() => decodeDocuments(levels.join('\n'), 'merges.yaml')).toThrow(/excessive aliasing/);
+    expect(decodeDocuments(levels.slice(0, 3).join('\n'), 'merges.yaml')).toHaveLength(1);
+  });
+
   it('loads a file that reuses small anchors in every object, each alias a full copy', () => {
     const [list] = decodeDocuments(anchorReuseList(), 'exporters.yaml');
     const items = (list?.value as { items: { metadata: { name: string; labels: object } }[] }).items;
