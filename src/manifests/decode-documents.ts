@@ -184,11 +184,12 @@ function checkExpansion(
 
 /** go-yaml's words (kubectl prints "yaml: document contains excessive aliasing"), with the numbers. */
 function excessiveAliasing(measure: ExpansionMeasure): string {
-  const share = Math.round(allowedAliasRatio(measure.nodes) * 100);
   if (!Number.isFinite(measure.nodes)) return 'document contains excessive aliasing';
+  const percent = (ratio: number) => `${Number((ratio * 100).toFixed(1))}%`;
   return (
     `document contains excessive aliasing: its aliases expand it to at least ${measure.nodes} nodes, ` +
-    `${measure.aliasNodes} of them from aliases, where kubectl's YAML reader (go-yaml) allows ${share}%`
+    `${percent(measure.aliasNodes / measure.nodes)} of them from aliases, over the ` +
+    `${percent(allowedAliasRatio(measure.nodes))} kubectl's YAML reader (go-yaml) allows`
   );
 }
 
