@@ -32,6 +32,14 @@ const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.jso
 /** Linux's MAXSYMLINKS: how many links one path may pass through before it counts as a loop. */
 const MAX_SYMLINK_HOPS = 40;
 
+/**
+ * How many entries one read may walk. Git stores a subtree once however often it is listed, so a pack of
+ * a few kilobytes can hold a tree of 100 entries each naming a tree of 100 entries … and a walk of
+ * billions of entries (of empty files, which the size limits do not see), on trees already parsed: no
+ * I/O, so no abort could interrupt it. Far above any real directory of manifests.
+ */
+export const MAX_WALKED_ENTRIES = 200_000;
+
 type Resolved =
   | { readonly kind: 'tree'; readonly oid: string; readonly path: string }
   | { readonly kind: 'blob'; readonly oid: string; readonly path: string }
@@ -72,9 +80,12 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
     return entries;
   };
 
+  // One read per object: a blob listed under many names (the same file in many directories) costs one.
+  const objects = new Map<string, { readonly type: string; readonly content: Uint8Array }>();
   const readTyped = async (oid: string, type: string, entryPath: string): Promise<Uint8Array> => {
     signal?.throwIfAborted();
-    const object = await reader.read(oid);
+    const object = objects.get(oid) ?? (await reader.read(oid));
+    objects.set(oid, object);
     if (object.type !== type) {
       throw new GitUnsafeTreeError(entryPath, `is listed as a ${type} but its object is a ${object.type}`);
     }
@@ -129,9 +140,17 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
 
   const files: ManifestFile[] = [];
   const visited = new Set<string>([root.path]);
+  let walked = 0;
   const walk = async (tree: string, treePath: string, relative: string): Promise<void> => {
     for (const entry of await listTree(tree, treePath)) {
       if (budget.exhausted) return;
+      walked += 1;
+      if (walked > MAX_WALKED_ENTRIES) {
+        throw new GitUnsafeTreeError(
+          root.path === '' ? '/' : root.path,
+          `holds more than ${MAX_WALKED_ENTRIES} entries (a subtree listed many times counts each time)`,
+        );
+      }
       const entryPath = joinPath(treePath, entry.name);
       const relativePath = joinPath(relative, entry.name);
       let target: Resolved | undefined;

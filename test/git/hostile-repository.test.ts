@@ -223,6 +223,28 @@ describe('a hostile repository', () => {
     });
   });
 
+  it('refuses a tree that lists one subtree so often that a walk would never end', async () => {
+    // 100 × 100 × 100 entries from three tree objects: a checkout would have written a million files.
+    let level = [await file('cm.yaml', '')];
+    for (let depth = 0; depth < 3; depth += 1) {
+      const sub = await tree(level);
+      level = Array.from({ length: 100 }, (_unused, index) => ({
+        mode: '40000',
+        name: `d${index}`,
+        oid: sub,
+      }));
+    }
+    const started = Date.now();
+    const error = await refusal([await dir('bomb', level)], 'bomb');
+    expect(error).toMatchObject({
+      name: 'GitUnsafeTreeError',
+      message:
+        'unsafe repository: entry "bomb" holds more than 200000 entries (a subtree listed many times counts each time)',
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    await expectNothingWrittenOutside();
+  });
+
   it('resolves links that stay inside the tree, and skips submodules', async () => {
     const files = await fetchAndRead(
       [
