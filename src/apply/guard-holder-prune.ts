@@ -42,7 +42,9 @@ export function plannedDeletions(steps: readonly PlanStep[]): PruningSet['prunin
  * holder is kept and released: its apply-owner annotation and part-of label are removed, and the
  * outcome says `released`, so the inventory drops it and no later run judges it again. Undefined means
  * "go ahead and delete". A check that cannot complete is a failed prune: the holder stays in the
- * inventory and is judged again next run. A dry run checks but writes nothing.
+ * inventory and is judged again next run. A dry run checks but writes nothing. Kubernetes has no
+ * "delete if empty": an object created between the LIST and the DELETE is not seen, so the LIST is the
+ * last step before the DELETE, after every other prune of the run.
  */
 export async function guardHolderPrune(
   action: Extract<PruneAction, { type: 'delete' }>,
