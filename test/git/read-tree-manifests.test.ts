@@ -86,6 +86,27 @@ describe('readTreeManifests on trees no Git server packs', () => {
   });
 });
 
+describe('readTreeManifests and links that cost too much to follow', () => {
+  it('refuses a link whose target names more than 4096 components', async () => {
+    const { put, reader } = memoryStore();
+    let nested = put('tree', entry('100644', 'cm.yaml', put('blob', 'a: 1\n')));
+    for (let depth = 0; depth < 5000; depth += 1) nested = put('tree', entry('40000', 'a', nested));
+    const target = `${Array.from({ length: 5000 }, () => 'a').join('/')}/cm.yaml`;
+    const tree = put(
+      'tree',
+      Buffer.concat([entry('40000', 'a', nested), entry('120000', 'x.yaml', put('blob', target))]),
+    );
+    const error: unknown = await readTreeManifests({
+      reader,
+      commit: 'c0ffee',
+      tree,
+      sourcePath: 'x.yaml',
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GitUnsafeTreeError);
+    expect((error as Error).message).toMatch(/is reached through more than 4096 names$/);
+  });
+});
+
 describe('readTreeManifests and the size limits', () => {
   /** A root tree of files `a.yaml`, `b.yaml`, … with the given texts, and the blobs the reader was asked for. */
   const store = (texts: readonly string[]) => {
