@@ -168,9 +168,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
     // 6. Fetch the ref into the shared cache.
     const fetchStarted = deps.now();
-    let checkout;
+    let fetchedCommit;
     try {
-      checkout = await deps.gitSource.fetch(
+      fetchedCommit = await deps.gitSource.fetch(
         { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
         { signal, timeoutMs: spec.timeoutMs },
       );
@@ -179,14 +179,14 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       deps.metrics.observeGitFetch('failure', (deps.now() - fetchStarted) / 1000);
       return gitFailure(error, spec);
     }
-    const revision = checkout.revision;
-    log.debug({ revision, fetched: checkout.fetched }, 'fetched');
+    const revision = fetchedCommit.revision;
+    log.debug({ revision, fetched: fetchedCommit.fetched }, 'fetched');
 
     // 7. Read the files under spec.source.path at that commit straight from the object store.
     let files: ManifestFile[];
     try {
       files = await deps.gitSource.readManifests(
-        { url: spec.source.url, commit: checkout.commit, path: spec.source.path },
+        { url: spec.source.url, commit: fetchedCommit.commit, path: spec.source.path },
         { signal },
       );
     } catch (error) {
