@@ -92,14 +92,17 @@ export function decodeDocuments(
     total += contentBytes;
     docs.push({ index: docs.length, value: toJsonValue(doc), contentBytes });
   };
+  // js-yaml 4.3 reads `maxTotalMergeKeys`; its typings do not list it yet.
+  const options: yaml.LoadOptions & { maxTotalMergeKeys: number } = {
+    schema: goYamlV2Schema,
+    filename: source,
+    listener: merges.listener,
+    maxTotalMergeKeys: MAX_MERGED_KEYS_PER_FILE,
+    // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
+    json: true,
+  };
   try {
-    yaml.loadAll(text, take, {
-      schema: goYamlV2Schema,
-      filename: source,
-      listener: merges.listener,
-      // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
-      json: true,
-    });
+    yaml.loadAll(text, take, options);
     return docs;
   } catch (error) {
     if (error instanceof ManifestExpansionError) throw error;
@@ -108,9 +111,28 @@ export function decodeDocuments(
     const message = reason ?? (error instanceof Error ? error.message : String(error));
     // Errors raised while converting come from the iterator, after `docs.length` documents were taken.
     const index = mark === undefined ? docs.length : documentIndexAt(text, mark.position);
+    if (reason?.startsWith('merge keys exceeded maxTotalMergeKeys') === true) {
+      throw new ManifestExpansionError(
+        source,
+        index,
+        'excessive-aliasing',
+        `document contains excessive aliasing: the merge keys (<<) of the file copy more than ` +
+          `${MAX_MERGED_KEYS_PER_FILE} keys`,
+      );
+    }
     return throwDecodeError(source, index, message, error, mark === undefined ? undefined : mark.line + 1);
   }
 }
+
+/**
+ * js-yaml counts the keys it copies for `<<` over the whole file and by default refuses past 10,000,
+ * which refuses files kubectl reads (a thousand documents each merging a 20-key anchor). go-yaml has
+ * no such limit: its alias test counts each merge, which `measureExpansion` repeats. What stays is a
+ * bound on the copying js-yaml does before that test can run: 250,000 keys take about 15 MiB and
+ * 100 ms, and go-yaml refuses the documents that get near it (each merged key costs it two nodes
+ * from an alias).
+ */
+const MAX_MERGED_KEYS_PER_FILE = 250_000;
 
 /**
  * js-yaml parses every document before handing any out, so the failing document is found from the

@@ -149,6 +149,27 @@ describe('decodeDocuments refuses excessive aliasing as kubectl does', () => {
     expect(decodeDocuments(levels.slice(0, 3).join('\n'), 'merges.yaml')).toHaveLength(1);
   });
 
+  it('loads a file of many documents each merging a small anchor, as kubectl does', () => {
+    const defaults = Array.from({ length: 20 }, (_, index) => `d${index}: v`).join(', ');
+    const documents = Array.from(
+      { length: 1000 },
+      (_, index) =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c${index}}\n` +
+        `defaults: &d {${defaults}}\ndata:\n  <<: *d\n  own: x\n`,
+    );
+    const decoded = decodeDocuments(documents.join('---\n'), 'many.yaml');
+    expect(decoded).toHaveLength(1000);
+    expect(decoded[999]?.value).toMatchObject({ data: { d0: 'v', d19: 'v', own: 'x' } });
+  });
+
+  it('refuses a file whose merge keys copy one wide mapping over and over, before copying much', () => {
+    const keys = Array.from({ length: 1000 }, (_, index) => `k${index}: x`).join(', ');
+    const text = `a: &a {${keys}}\nl:\n${'- <<: *a\n'.repeat(2000)}`;
+    expect(() => decodeDocuments(text, 'wide.yaml')).toThrow(
+      /^wide\.yaml \(document 0\): document contains excessive aliasing/,
+    );
+  });
+
   it('loads a file that reuses small anchors in every object, each alias a full copy', () => {
     const [list] = decodeDocuments(anchorReuseList(), 'exporters.yaml');
     const items = (list?.value as { items: { metadata: { name: string; labels: object } }[] }).items;
