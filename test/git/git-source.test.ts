@@ -181,6 +181,18 @@ describe('the Git source', () => {
       ]);
     });
 
+    it('reports a commit the cache does not hold (any more) as retryable, naming it', async () => {
+      const server = await serve();
+      const gitSource = source();
+      await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      const missing = 'f'.repeat(40);
+      await expect(gitSource.readManifests({ url: server.url, commit: missing })).rejects.toMatchObject({
+        name: 'GitFetchError',
+        intent: 'retryable',
+        message: `fetching ${server.url} failed: commit ${missing} is no longer in the cache`,
+      });
+    });
+
     it('returns the same commit again when the branch has not moved', async () => {
       const server = await serve();
       const gitSource = source();
