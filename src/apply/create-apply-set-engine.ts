@@ -47,6 +47,7 @@ import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply
 import { CrdNotEstablishedError } from './crd-not-established-error.js';
 import { guardHolderPrune, plannedDeletions } from './guard-holder-prune.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
+import { isSecretManifest, redactSecretValues } from '../manifests/redact-secret-values.js';
 
 /** The subset of a pino logger the engine uses. */
 export interface EngineLogger {
@@ -373,6 +374,11 @@ interface ObjectContext extends RunContext {
 
 async function applyAction(action: ApplyAction, context: ObjectContext): Promise<ObjectOutcome> {
   const outcome = await applyActionOnce(action, context);
+  if (outcome.action === 'failed' && isSecretManifest(action.object.manifest)) {
+    // The server's message echoes what it refused; the cause (with the same text) is dropped.
+    const message = redactSecretValues(outcome.message, action.object.manifest);
+    return { action: 'failed', ref: outcome.ref, message, source: action.object.source };
+  }
   return outcome.action === 'failed' || outcome.action === 'conflict'
     ? { ...outcome, source: action.object.source }
     : outcome;
