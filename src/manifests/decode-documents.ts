@@ -3,6 +3,7 @@ import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
 import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
+import { locateJsonSyntaxError, type JsonSyntaxLocation } from './locate-json-syntax-error.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
 export interface DecodedDocument {
@@ -31,18 +32,22 @@ export class ManifestDecodeError extends Error {
   readonly code = 'MANIFEST_DECODE';
   /** 1-based line of the problem in the file, when the parser knows it. */
   readonly line: number | undefined;
+  /** 1-based column of the problem, when the parser knows it. */
+  readonly column: number | undefined;
   constructor(
     readonly source: string,
     readonly documentIndex: number | undefined,
     message: string,
-    options?: { cause?: unknown; line?: number },
+    options?: { cause?: unknown; line?: number; column?: number },
   ) {
     super(
       `${source}${documentIndex === undefined ? '' : ` (document ${documentIndex})`}` +
-        `${options?.line === undefined ? '' : ` line ${options.line}`}: ${message}`,
-      options,
+        `${options?.line === undefined ? '' : ` line ${options.line}`}` +
+        `${options?.line === undefined || options.column === undefined ? '' : ` column ${options.column}`}: ${message}`,
+      options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.line = options?.line;
+    this.column = options?.column;
   }
 }
 
@@ -120,7 +125,10 @@ export function decodeDocuments(
           `${MAX_MERGED_KEYS_PER_FILE} keys`,
       );
     }
-    return throwDecodeError(source, index, message, error, mark === undefined ? undefined : mark.line + 1);
+    // js-yaml's `message` quotes the lines around the error (a Secret value, maybe): only its `reason`
+    // and `mark` are kept, and a YAMLException is not carried as the cause.
+    const cause = error instanceof yaml.YAMLException ? undefined : error;
+    return throwDecodeError(source, index, message, cause, mark?.line ?? -1, mark?.column ?? -1);
   }
 }
 
@@ -150,9 +158,14 @@ function throwDecodeError(
   index: number | undefined,
   message: string,
   cause: unknown,
-  line?: number,
+  line0 = -1,
+  column0 = -1,
 ): never {
-  throw new ManifestDecodeError(source, index, message, line === undefined ? { cause } : { cause, line });
+  throw new ManifestDecodeError(source, index, message, {
+    ...(cause === undefined ? {} : { cause }),
+    ...(line0 < 0 ? {} : { line: line0 + 1 }),
+    ...(column0 < 0 ? {} : { column: column0 + 1 }),
+  });
 }
 
 /** JSON files: a stream of one or more JSON values, as kubectl's JSON decoder reads them. */
@@ -161,13 +174,26 @@ function decodeJson(text: string, source: string, limits: DecodeLimits): Decoded
   try {
     value = JSON.parse(text) as JsonValue;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return throwDecodeError(source, 0, message, error);
+    // JSON.parse's message quotes the input around the error (a Secret value, maybe): only where and
+    // why are kept, and the error itself is not carried as the cause.
+    const where = locateJsonError(text);
+    const reason = where?.reason ?? `not valid JSON (${error instanceof Error ? error.name : 'error'})`;
+    return throwDecodeError(source, 0, reason, undefined, (where?.line ?? 0) - 1, (where?.column ?? 0) - 1);
   }
   // JSON has no aliases; measured still, for the total of the set.
   return [
     { index: 0, value, contentBytes: checkExpansion(value, source, 0, limits, limits.decodedBefore ?? 0) },
   ];
+}
+
+/** Where JSON.parse stopped; undefined when the text nests too deeply for the locator's recursion. */
+function locateJsonError(text: string): JsonSyntaxLocation | undefined {
+  try {
+    return locateJsonSyntaxError(text);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
 }
 
 /** The document's expanded content in bytes, or a ManifestExpansionError naming file and document. */

@@ -92,7 +92,7 @@ describe('decodeDocuments errors', () => {
     const error = caught as ManifestDecodeError;
     expect(error.documentIndex).toBe(1);
     expect(error.line).toBe(4);
-    expect(error.message).toMatch(/^bad\.yaml \(document 1\) line 4: /);
+    expect(error.message).toMatch(/^bad\.yaml \(document 1\) line 4 column \d+: /);
   });
 
   it('refuses .inf and .nan, which kubectl cannot encode as JSON', () => {
