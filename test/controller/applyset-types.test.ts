@@ -184,6 +184,19 @@ describe('resolveApplySetSpec', () => {
       'label',
     ],
     ['an invalid SA', { ...minimal, serviceAccountName: 'sa/x' }, 'spec.serviceAccountName', 'DNS-1123'],
+    // The account is always one of the ApplySet's own namespace: no `ns:name` or user-name forms.
+    [
+      'an SA of another namespace',
+      { ...minimal, serviceAccountName: 'kube-system:admin' },
+      'spec.serviceAccountName',
+      'DNS-1123',
+    ],
+    [
+      'a user name as SA',
+      { ...minimal, serviceAccountName: 'system:serviceaccount:kube-system:admin' },
+      'spec.serviceAccountName',
+      'DNS-1123',
+    ],
     ['an unknown policy', { ...minimal, deletionPolicy: 'Keep' }, 'spec.deletionPolicy', 'Delete, Orphan'],
   ])('refuses %s', (_case, spec, field, message) => {
     const result = resolveApplySetSpec(spec);
