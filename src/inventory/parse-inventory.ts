@@ -21,26 +21,39 @@ export class InventoryParseError extends Error {
 
 /**
  * Parses `kubectl.kubernetes.io/last-applied-objects`. Blank lines and surrounding whitespace are
- * tolerated (a YAML block scalar adds a final newline; people edit by hand). Anything else that is not
- * exactly `namespace:group:kind:name` with a kind and a name is an error naming the line.
+ * tolerated (a YAML block scalar adds a final newline; people edit by hand). Each other line is
+ * `namespace:group:kind:name`. The namespace (a DNS label), the group (a DNS subdomain) and the kind
+ * (a CamelCase identifier) can never hold a ':', but a name can: RBAC names only have to be valid path
+ * segments, and `system:aggregate-to-view` is everywhere. So the name is everything after the third
+ * ':', and a line with fewer than three is an error naming the line.
  */
 export function parseInventory(text: string): Inventory {
   const refs: ObjectRef[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.trim();
     if (line === '') return;
-    const parts = line.split(':');
-    if (parts.length !== 4) {
-      throw new InventoryParseError(
-        index + 1,
-        raw,
-        `expected namespace:group:kind:name, found ${parts.length} fields`,
-      );
-    }
-    const [namespace, group, kind, name] = parts as [string, string, string, string];
-    if (kind === '') throw new InventoryParseError(index + 1, raw, 'the kind is empty');
-    if (name === '') throw new InventoryParseError(index + 1, raw, 'the name is empty');
-    refs.push({ namespace, group, kind, name });
+    refs.push(parseInventoryLine(line, index + 1, raw));
   });
   return toInventory(refs);
+}
+
+function parseInventoryLine(line: string, lineNumber: number, raw: string): ObjectRef {
+  const first = line.indexOf(':');
+  const second = first < 0 ? -1 : line.indexOf(':', first + 1);
+  const third = second < 0 ? -1 : line.indexOf(':', second + 1);
+  if (third < 0) {
+    const fields = line.split(':').length;
+    throw new InventoryParseError(
+      lineNumber,
+      raw,
+      `expected namespace:group:kind:name, found ${fields} field${fields === 1 ? '' : 's'}`,
+    );
+  }
+  const namespace = line.slice(0, first);
+  const group = line.slice(first + 1, second);
+  const kind = line.slice(second + 1, third);
+  const name = line.slice(third + 1);
+  if (kind === '') throw new InventoryParseError(lineNumber, raw, 'the kind is empty');
+  if (name === '') throw new InventoryParseError(lineNumber, raw, 'the name is empty');
+  return { namespace, group, kind, name };
 }

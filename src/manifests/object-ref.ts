@@ -19,8 +19,9 @@ export interface GroupVersionKind {
 
 /**
  * The string form of a ref: `namespace:group:kind:name`, the line format of
- * `kubectl.kubernetes.io/last-applied-objects`. None of the four parts can contain ':' (DNS names,
- * DNS subdomains, CamelCase kinds), so the form is unambiguous and usable as a map key.
+ * `kubectl.kubernetes.io/last-applied-objects`. The namespace, group and kind cannot contain ':' (DNS
+ * labels, DNS subdomains, CamelCase kinds); the name can (`system:auth-delegator`), and is last, so the
+ * form stays unambiguous and usable as a map key: the name is everything after the third ':'.
  */
 export function objectRefKey(ref: ObjectRef): string {
   return `${ref.namespace}:${ref.group}:${ref.kind}:${ref.name}`;

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { ObjectRef } from '../../src/manifests/object-ref.js';
 import { computeApplyHash } from '../../src/inventory/apply-hash.js';
 import { formatInventory } from '../../src/inventory/format-inventory.js';
@@ -48,12 +49,62 @@ describe('inventory text', () => {
 
   it.each([
     ['shop:apps:Deployment', /line 1 .*found 3 fields/],
-    ['shop::ConfigMap:settings\nshop:apps:Deployment:web:extra', /line 2 .*found 5 fields/],
+    ['shop::ConfigMap:settings\nshop:apps', /line 2 .*found 2 fields/],
+    ['web', /line 1 .*found 1 field$/],
     ['shop:apps::web', /line 1 .*the kind is empty/],
     ['shop:apps:Deployment:', /line 1 .*the name is empty/],
   ])('refuses the malformed line in %j', (text, message) => {
     expect(() => parseInventory(text)).toThrow(InventoryParseError);
     expect(() => parseInventory(text)).toThrow(message);
+  });
+});
+
+// What each part may hold on a real cluster: a namespace is a DNS label, a group a DNS subdomain, a
+// kind a CamelCase identifier; a name is at least a DNS subdomain and, for RBAC and other path-segment
+// kinds, anything but '/' and '%' (':' very much included).
+const dnsLabel = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+const dnsSubdomain = fc
+  .array(dnsLabel, { minLength: 1, maxLength: 4 })
+  .map((labels) => labels.join('.'))
+  .filter((s) => s.length <= 253);
+const kindName = fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,30}$/);
+const pathSegmentName = fc
+  .string({ unit: 'grapheme', minLength: 1, maxLength: 60 })
+  .map((s) => s.replace(/[/%\s]/g, ':'))
+  .filter((s) => s !== '.' && s !== '..' && s !== '');
+const anyRef = fc.record({
+  namespace: fc.oneof(fc.constant(''), dnsLabel),
+  group: fc.oneof(fc.constant(''), dnsSubdomain),
+  kind: kindName,
+  name: fc.oneof(dnsSubdomain, pathSegmentName),
+});
+
+describe('inventory line format, names with ":"', () => {
+  it.each([
+    ref('', 'rbac.authorization.k8s.io', 'ClusterRole', 'system:aggregated-metrics-reader'),
+    ref('', 'rbac.authorization.k8s.io', 'ClusterRoleBinding', 'resource-metrics:system:auth-delegator'),
+    ref('kube-system', 'rbac.authorization.k8s.io', 'RoleBinding', 'system::leader-locking-kube-scheduler'),
+    ref(
+      '',
+      'rbac.authorization.k8s.io',
+      'ClusterRole',
+      'system:controller:clusterrole-aggregation-controller',
+    ),
+    ref('', 'rbac.authorization.k8s.io', 'ClusterRole', ':'),
+    ref('', 'rbac.authorization.k8s.io', 'ClusterRole', 'trailing:'),
+    ref('', '', 'Namespace', 'kube-system'),
+  ])('reads %j back whole', (object) => {
+    expect(parseInventory(formatInventory([object]))).toEqual([object]);
+  });
+
+  it('round-trips any set of refs whose parts are valid on a cluster', () => {
+    fc.assert(
+      fc.property(fc.array(anyRef, { maxLength: 20 }), (refs) => {
+        const inventory = toInventory(refs);
+        expect(parseInventory(formatInventory(inventory))).toEqual(inventory);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
