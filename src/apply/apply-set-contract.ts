@@ -37,7 +37,37 @@ export interface ApplySetRequest {
   readonly adopt: boolean;
   /** Compute everything, write nothing. */
   readonly dryRun: boolean;
+  /**
+   * Let the set go instead of applying it (the controller's deletionPolicy Orphan): every object of
+   * the inventory that this set owns loses its apply-owner annotation and part-of label, nothing
+   * else is touched, so a later set adopts it as an unowned object. The files are ignored; readable
+   * lines of a damaged inventory are still released. Default false.
+   */
+  readonly release?: boolean;
   readonly signal?: AbortSignal;
+  /**
+   * kubectl's `--field-manager` (default `kubectl-client-side-apply`), for the writes' `fieldManager`
+   * query parameter. Accepted by the command; not yet sent by the engine.
+   */
+  readonly fieldManager?: string;
+  /**
+   * kubectl's `--validate`: `strict` (the server refuses unknown or duplicate fields), `warn`, or
+   * `ignore`, for the writes' `fieldValidation` query parameter. Accepted; not yet sent by the engine.
+   */
+  readonly fieldValidation?: 'strict' | 'warn' | 'ignore';
+  /**
+   * Called after each object of the set was applied and each prune candidate handled, with the
+   * counts so far and the plan's totals, so the command can draw a progress line on long runs.
+   */
+  readonly onProgress?: (progress: ApplySetProgress) => void;
+}
+
+/** How far a run is: objects of the set applied (whatever the outcome) and prune candidates handled. */
+export interface ApplySetProgress {
+  readonly applied: number;
+  readonly toApply: number;
+  readonly pruned: number;
+  readonly toPrune: number;
 }
 
 /** What happened to one object; the caller turns these into output lines, events, metrics and status. */
@@ -67,6 +97,11 @@ export type ObjectOutcome =
        * others): its apply-owner and part-of metadata were removed and it leaves the inventory.
        */
       readonly released?: boolean;
+      /**
+       * The set could not judge the object (it could not be read, or it was replaced while being
+       * judged): the prune is incomplete, not a deliberate keep. It stays in the inventory.
+       */
+      readonly incomplete?: boolean;
     }
   /** Dry run only: what would happen, with a field-level diff for modifications. */
   | {
@@ -79,6 +114,11 @@ export interface ApplySetResult {
   readonly outcomes: readonly ObjectOutcome[];
   /** The uid of the apply-config object (the owner every child's apply-owner names). */
   readonly parentUid: string;
+  /**
+   * The parent's resourceVersion after the run's last write of it (or as read, when nothing was
+   * written): the precondition for the caller's own next write of the parent, e.g. its status.
+   */
+  readonly parentResourceVersion?: string;
   /** True when every step ran and the hash was written. */
   readonly completed: boolean;
 }

@@ -8,11 +8,12 @@ import {
   DEFAULT_TOOLING,
   type ParentMetadata,
 } from '../inventory/applyset-metadata.js';
-import { EMPTY_INVENTORY, type Inventory } from '../inventory/inventory.js';
+import type { Inventory } from '../inventory/inventory.js';
 import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { mayApply } from '../inventory/ownership-policy.js';
-import { parseInventory } from '../inventory/parse-inventory.js';
+import { parseInventory, parseInventoryLeniently } from '../inventory/parse-inventory.js';
+import type { LiveState } from '../inventory/live-state.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
@@ -37,7 +38,7 @@ import { buildPlan } from '../plan/build-plan.js';
 import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
 import { narrowedInventory } from '../plan/narrowed-inventory.js';
 import type { ApplyAction, PlanStep, PruneAction } from '../plan/plan.js';
-import { KubeApiError } from '../kube/kube-api-error.js';
+import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { createKubeObjectApi, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource, type PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
@@ -45,6 +46,8 @@ import { createRestMapper, type RestMapper, type RestMapping } from '../kube/res
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
 import { CrdNotEstablishedError } from './crd-not-established-error.js';
+import { ParentChangedError } from './parent-changed-error.js';
+import { releaseObject } from './release-object.js';
 import { guardHolderPrune, plannedDeletions } from './guard-holder-prune.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
 import { isSecretManifest, redactSecretValues } from '../manifests/redact-secret-values.js';
@@ -123,7 +126,7 @@ interface RunContext extends ApplySetEngineOptions {
 
 async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
   const { api, mapper, signal } = { ...context, signal: request.signal };
-  const desired = await loadManifests(request, mapper);
+  const desired = request.release === true ? [] : await loadManifests(request, mapper);
 
   const parent = request.parent;
   const parentLocation: ResourceLocation = {
@@ -160,10 +163,12 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
       `${describeObjectRef(parentRef)} exists but is not an apply-config object (no label ${MetadataKeys.applyConfig}: "true"); choose another --applyset name`,
     ]);
   }
+  const inventoryText =
+    parentLive === undefined ? '' : (liveAnnotation(parentLive, MetadataKeys.lastAppliedObjects) ?? '');
   const inventoryOld =
-    parentLive === undefined
-      ? EMPTY_INVENTORY
-      : parseInventory(liveAnnotation(parentLive, MetadataKeys.lastAppliedObjects) ?? '');
+    request.release === true
+      ? parseInventoryLeniently(inventoryText).inventory
+      : parseInventory(inventoryText);
   let ownerUid = parentLive === undefined ? undefined : uidOf(parentLive);
 
   const targets = await readTargets(desired, inventoryOld, mapper, signal);
@@ -171,6 +176,14 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     concurrency: context.concurrency,
     ...(signal === undefined ? {} : { signal }),
   });
+  if (request.release === true) {
+    const outcomes = await releaseOwned(inventoryOld, live, {
+      ...context,
+      request,
+      ownerUid: ownerUid ?? '',
+    });
+    return { outcomes, parentUid: ownerUid ?? '', completed: true };
+  }
 
   const planned = buildPlan({
     desired,
@@ -217,20 +230,39 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     }
     const patch = metadataPatch(parentLive, metadata);
     if (patch === undefined) return;
-    parentLive = await api.patch(
-      parentLocation,
-      parent.name,
-      'application/merge-patch+json',
-      JSON.stringify(patch),
-      signal,
-    );
+    // A compare-and-swap on the version this run read and planned on: a replica that lost the
+    // leadership while paused, or any other writer in between, turns this into a 409, never into a
+    // stale inventory merged over a newer one.
+    const resourceVersion = resourceVersionOf(parentLive);
+    const guardedPatch =
+      resourceVersion === undefined
+        ? patch
+        : { ...patch, metadata: { ...(patch['metadata'] as JsonObject), resourceVersion } };
+    try {
+      parentLive = await api.patch(
+        parentLocation,
+        parent.name,
+        'application/merge-patch+json',
+        JSON.stringify(guardedPatch),
+        signal,
+      );
+    } catch (error) {
+      if (error instanceof KubeApiError && error.status === 409) {
+        throw new ParentChangedError(describeObjectRef(parentRef), { cause: error });
+      }
+      throw error;
+    }
   };
 
-  // The hash is left off: only the last step writes it, once every step before it has run.
-  const writeInventory = (inventory: Inventory) =>
-    writeParent(
+  // The hash is left off: only the last step writes it, once every step before it has run. A parent
+  // that does not exist yet is not created for an empty inventory: a run in which every object was
+  // refused (conflicts) leaves nothing behind, not an empty apply-config object.
+  const writeInventory = async (inventory: Inventory) => {
+    if (parentLive === undefined && inventory.length === 0) return;
+    await writeParent(
       applySetParentMetadata({ parent: kepParent, inventory, tooling: context.tooling, withHash: false }),
     );
+  };
 
   const objectContext = (): ObjectContext => ({
     ...context,
@@ -292,7 +324,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
         if (!request.dryRun) await writeInventory(finalInventory);
         break;
       case 'write-hash':
-        if (!request.dryRun && finalInventory !== undefined) {
+        if (!request.dryRun && finalInventory !== undefined && parentLive !== undefined) {
           await writeParent({
             labels: { [MetadataKeys.applyHash]: computeApplyHash(finalInventory) },
             annotations: {},
@@ -302,7 +334,58 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     }
     await context.afterStep?.(step, index);
   }
-  return { outcomes, parentUid: ownerUid ?? '', completed: !request.dryRun };
+  return {
+    outcomes,
+    parentUid: ownerUid ?? '',
+    ...(parentLive === undefined ? {} : { parentResourceVersion: resourceVersionOf(parentLive) ?? '' }),
+    completed: !request.dryRun,
+  };
+}
+
+/**
+ * deletionPolicy Orphan: take this set's marks off every object it owns, one at a time through the
+ * queue; an object owned by another set, or not found, is left as it is. A failure is reported per
+ * object, so the caller can retry before letting the parent go.
+ */
+async function releaseOwned(
+  inventory: Inventory,
+  live: ReadonlyMap<string, LiveState>,
+  context: RunContext & { readonly request: ApplySetRequest; readonly ownerUid: string },
+): Promise<ObjectOutcome[]> {
+  const queue = new PQueue({ concurrency: context.concurrency });
+  const { signal } = context.request;
+  const results = await queue.addAll(
+    inventory.map((ref) => async (): Promise<ObjectOutcome | undefined> => {
+      const state = live.get(objectRefKey(ref));
+      if (state === undefined || state.status === 'absent') return undefined;
+      // A kind no longer served has no objects left to release.
+      if (state.status === 'unknown' && state.error instanceof UnknownKindError) return undefined;
+      if (state.status === 'unknown') {
+        return {
+          action: 'failed',
+          ref,
+          message: `could not be read to release it: ${messageOf(state.error)}`,
+        };
+      }
+      if (liveAnnotation(state.object, MetadataKeys.applyOwner) !== context.ownerUid) return undefined;
+      try {
+        const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
+        await releaseObject(context.api, locationIn(mapping, ref.namespace), ref.name, state.object, signal);
+        return {
+          action: 'prune-skipped',
+          ref,
+          reason: 'released: the set was let go (orphaned)',
+          released: true,
+        };
+      } catch (error) {
+        if (error instanceof KubeApiError && error.notFound) return undefined;
+        if (error instanceof Error && error.name === 'AbortError') throw error;
+        return { action: 'failed', ref, message: `releasing it failed: ${messageOf(error)}`, cause: error };
+      }
+    }),
+    signal === undefined ? {} : { signal },
+  );
+  return results.filter((outcome): outcome is ObjectOutcome => outcome !== undefined);
 }
 
 /** Parse and validate every file before anything else; all problems at once. */
@@ -596,7 +679,12 @@ async function pruneAction(
   const { ref } = action;
   if (action.type === 'skip') {
     if (action.reason === 'already-absent') return undefined;
-    return { action: 'prune-skipped', ref, reason: skipReason(action) };
+    return {
+      action: 'prune-skipped',
+      ref,
+      reason: skipReason(action),
+      ...(action.reason === 'unknown-read' ? { incomplete: true } : {}),
+    };
   }
   if (context.applyFailed && !context.request.dryRun) {
     // As Flux does: a failed apply stops the prune, so a renamed object is not deleted before its
@@ -618,6 +706,7 @@ async function pruneAction(
         action: 'prune-skipped',
         ref,
         reason: 'the object was replaced since it was read; judged again next run',
+        incomplete: true,
       };
     }
     if (error instanceof Error && error.name === 'AbortError') throw error;
@@ -773,6 +862,12 @@ function withMemberPatch(
 
 function gvkOf(object: ManifestObject): GroupVersionKind {
   return { group: object.ref.group, version: object.version, kind: object.ref.kind };
+}
+
+function resourceVersionOf(object: JsonObject): string | undefined {
+  const metadata = object['metadata'];
+  const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
+  return typeof version === 'string' && version !== '' ? version : undefined;
 }
 
 function uidOf(object: JsonObject): string | undefined {

@@ -1,4 +1,4 @@
-import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { releaseObject } from './release-object.js';
 import { isCustomResourceDefinition, isNamespace } from '../manifests/apply-waves.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { describeObjectsOfOthers, objectsOfOthers, type PruningSet } from '../plan/objects-of-others.js';
@@ -79,28 +79,9 @@ export async function guardHolderPrune(
   return { action: 'prune-skipped', ref, reason: `${holds}; kept and released from the set`, released: true };
 }
 
-/**
- * Removes the set's claim on the holder: the apply-owner annotation and the KEP-3659 part-of label.
- * The last-applied annotation stays, so a later `kubectl apply` of the same file still merges. The uid
- * in the patch makes it apply to exactly the object read (a uid cannot change: any other is refused).
- */
 async function release(action: Extract<PruneAction, { type: 'delete' }>, context: HolderGuardContext) {
-  const uid = uidOf(action.live);
-  const patch = {
-    metadata: {
-      ...(uid === undefined ? {} : { uid }),
-      annotations: { [MetadataKeys.applyOwner]: null },
-      labels: { [MetadataKeys.applySetPartOf]: null },
-    },
-  };
   const location = isNamespace(action.ref) ? NAMESPACES : CRDS;
-  await context.api.patch(
-    location,
-    action.ref.name,
-    'application/merge-patch+json',
-    JSON.stringify(patch),
-    context.signal,
-  );
+  await releaseObject(context.api, location, action.ref.name, action.live, context.signal);
 }
 
 function uidOf(object: JsonObject): string | undefined {

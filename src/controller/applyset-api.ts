@@ -1,4 +1,5 @@
 import type { GitAuth } from '../git/git-source.js';
+import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../git/source-host-list.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject } from '../manifests/json-value.js';
@@ -17,10 +18,26 @@ export type GitAuthRead =
 /** The few calls the reconciler makes as the controller itself. */
 export interface ApplySetApi {
   get(namespace: string, name: string, signal: AbortSignal): Promise<ApplySet | undefined>;
-  /** Replaces metadata.finalizers, guarded by the resourceVersion read. */
-  setFinalizers(applySet: ApplySet, finalizers: readonly string[], signal: AbortSignal): Promise<void>;
-  /** Writes the whole status through the status subresource. */
-  writeStatus(applySet: ApplySet, status: ApplySetStatus, signal: AbortSignal): Promise<void>;
+  /**
+   * Replaces metadata.finalizers, guarded by the resourceVersion read; resolves with the new
+   * resourceVersion.
+   */
+  setFinalizers(
+    applySet: ApplySet,
+    finalizers: readonly string[],
+    signal: AbortSignal,
+  ): Promise<string | undefined>;
+  /**
+   * Writes the whole status through the status subresource, on condition that the ApplySet is still
+   * at `resourceVersion` (the version the run's plan was made on and its own writes left it at).
+   * `conflict`: someone else wrote it meanwhile, the run's view is stale, nothing was written.
+   */
+  writeStatus(
+    applySet: ApplySet,
+    status: ApplySetStatus,
+    resourceVersion: string | undefined,
+    signal: AbortSignal,
+  ): Promise<'written' | 'conflict' | 'gone'>;
   readGitAuth(namespace: string, secretName: string, signal: AbortSignal): Promise<GitAuthRead>;
 }
 
@@ -45,7 +62,7 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
     },
     async setFinalizers(applySet, finalizers, signal) {
       const { namespace, name, resourceVersion } = applySet.metadata;
-      await client.request({
+      const updated = await client.request({
         method: 'PATCH',
         path: applySetPath(namespace, name),
         contentType: 'application/merge-patch+json',
@@ -53,20 +70,28 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         body: JSON.stringify({ metadata: { finalizers, resourceVersion } }),
         signal,
       });
+      const metadata = isJsonObject(updated) ? updated['metadata'] : undefined;
+      const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
+      return typeof version === 'string' ? version : undefined;
     },
-    async writeStatus(applySet, status, signal) {
+    async writeStatus(applySet, status, resourceVersion, signal) {
       const { namespace, name } = applySet.metadata;
       try {
         await client.request({
           method: 'PATCH',
           path: `${applySetPath(namespace, name)}/status`,
           contentType: 'application/merge-patch+json',
-          body: JSON.stringify({ status }),
+          body: JSON.stringify({
+            ...(resourceVersion === undefined ? {} : { metadata: { resourceVersion } }),
+            status,
+          }),
           signal,
         });
+        return 'written';
       } catch (error) {
         // Deleted while we reconciled: there is no status left to write.
-        if (error instanceof KubeApiError && error.notFound) return;
+        if (error instanceof KubeApiError && error.notFound) return 'gone';
+        if (error instanceof KubeApiError && error.status === 409) return 'conflict';
         throw error;
       }
     },
@@ -86,12 +111,20 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
       const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
       const field = (key: string) =>
         typeof data[key] === 'string' ? Buffer.from(data[key], 'base64').toString('utf8') : undefined;
+      // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
+      const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
+      const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
+      const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
+      const scope = {
+        from: `Secret ${namespace}/${secretName}`,
+        ...(typeof hostList === 'string' ? { hosts: parseSourceHostList(hostList) } : {}),
+      };
       const token = field('token');
-      if (token !== undefined && token !== '') return { kind: 'found', auth: { token } };
+      if (token !== undefined && token !== '') return { kind: 'found', auth: { token, ...scope } };
       const username = field('username');
       const password = field('password');
       if (username !== undefined && password !== undefined) {
-        return { kind: 'found', auth: { username, password } };
+        return { kind: 'found', auth: { username, password, ...scope } };
       }
       return { kind: 'missing', problem: 'has neither token nor username and password' };
     },

@@ -88,6 +88,8 @@ export interface ApplySetSummary {
   readonly applied?: number;
   readonly unchanged?: number;
   readonly pruned?: number;
+  /** Objects that left Git but could not be pruned this run (unreadable, or replaced meanwhile). */
+  readonly pruneSkipped?: number;
   readonly failed?: number;
 }
 

@@ -16,6 +16,8 @@ export interface LeaderElectionOptions {
   /** Between two attempts to acquire or renew. Default 2 s. */
   readonly retryPeriodMs?: number;
   readonly now?: () => number;
+  /** A clock that keeps running while the process is stopped (SIGSTOP, a frozen VM); default performance.now. */
+  readonly monotonicNow?: () => number;
   readonly logger: {
     info(object: object, message: string): void;
     warn(object: object, message: string): void;
@@ -29,8 +31,31 @@ export interface LeaderCallbacks {
   readonly onStoppedLeading: () => void;
 }
 
+/**
+ * Thrown instead of sending a write once this replica cannot prove it still leads. Its name is
+ * `AbortError`, so every layer treats it as the end of the work in flight, never as a per-object
+ * failure to report or retry.
+ */
+export class LeadershipLostError extends Error {
+  override readonly name = 'AbortError';
+  readonly code = 'LEADERSHIP_LOST';
+  constructor() {
+    super('this replica no longer holds the leader Lease: writes stop');
+  }
+}
+
 export interface LeaderElection {
   isLeader(): boolean;
+  /**
+   * Throws LeadershipLostError unless this replica renewed the Lease less than the renew deadline
+   * ago by a clock that runs on while the process is paused. The Lease is ours for leaseDuration
+   * after the renewal was *sent* (the other candidates time it from when they saw it), and the renew
+   * deadline is shorter, so a write this lets through cannot overlap a new leader's work. Every
+   * write of the controller passes through it (KubeClient's writeFence).
+   */
+  assertLeading(): void;
+  /** Aborted, with LeadershipLostError, as soon as this replica stops leading. */
+  readonly lost: AbortSignal;
   /** Stops campaigning or renewing and, when leading, gives the Lease up so another replica takes over now. */
   release(): Promise<void>;
   readonly done: Promise<void>;
@@ -56,11 +81,19 @@ export function startLeaderElection(
   const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
   const retryPeriodMs = options.retryPeriodMs ?? 2_000;
   const now = options.now ?? Date.now;
+  const monotonic = options.monotonicNow ?? (() => performance.now());
   const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
   const leasePath = `${path}/${options.name}`;
   const stop = new AbortController();
   const signal = stop.signal;
   let leader = false;
+  // When the last successful acquire or renew was sent, by the monotonic clock.
+  let renewedAt = Number.NEGATIVE_INFINITY;
+  const lostLeadership = new AbortController();
+  const stepDown = () => {
+    leader = false;
+    if (!lostLeadership.signal.aborted) lostLeadership.abort(new LeadershipLostError());
+  };
   let observed: { record: LeaseRecord | undefined; key: string; at: number } | undefined;
 
   const read = async (): Promise<JsonObject | undefined> => {
@@ -148,7 +181,11 @@ export function startLeaderElection(
   const campaign = async () => {
     while (!signal.aborted) {
       try {
-        if (await tryAcquireOrRenew()) break;
+        const attempt = monotonic();
+        if (await tryAcquireOrRenew()) {
+          renewedAt = attempt;
+          break;
+        }
       } catch (error) {
         if (signal.aborted) return;
         options.logger.warn(
@@ -170,35 +207,50 @@ export function startLeaderElection(
       await delay(retryPeriodMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted) return;
       try {
+        const attempt = monotonic();
         if (await tryAcquireOrRenew()) {
           lastRenew = now();
+          renewedAt = attempt;
           continue;
         }
       } catch (error) {
         if (signal.aborted) return;
         options.logger.warn({ err: error }, 'leader election: renewing the Lease failed');
       }
-      if (now() - lastRenew > renewDeadlineMs) {
-        leader = false;
-        options.logger.warn(
-          { identity: options.identity },
-          'lost the leadership: the Lease was not renewed in time',
-        );
-        callbacks.onStoppedLeading();
+      if (now() - lastRenew > renewDeadlineMs || monotonic() - renewedAt > renewDeadlineMs) {
+        loseLeadership();
         return;
       }
     }
+  };
+
+  /** Once: stop renewing, abort `lost`, tell the caller (which stops the process). */
+  const loseLeadership = () => {
+    if (!leader) return;
+    stepDown();
+    stop.abort();
+    options.logger.warn(
+      { identity: options.identity },
+      'lost the leadership: the Lease was not renewed in time',
+    );
+    callbacks.onStoppedLeading();
   };
 
   const done = campaign();
 
   return {
     isLeader: () => leader,
+    assertLeading() {
+      if (leader && monotonic() - renewedAt < renewDeadlineMs) return;
+      loseLeadership();
+      throw new LeadershipLostError();
+    },
+    lost: lostLeadership.signal,
     async release() {
       stop.abort();
       await done;
       if (!leader) return;
-      leader = false;
+      stepDown();
       try {
         const lease = await options.client.request({ method: 'GET', path: leasePath });
         if (!isJsonObject(lease)) return;

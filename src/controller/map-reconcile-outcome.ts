@@ -15,6 +15,8 @@ export interface OutcomeCounts {
   readonly configured: number;
   readonly unchanged: number;
   readonly pruned: number;
+  /** Objects that left Git but could not be judged, so were not pruned (they stay in the inventory). */
+  readonly pruneSkipped?: number;
   readonly failed: number;
   readonly conflicts: number;
 }
@@ -169,6 +171,7 @@ export function describeCounts(counts: OutcomeCounts): string {
     `${counts.unchanged} unchanged`,
     `${counts.pruned} pruned`,
   ];
+  if ((counts.pruneSkipped ?? 0) > 0) parts.push(`${counts.pruneSkipped} not pruned`);
   if (counts.failed > 0) parts.push(`${counts.failed} failed`);
   if (counts.conflicts > 0) parts.push(`${counts.conflicts} conflicts`);
   return parts.join(', ');
@@ -179,6 +182,9 @@ function summaryOf(counts: OutcomeCounts): ApplySetSummary {
     applied: counts.created + counts.configured,
     unchanged: counts.unchanged,
     pruned: counts.pruned,
+    ...(counts.pruneSkipped === undefined || counts.pruneSkipped === 0
+      ? {}
+      : { pruneSkipped: counts.pruneSkipped }),
     failed: counts.failed + counts.conflicts,
   };
 }

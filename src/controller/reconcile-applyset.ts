@@ -11,6 +11,9 @@ import {
 } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
+import { ParentChangedError } from '../apply/parent-changed-error.js';
+import { InventoryParseError } from '../inventory/parse-inventory.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { describeManifestSource, ManifestSetError } from '../manifests/manifest-error.js';
@@ -81,8 +84,10 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
 
     // 3. First sight: hold the finalizer, so a deletion waits until the children are handled.
+    // Every later write of the ApplySet is conditional on the version this run last saw or wrote.
+    let version = applySet.metadata.resourceVersion;
     if (!(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER)) {
-      await api.setFinalizers(
+      version = await api.setFinalizers(
         applySet,
         [...(applySet.metadata.finalizers ?? []), APPLYSET_FINALIZER],
         deps.signal,
@@ -97,13 +102,17 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
     // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
     const resolved = resolveApplySetSpec(applySet.spec);
-    const outcome: ReconcileOutcome = resolved.ok
+    const run: RunOutcome = resolved.ok
       ? await applyFromGit(applySet, resolved.spec, log)
       : {
-          kind: 'stalled',
-          reason: 'InvalidSpec',
-          message: `invalid spec: ${resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+          outcome: {
+            kind: 'stalled',
+            reason: 'InvalidSpec',
+            message: `invalid spec: ${resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
+          },
         };
+    const { outcome } = run;
+    version = run.parentResourceVersion ?? version;
 
     // 9. Write the status once, record the events, count the objects.
     const intervalMs = resolved.ok
@@ -120,7 +129,14 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
     });
-    await api.writeStatus(applySet, mapped.status, deps.signal);
+    // A replica that lost the leadership (or is past its shutdown grace) writes nothing more.
+    deps.signal.throwIfAborted();
+    // Conditional on the version the run planned on and left: a newer writer (a replica that took
+    // over while this one was paused, a spec change) wins, and this run's view is read again.
+    if ((await api.writeStatus(applySet, mapped.status, version, deps.signal)) === 'conflict') {
+      log.debug({}, 'the ApplySet changed during the run; reading it again');
+      return finish('retryable', { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS });
+    }
     for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
     if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
       const counts = outcome.counts ?? zeroCounts;
@@ -146,7 +162,16 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     applySet: ApplySet,
     spec: ResolvedApplySetSpec,
     log: Logger,
-  ): Promise<ReconcileOutcome> {
+  ): Promise<RunOutcome> {
+    const outcome = await fetchAndApply(applySet, spec, log);
+    return 'outcome' in outcome ? outcome : { outcome };
+  }
+
+  async function fetchAndApply(
+    applySet: ApplySet,
+    spec: ResolvedApplySetSpec,
+    log: Logger,
+  ): Promise<ReconcileOutcome | RunOutcome> {
     const { namespace } = applySet.metadata;
     const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
     // Every concurrent API request of the engine listens on this one signal: many listeners are expected.
@@ -226,27 +251,40 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     } catch (error) {
       return engineFailure(error, revision, signal);
     }
-    return outcomeOf(result, revision);
+    return {
+      outcome: outcomeOf(result, revision),
+      ...(result.parentResourceVersion === undefined
+        ? {}
+        : { parentResourceVersion: result.parentResourceVersion }),
+    };
   }
 
-  /** The finalizer path: prune every child with an empty set, or orphan them. */
+  /**
+   * The finalizer path: prune every child with an empty set (deletionPolicy Delete), or release them
+   * (Orphan: this set's ownership marks come off, so a new ApplySet of the same name adopts them
+   * instead of finding them owned by a uid that no longer exists). Only then is the finalizer removed.
+   */
   async function finalize(applySet: ApplySet, log: Logger): Promise<Requeue> {
     const finalizers = applySet.metadata.finalizers ?? [];
     if (!finalizers.includes(APPLYSET_FINALIZER)) return { kind: 'none' };
     const raw = applySet.spec as unknown as Record<string, unknown>;
     // Like Flux, a suspended object is let go without touching its children.
-    const orphan = raw['deletionPolicy'] === 'Orphan' || raw['suspend'] === true;
-    if (!orphan) {
+    if (raw['suspend'] === true) {
+      log.info({}, 'deleted while suspended: children left untouched');
+    } else {
+      const orphan = raw['deletionPolicy'] === 'Orphan';
       const { namespace } = applySet.metadata;
       const serviceAccount =
         typeof raw['serviceAccountName'] === 'string' ? raw['serviceAccountName'] : undefined;
       const target = typeof raw['targetNamespace'] === 'string' ? raw['targetNamespace'] : namespace;
+      const verb = orphan ? 'releasing' : 'pruning';
       try {
         const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
           files: [],
           parent: parentOf(applySet),
           defaultNamespace: target,
-          prune: true,
+          prune: !orphan,
+          release: orphan,
           allowEmpty: true,
           force: false,
           adopt: false,
@@ -255,26 +293,30 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         });
         const failed = result.outcomes.filter((o) => o.action === 'failed');
         if (failed.length > 0 || !result.completed) {
-          const message = `pruning the children failed: ${failed.map((o) => (o.action === 'failed' ? o.message : '')).join('; ')}`;
+          const message = `${verb} the children failed: ${failed.map((o) => (o.action === 'failed' ? o.message : '')).join('; ')}`;
           log.warn({ failed: failed.length }, message);
           await deps.recordEvent(subjectOf(applySet), { type: 'Warning', reason: 'PruneFailed', message });
           return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
         }
-        const pruned = result.outcomes.filter((o) => o.action === 'pruned').length;
-        deps.metrics.countObjects('pruned', pruned);
-        log.info({ pruned }, 'deleted: children pruned');
+        const count = result.outcomes.filter((o) =>
+          orphan ? o.action === 'prune-skipped' && o.released === true : o.action === 'pruned',
+        ).length;
+        if (!orphan) deps.metrics.countObjects('pruned', count);
+        log.info(
+          { [orphan ? 'released' : 'pruned']: count },
+          `deleted: children ${orphan ? 'orphaned' : 'pruned'}`,
+        );
       } catch (error) {
         if (error instanceof ApplySetParentNotFoundError) return { kind: 'none' };
-        log.warn({ err: error }, 'deleted: pruning the children failed');
+        if (error instanceof InventoryParseError) return stallDeletion(applySet, error, log);
+        log.warn({ err: error }, `deleted: ${verb} the children failed`);
         await deps.recordEvent(subjectOf(applySet), {
           type: 'Warning',
           reason: 'PruneFailed',
-          message: `pruning the children failed: ${messageOf(error)}`,
+          message: `${verb} the children failed: ${messageOf(error)}`,
         });
         return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
       }
-    } else {
-      log.info({}, 'deleted: children orphaned');
     }
     await api.setFinalizers(
       applySet,
@@ -283,7 +325,42 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     );
     return { kind: 'none' };
   }
+
+  /**
+   * deletionPolicy Delete on a damaged inventory: nothing can be pruned safely, and retrying cannot
+   * mend it. The deletion waits, stalled, with the way out in the message; a change of the spec
+   * (deletionPolicy: Orphan) is a new generation, which the watch hands back at once.
+   */
+  async function stallDeletion(
+    applySet: ApplySet,
+    error: InventoryParseError,
+    log: Logger,
+  ): Promise<Requeue> {
+    const message = `${inventoryDamage(error)}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
+    const intervalMs = durationOr(applySet.spec.interval, DEFAULT_INTERVAL_MS);
+    const mapped = mapReconcileOutcome({
+      outcome: { kind: 'stalled', reason: 'InventoryInvalid', message },
+      previous: applySet.status,
+      generation: applySet.metadata.generation,
+      intervalMs,
+      retryIntervalMs: Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
+      now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    });
+    log.warn({ reason: 'InventoryInvalid' }, message);
+    await api.writeStatus(applySet, mapped.status, applySet.metadata.resourceVersion, deps.signal);
+    for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
+    return mapped.requeue;
+  }
 }
+
+/** How steps 5-8 ended, and the ApplySet's resourceVersion after the engine's writes of it. */
+interface RunOutcome {
+  readonly outcome: ReconcileOutcome;
+  readonly parentResourceVersion?: string;
+}
+
+const INVENTORY_ANNOTATION = MetadataKeys.lastAppliedObjects;
 
 const zeroCounts: OutcomeCounts = {
   created: 0,
@@ -296,8 +373,9 @@ const zeroCounts: OutcomeCounts = {
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const counts = { ...zeroCounts };
+  const counts = { ...zeroCounts, pruneSkipped: 0 };
   const errors: ApplySetObjectError[] = [];
+  const pruneErrors: ApplySetObjectError[] = [];
   for (const outcome of result.outcomes) {
     switch (outcome.action) {
       case 'created':
@@ -315,6 +393,11 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
         break;
       }
       case 'prune-skipped':
+        if (outcome.incomplete === true) {
+          counts.pruneSkipped += 1;
+          pruneErrors.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
+        }
+        break;
       case 'would-create':
       case 'would-configure':
       case 'would-prune':
@@ -343,6 +426,19 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       errors,
     };
   }
+  // Everything was applied, but objects that left Git could not be judged: they stay in the
+  // inventory and are judged again after a backoff; the user must see that the prune is incomplete.
+  const skipped = pruneErrors[0];
+  if (skipped !== undefined) {
+    return {
+      kind: 'retryable',
+      reason: 'PruneIncomplete',
+      message: `applied, but ${counts.pruneSkipped} object(s) that left Git were not pruned: ${skipped.object}: ${skipped.message}`,
+      revision,
+      counts,
+      errors: pruneErrors,
+    };
+  }
   return { kind: 'applied', revision, counts };
 }
 
@@ -361,6 +457,8 @@ function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcom
       GIT_REPOSITORY_NOT_FOUND: 'RepositoryNotFound',
       GIT_FETCH_FAILED: 'GitFetchFailed',
       GIT_AUTH_FAILED: 'AuthenticationFailed',
+      GIT_SOURCE_NOT_ALLOWED: 'SourceNotAllowed',
+      GIT_CREDENTIALS_NOT_FOR_HOST: 'CredentialsNotForHost',
     }[error.code];
     return { kind: error.intent === 'stalled' ? 'stalled' : 'retryable', reason, message: error.message };
   }
@@ -374,6 +472,18 @@ function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcom
 function engineFailure(error: unknown, revision: string, signal: AbortSignal): ReconcileOutcome {
   const aboutKinds = discoveryOutcome(error, revision);
   if (aboutKinds !== undefined) return aboutKinds;
+  if (error instanceof InventoryParseError) {
+    return {
+      kind: 'stalled',
+      reason: 'InventoryInvalid',
+      message: `${inventoryDamage(error)}; nothing was applied or pruned`,
+      revision,
+      errors: [{ object: `last-applied-objects line ${error.line}`, message: error.message }],
+    };
+  }
+  if (error instanceof ParentChangedError) {
+    return { kind: 'retryable', reason: 'ParentChanged', message: error.message, revision };
+  }
   if (isApplySetInputError(error)) {
     const cause = (error as { cause?: unknown }).cause;
     const errors: ApplySetObjectError[] =
@@ -400,6 +510,11 @@ function engineFailure(error: unknown, revision: string, signal: AbortSignal): R
     return { kind: 'stalled', reason: 'ApplyFailed', message: error.message, revision };
   }
   return { kind: 'retryable', reason: 'ApplyFailed', message: messageOf(error), revision };
+}
+
+/** What a user reads about a damaged inventory: where, which line, and what to do. */
+function inventoryDamage(error: InventoryParseError): string {
+  return `the inventory annotation ${INVENTORY_ANNOTATION} cannot be read (${error.message}): fix or remove that line`;
 }
 
 function parentOf(applySet: ApplySet): ApplySetParent {

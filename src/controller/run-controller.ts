@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
+import { createApplySetEngine, type ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import { createGitSource } from '../git/git-source.js';
 import { startProbeServer } from '../http/start-probe-server.js';
 import { createKubeClient } from '../kube/kube-client.js';
@@ -16,7 +16,7 @@ import {
   RECONCILE_REQUESTED_AT_ANNOTATION,
 } from './applyset-types.js';
 import { createEventRecorder } from './event-recorder.js';
-import { startLeaderElection, type LeaderElection } from './leader-election.js';
+import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler } from './reconcile-applyset.js';
 import { clientNodeWatchStream, startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
 import { createWorkQueue } from './work-queue.js';
@@ -42,6 +42,11 @@ export interface ControllerConfig {
   /** How long in-flight reconciles may run after a shutdown request before they are aborted. */
   readonly shutdownGraceMs: number;
   readonly watchStallTimeoutMs?: number;
+  /**
+   * Called by the engine after each step of a plan; the split-brain fault test pauses the process
+   * there (SIGSTOP) to play a leader frozen mid-reconcile. Not settable from the command line.
+   */
+  readonly afterEngineStep?: ApplySetEngineOptions['afterStep'];
 }
 
 export interface RunningController {
@@ -69,7 +74,21 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   // Every reconcile's deadline signal listens to these two; there may be many at once.
   setMaxListeners(0, stopping.signal, hardStop.signal);
   const metrics = createControllerMetrics();
-  const client = createKubeClient({ kubeConfig: config.kubeConfig });
+  let election: LeaderElection | undefined;
+  // With leader election, every write of this replica (children, inventory, status, events) must
+  // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
+  const writeFence = config.leaderElect
+    ? () => {
+        if (election === undefined) throw new LeadershipLostError();
+        election.assertLeading();
+      }
+    : undefined;
+  const fenced = writeFence === undefined ? {} : { writeFence };
+  const client = createKubeClient({ kubeConfig: config.kubeConfig, ...fenced });
+  // In-flight requests end the moment the leadership is lost, not after the shutdown grace period.
+  const lostLeadership = new AbortController();
+  const reconcileSignal = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
+  setMaxListeners(0, reconcileSignal);
   const engines = new Map<string, ApplySetEngine>();
   const engineFor = (user: string | undefined): ApplySetEngine => {
     const key = user ?? '';
@@ -79,8 +98,10 @@ export async function runController(config: ControllerConfig, logger: Logger): P
         kubeClient: createKubeClient({
           kubeConfig: config.kubeConfig,
           ...(user === undefined ? {} : { impersonateUser: user }),
+          ...fenced,
         }),
         logger: logger.child({ engine: key === '' ? 'controller' : key }),
+        ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
       });
       engines.set(key, engine);
     }
@@ -98,7 +119,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     metrics,
     logger,
     now: Date.now,
-    signal: hardStop.signal,
+    signal: reconcileSignal,
   });
   const queue = createWorkQueue({
     concurrency: config.concurrency,
@@ -143,7 +164,6 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => {
     resolveDone = resolve;
   });
-  let election: LeaderElection | undefined;
   let stopped: Promise<void> | undefined;
 
   const server = await startProbeServer({
@@ -187,7 +207,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   if (config.leaderElect) {
     election = startLeaderElection(
       {
-        client,
+        client: createKubeClient({ kubeConfig: config.kubeConfig }),
         namespace: config.leaseNamespace,
         name: config.leaseName,
         identity: config.identity,
@@ -196,7 +216,13 @@ export async function runController(config: ControllerConfig, logger: Logger): P
         retryPeriodMs: config.retryPeriodMs,
         logger,
       },
-      { onStartedLeading: lead, onStoppedLeading: () => void stop('lost-leadership') },
+      {
+        onStartedLeading: lead,
+        onStoppedLeading: () => {
+          lostLeadership.abort(new LeadershipLostError());
+          void stop('lost-leadership');
+        },
+      },
     );
   } else {
     lead();

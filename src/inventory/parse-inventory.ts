@@ -28,13 +28,34 @@ export class InventoryParseError extends Error {
  * ':', and a line with fewer than three is an error naming the line.
  */
 export function parseInventory(text: string): Inventory {
+  const { inventory, problems } = parseInventoryLeniently(text);
+  const first = problems[0];
+  if (first !== undefined) throw first;
+  return inventory;
+}
+
+/**
+ * Every line that can be read, and an error for each one that cannot. Only for letting go of a set
+ * (deletionPolicy Orphan), where a damaged line must not keep the readable ones from being released;
+ * nothing is ever pruned from a damaged inventory.
+ */
+export function parseInventoryLeniently(text: string): {
+  readonly inventory: Inventory;
+  readonly problems: readonly InventoryParseError[];
+} {
   const refs: ObjectRef[] = [];
+  const problems: InventoryParseError[] = [];
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.trim();
     if (line === '') return;
-    refs.push(parseInventoryLine(line, index + 1, raw));
+    try {
+      refs.push(parseInventoryLine(line, index + 1, raw));
+    } catch (error) {
+      if (!(error instanceof InventoryParseError)) throw error;
+      problems.push(error);
+    }
   });
-  return toInventory(refs);
+  return { inventory: toInventory(refs), problems };
 }
 
 function parseInventoryLine(line: string, lineNumber: number, raw: string): ObjectRef {

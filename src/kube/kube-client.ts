@@ -38,6 +38,12 @@ export interface KubeClientOptions {
   readonly timeoutMs?: number;
   /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
   readonly maxSockets?: number;
+  /**
+   * Called synchronously right before every request that writes (anything but GET) is sent, in the
+   * same tick as the send. It throws to refuse the write: a controller replica that can no longer
+   * prove it holds the leader Lease must not write, whatever its reconcile was in the middle of.
+   */
+  readonly writeFence?: () => void;
 }
 
 /**
@@ -89,6 +95,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(req.body, 'utf8'));
     }
+    if (req.method !== 'GET') options.writeFence?.();
     options.onRequest?.(req.method, req.path);
     const { status, body } = await send(url, { ...opts, method: req.method, headers }, req, timeoutMs);
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
