@@ -3,10 +3,12 @@ import {
   GitFetchError,
   GitRefNotFoundError,
   GitRepositoryNotFoundError,
+  GitSourceNotAllowedError,
   GitUnreachableError,
   isGitSourceError,
   type GitSourceError,
 } from './git-error.js';
+import { SourceAddressRefusedError } from './guarded-lookup.js';
 
 /** Node's codes for "the network did not get us to a server that answers". */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
@@ -41,6 +43,10 @@ export interface GitErrorContext {
 export function classifyGitError(error: unknown, context: GitErrorContext): GitSourceError {
   if (isGitSourceError(error)) return error;
   const { url } = context;
+  // Raised by the socket's lookup, before a connection to the refused address was made.
+  if (error instanceof SourceAddressRefusedError) {
+    return new GitSourceNotAllowedError(url, error.message, { cause: error });
+  }
   const code = errorProperty(error, 'code');
   if (code === 'HttpError') {
     const statusCode = Number(errorProperty(errorProperty(error, 'data'), 'statusCode'));

@@ -12,6 +12,8 @@ export type GitErrorCode =
   | 'GIT_REF_NOT_FOUND'
   | 'GIT_REPOSITORY_NOT_FOUND'
   | 'GIT_FETCH_FAILED'
+  | 'GIT_SOURCE_NOT_ALLOWED'
+  | 'GIT_CREDENTIALS_NOT_FOR_HOST'
   | 'GIT_INVALID_PATH'
   | 'GIT_PATH_NOT_FOUND'
   | 'GIT_UNSAFE_TREE';
@@ -88,6 +90,34 @@ export class GitFetchError extends GitError {
   }
 }
 
+/**
+ * The controller may not talk to this source: a link-local or cloud metadata address (also when a name
+ * resolves to one), a well-known metadata host name, or a host outside the allowed source hosts, for the
+ * URL itself or for a redirect. Nothing was fetched; changing the URL (or the controller's flags) is the fix.
+ */
+export class GitSourceNotAllowedError extends GitError {
+  override readonly name = 'GitSourceNotAllowedError';
+  readonly code = 'GIT_SOURCE_NOT_ALLOWED';
+  readonly intent = 'stalled';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`source ${url} is not allowed: ${detail}`, url, options);
+  }
+}
+
+/**
+ * The credentials may not be sent where the fetch would send them: the URL's host is not among the hosts
+ * their Secret names (`applyset.dev/source-hosts`), the Secret names none while the controller requires it,
+ * or a request carrying them was redirected to another origin. No request carried them there.
+ */
+export class GitCredentialsNotForHostError extends GitError {
+  override readonly name = 'GitCredentialsNotForHostError';
+  readonly code = 'GIT_CREDENTIALS_NOT_FOR_HOST';
+  readonly intent = 'stalled';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`credentials not sent to ${url}: ${detail}`, url, options);
+  }
+}
+
 /** `path` in the source spec is absolute or leaves the repository with `..`. */
 export class GitInvalidPathError extends Error {
   override readonly name = 'GitInvalidPathError';
@@ -143,7 +173,9 @@ export type GitSourceError =
   | GitUnreachableError
   | GitRefNotFoundError
   | GitRepositoryNotFoundError
-  | GitFetchError;
+  | GitFetchError
+  | GitSourceNotAllowedError
+  | GitCredentialsNotForHostError;
 
 export function isGitSourceError(error: unknown): error is GitSourceError {
   return error instanceof GitError;

@@ -1,24 +1,44 @@
 import { setMaxListeners } from 'node:events';
-import git from 'isomorphic-git';
+import git, { type HttpClient } from 'isomorphic-git';
 import fs from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import type { ManifestLimits } from '../manifests/manifest-limits.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import { classifyGitError } from './classify-git-error.js';
-import { GitFetchError, GitRefNotFoundError, GitUnreachableError } from './git-error.js';
+import { credentialsRefusal } from './credentials-refusal.js';
+import { followRedirects } from './follow-redirects.js';
+import {
+  GitCredentialsNotForHostError,
+  GitFetchError,
+  GitRefNotFoundError,
+  GitSourceNotAllowedError,
+  GitUnreachableError,
+} from './git-error.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, formatRevision, type GitRef } from './git-ref.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { parseRepositoryUrl, type BasicCredentials } from './parse-repository-url.js';
+import { guardedLookup } from './guarded-lookup.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
+import type { SourceHostList } from './source-host-list.js';
+import { sourceUrlRefusal } from './source-url-refusal.js';
 
 /**
  * Basic credentials, or a token. A token is sent as HTTP basic with username `git` and the token as
  * password, which GitHub, GitLab, Gitea and Bitbucket all accept for personal access tokens (the forge
  * ignores the username); it is what `git clone https://git:<token>@host/…` does.
  */
-export type GitAuth = BasicCredentials | { readonly token: string };
+export type GitAuth = (BasicCredentials | { readonly token: string }) & {
+  /**
+   * The hosts these credentials may be sent to (their Secret's `applyset.dev/source-hosts`); undefined when
+   * the Secret names none, which only `requireCredentialHosts` refuses.
+   */
+  readonly hosts?: SourceHostList;
+  /** What they are, for messages: `Secret ns/name`. */
+  readonly from?: string;
+};
 
 export interface GitFetchRequest {
   /** `https://` or `http://`; credentials in the URL are used when `auth` is not given, never logged. */
@@ -78,6 +98,12 @@ export interface GitSourceOptions {
    * dropped and the next fetch starts fresh (cheap with depth 1). Default 50.
    */
   readonly maxPackFiles?: number;
+  /** Hosts a source URL and its redirects may name (`--allowed-source-hosts`); empty or undefined: any. */
+  readonly allowedHosts?: SourceHostList;
+  /** Refuse credentials that do not say which hosts they are for (`--require-secret-source-hosts`). */
+  readonly requireCredentialHosts?: boolean;
+  /** Resolves host names at connect time; default guardedLookup() over the system resolver. */
+  readonly lookup?: LookupFunction;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -113,11 +139,29 @@ export function repositoryCachePaths(cacheDir: string, cacheKey: string): Reposi
 export function createGitSource(options: GitSourceOptions): GitSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const maxPackFiles = options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES;
+  const allowedHosts = options.allowedHosts ?? [];
+  const lookup = options.lookup ?? guardedLookup();
   const mutex = new KeyedMutex();
 
   return {
     async fetch(request, fetchOptions = {}) {
       const repository = parseRepositoryUrl(request.url);
+      // Both refusals come before any request: nothing goes out, with or without the credentials.
+      const sourceRefusal = sourceUrlRefusal(repository.url, allowedHosts);
+      if (sourceRefusal !== undefined) throw new GitSourceNotAllowedError(repository.url, sourceRefusal);
+      if (request.auth !== undefined) {
+        const refusal = credentialsRefusal(
+          repository.url,
+          request.auth.hosts,
+          options.requireCredentialHosts === true,
+        );
+        if (refusal !== undefined) {
+          throw new GitCredentialsNotForHostError(
+            repository.url,
+            `${request.auth.from ?? 'they'} ${refusal}`,
+          );
+        }
+      }
       const callerSignal = fetchOptions.signal;
       callerSignal?.throwIfAborted();
       const deadlineMs = fetchOptions.timeoutMs ?? timeoutMs;
@@ -128,8 +172,12 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       setMaxListeners(0, signal);
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       const paths = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+      const http = followRedirects(abortableHttpClient(signal, { lookup }), {
+        repositoryUrl: repository.url,
+        allowedHosts,
+      });
       const work = mutex.run(repository.cacheKey, () =>
-        fetchLocked({ url: repository.url, ref: request.ref, credentials, paths, signal }),
+        fetchLocked({ url: repository.url, ref: request.ref, credentials, paths, signal, http }),
       );
       try {
         return await raceSignal(work, signal);
@@ -181,6 +229,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     credentials: BasicCredentials | undefined;
     paths: RepositoryCachePaths;
     signal: AbortSignal;
+    http: HttpClient;
   }): Promise<FetchedCommit> {
     const { paths, signal } = input;
     signal.throwIfAborted();
@@ -208,16 +257,18 @@ interface ResolveInput {
   readonly credentials: BasicCredentials | undefined;
   readonly paths: RepositoryCachePaths;
   readonly signal: AbortSignal;
+  /** Bound to `signal`; follows redirects under the source policy. */
+  readonly http: HttpClient;
 }
 
 /** Fetches what `ref` needs into the bare repository and returns the commit it names. */
 async function resolveIntoCache(input: ResolveInput): Promise<{ commit: string; fetched: boolean }> {
-  const { url, ref, credentials, paths, signal } = input;
+  const { url, ref, credentials, paths, signal, http } = input;
   await ensureRepository(paths.gitdir, url);
   const cache = {};
   const common = {
     fs,
-    http: abortableHttpClient(signal),
+    http,
     gitdir: paths.gitdir,
     url,
     cache,
@@ -330,7 +381,7 @@ async function dropIfTooManyPacks(gitdir: string, maxPackFiles: number): Promise
 function toBasicCredentials(auth: GitAuth | undefined): BasicCredentials | undefined {
   if (auth === undefined) return undefined;
   if ('token' in auth) return { username: 'git', password: auth.token };
-  return auth;
+  return { username: auth.username, password: auth.password };
 }
 
 async function exists(file: string): Promise<boolean> {

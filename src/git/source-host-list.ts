@@ -1,6 +1,10 @@
+/** On a Git credentials Secret: the hosts its credentials may be sent to, as a source host list. */
+export const SOURCE_HOSTS_ANNOTATION = 'applyset.dev/source-hosts';
+
 /**
  * A list of `host` or `host:port` entries, as in the `applyset.dev/source-hosts` Secret annotation and the
- * `--allowed-source-hosts` flag: comma-separated, compared case-insensitively, exact host (no wildcards).
+ * `--allowed-source-hosts` flag: comma-separated, compared case-insensitively, exact host (no wildcards, so
+ * `example.com` does not cover `git.example.com`), an IPv6 address in brackets as in a URL (`[::1]:8080`).
  */
 export type SourceHostList = readonly string[];
 
@@ -21,4 +25,9 @@ export function sourceHostListAllows(list: SourceHostList, url: string): boolean
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
   const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'https:' ? '443' : '80';
   return list.some((entry) => entry === host || entry === `${host}:${port}`);
+}
+
+/** `host` or `host:port` of a URL as messages name it (the port only when it is not the scheme's default). */
+export function sourceHostOf(url: string): string {
+  return new URL(url).host.toLowerCase();
 }

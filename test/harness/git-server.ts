@@ -54,6 +54,8 @@ export interface GitServerRequest {
   readonly status: number;
   /** The authenticated user, when auth is on and succeeded. */
   readonly user: string | undefined;
+  /** Whether the request carried an Authorization header, right or wrong, auth on or off. */
+  readonly authorization: boolean;
   /** The request body of POSTs up to 1 MiB (pkt-lines: `want`, `have`, `deepen` …), else empty. */
   readonly body: Buffer;
 }
@@ -358,6 +360,7 @@ function createBackendHandler(options: BackendHandlerOptions): http.RequestListe
         url: rawUrl,
         status,
         user,
+        authorization: req.headers.authorization !== undefined,
         body: bodySize <= MAX_LOGGED_BODY ? Buffer.concat(bodyChunks) : Buffer.alloc(0),
       });
 

@@ -1,0 +1,60 @@
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { forbiddenAddressReason } from './forbidden-source-address.js';
+
+/** A host name resolved to an address the controller must not connect to; raised before any connection. */
+export class SourceAddressRefusedError extends Error {
+  override readonly name = 'SourceAddressRefusedError';
+  readonly code = 'SOURCE_ADDRESS_REFUSED';
+  readonly intent = 'stalled';
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`${hostname} resolves to ${address}, ${reason}`);
+  }
+}
+
+/** dns.lookup's shape with `all: true`, the one guardedLookup asks its resolver for. */
+export type ResolveAll = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
+
+const systemResolveAll: ResolveAll = (hostname, options, callback) => dns.lookup(hostname, options, callback);
+
+/**
+ * A `lookup` for Node's sockets that refuses, before connecting, a name any of whose addresses is link-local
+ * or a cloud metadata address. It runs at connect time on the very answer the socket then connects to, so a
+ * name that resolved harmlessly once and to 169.254.169.254 the next time (DNS rebinding) is refused too.
+ * Every address is checked, not only the first: Node may try them all (happy eyeballs).
+ */
+export function guardedLookup(resolveAll: ResolveAll = systemResolveAll): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAll(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) {
+        callback(error, '', 0);
+        return;
+      }
+      for (const { address } of addresses) {
+        const reason = forbiddenAddressReason(address);
+        if (reason !== undefined) {
+          callback(new SourceAddressRefusedError(hostname, address, reason), '', 0);
+          return;
+        }
+      }
+      if (options.all === true) {
+        callback(null, addresses);
+        return;
+      }
+      const first = addresses[0];
+      if (first === undefined) {
+        callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+        return;
+      }
+      callback(null, first.address, first.family);
+    });
+  };
+}

@@ -1,0 +1,30 @@
+import { isIP } from 'node:net';
+import { forbiddenAddressReason, isMetadataHostName } from './forbidden-source-address.js';
+import { sourceHostListAllows, sourceHostOf, type SourceHostList } from './source-host-list.js';
+
+/**
+ * Why the controller must not fetch from `url` (the source URL or a redirect's target), or undefined when it
+ * may: a scheme other than http(s), a well-known cloud metadata host name, an IP literal that is link-local or
+ * a metadata address, or a host outside `allowedHosts` (empty: any host). A host name passes here and is
+ * checked again on what DNS answers, when the connection is made (see guardedLookup): Node does not resolve
+ * IP literals, so they are checked here, and only here.
+ */
+export function sourceUrlRefusal(url: string, allowedHosts: SourceHostList): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not a valid URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return `unsupported scheme ${parsed.protocol} (use https or http)`;
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isMetadataHostName(host)) return `${host} is a cloud metadata host name`;
+  const addressReason = isIP(host) === 0 ? undefined : forbiddenAddressReason(host);
+  if (addressReason !== undefined) return `${host} is ${addressReason}`;
+  if (allowedHosts.length > 0 && !sourceHostListAllows(allowedHosts, url)) {
+    return `${sourceHostOf(url)} is not among the allowed source hosts (${allowedHosts.join(', ')})`;
+  }
+  return undefined;
+}
