@@ -6,8 +6,8 @@ export { exitOnClosedPipe } from './cli/exit-on-closed-pipe.js';
 const usage = `usage: applyset <command> [flags]
 
 commands:
-  apply       apply a directory of manifests as one set, and prune what left it
-  diff        print the field-level diff between a directory and the cluster
+  apply       apply files and directories of manifests as one set, and prune what left it
+  diff        print what apply would change: field-level diffs and the prunes
   patch       print the patch kubectl apply would send for one object
   controller  run the GitOps controller that reconciles ApplySet resources
   version     print the version
@@ -27,6 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const io: CliIo = {
     stdout: process.stdout,
     stderr: process.stderr,
+    stdin: process.stdin,
     env: { ...process.env },
     cwd: process.cwd(),
   };

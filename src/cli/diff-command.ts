@@ -1,16 +1,38 @@
+import { kubectlName } from './apply-command.js';
+import { diffFlagSpecs, parseApplySetFlags } from './apply-set-flags.js';
 import type { Command } from './cli-io.js';
-import { kubectlName, parseFlags, runEngine } from './apply-command.js';
 import { ExitCode } from './exit-codes.js';
+import { runApplySet } from './run-apply-set.js';
+
+const usage = `usage: applyset diff -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
+                    [--prune[=true|false]] [--allow-empty] [--kubeconfig PATH] [--context NAME]
+                    [--field-manager NAME] [--validate[=strict|warn|ignore|true|false]]
+
+Prints what \`applyset apply\` with the same flags would change, object by object, computed with the
+same three-way merge and writing nothing:
+  + KIND/NAME -n NS (new)                     the object would be created
+  ~ KIND/NAME -n NS                           it would be configured; the changed fields follow
+  - KIND/NAME -n NS (pruned by apply --prune) \`apply --prune\` would delete it
+The prunes are shown by default (--prune is accepted, as kubectl diff accepts it); --prune=false
+leaves them out, for a plain \`apply\` without --prune. -f, -R, --kubeconfig and --context read as in
+\`applyset apply\`. Like kubectl diff: exit 0 when nothing would change, 1 when something would, 2 for
+bad input and 3 when the diff could not be computed.
+`;
 
 /**
- * `applyset diff`: the field-level difference between DIR and the cluster, computed with the same
- * merge as `apply` and writing nothing. Like `kubectl diff`, exit 0 means no change, 1 means changes,
- * and anything higher an error.
+ * `applyset diff`: the field-level difference between the files and the cluster, computed with the
+ * same merge as `apply` and writing nothing. Like `kubectl diff`, exit 0 means no change, 1 means
+ * changes, and anything higher an error.
  */
 export const diffCommand: Command = async (argv, io) => {
-  const flags = parseFlags('diff', argv, io);
+  const flags = parseApplySetFlags(argv, io, {
+    command: 'diff',
+    specs: diffFlagSpecs,
+    usage,
+    pruneByDefault: true,
+  });
   if (typeof flags === 'number') return flags;
-  const run = await runEngine('diff', flags, io, { dryRun: true, prune: flags.prune });
+  const run = await runApplySet('diff', flags, io, { dryRun: true, prune: flags.prune });
   if (typeof run === 'number') return run === ExitCode.partialFailure ? ExitCode.failure : run;
   let changed = false;
   let failed = false;
@@ -30,7 +52,7 @@ export const diffCommand: Command = async (argv, io) => {
         break;
       case 'would-prune':
         changed = true;
-        io.stdout.write(`- ${name} (pruned)\n`);
+        io.stdout.write(`- ${name} (pruned by apply --prune)\n`);
         break;
       case 'conflict':
       case 'failed':

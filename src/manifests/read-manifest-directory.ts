@@ -9,6 +9,11 @@ export interface ReadManifestDirectoryOptions {
   readonly signal?: AbortSignal;
   /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
   readonly limits?: Partial<ManifestLimits>;
+  /**
+   * Descend into subdirectories (default true). `applyset apply` passes false unless `-R` is given,
+   * as `kubectl apply -f DIR` reads only the files directly in DIR.
+   */
+  readonly recursive?: boolean;
 }
 
 /**
@@ -63,6 +68,7 @@ export async function readManifestDirectory(
         size = resolved.size;
       }
       if (isDirectory) {
+        if (options.recursive === false) continue;
         const real = await realpath(target);
         if (visited.has(real)) continue;
         visited.add(real);

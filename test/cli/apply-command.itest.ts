@@ -13,6 +13,8 @@ import {
 } from '../apply/apply-test-kit.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 async function freshNamespace(): Promise<string> {
   const namespace = uniqueName('cli');
   await createNamespace(adminKubeConfig(), namespace);
@@ -48,7 +50,7 @@ describe('applyset apply', () => {
     expect(diff.code).toBe(1);
     expect(diff.stdout).toContain(`+ configmap/baz -n ${ns} (new)`);
     expect(diff.stdout).toContain(`~ configmap/foo -n ${ns}\n    data.version: "1" → "2"`);
-    expect(diff.stdout).toContain(`- configmap/bar -n ${ns} (pruned)`);
+    expect(diff.stdout).toContain(`- configmap/bar -n ${ns} (pruned by apply --prune)`);
 
     const second = await applyIn(ns, dir, 'example', '--prune');
     expect(second).toMatchObject({ code: ExitCode.ok, stderr: '' });
@@ -87,7 +89,7 @@ describe('applyset apply', () => {
     const conflict = await applyIn(ns, theirs, 'theirs', '--prune');
     expect(conflict.code).toBe(ExitCode.partialFailure);
     expect(conflict.stderr).toContain(
-      `error: shared.yaml (document 0): configmap/shared (namespace ${ns}): owned by another set`,
+      `error: ${join(theirs, 'shared.yaml')} (document 0): configmap/shared (namespace ${ns}): owned by another set`,
     );
     expect((await cm(ns, 'shared'))?.['data']).toEqual({ owner: 'mine' });
 
@@ -151,15 +153,21 @@ describe('applyset apply', () => {
     expect(await cm(ns, 'a')).toBeUndefined();
   });
 
-  it('changes nothing anywhere when one file holds invalid YAML, and names the file', async () => {
+  it('changes nothing anywhere when one file holds invalid YAML, and names the file once', async () => {
     const ns = await freshNamespace();
     const dir = await writeSetDirectory({
       'good.yaml': configMapYaml(ns, 'good', { x: '1' }),
       'nested/bad.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n',
     });
-    const run = await applyIn(ns, dir, 'set', '--prune');
+    const run = await applyIn(ns, dir, 'set', '--prune', '-R');
     expect(run.code).toBe(ExitCode.badInput);
-    expect(run.stderr).toMatch(/error: nested\/bad\.yaml/);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^error: ${escape(join(dir, 'nested/bad.yaml'))} \\(document 0\\) line \\d+ column \\d+: [^/]*$`,
+        'm',
+      ),
+    );
+    expect(run.stderr.split(join(dir, 'nested/bad.yaml')).length).toBe(2);
     expect(run.stdout).toBe('');
     expect(await cm(ns, 'good')).toBeUndefined();
     expect(await cm(ns, 'set')).toBeUndefined();
@@ -188,14 +196,34 @@ describe('applyset apply', () => {
     expect(annotations(after)['kubectl.kubernetes.io/apply-owner']).toBeDefined();
   });
 
-  it('dry-run prints the categories and writes nothing', async () => {
+  it("dry-run prints each object in kubectl's words, the prunes too, and writes nothing", async () => {
     const ns = await freshNamespace();
-    const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
+    const dir = await writeSetDirectory({
+      'a.yaml': configMapYaml(ns, 'a', { x: '1' }),
+      'b.yaml': configMapYaml(ns, 'b', { x: '1' }),
+      'c.yaml': configMapYaml(ns, 'c', { x: '1' }),
+    });
+    expect((await applyIn(ns, dir, 'set', '--prune')).code).toBe(ExitCode.ok);
+    await rm(join(dir, 'c.yaml'));
+    await writeFile(join(dir, 'b.yaml'), configMapYaml(ns, 'b', { x: '2' }));
+    await writeFile(join(dir, 'd.yaml'), configMapYaml(ns, 'd', { x: '1' }));
+
     const run = await applyIn(ns, dir, 'set', '--prune', '--dry-run');
-    expect(run.code).toBe(ExitCode.ok);
-    expect(run.stdout).toContain(`Resources to add\n  configmap/a (namespace ${ns})\n`);
-    expect(run.stdout).toContain('nothing was written');
-    expect(await cm(ns, 'a')).toBeUndefined();
-    expect(await cm(ns, 'set')).toBeUndefined();
+    expect(run).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(run.stdout).toBe(
+      'configmap/a unchanged (dry run)\n' +
+        'configmap/b configured (dry run)\n' +
+        '    data.x: "1" → "2"\n' +
+        'configmap/d created (dry run)\n' +
+        'configmap/c pruned (dry run)\n' +
+        'dry run: 1 to create, 1 to configure, 1 unchanged, 1 to prune, 0 not pruned, ' +
+        '0 conflicts or errors; nothing was written\n',
+    );
+    // kubectl's own dry run names the same objects in the same words.
+    const kubectlRun = await kubectl(['apply', '-n', ns, '-f', join(dir, 'd.yaml'), '--dry-run=client']);
+    expect(kubectlRun.stdout).toBe('configmap/d created (dry run)\n');
+    expect(await cm(ns, 'd')).toBeUndefined();
+    expect(await cm(ns, 'c')).toBeDefined();
+    expect((await cm(ns, 'b'))?.['data']).toEqual({ x: '1' });
   });
 });

@@ -1,0 +1,146 @@
+import type { CliIo } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import {
+  flagIsTrue,
+  parseCommandLine,
+  single,
+  UsageError,
+  type FlagSpecs,
+  type ParsedFlags,
+} from './parse-command-line.js';
+
+/** What `apply` and `diff` were asked to do, once the command line was read. */
+export interface ApplySetFlags {
+  /** Every `-f`, in the order given; `-` is standard input. */
+  readonly filenames: readonly string[];
+  readonly recursive: boolean;
+  readonly applyset: string;
+  readonly namespace: string | undefined;
+  readonly prune: boolean;
+  readonly dryRun: boolean;
+  readonly allowEmpty: boolean;
+  readonly force: boolean;
+  readonly kubeconfig: string | undefined;
+  readonly context: string | undefined;
+  readonly fieldManager: string;
+  readonly fieldValidation: 'strict' | 'warn' | 'ignore';
+}
+
+/** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
+const commonFlags: FlagSpecs = {
+  filename: { type: 'string', short: 'f', repeats: true },
+  recursive: { type: 'boolean', short: 'R' },
+  applyset: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  prune: { type: 'boolean' },
+  'allow-empty': { type: 'boolean' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  'field-manager': { type: 'string' },
+  validate: { type: 'optional-value', bare: 'strict' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+export const applyFlagSpecs: FlagSpecs = {
+  ...commonFlags,
+  // kubectl's --dry-run takes none|client|server; bare, it was kubectl's old spelling of client.
+  'dry-run': { type: 'optional-value', bare: 'client' },
+  force: { type: 'boolean' },
+};
+
+export const diffFlagSpecs: FlagSpecs = commonFlags;
+
+export interface ParseApplySetOptions {
+  readonly command: 'apply' | 'diff';
+  readonly specs: FlagSpecs;
+  readonly usage: string;
+  /** `diff` shows the prunes unless told `--prune=false`; `apply` prunes only with `--prune`. */
+  readonly pruneByDefault: boolean;
+}
+
+/** Parses `apply` or `diff` flags; prints help or the usage error and returns the exit code instead. */
+export function parseApplySetFlags(
+  argv: readonly string[],
+  io: CliIo,
+  options: ParseApplySetOptions,
+): ApplySetFlags | number {
+  try {
+    const flags = parseCommandLine(argv, options.specs);
+    if (flagIsTrue(flags, 'help')) {
+      io.stdout.write(options.usage);
+      return ExitCode.ok;
+    }
+    return toApplySetFlags(flags, options.pruneByDefault);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`applyset ${options.command}: ${error.message}\n\n${options.usage}`);
+    return ExitCode.badInput;
+  }
+}
+
+function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetFlags {
+  const filenames = flags.get('filename') ?? [];
+  if (filenames.length === 0) throw new UsageError('-f FILENAME is required (a file, a directory, or -)');
+  if (filenames.includes('')) throw new UsageError('-f needs a file name, got ""');
+  const given = single(flags, 'applyset');
+  if (given === undefined) throw new UsageError('--applyset NAME is required');
+  // kubectl's --applyset takes `[RESOURCE][.GROUP]/NAME`; the command's parent is always a ConfigMap.
+  const applyset = given.replace(/^(configmap|configmaps)\//, '');
+  if (applyset === '' || applyset.includes('/')) {
+    throw new UsageError(`--applyset must name a ConfigMap (NAME or configmap/NAME), got "${given}"`);
+  }
+  const namespace = single(flags, 'namespace');
+  if (namespace === '') throw new UsageError('-n needs a namespace, got ""');
+  return {
+    filenames,
+    recursive: flagIsTrue(flags, 'recursive'),
+    applyset,
+    namespace,
+    prune: flagIsTrue(flags, 'prune', pruneByDefault),
+    dryRun: dryRunOf(single(flags, 'dry-run')),
+    allowEmpty: flagIsTrue(flags, 'allow-empty'),
+    force: flagIsTrue(flags, 'force'),
+    kubeconfig: single(flags, 'kubeconfig'),
+    context: single(flags, 'context'),
+    fieldManager: nonEmpty(single(flags, 'field-manager'), '--field-manager') ?? 'kubectl-client-side-apply',
+    fieldValidation: validationOf(single(flags, 'validate')),
+  };
+}
+
+function dryRunOf(value: string | undefined): boolean {
+  switch (value) {
+    case undefined:
+    case 'none':
+      return false;
+    case 'client':
+      return true;
+    case 'server':
+      throw new UsageError('--dry-run=server is not supported yet; --dry-run=client computes the same plan');
+    default:
+      throw new UsageError(`invalid --dry-run value "${value}": must be "none", "client" or "server"`);
+  }
+}
+
+/** kubectl's --validate: true means strict, false means ignore; strict is the default. */
+function validationOf(value: string | undefined): ApplySetFlags['fieldValidation'] {
+  switch (value) {
+    case undefined:
+    case 'true':
+    case 'strict':
+      return 'strict';
+    case 'warn':
+      return 'warn';
+    case 'false':
+    case 'ignore':
+      return 'ignore';
+    default:
+      throw new UsageError(
+        `invalid --validate value "${value}": must be "strict" (or true), "warn" or "ignore" (or false)`,
+      );
+  }
+}
+
+function nonEmpty(value: string | undefined, flag: string): string | undefined {
+  if (value === '') throw new UsageError(`${flag} needs a value, got ""`);
+  return value;
+}

@@ -1,0 +1,127 @@
+import { resolve } from 'node:path';
+import type { ApplySetProgress, ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
+import { isApplySetInputError } from '../apply/apply-set-input-error.js';
+import { configMapParent } from '../apply/config-map-parent.js';
+import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
+import { KubeTransportError } from '../kube/kube-api-error.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import {
+  contextNamespace,
+  KubeConfigError,
+  loadKubeConfig,
+  type LoadedKubeConfig,
+} from '../kube/load-kube-config.js';
+import type { ApplySetFlags } from './apply-set-flags.js';
+import type { CliIo } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import { findManifestErrorsOffline } from './find-manifest-errors-offline.js';
+import { UsageError } from './parse-command-line.js';
+import { readManifestSources } from './read-manifest-sources.js';
+
+export interface RunMode extends Pick<ApplySetRequest, 'dryRun' | 'prune'> {
+  readonly onProgress?: (progress: ApplySetProgress) => void;
+}
+
+/**
+ * The steps `apply` and `diff` share: read every `-f`, refuse a broken manifest before any
+ * connection, load the kubeconfig, run the engine. Returns the result, or the exit code once the
+ * reason was printed.
+ */
+export async function runApplySet(
+  command: 'apply' | 'diff',
+  flags: ApplySetFlags,
+  io: CliIo,
+  mode: RunMode,
+): Promise<{ result: ApplySetResult } | number> {
+  const fail = (message: string, code: ExitCode) => {
+    io.stderr.write(`applyset ${command}: ${message}\n`);
+    return code;
+  };
+
+  // 1. Read the files, in the order of the -f flags.
+  let files;
+  try {
+    files = await readManifestSources(flags.filenames, {
+      cwd: io.cwd,
+      recursive: flags.recursive,
+      stdin: io.stdin,
+    });
+  } catch (error) {
+    if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
+    return fail(`cannot read the manifests: ${messageOf(error)}`, ExitCode.badInput);
+  }
+
+  // 2. What is wrong with them whatever the cluster says, before the cluster is contacted.
+  const problems = findManifestErrorsOffline(files);
+  if (problems.length > 0) {
+    for (const problem of problems) io.stderr.write(`error: ${problem}\n`);
+    return fail('the input was refused; nothing was written', ExitCode.badInput);
+  }
+
+  // 3. The kubeconfig, merged as kubectl merges it.
+  let loaded: LoadedKubeConfig;
+  try {
+    loaded = loadKubeConfig(
+      io.env,
+      flags.kubeconfig === undefined ? undefined : resolve(io.cwd, flags.kubeconfig),
+      flags.context,
+    );
+  } catch (error) {
+    if (error instanceof KubeConfigError) return fail(error.message, ExitCode.badInput);
+    throw error;
+  }
+
+  // 4. The engine: validate against discovery, plan, apply, prune.
+  const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
+  const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
+  try {
+    const engine = createApplySetEngine({ kubeClient: client });
+    const result = await engine({
+      files,
+      parent: configMapParent(namespace, flags.applyset),
+      defaultNamespace: namespace,
+      enforceNamespace: flags.namespace !== undefined,
+      prune: mode.prune,
+      allowEmpty: flags.allowEmpty,
+      force: flags.force,
+      adopt: true,
+      dryRun: mode.dryRun,
+      fieldManager: flags.fieldManager,
+      fieldValidation: flags.fieldValidation,
+      ...(mode.onProgress === undefined ? {} : { onProgress: mode.onProgress }),
+    });
+    return { result };
+  } catch (error) {
+    if (isApplySetInputError(error)) {
+      for (const problem of error.problems) io.stderr.write(`error: ${problem}\n`);
+      return fail('the input was refused; nothing was written', ExitCode.badInput);
+    }
+    const transport = transportErrorIn(error);
+    if (transport !== undefined) {
+      return fail(
+        `cannot reach the cluster at ${client.server} (context "${loaded.context}" of kubeconfig ` +
+          `${loaded.path}): ${rootMessage(transport)}`,
+        ExitCode.failure,
+      );
+    }
+    return fail(messageOf(error), ExitCode.failure);
+  }
+}
+
+/** The request that never got an answer, wherever in the chain of causes the engine wrapped it. */
+function transportErrorIn(error: unknown): KubeTransportError | undefined {
+  for (let current = error, depth = 0; current !== undefined && depth < 10; depth += 1) {
+    if (current instanceof KubeTransportError) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
+}
+
+/** `connect ECONNREFUSED 127.0.0.1:6443`: the socket's own words, without the request around them. */
+function rootMessage(error: KubeTransportError): string {
+  return error.cause instanceof Error ? error.cause.message : error.message;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
