@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../controller/applyset-types.js';
 import { defaultIdentity, runController, type ControllerConfig } from '../controller/run-controller.js';
+import { parseSourceHostList } from '../git/source-host-list.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
 import type { CliIo, Command } from './cli-io.js';
@@ -11,12 +12,20 @@ import { ExitCode } from './exit-codes.js';
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
+                          [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
 /readyz and /metrics on --metrics-addr (default :8080). With --leader-elect, replicas elect one leader
 through a Lease in POD_NAMESPACE (else --namespace, else default). SIGTERM finishes in-flight work,
 releases the Lease and exits 0. Environment: LOG_LEVEL, POD_NAME, POD_NAMESPACE, APPLYSET_GIT_CACHE_DIR.
+
+Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
+fe80::/10, metadata.google.internal, ...; checked again on what DNS answers). --allowed-source-hosts
+limits it further to the hosts listed (host: any port; host:port: that port). A Git credentials Secret
+may name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
+they are never sent elsewhere, nor after a redirect to another origin. --require-secret-source-hosts
+refuses a Secret without that annotation.
 `;
 
 class UsageError extends Error {
@@ -76,6 +85,8 @@ function parseControllerFlags(
       'renew-deadline': { type: 'string', default: '10s' },
       'retry-period': { type: 'string', default: '2s' },
       'shutdown-grace': { type: 'string', default: '45s' },
+      'allowed-source-hosts': { type: 'string', default: '' },
+      'require-secret-source-hosts': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -118,6 +129,8 @@ function parseControllerFlags(
       renewDeadlineMs: duration('renew-deadline', values['renew-deadline']),
       retryPeriodMs: duration('retry-period', values['retry-period']),
       shutdownGraceMs: duration('shutdown-grace', values['shutdown-grace']),
+      allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
+      requireSecretSourceHosts: values['require-secret-source-hosts'],
     },
   };
 }

@@ -46,6 +46,32 @@ export function applySetPath(namespace: string, name?: string): string {
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 
+function secretPath(namespace: string, name: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
+}
+
+/**
+ * The resourceVersion of a Secret, or undefined when there is none: what the controller polls to notice a
+ * fixed credential without a list or watch of Secrets (see startSecretChangePoller). Keeps nothing else.
+ */
+export async function readSecretVersion(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  let secret;
+  try {
+    secret = await client.request({ method: 'GET', path: secretPath(namespace, name), signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound) return undefined;
+    throw error;
+  }
+  const metadata = isJsonObject(secret) ? secret['metadata'] : undefined;
+  const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
+  return typeof version === 'string' ? version : '';
+}
+
 export function createApplySetApi(client: KubeClient): ApplySetApi {
   return {
     async get(namespace, name, signal) {
@@ -100,7 +126,7 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
       try {
         secret = await client.request({
           method: 'GET',
-          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(secretName)}`,
+          path: secretPath(namespace, secretName),
           signal,
         });
       } catch (error) {

@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import { createGitSource } from '../git/git-source.js';
+import type { SourceHostList } from '../git/source-host-list.js';
 import { startProbeServer } from '../http/start-probe-server.js';
 import { createKubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
@@ -15,9 +16,11 @@ import {
   APPLYSET_VERSION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
 } from './applyset-types.js';
+import { readSecretVersion } from './applyset-api.js';
 import { createEventRecorder } from './event-recorder.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler } from './reconcile-applyset.js';
+import { startSecretChangePoller, type SecretReference } from './secret-change-poller.js';
 import { clientNodeWatchStream, startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
 import { createWorkQueue } from './work-queue.js';
 
@@ -42,6 +45,12 @@ export interface ControllerConfig {
   /** How long in-flight reconciles may run after a shutdown request before they are aborted. */
   readonly shutdownGraceMs: number;
   readonly watchStallTimeoutMs?: number;
+  /** Hosts a source URL may name (`--allowed-source-hosts`); empty: any. */
+  readonly allowedSourceHosts?: SourceHostList;
+  /** Refuse Git credentials Secrets without `applyset.dev/source-hosts` (`--require-secret-source-hosts`). */
+  readonly requireSecretSourceHosts?: boolean;
+  /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
+  readonly secretPollIntervalMs?: number;
   /**
    * Called by the engine after each step of a plan; the split-brain fault test pauses the process
    * there (SIGSTOP) to play a leader frozen mid-reconcile. Not settable from the command line.
@@ -63,9 +72,9 @@ export function defaultIdentity(env: Readonly<Record<string, string | undefined>
 }
 
 /**
- * The controller's shell, wired: informers for ApplySets and their Secrets feed the work queue, the
- * queue runs the reconciler once this replica leads, the HTTP server reports health, readiness and
- * metrics. Every replica keeps its informers warm, so a new leader starts at once and a non-leader is
+ * The controller's shell, wired: the ApplySet informer and the poller of their Secrets feed the work
+ * queue, the queue runs the reconciler once this replica leads, the HTTP server reports health,
+ * readiness and metrics. Every replica keeps its informers warm, so a new leader starts at once and a non-leader is
  * ready too.
  */
 export async function runController(config: ControllerConfig, logger: Logger): Promise<RunningController> {
@@ -110,7 +119,11 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const reconcile = createReconciler({
     client,
     engineFor,
-    gitSource: createGitSource({ cacheDir: config.gitCacheDir }),
+    gitSource: createGitSource({
+      cacheDir: config.gitCacheDir,
+      allowedHosts: config.allowedSourceHosts ?? [],
+      requireCredentialHosts: config.requireSecretSourceHosts === true,
+    }),
     recordEvent: createEventRecorder({
       client,
       instance: config.identity,
@@ -123,7 +136,13 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   });
   const queue = createWorkQueue({
     concurrency: config.concurrency,
-    process: reconcile,
+    process: async (key) => {
+      await secretPoller.beforeReconcile(
+        key,
+        AbortSignal.any([reconcileSignal, AbortSignal.timeout(10_000)]),
+      );
+      return reconcile(key);
+    },
     onError: (key, error) => logger.error({ applyset: key, err: error }, 'reconcile failed; backing off'),
   });
   metrics.setQueueDepthSource(() => queue.depth());
@@ -141,23 +160,30 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     logger: logger.child({ informer: 'applysets' }),
     onEvent: (event) => {
       const key = keyOf(event.object);
-      if (event.type === 'deleted') queue.forget(key);
-      else if (needsReconcile(event)) queue.add(key);
+      if (event.type === 'deleted') {
+        queue.forget(key);
+        secretPoller.forget(key);
+      } else if (needsReconcile(event)) queue.add(key);
     },
   });
-  const secrets = startSupervisedInformer({
-    ...informerBase,
-    path: `/api/v1${scope}/secrets`,
-    logger: logger.child({ informer: 'secrets' }),
-    // Only which Secret changed matters; its data is read fresh by the reconcile that needs it.
-    transform: ({ metadata }) => ({ metadata: isJsonObject(metadata) ? metadata : {} }),
-    onEvent: (event) => {
-      if (event.type === 'added' && !secrets.hasSynced()) return;
-      const secretKey = keyOf(event.object);
-      for (const applySet of applySets.list()) {
-        if (`${namespaceOf(applySet)}/${secretRefOf(applySet)}` === secretKey) queue.add(keyOf(applySet));
-      }
+  // No list or watch of Secrets (the controller may only get them): a fixed credential is noticed by
+  // polling the Secrets of the ApplySets that are not Ready.
+  const secretPoller = startSecretChangePoller({
+    readVersion: (namespace, name, signal) => readSecretVersion(client, namespace, name, signal),
+    secretOf: (key) => {
+      const applySet = applySets.list().find((object) => keyOf(object) === key);
+      return applySet === undefined ? undefined : secretReferenceOf(applySet);
     },
+    failing: () =>
+      applySets
+        .list()
+        .filter((applySet) => !isReady(applySet))
+        .map(secretReferenceOf)
+        .filter((reference) => reference !== undefined),
+    onChange: (key) => queue.add(key),
+    intervalMs: config.secretPollIntervalMs ?? 5_000,
+    signal: stopping.signal,
+    logger: logger.child({ poller: 'secrets' }),
   });
 
   let resolveDone!: (why: 'stopped' | 'lost-leadership') => void;
@@ -169,7 +195,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const server = await startProbeServer({
     address: config.metricsAddress,
     isHealthy: () => !stopping.signal.aborted,
-    isReady: () => applySets.hasSynced() && secrets.hasSynced() && !stopping.signal.aborted,
+    isReady: () => applySets.hasSynced() && !stopping.signal.aborted,
     registry: metrics.registry,
   });
   logger.info(
@@ -190,7 +216,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
       } finally {
         clearTimeout(grace);
       }
-      await Promise.all([applySets.done, secrets.done]);
+      await Promise.all([applySets.done, secretPoller.done]);
       if (why === 'stopped') await election?.release();
       await server.close();
       logger.info({}, 'stopped');
@@ -200,7 +226,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   };
 
   const lead = () => {
-    void Promise.all([applySets.synced, secrets.synced]).then(() => {
+    void applySets.synced.then(() => {
       if (!stopping.signal.aborted) queue.start();
     });
   };
@@ -261,8 +287,23 @@ function keyOf(object: JsonObject): string {
   return `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
 }
 
-function namespaceOf(object: JsonObject): string {
-  return String(metadataOf(object)['namespace'] ?? '');
+/** The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch). */
+function secretReferenceOf(applySet: JsonObject): SecretReference | undefined {
+  const secretName = secretRefOf(applySet);
+  const spec = applySet['spec'];
+  if (secretName === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
+  const metadata = metadataOf(applySet);
+  if (metadata['deletionTimestamp'] !== undefined) return undefined;
+  return { key: keyOf(applySet), namespace: String(metadata['namespace'] ?? ''), secretName };
+}
+
+function isReady(applySet: JsonObject): boolean {
+  const status = applySet['status'];
+  const conditions = isJsonObject(status) ? status['conditions'] : undefined;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
+  );
 }
 
 function secretRefOf(object: JsonObject): string | undefined {

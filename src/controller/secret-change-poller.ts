@@ -1,0 +1,119 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** An ApplySet that names a Git credentials Secret: `namespace/name` and the Secret's name. */
+export interface SecretReference {
+  readonly key: string;
+  readonly namespace: string;
+  readonly secretName: string;
+}
+
+export interface SecretChangePollerOptions {
+  /** The Secret's resourceVersion, or undefined when it does not exist; throws on any other failure. */
+  readonly readVersion: (namespace: string, name: string, signal: AbortSignal) => Promise<string | undefined>;
+  /** The Secret the ApplySet `key` names now, if any (from the informer's cache). */
+  readonly secretOf: (key: string) => SecretReference | undefined;
+  /** ApplySets that name a Secret and are not Ready (from the informer's cache): the ones polled. */
+  readonly failing: () => readonly SecretReference[];
+  /** The ApplySet's Secret changed since its last reconcile read it: reconcile it now. */
+  readonly onChange: (key: string) => void;
+  readonly intervalMs: number;
+  /** Ends the polling. */
+  readonly signal: AbortSignal;
+  readonly logger: { debug(object: object, message: string): void };
+}
+
+export interface SecretChangePoller {
+  /**
+   * Records the version of `key`'s Secret right before its reconcile reads it: later polls compare with it.
+   * Taken before, so a change made while the reconcile runs is seen (at worst one extra reconcile), and a
+   * Secret created right after the reconcile found none is seen too. Never throws.
+   */
+  beforeReconcile(key: string, signal: AbortSignal): Promise<void>;
+  /** The ApplySet is gone. */
+  forget(key: string): void;
+  /** Resolves when the polling has stopped. */
+  readonly done: Promise<void>;
+}
+
+/** What a baseline or an observation holds: which Secret, and its version or its absence. */
+function stateOf(reference: SecretReference, version: string | undefined): string {
+  return `${reference.namespace}/${reference.secretName}@${version ?? '(absent)'}`;
+}
+
+/**
+ * Reconciles an ApplySet when its Git credentials Secret changes, without a list or watch of Secrets (so
+ * the controller needs only `get` on them): every `intervalMs`, one GET per Secret named by an ApplySet that
+ * is not Ready, compared with the version the ApplySet's last reconcile was about to read. A Ready ApplySet
+ * is not polled: its next reconcile reads the Secret anyway, and nothing is broken meanwhile.
+ */
+export function startSecretChangePoller(options: SecretChangePollerOptions): SecretChangePoller {
+  const baselines = new Map<string, string>();
+  const { logger, signal } = options;
+
+  const observe = async (reference: SecretReference, readSignal: AbortSignal): Promise<string> =>
+    stateOf(reference, await options.readVersion(reference.namespace, reference.secretName, readSignal));
+
+  const tick = async (): Promise<void> => {
+    const failing = options.failing();
+    const reads = new Map<string, Promise<string | Error>>();
+    for (const reference of failing) {
+      const secretKey = `${reference.namespace}/${reference.secretName}`;
+      if (!reads.has(secretKey)) {
+        reads.set(
+          secretKey,
+          observe(reference, signal).catch((error: unknown) =>
+            error instanceof Error ? error : new Error(String(error)),
+          ),
+        );
+      }
+    }
+    for (const reference of failing) {
+      const observed = await reads.get(`${reference.namespace}/${reference.secretName}`);
+      if (observed === undefined || observed instanceof Error) {
+        logger.debug({ applyset: reference.key, err: observed }, 'reading the Secret failed; next poll');
+        continue;
+      }
+      const baseline = baselines.get(reference.key);
+      baselines.set(reference.key, observed);
+      if (baseline !== undefined && baseline !== observed) {
+        logger.debug({ applyset: reference.key }, 'its Secret changed; reconciling');
+        options.onChange(reference.key);
+      }
+    }
+  };
+
+  const loop = async (): Promise<void> => {
+    while (!signal.aborted) {
+      try {
+        await delay(options.intervalMs, undefined, { signal });
+      } catch (error) {
+        if (signal.aborted) return;
+        throw error;
+      }
+      await tick();
+    }
+  };
+
+  return {
+    async beforeReconcile(key, readSignal) {
+      const reference = options.secretOf(key);
+      if (reference === undefined) {
+        baselines.delete(key);
+        return;
+      }
+      try {
+        baselines.set(key, await observe(reference, readSignal));
+      } catch (error) {
+        // No baseline: the first poll takes one, and only a change after it triggers a reconcile.
+        baselines.delete(key);
+        logger.debug({ applyset: key, err: error }, 'reading the Secret before the reconcile failed');
+      }
+    },
+    forget(key) {
+      baselines.delete(key);
+    },
+    done: loop().catch((error: unknown) => {
+      logger.debug({ err: error }, 'Secret polling stopped');
+    }),
+  };
+}
