@@ -119,7 +119,12 @@ function transportErrorIn(error: unknown): KubeTransportError | undefined {
 
 /** `connect ECONNREFUSED 127.0.0.1:6443`: the socket's own words, without the request around them. */
 function rootMessage(error: KubeTransportError): string {
-  return error.cause instanceof Error ? error.cause.message : error.message;
+  // Duck-typed: socket errors may come from another realm (test VMs), failing instanceof.
+  const { cause } = error;
+  if (typeof cause === 'object' && cause !== null && typeof (cause as Error).message === 'string') {
+    return (cause as Error).message;
+  }
+  return error.message;
 }
 
 function messageOf(error: unknown): string {

@@ -121,8 +121,14 @@ function validateObject(
     fail('missing-field', 'metadata.name is required');
   } else if (!isJsonObject(metadata)) {
     fail('invalid-field', 'metadata must be an object');
+  } else if ((name === undefined || name === null || name === '') && hasText(metadata['generateName'])) {
+    // kubectl apply has no generateName path: every object needs a name to be found again, and
+    // kubectl says so ("cannot use generate name with apply") rather than that the name is missing.
+    fail(
+      'invalid-field',
+      `apply cannot use generateName (${JSON.stringify(metadata['generateName'])}), as kubectl apply cannot: set metadata.name`,
+    );
   } else if (name === undefined || name === null || name === '') {
-    // kubectl apply has no generateName path: every object needs a name to be found again.
     fail('missing-field', 'metadata.name is required');
   } else if (typeof name !== 'string') {
     fail('invalid-field', `metadata.name must be a string, got ${JSON.stringify(name)}`);
@@ -194,6 +200,10 @@ function finish(
 ): ManifestObject {
   const ref: ObjectRef = { group: gvk.group, kind: gvk.kind, namespace, name };
   return { ref, apiVersion, version: gvk.version, scope, manifest, source };
+}
+
+function hasText(value: JsonValue | undefined): value is string {
+  return typeof value === 'string' && value !== '';
 }
 
 function describePartial(

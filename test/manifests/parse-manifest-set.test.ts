@@ -105,8 +105,15 @@ describe('parseManifestSet', () => {
     },
     {
       name: 'no name',
-      text: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: a-\n',
+      text: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {}\n',
       expected: [{ code: 'missing-field', message: /configmap\/<no name>: metadata.name is required/ }],
+    },
+    {
+      name: 'generateName instead of a name (kubectl: "cannot use generate name with apply")',
+      text: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: a-\n',
+      expected: [
+        { code: 'invalid-field', message: /configmap\/<no name>: apply cannot use generateName \("a-"\)/ },
+      ],
     },
     {
       name: 'no metadata at all, and no kind: every problem reported',
