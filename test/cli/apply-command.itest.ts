@@ -118,6 +118,17 @@ describe('applyset apply', () => {
     expect(await cm(ns, 'settings')).toEqual(before);
   });
 
+  it('accepts --field-manager and --validate as kubectl does', async () => {
+    const ns = await freshNamespace();
+    const dir = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'a', { x: '1' }) });
+    const run = await applyIn(ns, dir, 'set', '--field-manager', 'ci', '--validate=warn');
+    expect(run).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(await cm(ns, 'a')).toBeDefined();
+    const bad = await applyIn(ns, dir, 'set', '--validate=sometimes');
+    expect(bad.code).toBe(ExitCode.badInput);
+    expect(bad.stderr).toContain('invalid --validate value "sometimes"');
+  });
+
   it('keeps an object annotated applyset.dev/prune: disabled', async () => {
     const ns = await freshNamespace();
     const dir = await writeSetDirectory({
