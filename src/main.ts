@@ -27,7 +27,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   const io: CliIo = {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Lazily: only `-f -` touches standard input, and a terminal's stdin is not opened otherwise.
+    get stdin() {
+      return process.stdin;
+    },
     env: { ...process.env },
     cwd: process.cwd(),
   };
