@@ -34,7 +34,17 @@ class UsageError extends Error {
 }
 
 /** `applyset controller`: reads flags and environment once, runs until SIGTERM or SIGINT. */
-export const controllerCommand: Command = async (argv, io) => {
+export const controllerCommand: Command = (argv, io) => runControllerCommand(argv, io, {});
+
+/**
+ * The command with settings no flag reaches: the fault tests' own entry point passes an engine
+ * step hook here to freeze a replica mid-reconcile.
+ */
+export async function runControllerCommand(
+  argv: readonly string[],
+  io: CliIo,
+  extra: Pick<ControllerConfig, 'afterEngineStep'>,
+): Promise<number> {
   let config: ControllerConfig;
   let level: string;
   try {
@@ -52,7 +62,7 @@ export const controllerCommand: Command = async (argv, io) => {
     throw error;
   }
   const logger = createLogger({ level, destination: io.stdout });
-  const controller = await runController(config, logger);
+  const controller = await runController({ ...config, ...extra }, logger);
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutdown requested');
     void controller.stop();
@@ -66,7 +76,7 @@ export const controllerCommand: Command = async (argv, io) => {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
-};
+}
 
 function parseControllerFlags(
   argv: readonly string[],

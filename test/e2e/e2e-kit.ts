@@ -89,12 +89,14 @@ export async function startController(options: {
   readonly kubeconfig?: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** Another entry point than controller-entry.ts (the fault tests' paused controller). */
+  readonly entry?: string;
 }): Promise<ControllerProcess> {
   const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
   const args = [
     '--import',
     'tsx',
-    entry,
+    options.entry ?? entry,
     'controller',
     '--kubeconfig',
     options.kubeconfig ?? adminKubeconfigPath(),

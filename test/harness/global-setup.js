@@ -9,9 +9,13 @@ import { enterRunTempDir } from './run-temp-dir.js';
  * A failure here fails the run loudly: integration tests never skip.
  */
 export default async function globalSetup() {
+  const reuse = Boolean(process.env.APPLYSET_TEST_KUBECONFIG);
+  // tsx keeps its compile cache in the temp dir: load the harness before TMPDIR points at the run's
+  // own directory, so the cache is tsx's (reused across runs), not a leftover of this run.
+  const harness = reuse ? undefined : await tsImport('./control-plane.ts', import.meta.url);
   await enterRunTempDir();
-  if (process.env.APPLYSET_TEST_KUBECONFIG) return;
-  const { startControlPlane } = await tsImport('./control-plane.ts', import.meta.url);
+  if (harness === undefined) return;
+  const { startControlPlane } = harness;
   const started = Date.now();
   const controlPlane = await startControlPlane({
     ownerPid: process.pid,
