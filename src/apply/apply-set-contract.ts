@@ -58,6 +58,7 @@ export interface ApplySetRequest {
   /**
    * Called after each object of the set was applied and each prune candidate handled, with the
    * counts so far and the plan's totals, so the command can draw a progress line on long runs.
+   * Called from the engine's queue: it must be quick and must not throw.
    */
   readonly onProgress?: (progress: ApplySetProgress) => void;
 }

@@ -272,6 +272,18 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   });
 
   const steps = planned.plan.steps;
+  const progress = { applied: 0, toApply: 0, pruned: 0, toPrune: 0 };
+  for (const step of steps) {
+    if (step.type === 'apply-wave') progress.toApply += step.actions.length;
+    if (step.type === 'prune-wave') progress.toPrune += step.actions.length;
+  }
+  const report =
+    (field: 'applied' | 'pruned') =>
+    <T>(outcome: T): T => {
+      progress[field] += 1;
+      request.onProgress?.({ ...progress });
+      return outcome;
+    };
   for (const [index, step] of steps.entries()) {
     signal?.throwIfAborted();
     context.logger?.debug({ step: step.type, index }, 'applyset step');
@@ -282,7 +294,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
       case 'apply-wave': {
         const objects = objectContext();
         const results = await queue.addAll(
-          step.actions.map((action) => () => applyAction(action, objects)),
+          step.actions.map((action) => () => applyAction(action, objects).then(report('applied'))),
           signal === undefined ? {} : { signal },
         );
         for (const outcome of results) {
@@ -307,7 +319,13 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
         const results = await queue.addAll(
           step.actions.map(
             (action) => () =>
-              pruneAction(action, { ...context, request, applyFailed, ownerUid: ownerUid ?? '', pruning }),
+              pruneAction(action, {
+                ...context,
+                request,
+                applyFailed,
+                ownerUid: ownerUid ?? '',
+                pruning,
+              }).then(report('pruned')),
           ),
           signal === undefined ? {} : { signal },
         );

@@ -24,7 +24,26 @@ describe('applyset apply progress', () => {
     expect(run.stdout).toContain('120 created');
   });
 
-  // The command draws the line from ApplySetRequest.onProgress (see progress-line.test.ts); the
-  // engine does not report progress yet.
-  it.todo('rewrites one line on a terminal while a set of more than 100 objects is applied');
+  it('rewrites one line on a terminal while a set of more than 100 objects is applied', async () => {
+    const ns = await freshNamespace();
+    const dir = await largeSet(ns, 120);
+    const run = await runCli(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune'], {
+      tty: true,
+    });
+    expect(run.code).toBe(ExitCode.ok);
+    const frames = run.stderr.split('\r\x1b[K').filter((frame) => frame !== '');
+    expect(frames[0]).toBe('applied 1/120');
+    expect(frames.at(-1)).toBe('applied 120/120');
+    // One line rewritten in place: no newline in it, and it is erased before the per-object output.
+    expect(run.stderr).not.toContain('\n');
+    expect(run.stderr.endsWith('\r\x1b[K')).toBe(true);
+    expect(run.stdout).toContain('120 created');
+  });
+
+  it('draws nothing on a terminal for a set of 100 objects or fewer', async () => {
+    const ns = await freshNamespace();
+    const dir = await largeSet(ns, 20);
+    const run = await runCli(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns], { tty: true });
+    expect(run).toMatchObject({ code: ExitCode.ok, stderr: '' });
+  });
 });
