@@ -77,7 +77,7 @@ const controllerNeeds: [string, string, string, string[]][] = [
   ['applyset.dev', 'applysets', '', ['get', 'list', 'watch', 'update', 'patch']],
   ['applyset.dev', 'applysets', 'status', ['get', 'update', 'patch']],
   ['applyset.dev', 'applysets', 'finalizers', ['update']],
-  ['', 'secrets', '', ['get', 'list', 'watch']],
+  ['', 'secrets', '', ['get']],
   ['', 'events', '', ['create', 'patch']],
   ['', 'serviceaccounts', '', ['impersonate']],
 ];
@@ -124,6 +124,18 @@ describe('the Helm chart on a real API server', () => {
     expect(await allowed(user, { group: '', resource: 'namespaces', verb: 'delete' })).toBe(true);
     for (const verb of ['get', 'create', 'update'])
       expect(await allowed(user, { group: 'coordination.k8s.io', resource: 'leases', verb, namespace })).toBe(true);
+  }, 120_000);
+
+  it('with children rights narrowed, the controller gets Secrets by name and can neither list nor watch them', async () => {
+    const { user } = await install([
+      'rbac.childRules[0].apiGroups[0]=apps',
+      'rbac.childRules[0].resources[0]=deployments',
+      'rbac.childRules[0].verbs[0]=patch',
+    ]);
+    expect(await denied(user, 'default')).toEqual([]);
+    const secrets = (verb: string) => allowed(user, { group: '', resource: 'secrets', verb, namespace: 'default' });
+    expect([await secrets('get'), await secrets('list'), await secrets('watch')]).toEqual([true, false, false]);
+    expect(await allowed(user, { group: '', resource: 'secrets', verb: 'list' })).toBe(false);
   }, 120_000);
 
   it('with rbac.namespaced grants rights in the watched namespace and nowhere else', async () => {

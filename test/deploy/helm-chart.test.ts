@@ -118,7 +118,7 @@ const controllerNeeds: [string, string, string[]][] = [
   ['applyset.dev', 'applysets', ['get', 'list', 'watch', 'update', 'patch']],
   ['applyset.dev', 'applysets/status', ['get', 'update', 'patch']],
   ['applyset.dev', 'applysets/finalizers', ['update']],
-  ['', 'secrets', ['get', 'list', 'watch']],
+  ['', 'secrets', ['get']],
   ['', 'events', ['create', 'patch']],
   ['events.k8s.io', 'events', ['create', 'patch']],
   ['', 'serviceaccounts', ['impersonate']],
@@ -229,6 +229,9 @@ describe('the chart with default values', () => {
     const role = rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
     expect(role.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs])).not.toContain('*');
     expect(allows(role, '', 'secrets', 'create')).toBe(false);
+    // Secrets are read by name: no list or watch, which would hand over every Secret of the cluster.
+    expect(allows(role, '', 'secrets', 'list')).toBe(false);
+    expect(allows(role, '', 'secrets', 'watch')).toBe(false);
   });
 
   it('grants every verb on every resource for the children, in a role of its own', () => {
@@ -340,6 +343,33 @@ describe('the chart values', () => {
     ]);
     const none = await render({}, ['--set-json', 'rbac.childRules=[]']);
     expect(none.filter((o) => o.metadata.name.endsWith('-children'))).toEqual([]);
+  }, HELM_TIMEOUT_MS);
+
+  it('restrict the source hosts and require Secrets to name theirs', async () => {
+    const defaults = controllerContainer(await render()).container.args;
+    expect(defaults).not.toContain('--allowed-source-hosts');
+    expect(defaults).not.toContain('--require-secret-source-hosts');
+    const restricted = controllerContainer(
+      await render({}, [
+        '--set-json',
+        'gitSources.allowedHosts=["git.example.com","git.other.org:8443"]',
+        '--set',
+        'gitSources.requireSecretSourceHosts=true',
+      ]),
+    ).container.args;
+    expect(restricted).toEqual(
+      expect.arrayContaining([
+        '--allowed-source-hosts',
+        'git.example.com,git.other.org:8443',
+        '--require-secret-source-hosts',
+      ]),
+    );
+    expect(restricted[restricted.indexOf('--allowed-source-hosts') + 1]).toBe('git.example.com,git.other.org:8443');
+  }, HELM_TIMEOUT_MS);
+
+  it('require Secrets to name their hosts under the tenancy lockdown', async () => {
+    const objects = await render({ 'tenancy.defaultServiceAccount': 'applyset-deployer' });
+    expect(controllerContainer(objects).container.args).toContain('--require-secret-source-hosts');
   }, HELM_TIMEOUT_MS);
 
   it('turn leader election off', async () => {

@@ -52,10 +52,11 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["applysets/finalizers"]
   verbs: ["update"]
-# Git credentials named by spec.source.secretRef; watched so a rotated credential triggers a reconcile.
+# Git credentials named by spec.source.secretRef, read by name: no list or watch of Secrets (a fixed
+# credential is noticed by polling the Secrets of ApplySets that are not Ready).
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["get"]
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
