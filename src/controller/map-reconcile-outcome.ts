@@ -182,9 +182,9 @@ function summaryOf(counts: OutcomeCounts): ApplySetSummary {
     applied: counts.created + counts.configured,
     unchanged: counts.unchanged,
     pruned: counts.pruned,
-    ...(counts.pruneSkipped === undefined || counts.pruneSkipped === 0
-      ? {}
-      : { pruneSkipped: counts.pruneSkipped }),
+    // Always written, 0 included: the status is a merge patch, so a key left out would keep the
+    // count of an earlier run (a PruneIncomplete that has since completed).
+    pruneSkipped: counts.pruneSkipped ?? 0,
     failed: counts.failed + counts.conflicts,
   };
 }
