@@ -13,6 +13,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
                           [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
+                          [--default-service-account NAME]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -26,6 +27,11 @@ limits it further to the hosts listed (host: any port; host:port: that port). A 
 may name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
 they are never sent elsewhere, nor after a redirect to another origin. --require-secret-source-hosts
 refuses a Secret without that annotation.
+
+Tenancy: an ApplySet with spec.serviceAccountName is applied as that ServiceAccount of its own
+namespace. --default-service-account NAME applies every other ApplySet as the ServiceAccount NAME of
+its own namespace instead of the controller; where that account does not exist, the ApplySet stalls
+(ServiceAccountNotFound) and nothing is applied.
 `;
 
 class UsageError extends Error {
@@ -82,8 +88,9 @@ function parseControllerFlags(
   argv: readonly string[],
   io: CliIo,
 ): { config: ControllerConfig; level: string } | 'help' {
-  const { values } = parseArgs({
+  const { values, tokens } = parseArgs({
     args: [...argv],
+    tokens: true,
     options: {
       kubeconfig: { type: 'string' },
       concurrency: { type: 'string', default: '4' },
@@ -97,11 +104,20 @@ function parseControllerFlags(
       'shutdown-grace': { type: 'string', default: '45s' },
       'allowed-source-hosts': { type: 'string', default: '' },
       'require-secret-source-hosts': { type: 'boolean', default: false },
+      'default-service-account': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
+  // No flag of the controller repeats: a second value is a mistake to report, never silently the one
+  // that wins (`--namespace a --namespace b` would watch b alone).
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} was given more than once`);
+    seen.add(token.name);
+  }
   if (values.help) return 'help';
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -114,6 +130,12 @@ function parseControllerFlags(
       throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
+  const defaultServiceAccount = values['default-service-account'];
+  if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
+    throw new UsageError(
+      `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
+    );
+  }
   const { kubeConfig } = loadKubeConfig(
     io.env,
     values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
@@ -141,9 +163,13 @@ function parseControllerFlags(
       shutdownGraceMs: duration('shutdown-grace', values['shutdown-grace']),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
+      ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
     },
   };
 }
+
+/** A bare name: `ns:name` or `system:serviceaccount:…` would escape the ApplySet's own namespace. */
+const SERVICE_ACCOUNT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;

@@ -1,0 +1,40 @@
+import { controllerCommand } from '../../src/cli/controller-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { PassThrough } from 'node:stream';
+import type { CliIo } from '../../src/cli/cli-io.js';
+
+async function runController(argv: readonly string[]) {
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) => {
+    const stream = new PassThrough();
+    stream.setEncoding('utf8').on('data', append);
+    return stream;
+  };
+  const io: CliIo = {
+    stdout: sink((text) => (stdout += text)),
+    stderr: sink((text) => (stderr += text)),
+    env: {},
+    cwd: process.cwd(),
+  };
+  const code = await controllerCommand(argv, io);
+  await new Promise((resolve) => setImmediate(resolve));
+  return { code, stdout, stderr };
+}
+
+// Issue #8: a flag given twice is an error, never silently its last value. The controller refuses
+// before it reads a kubeconfig or starts anything.
+
+describe('applyset controller flags', () => {
+  it.each([
+    [['--namespace', 'a', '--namespace', 'b'], '--namespace'],
+    [['--namespace=a', '--namespace', 'a'], '--namespace'],
+    [['--leader-elect', '--leader-elect'], '--leader-elect'],
+    [['--concurrency', '2', '--concurrency=8'], '--concurrency'],
+  ])('refuses %j as a usage error naming the flag', async (argv, flag) => {
+    const run = await runController(argv);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain(`${flag} was given more than once`);
+    expect(run.stdout).toBe('');
+  });
+});
