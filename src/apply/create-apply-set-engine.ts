@@ -48,6 +48,7 @@ import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply
 import { CrdNotEstablishedError } from './crd-not-established-error.js';
 import { ParentChangedError } from './parent-changed-error.js';
 import { releaseObject } from './release-object.js';
+import { createSetParentFinder } from './find-set-parent.js';
 import { guardHolderPrune, plannedDeletions } from './guard-holder-prune.js';
 import { readLiveObjects, type ReadTarget } from './read-live-objects.js';
 import { isSecretManifest, redactSecretValues } from '../manifests/redact-secret-values.js';
@@ -264,7 +265,32 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     );
   };
 
+  // Sets whose parents are ConfigMaps (the command's) or of this run's own parent kind.
+  const findSetParent = createSetParentFinder(
+    context.kubeClient,
+    [
+      { location: { group: '', version: 'v1', resource: 'configmaps', namespace: '' }, type: 'configmap' },
+      ...(parent.group === '' && parent.resource === 'configmaps'
+        ? []
+        : [
+            {
+              location: {
+                group: parent.group,
+                version: parent.version,
+                resource: parent.resource,
+                namespace: '',
+              },
+              type:
+                parent.group === ''
+                  ? parent.kind.toLowerCase()
+                  : `${parent.kind.toLowerCase()}.${parent.group}`,
+            },
+          ]),
+    ],
+    signal,
+  );
   const objectContext = (): ObjectContext => ({
+    findSetParent,
     ...context,
     request,
     ownerUid: ownerUid ?? '',
@@ -471,6 +497,8 @@ interface ObjectContext extends RunContext {
   readonly request: ApplySetRequest;
   readonly ownerUid: string;
   readonly member: ParentMetadata;
+  /** The other set's apply-config object by uid, for conflict messages. */
+  readonly findSetParent: (uid: string) => Promise<string | undefined>;
 }
 
 async function applyAction(action: ApplyAction, context: ObjectContext): Promise<ObjectOutcome> {
@@ -489,11 +517,7 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
   const { ref } = action;
   switch (action.type) {
     case 'conflict':
-      return {
-        action: 'conflict',
-        ref,
-        message: conflictMessage(action),
-      };
+      return { action: 'conflict', ref, message: await conflictMessage(action, context) };
     case 'unknown-read':
       return {
         action: 'failed',
@@ -509,14 +533,21 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
   }
 }
 
-/** Why an object of the set was left untouched: the plan's conflict and a re-read's verdict say it alike. */
-function conflictMessage(conflict: {
-  readonly reason: 'owned-by-other' | 'adoption-disabled';
-  readonly owner?: string;
-}): string {
-  return conflict.reason === 'owned-by-other'
-    ? `owned by another set (apply-owner ${conflict.owner ?? '?'}): left untouched`
-    : 'exists without an apply-owner and adoption is disabled: left untouched';
+/**
+ * Why an object of the set was left untouched: the plan's conflict and a re-read's verdict say it
+ * alike, naming the other set by its apply-config object when it can be found, else by its uid.
+ */
+async function conflictMessage(
+  conflict: { readonly reason: 'owned-by-other' | 'adoption-disabled'; readonly owner?: string },
+  context: ObjectContext,
+): Promise<string> {
+  if (conflict.reason !== 'owned-by-other') {
+    return 'exists without an apply-owner and adoption is disabled: left untouched';
+  }
+  const owner = conflict.owner;
+  const parent = owner === undefined ? undefined : await context.findSetParent(owner);
+  const who = parent ?? `apply-owner ${owner ?? '?'}`;
+  return `owned by another set (${who}): left untouched`;
 }
 
 async function guarded(ref: ObjectRef, run: () => Promise<ObjectOutcome>): Promise<ObjectOutcome> {
@@ -602,7 +633,7 @@ async function reconcileWithLive(
       return {
         action: 'conflict',
         ref: object.ref,
-        message: conflictMessage(verdict),
+        message: await conflictMessage(verdict, context),
       };
     case 'create':
     case 'unknown':
@@ -742,7 +773,7 @@ function skipReason(action: Extract<PruneAction, { type: 'skip' }>): string {
     case 'owned-by-other':
       return `kept: owned by another set (apply-owner ${action.owner ?? '?'})`;
     case 'not-owned':
-      return 'kept: its apply-owner annotation was removed';
+      return "kept: it does not carry this set's apply-owner annotation (it was never taken over, e.g. its own apply failed, or the annotation was removed)";
     case 'prune-disabled':
       return 'kept: annotated applyset.dev/prune: disabled';
     case 'unknown-read':

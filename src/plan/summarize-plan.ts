@@ -96,7 +96,7 @@ function keepDetail(action: {
     case 'owned-by-other':
       return ownedByOtherDetail(action.owner);
     case 'not-owned':
-      return 'its apply-owner annotation was removed';
+      return "it does not carry this set's apply-owner annotation (never taken over, or the annotation was removed)";
     case 'prune-disabled':
       return 'annotated applyset.dev/prune: disabled';
     case 'unknown-read':

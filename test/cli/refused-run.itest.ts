@@ -100,6 +100,8 @@ describe('a refused applyset apply', () => {
       expect(second.stderr).toContain('configmap/a');
       expect(second.stderr).toContain('configmap/b');
       expect(second.stderr).toContain('owned by another set');
+      // The other set is named as users know it, by its parent, not by a uid.
+      expect(second.stderr).toContain(`owned by another set (configmap/first -n ${ns})`);
       await expectNoParent(ns, 'second');
     }
     // The first set and its objects are untouched.
