@@ -39,11 +39,17 @@ export interface ApplySetApi {
     signal: AbortSignal,
   ): Promise<'written' | 'conflict' | 'gone'>;
   readGitAuth(namespace: string, secretName: string, signal: AbortSignal): Promise<GitAuthRead>;
+  /** Whether the ServiceAccount exists: impersonating one that does not would fail object by object. */
+  serviceAccountExists(namespace: string, name: string, signal: AbortSignal): Promise<boolean>;
 }
 
 export function applySetPath(namespace: string, name?: string): string {
   const collection = `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}/namespaces/${encodeURIComponent(namespace)}/${APPLYSET_PLURAL}`;
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
+}
+
+function serviceAccountPath(namespace: string, name: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}`;
 }
 
 function secretPath(namespace: string, name: string): string {
@@ -153,6 +159,15 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         return { kind: 'found', auth: { username, password, ...scope } };
       }
       return { kind: 'missing', problem: 'has neither token nor username and password' };
+    },
+    async serviceAccountExists(namespace, name, signal) {
+      try {
+        await client.request({ method: 'GET', path: serviceAccountPath(namespace, name), signal });
+        return true;
+      } catch (error) {
+        if (error instanceof KubeApiError && error.notFound) return false;
+        throw error;
+      }
     },
   };
 }

@@ -49,6 +49,11 @@ export interface ReconcilerDeps {
   readonly client: KubeClient;
   /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
+  /**
+   * `--default-service-account`: the ServiceAccount, in the ApplySet's own namespace, that an ApplySet
+   * without spec.serviceAccountName is applied as. Undefined: such an ApplySet is applied as the controller.
+   */
+  readonly defaultServiceAccountName?: string | undefined;
   readonly gitSource: GitSource;
   readonly recordEvent: EventRecorder;
   readonly metrics: ControllerMetrics;
@@ -177,7 +182,23 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // Every concurrent API request of the engine listens on this one signal: many listeners are expected.
     setMaxListeners(0, signal);
 
-    // 5. Credentials from the Secret; they go to the Git source and nowhere else (never logged).
+    // 5. The account the set is applied as must exist before anything is fetched or written: an
+    // impersonated account that does not exist has no rights, and would fail object by object.
+    const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
+    if (
+      serviceAccount !== undefined &&
+      !(await api.serviceAccountExists(namespace, serviceAccount, signal))
+    ) {
+      const given =
+        spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
+      return {
+        kind: 'stalled',
+        reason: 'ServiceAccountNotFound',
+        message: `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`,
+      };
+    }
+
+    // Credentials from the Secret; they go to the Git source and nowhere else (never logged).
     let auth: GitAuth | undefined;
     if (spec.source.secretName !== undefined) {
       const read = await api.readGitAuth(namespace, spec.source.secretName, signal);
@@ -234,10 +255,10 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       return { kind: 'retryable', reason: 'LoadFailed', message: messageOf(error), revision };
     }
 
-    // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount when it names one.
+    // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
     let result: ApplySetResult;
     try {
-      result = await deps.engineFor(impersonatedUser(namespace, spec.serviceAccountName))({
+      result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
         files,
         parent: parentOf(applySet),
         defaultNamespace: spec.targetNamespace ?? namespace,
@@ -274,8 +295,11 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     } else {
       const orphan = raw['deletionPolicy'] === 'Orphan';
       const { namespace } = applySet.metadata;
+      // The same account as the applies: the default one when the spec names none.
       const serviceAccount =
-        typeof raw['serviceAccountName'] === 'string' ? raw['serviceAccountName'] : undefined;
+        typeof raw['serviceAccountName'] === 'string'
+          ? raw['serviceAccountName']
+          : deps.defaultServiceAccountName;
       const target = typeof raw['targetNamespace'] === 'string' ? raw['targetNamespace'] : namespace;
       const verb = orphan ? 'releasing' : 'pruning';
       try {

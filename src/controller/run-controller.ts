@@ -49,6 +49,11 @@ export interface ControllerConfig {
   readonly allowedSourceHosts?: SourceHostList;
   /** Refuse Git credentials Secrets without `applyset.dev/source-hosts` (`--require-secret-source-hosts`). */
   readonly requireSecretSourceHosts?: boolean;
+  /**
+   * `--default-service-account`: an ApplySet without spec.serviceAccountName is applied as this
+   * ServiceAccount of its own namespace, never as the controller.
+   */
+  readonly defaultServiceAccountName?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
   /**
@@ -119,6 +124,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const reconcile = createReconciler({
     client,
     engineFor,
+    defaultServiceAccountName: config.defaultServiceAccountName,
     gitSource: createGitSource({
       cacheDir: config.gitCacheDir,
       allowedHosts: config.allowedSourceHosts ?? [],

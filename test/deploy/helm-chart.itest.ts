@@ -79,7 +79,7 @@ const controllerNeeds: [string, string, string, string[]][] = [
   ['applyset.dev', 'applysets', 'finalizers', ['update']],
   ['', 'secrets', '', ['get']],
   ['', 'events', '', ['create', 'patch']],
-  ['', 'serviceaccounts', '', ['impersonate']],
+  ['', 'serviceaccounts', '', ['get', 'impersonate']],
 ];
 
 async function denied(user: string, namespace: string): Promise<string[]> {

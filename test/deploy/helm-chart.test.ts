@@ -121,7 +121,7 @@ const controllerNeeds: [string, string, string[]][] = [
   ['', 'secrets', ['get']],
   ['', 'events', ['create', 'patch']],
   ['events.k8s.io', 'events', ['create', 'patch']],
-  ['', 'serviceaccounts', ['impersonate']],
+  ['', 'serviceaccounts', ['get', 'impersonate']],
 ];
 
 beforeAll(async () => {
@@ -370,6 +370,13 @@ describe('the chart values', () => {
   it('require Secrets to name their hosts under the tenancy lockdown', async () => {
     const objects = await render({ 'tenancy.defaultServiceAccount': 'applyset-deployer' });
     expect(controllerContainer(objects).container.args).toContain('--require-secret-source-hosts');
+  }, HELM_TIMEOUT_MS);
+
+  it('apply ApplySets without serviceAccountName as a default ServiceAccount of their own namespace', async () => {
+    expect(controllerContainer(await render()).container.args).not.toContain('--default-service-account');
+    const args = controllerContainer(await render({ 'tenancy.defaultServiceAccount': 'deployer' })).container.args;
+    const at = args.indexOf('--default-service-account');
+    expect(args.slice(at, at + 2)).toEqual(['--default-service-account', 'deployer']);
   }, HELM_TIMEOUT_MS);
 
   it('turn leader election off', async () => {

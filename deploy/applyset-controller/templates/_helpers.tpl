@@ -60,8 +60,9 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
-# spec.serviceAccountName: writes to the children are made as that ServiceAccount.
+# spec.serviceAccountName (or the default account): writes to the children are made as that
+# ServiceAccount, once a get has shown it exists.
 - apiGroups: [""]
   resources: ["serviceaccounts"]
-  verbs: ["impersonate"]
+  verbs: ["get", "impersonate"]
 {{- end -}}

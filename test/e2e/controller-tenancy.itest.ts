@@ -1,0 +1,132 @@
+import * as k8s from '@kubernetes/client-node';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import {
+  cluster,
+  condition,
+  configMapData,
+  configMapYaml,
+  createApplySet,
+  installCrd,
+  startController,
+  stopAllControllers,
+  waitForAppliedCommit,
+  waitForReady,
+  type Cluster,
+} from './e2e-kit.js';
+
+// The tenancy lockdown: with --default-service-account, an ApplySet is never applied as the controller.
+// Whatever it does, it does as a ServiceAccount of its own namespace, with that account's rights only.
+
+const DEFAULT_ACCOUNT = 'deployer';
+
+/**
+ * What a tenant's deployer gets: its namespace's ConfigMaps, and get/patch/update on the ApplySets of
+ * that namespace, because the inventory of a set is written to the ApplySet as the set's own account.
+ */
+async function grantTenantRole(c: Cluster, namespace: string, account: string): Promise<void> {
+  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  await c.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
+  await rbac.createNamespacedRole({
+    namespace,
+    body: {
+      metadata: { name: account },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['configmaps'],
+          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+        },
+        { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
+      ],
+    },
+  });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: account },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: account },
+      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
+    },
+  });
+}
+
+const clusterAdminBinding = (name: string, namespace: string) => `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: ${name}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: cluster-admin
+subjects:
+  - kind: ServiceAccount
+    name: ${DEFAULT_ACCOUNT}
+    namespace: ${namespace}
+`;
+
+describe('the controller with --default-service-account', () => {
+  const c = cluster();
+  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  const teamA = uniqueName('team-a');
+  const other = uniqueName('team-other');
+  const servers: GitTestServer[] = [];
+
+  const serve = async (files: Record<string, string>) => {
+    const server = await startGitServer({ files });
+    servers.push(server);
+    return server;
+  };
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, teamA);
+    await createNamespace(c.kc, other);
+    await startController({ namespace: teamA, args: ['--default-service-account', DEFAULT_ACCOUNT] });
+  });
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await Promise.all(servers.map((server) => server.close()));
+  });
+
+  it('applies an ApplySet without serviceAccountName as the default account of its namespace, and only with its rights', async () => {
+    const escalation = uniqueName('tenant-escalation');
+    const git = await serve({ 'app.yaml': configMapYaml('app-config', { k: 'v' }) });
+    await createApplySet(c, teamA, 'apps', { url: git.url });
+
+    // No such account in team-a: stalled, nothing applied (not even as the controller).
+    const missing = await waitForReady(c, teamA, 'apps', 'False');
+    expect(condition(missing, 'Ready')?.reason).toBe('ServiceAccountNotFound');
+    expect(condition(missing, 'Stalled')).toMatchObject({ status: 'True', reason: 'ServiceAccountNotFound' });
+    expect(condition(missing, 'Ready')?.message).toContain(`ServiceAccount ${teamA}/${DEFAULT_ACCOUNT}`);
+    expect(await configMapData(c, teamA, 'app-config')).toBeUndefined();
+
+    // The account, with a Role in team-a: the next reconcile applies the set as that account.
+    await grantTenantRole(c, teamA, DEFAULT_ACCOUNT);
+    await waitForAppliedCommit(c, teamA, 'apps', await git.revParse('main'), 20_000);
+    expect(await configMapData(c, teamA, 'app-config')).toEqual({ k: 'v' });
+
+    // A ClusterRoleBinding to cluster-admin in the same repository: the account may not, so it is refused.
+    await git.writeFiles({ 'escalate.yaml': clusterAdminBinding(escalation, teamA) });
+    const refused = await waitForReady(c, teamA, 'apps', 'False', (view) =>
+      (view.status?.errors?.items ?? []).some((e) => e.object.includes(escalation)),
+    );
+    const bindingError = refused.status?.errors?.items.find((e) => e.object.includes(escalation));
+    expect(bindingError?.message).toMatch(/forbidden/i);
+    expect(bindingError?.message).toContain(`system:serviceaccount:${teamA}:${DEFAULT_ACCOUNT}`);
+    await expect(rbac.readClusterRoleBinding({ name: escalation })).rejects.toMatchObject({ code: 404 });
+
+    // An object naming another namespace: the account has no rights there either.
+    await git.deleteFiles(['escalate.yaml']);
+    await git.writeFiles({ 'elsewhere.yaml': configMapYaml('planted', { k: 'v' }, other) });
+    const elsewhere = await waitForReady(c, teamA, 'apps', 'False', (view) =>
+      (view.status?.errors?.items ?? []).some((e) => e.object.startsWith(`${other}:`)),
+    );
+    expect(elsewhere.status?.errors?.items.find((e) => e.object.startsWith(`${other}:`))?.message).toMatch(
+      /forbidden/i,
+    );
+    expect(await configMapData(c, other, 'planted')).toBeUndefined();
+    await expect(rbac.readClusterRoleBinding({ name: escalation })).rejects.toMatchObject({ code: 404 });
+  });
+});
