@@ -46,13 +46,13 @@ export interface ApplySetRequest {
   readonly release?: boolean;
   readonly signal?: AbortSignal;
   /**
-   * kubectl's `--field-manager` (default `kubectl-client-side-apply`), for the writes' `fieldManager`
-   * query parameter. Accepted by the command; not yet sent by the engine.
+   * kubectl's `--field-manager` (default `kubectl-client-side-apply`), sent as the `fieldManager`
+   * of every create and patch of an object of the set.
    */
   readonly fieldManager?: string;
   /**
    * kubectl's `--validate`: `strict` (the server refuses unknown or duplicate fields), `warn`, or
-   * `ignore`, for the writes' `fieldValidation` query parameter. Accepted; not yet sent by the engine.
+   * `ignore`, sent as the `fieldValidation` of every create and patch (default `strict`, as kubectl).
    */
   readonly fieldValidation?: 'strict' | 'warn' | 'ignore';
   /**
@@ -73,7 +73,12 @@ export interface ApplySetProgress {
 
 /** What happened to one object; the caller turns these into output lines, events, metrics and status. */
 export type ObjectOutcome =
-  | { readonly action: 'created' | 'configured' | 'unchanged' | 'pruned'; readonly ref: ObjectRef }
+  | {
+      readonly action: 'created' | 'configured' | 'unchanged' | 'pruned';
+      readonly ref: ObjectRef;
+      /** What the server warned about while writing it (fieldValidation=Warn, deprecated versions). */
+      readonly warnings?: readonly string[];
+    }
   | {
       readonly action: 'conflict';
       readonly ref: ObjectRef;

@@ -40,7 +40,12 @@ import { narrowedInventory } from '../plan/narrowed-inventory.js';
 import type { ApplyAction, PlanStep, PruneAction } from '../plan/plan.js';
 import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { createKubeObjectApi, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
+import {
+  createKubeObjectApi,
+  type KubeObjectApi,
+  type ResourceLocation,
+  type WriteOptions,
+} from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource, type PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper, type RestMapper, type RestMapping } from '../kube/rest-mapper.js';
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
@@ -603,9 +608,10 @@ async function createObject(
   // The ownership metadata goes into the object but not into its last-applied annotation: that holds
   // what the file says, so `kubectl apply` of the same file agrees with us.
   const body = buildCreateBody(withMember(modified, context.member));
+  const warnings: string[] = [];
   try {
-    await context.api.create(location, body, signal);
-    return { action: 'created', ref: object.ref };
+    await context.api.create(location, body, signal, writeOptions(context.request, warnings));
+    return { action: 'created', ref: object.ref, ...warned(warnings) };
   } catch (error) {
     if (!(error instanceof KubeApiError && error.status === 409) || attempt >= MAX_CONFLICT_RETRIES)
       throw error;
@@ -670,9 +676,17 @@ async function updateObject(
   }
 
   const location = await locationOf(object, context);
+  const warnings: string[] = [];
   try {
-    await context.api.patch(location, object.ref.name, contentType, body, signal);
-    return { action: 'configured', ref: object.ref };
+    await context.api.patch(
+      location,
+      object.ref.name,
+      contentType,
+      body,
+      signal,
+      writeOptions(context.request, warnings),
+    );
+    return { action: 'configured', ref: object.ref, ...warned(warnings) };
   } catch (error) {
     if (!(error instanceof KubeApiError)) throw error;
     if (error.status === 409 && attempt < MAX_CONFLICT_RETRIES) {
@@ -907,6 +921,22 @@ function withMemberPatch(
       ...(needAnnotations ? { annotations: merged('annotations', member.annotations) } : {}),
     },
   };
+}
+
+/** kubectl's defaults: its own field manager name, and unknown or duplicate fields refused. */
+export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply';
+
+function writeOptions(request: ApplySetRequest, warnings: string[]): WriteOptions {
+  const validation = request.fieldValidation ?? 'strict';
+  return {
+    fieldManager: request.fieldManager ?? DEFAULT_FIELD_MANAGER,
+    fieldValidation: validation === 'strict' ? 'Strict' : validation === 'warn' ? 'Warn' : 'Ignore',
+    onWarning: (warning) => warnings.push(warning),
+  };
+}
+
+function warned(warnings: readonly string[]): { warnings?: readonly string[] } {
+  return warnings.length === 0 ? {} : { warnings: [...warnings] };
 }
 
 function gvkOf(object: ManifestObject): GroupVersionKind {

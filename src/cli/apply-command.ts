@@ -67,6 +67,8 @@ function writeOutcome(outcome: ObjectOutcome, io: CliIo, dryRun: boolean): void 
     case 'configured':
     case 'unchanged':
     case 'pruned':
+      // kubectl prints the server's warnings on stderr as they arrive, before the object's line.
+      for (const warning of outcome.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
       io.stdout.write(`${name} ${outcome.action}${suffix}\n`);
       break;
     case 'would-create':

@@ -15,6 +15,11 @@ export interface KubeRequest {
   readonly body?: string;
   readonly contentType?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Called with the text of each `Warning` header of the answer (RFC 7234 warn-text, as kubectl
+   * prints them: an unknown field under fieldValidation=Warn, a deprecated API version).
+   */
+  readonly onWarning?: (warning: string) => void;
 }
 
 /** Raw JSON access to one API server as one user: the only door the shell has to the cluster. */
@@ -125,9 +130,10 @@ function send(
       (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-        );
+        response.on('end', () => {
+          if (req.onWarning !== undefined) for (const text of warningTexts(response)) req.onWarning(text);
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        });
         response.on('error', fail);
       },
     );
@@ -135,4 +141,21 @@ function send(
     outgoing.on('error', (error) => (req.signal?.aborted ? reject(req.signal.reason) : fail(error)));
     outgoing.end(req.body);
   });
+}
+
+/**
+ * The warn-text of each `Warning: 299 - "text"` header, unquoted, as client-go's WarningHandler
+ * reads them; a header in another form is passed on whole.
+ */
+export function warningTexts(response: Pick<IncomingMessage, 'headersDistinct'>): string[] {
+  const values = response.headersDistinct['warning'] ?? [];
+  const texts: string[] = [];
+  for (const value of values) {
+    // One header may hold several comma-separated warnings; the text itself is a quoted string.
+    for (const match of value.matchAll(/\d{3}\s+\S+\s+"((?:[^"\\]|\\.)*)"/g)) {
+      texts.push((match[1] ?? '').replace(/\\(.)/g, '$1'));
+    }
+    if (!/\d{3}\s+\S+\s+"/.test(value)) texts.push(value);
+  }
+  return texts;
 }

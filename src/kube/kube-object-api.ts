@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { KubeApiError } from './kube-api-error.js';
-import type { KubeClient } from './kube-client.js';
+import type { KubeClient, KubeRequest } from './kube-client.js';
 
 /** Where one resource lives: what a REST mapping gives for a kind, plus the namespace. */
 export interface ResourceLocation {
@@ -16,19 +16,36 @@ export type PatchContentType = 'application/strategic-merge-patch+json' | 'appli
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
+/**
+ * kubectl's write options: `fieldManager` names who wrote the fields (kubectl's client-side apply
+ * records `kubectl-client-side-apply`, which its server-side upgrade looks for), `fieldValidation`
+ * makes the server refuse (Strict) or warn about (Warn) unknown and duplicate fields.
+ */
+export interface WriteOptions {
+  readonly fieldManager?: string;
+  readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  readonly onWarning?: (warning: string) => void;
+}
+
 /** The verbs the engine needs, on top of the raw client. Every call takes an AbortSignal. */
 export interface KubeObjectApi {
   /** The object, or `undefined` on 404. Any other failure rejects: a failed read is not "absent". */
   get(location: ResourceLocation, name: string, signal?: AbortSignal): Promise<JsonObject | undefined>;
   /** The items of a LIST, each with `apiVersion` and `kind` filled in as a GET would return them. */
   list(location: ResourceLocation, kind: string, signal?: AbortSignal): Promise<JsonObject[]>;
-  create(location: ResourceLocation, body: JsonObject, signal?: AbortSignal): Promise<JsonObject>;
+  create(
+    location: ResourceLocation,
+    body: JsonObject,
+    signal?: AbortSignal,
+    options?: WriteOptions,
+  ): Promise<JsonObject>;
   patch(
     location: ResourceLocation,
     name: string,
     contentType: PatchContentType,
     body: string,
     signal?: AbortSignal,
+    options?: WriteOptions,
   ): Promise<JsonObject>;
   /** Deletes with a propagation policy and, when given, a uid precondition. */
   delete(
@@ -71,17 +88,30 @@ export function createKubeObjectApi(client: KubeClient): KubeObjectApi {
       // LIST items carry no apiVersion/kind; the three-way merge must see the object a GET returns.
       return items.filter(isJsonObject).map((item) => ({ apiVersion, kind, ...item }));
     },
-    async create(location, body, signal) {
+    async create(location, body, signal, options) {
       const path = resourcePath(location);
       return asObject(
-        await client.request({ method: 'POST', path, body: JSON.stringify(body), signal }),
+        await client.request({
+          method: 'POST',
+          path,
+          body: JSON.stringify(body),
+          ...writeRequestOptions(options),
+          ...(signal === undefined ? {} : { signal }),
+        }),
         `POST ${path}`,
       );
     },
-    async patch(location, name, contentType, body, signal) {
+    async patch(location, name, contentType, body, signal, options) {
       const path = resourcePath(location, name);
       return asObject(
-        await client.request({ method: 'PATCH', path, body, contentType, signal }),
+        await client.request({
+          method: 'PATCH',
+          path,
+          body,
+          contentType,
+          ...writeRequestOptions(options),
+          ...(signal === undefined ? {} : { signal }),
+        }),
         `PATCH ${path}`,
       );
     },
@@ -96,4 +126,12 @@ export function createKubeObjectApi(client: KubeClient): KubeObjectApi {
       await client.request({ method: 'DELETE', path, body: JSON.stringify(body), signal });
     },
   };
+}
+
+function writeRequestOptions(options: WriteOptions | undefined): Pick<KubeRequest, 'query' | 'onWarning'> {
+  if (options === undefined) return {};
+  const query: Record<string, string> = {};
+  if (options.fieldManager !== undefined) query['fieldManager'] = options.fieldManager;
+  if (options.fieldValidation !== undefined) query['fieldValidation'] = options.fieldValidation;
+  return { query, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) };
 }

@@ -1,0 +1,99 @@
+import { applyCommand } from '../../src/cli/apply-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { freshNamespace, runCli } from './cli-test-kit.js';
+
+// Issue #12 point 1: a typo in a manifest is refused by the server, as kubectl (which sends
+// fieldValidation=Strict) has it refused, instead of silently dropped; `--validate=warn` applies and
+// prints the server's warning; every write records kubectl's own field manager, so kubectl's
+// client-side to server-side upgrade takes our objects over cleanly. kubectl on the same server is
+// the reference for each.
+
+const typo = (namespace: string, name: string) =>
+  [
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${namespace}`,
+    'bogus: 1',
+    'data:',
+    '  a: "1"',
+    '',
+  ].join('\n');
+
+async function kubectlApply(args: readonly string[]) {
+  try {
+    const { stdout, stderr } = await kubectl(['apply', ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
+    return { code, stdout, stderr };
+  }
+}
+
+const managers = (object: Awaited<ReturnType<typeof getObject>>) =>
+  ((object?.['metadata'] as { managedFields?: { manager: string; operation: string }[] }).managedFields ?? [])
+    .map((entry) => `${entry.manager}/${entry.operation}`)
+    .sort();
+
+describe('field validation and field manager, as kubectl', () => {
+  it('refuses an unknown field by default, with the same server message kubectl gets', async () => {
+    const ns = await freshNamespace('cli-strict');
+    const ours = await writeSetDirectory({ 'cm.yaml': typo(ns, 'ours') });
+    const theirs = await writeSetDirectory({ 'cm.yaml': typo(ns, 'theirs') });
+    const run = await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', ns]);
+    const reference = await kubectlApply(['-f', theirs]);
+    expect(reference.code).not.toBe(0);
+    expect(reference.stderr).toContain('strict decoding error: unknown field "bogus"');
+    expect(run.code).toBe(ExitCode.partialFailure);
+    expect(run.stderr).toContain('strict decoding error: unknown field "bogus"');
+    expect(await getObject(`/api/v1/namespaces/${ns}/configmaps/ours`)).toBeUndefined();
+  });
+
+  it('applies with --validate=warn and prints the server warning, as kubectl does', async () => {
+    const ns = await freshNamespace('cli-warn');
+    const ours = await writeSetDirectory({ 'cm.yaml': typo(ns, 'ours') });
+    const theirs = await writeSetDirectory({ 'cm.yaml': typo(ns, 'theirs') });
+    const run = await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', ns, '--validate=warn']);
+    const reference = await kubectlApply(['-f', theirs, '--validate=warn']);
+    expect(reference.stderr).toContain('Warning: unknown field "bogus"');
+    expect(run.code).toBe(ExitCode.ok);
+    expect(run.stderr).toContain('Warning: unknown field "bogus"');
+    expect(run.stdout).toContain('configmap/ours created');
+    expect(await getObject(`/api/v1/namespaces/${ns}/configmaps/ours`)).toBeDefined();
+  });
+
+  it("records kubectl's field manager, so kubectl apply --server-side takes over cleanly", async () => {
+    const ns = await freshNamespace('cli-manager');
+    const file = (name: string, value: string) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        `  name: ${name}`,
+        `  namespace: ${ns}`,
+        'data:',
+        `  a: "${value}"`,
+        '',
+      ].join('\n');
+    const ours = await writeSetDirectory({ 'cm.yaml': file('ours', '1') });
+    const theirs = await writeSetDirectory({ 'cm.yaml': file('theirs', '1') });
+    expect((await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', ns])).code).toBe(ExitCode.ok);
+    expect((await kubectlApply(['-f', theirs])).code).toBe(0);
+    const path = (name: string) => `/api/v1/namespaces/${ns}/configmaps/${name}`;
+    expect(managers(await getObject(path('ours')))).toEqual(managers(await getObject(path('theirs'))));
+    expect(managers(await getObject(path('ours')))).toContain('kubectl-client-side-apply/Update');
+
+    // The upgrade: server-side apply of a changed file, with no conflict and no --force-conflicts.
+    const upgradeOurs = await writeSetDirectory({ 'cm.yaml': file('ours', '2') });
+    const upgradeTheirs = await writeSetDirectory({ 'cm.yaml': file('theirs', '2') });
+    const upgraded = await kubectlApply(['--server-side', '-f', upgradeOurs]);
+    const reference = await kubectlApply(['--server-side', '-f', upgradeTheirs]);
+    expect(reference).toMatchObject({ code: 0 });
+    expect(upgraded).toMatchObject({ code: 0, stdout: expect.stringContaining('serverside-applied') });
+    expect(managers(await getObject(path('ours')))).toEqual(managers(await getObject(path('theirs'))));
+    const data = (await getObject(path('ours')))?.['data'] as Record<string, string>;
+    expect(data['a']).toBe('2');
+  });
+});
