@@ -118,12 +118,26 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
       onFetchError: (path, error) =>
         options.logger?.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
     });
+  const serverNoOps = new Map<string, string>();
   return (request) =>
-    runApplySet(request, { ...options, api, mapper: mapper.forRun(), concurrency, tooling, patchMeta });
+    runApplySet(request, {
+      ...options,
+      api,
+      mapper: mapper.forRun(),
+      concurrency,
+      tooling,
+      patchMeta,
+      serverNoOps,
+    });
 }
 
 interface RunContext extends ApplySetEngineOptions {
   readonly api: KubeObjectApi;
+  /**
+   * Per object of every run of this engine: the (resourceVersion, patch) the server last answered
+   * without a change. The same patch on the same version is not sent again.
+   */
+  readonly serverNoOps: Map<string, string>;
   readonly mapper: RestMapper;
   readonly patchMeta: PatchMetaSource;
   readonly concurrency: number;
@@ -533,9 +547,18 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
     case 'create':
       if (context.request.dryRun) return { action: 'would-create', ref };
       return guarded(ref, () => createObject(action.object, context, 0));
-    case 'update':
-      return guarded(ref, () => updateObject(action.object, action.live, context, 0));
+    case 'update': {
+      const outcome = await guarded(ref, () => updateObject(action.object, action.live, context, 0));
+      return action.adopt ? markAdopted(outcome) : outcome;
+    }
   }
+}
+
+/** An update of a live object without an apply-owner took it over: the outcome says so. */
+function markAdopted(outcome: ObjectOutcome): ObjectOutcome {
+  return outcome.action === 'configured' || outcome.action === 'unchanged'
+    ? { ...outcome, adopted: true }
+    : outcome;
 }
 
 /**
@@ -633,8 +656,10 @@ async function reconcileWithLive(
     { ownerUid: context.ownerUid, adopt: context.request.adopt },
   );
   switch (verdict.verdict) {
-    case 'update':
-      return updateObject(object, live, context, attempt);
+    case 'update': {
+      const outcome = await updateObject(object, live, context, attempt);
+      return verdict.adopt ? markAdopted(outcome) : outcome;
+    }
     case 'conflict':
       return {
         action: 'conflict',
@@ -675,10 +700,17 @@ async function updateObject(
       : { action: 'would-configure', ref: object.ref, diff };
   }
 
+  // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
+  // `readOnly: false`): kubectl says `configured` for them on every apply. We say what the server did,
+  // and do not send again the patch it ignored while the object is still at the version it ignored
+  // it at.
+  const noOpKey = `${objectRefKey(object.ref)}\n${uidOf(live) ?? ''}`;
+  const noOp = `${resourceVersionOf(live) ?? ''}\n${contentType}\n${body}`;
+  if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
   const location = await locationOf(object, context);
   const warnings: string[] = [];
   try {
-    await context.api.patch(
+    const after = await context.api.patch(
       location,
       object.ref.name,
       contentType,
@@ -686,6 +718,11 @@ async function updateObject(
       signal,
       writeOptions(context.request, warnings),
     );
+    if (resourceVersionOf(after) !== undefined && resourceVersionOf(after) === resourceVersionOf(live)) {
+      rememberNoOp(context.serverNoOps, noOpKey, noOp);
+      return { action: 'unchanged', ref: object.ref, ...warned(warnings) };
+    }
+    context.serverNoOps.delete(noOpKey);
     return { action: 'configured', ref: object.ref, ...warned(warnings) };
   } catch (error) {
     if (!(error instanceof KubeApiError)) throw error;
@@ -921,6 +958,14 @@ function withMemberPatch(
       ...(needAnnotations ? { annotations: merged('annotations', member.annotations) } : {}),
     },
   };
+}
+
+/** Patches the server took without a change, kept per object; bounded, since the engine lives long. */
+const MAX_REMEMBERED_NO_OPS = 100_000;
+
+function rememberNoOp(noOps: Map<string, string>, key: string, value: string): void {
+  if (noOps.size >= MAX_REMEMBERED_NO_OPS && !noOps.has(key)) noOps.clear();
+  noOps.set(key, value);
 }
 
 /** kubectl's defaults: its own field manager name, and unknown or duplicate fields refused. */
