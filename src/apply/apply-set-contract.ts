@@ -78,6 +78,11 @@ export type ObjectOutcome =
       readonly ref: ObjectRef;
       /** What the server warned about while writing it (fieldValidation=Warn, deprecated versions). */
       readonly warnings?: readonly string[];
+      /**
+       * 'configured' or 'unchanged' only: the object existed without an apply-owner and this set took
+       * it over (ApplySetRequest.adopt). Never silent: callers report every adoption.
+       */
+      readonly adopted?: true;
     }
   | {
       readonly action: 'conflict';

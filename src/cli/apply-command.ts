@@ -8,7 +8,7 @@ import { createProgressLine } from './progress-line.js';
 import { runApplySet } from './run-apply-set.js';
 
 const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
-                     [--prune] [--dry-run[=client|none]] [--allow-empty] [--force]
+                     [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
                      [--validate[=strict|warn|ignore|true|false]]
 
@@ -21,6 +21,8 @@ are deleted, if this set still owns them. --dry-run prints what apply would do, 
 --kubeconfig, else every file of KUBECONFIG merged as kubectl merges them, else ~/.kube/config;
 --context picks another context. --field-manager (default kubectl-client-side-apply) and --validate
 (default strict) are accepted as kubectl accepts them. A flag other than -f given twice is an error.
+An object that exists without an apply-owner is taken over, as kubectl does, and its line says
+(adopted); --adopt=false leaves it untouched and reports a conflict instead.
 Exit codes: 0 ok, 1 some objects failed or conflicted, 2 bad input (nothing written), 3 failure.
 `;
 
@@ -69,7 +71,7 @@ function writeOutcome(outcome: ObjectOutcome, io: CliIo, dryRun: boolean): void 
     case 'pruned':
       // kubectl prints the server's warnings on stderr as they arrive, before the object's line.
       for (const warning of outcome.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
-      io.stdout.write(`${name} ${outcome.action}${suffix}\n`);
+      io.stdout.write(`${name} ${outcome.action}${outcome.adopted === true ? ' (adopted)' : ''}${suffix}\n`);
       break;
     case 'would-create':
       io.stdout.write(`${name} created${suffix}\n`);

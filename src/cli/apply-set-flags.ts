@@ -20,6 +20,8 @@ export interface ApplySetFlags {
   readonly dryRun: boolean;
   readonly allowEmpty: boolean;
   readonly force: boolean;
+  /** Take over objects that exist without an apply-owner (kubectl's behaviour); `--adopt=false` refuses. */
+  readonly adopt: boolean;
   readonly kubeconfig: string | undefined;
   readonly context: string | undefined;
   readonly fieldManager: string;
@@ -46,6 +48,7 @@ export const applyFlagSpecs: FlagSpecs = {
   // kubectl's --dry-run takes none|client|server; bare, it was kubectl's old spelling of client.
   'dry-run': { type: 'optional-value', bare: 'client' },
   force: { type: 'boolean' },
+  adopt: { type: 'boolean' },
 };
 
 export const diffFlagSpecs: FlagSpecs = commonFlags;
@@ -100,6 +103,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
     dryRun: dryRunOf(single(flags, 'dry-run')),
     allowEmpty: flagIsTrue(flags, 'allow-empty'),
     force: flagIsTrue(flags, 'force'),
+    adopt: flagIsTrue(flags, 'adopt', true),
     kubeconfig: single(flags, 'kubeconfig'),
     context: single(flags, 'context'),
     fieldManager: nonEmpty(single(flags, 'field-manager'), '--field-manager') ?? 'kubectl-client-side-apply',

@@ -84,7 +84,7 @@ export async function runApplySet(
       prune: mode.prune,
       allowEmpty: flags.allowEmpty,
       force: flags.force,
-      adopt: true,
+      adopt: flags.adopt,
       dryRun: mode.dryRun,
       fieldManager: flags.fieldManager,
       fieldValidation: flags.fieldValidation,

@@ -62,6 +62,8 @@ export interface ApplySetSpec {
   readonly prune: boolean;
   readonly allowEmpty?: boolean;
   readonly force?: boolean;
+  /** Take over objects that exist without an apply-owner; default true. */
+  readonly adopt?: boolean;
   readonly suspend?: boolean;
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
@@ -88,6 +90,8 @@ export interface ApplySetSummary {
   readonly applied?: number;
   readonly unchanged?: number;
   readonly pruned?: number;
+  /** Objects of the set that existed without an apply-owner and were taken over this run. */
+  readonly adopted?: number;
   /** Objects that left Git but could not be pruned this run (unreadable, or replaced meanwhile). */
   readonly pruneSkipped?: number;
   readonly failed?: number;
@@ -158,6 +162,7 @@ export interface ResolvedApplySetSpec {
   readonly prune: boolean;
   readonly allowEmpty: boolean;
   readonly force: boolean;
+  readonly adopt: boolean;
   readonly suspend: boolean;
   readonly targetNamespace: string | undefined;
   readonly serviceAccountName: string | undefined;
@@ -211,7 +216,7 @@ const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 
 /**
  * Checks a spec read from the cluster against the same rules as the CRD and fills in the defaults:
- * interval 5m, retryInterval the smaller of interval and 1m, timeout 2m, booleans false, deletionPolicy
+ * interval 5m, retryInterval the smaller of interval and 1m, timeout 2m, booleans false but adopt, deletionPolicy
  * Delete, the repository root as path. Every problem is reported, not just the first.
  */
 export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
@@ -264,6 +269,8 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   if (typeof prune !== 'boolean') fail('spec.prune', 'is required and must be true or false');
   const allowEmpty = readBoolean(spec, 'allowEmpty', fail);
   const force = readBoolean(spec, 'force', fail);
+  // The one boolean that defaults to true: kubectl adopts, and so did every ApplySet before the field.
+  const adopt = spec['adopt'] === undefined ? true : readBoolean(spec, 'adopt', fail);
   const suspend = readBoolean(spec, 'suspend', fail);
 
   let targetNamespace = readString(spec, 'targetNamespace', 'spec.targetNamespace', fail);
@@ -295,6 +302,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       prune,
       allowEmpty,
       force,
+      adopt,
       suspend,
       targetNamespace,
       serviceAccountName,

@@ -15,6 +15,8 @@ export interface OutcomeCounts {
   readonly configured: number;
   readonly unchanged: number;
   readonly pruned: number;
+  /** Objects of the set that existed without an apply-owner and were taken over (configured or unchanged). */
+  readonly adopted?: number;
   /** Objects that left Git but could not be judged, so were not pruned (they stay in the inventory). */
   readonly pruneSkipped?: number;
   readonly failed: number;
@@ -27,7 +29,13 @@ export interface OutcomeCounts {
  * (the world may fix itself: back off), `waiting` (a known delay).
  */
 export type ReconcileOutcome =
-  | { readonly kind: 'applied'; readonly revision: string; readonly counts: OutcomeCounts }
+  | {
+      readonly kind: 'applied';
+      readonly revision: string;
+      readonly counts: OutcomeCounts;
+      /** The objects taken over this run (`namespace:group:kind:name`), named in the event. */
+      readonly adopted?: readonly string[];
+    }
   | {
       readonly kind: 'stalled' | 'retryable';
       /** CamelCase, e.g. InvalidManifests, GitUnreachable. */
@@ -98,7 +106,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
               {
                 type: 'Normal',
                 reason: 'ReconciliationSucceeded',
-                message: `${message}: ${describeCounts(counts)}`,
+                message: `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}`,
               },
             ]
           : [];
@@ -171,10 +179,19 @@ export function describeCounts(counts: OutcomeCounts): string {
     `${counts.unchanged} unchanged`,
     `${counts.pruned} pruned`,
   ];
+  if ((counts.adopted ?? 0) > 0) parts.push(`${counts.adopted} adopted`);
   if ((counts.pruneSkipped ?? 0) > 0) parts.push(`${counts.pruneSkipped} not pruned`);
   if (counts.failed > 0) parts.push(`${counts.failed} failed`);
   if (counts.conflicts > 0) parts.push(`${counts.conflicts} conflicts`);
   return parts.join(', ');
+}
+
+/** `; adopted: ns::ConfigMap:a, ns::ConfigMap:b`: an adoption is never silent, but an event stays short. */
+function describeAdopted(adopted: readonly string[]): string {
+  if (adopted.length === 0) return '';
+  const named = adopted.slice(0, MAX_STATUS_ERRORS).join(', ');
+  const more = adopted.length > MAX_STATUS_ERRORS ? ` and ${adopted.length - MAX_STATUS_ERRORS} more` : '';
+  return `; adopted: ${named}${more}`;
 }
 
 function summaryOf(counts: OutcomeCounts): ApplySetSummary {
@@ -185,6 +202,7 @@ function summaryOf(counts: OutcomeCounts): ApplySetSummary {
     // Always written, 0 included: the status is a merge patch, so a key left out would keep the
     // count of an earlier run (a PruneIncomplete that has since completed).
     pruneSkipped: counts.pruneSkipped ?? 0,
+    adopted: counts.adopted ?? 0,
     failed: counts.failed + counts.conflicts,
   };
 }

@@ -265,7 +265,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
         prune: spec.prune,
         allowEmpty: spec.allowEmpty,
         force: spec.force,
-        adopt: true,
+        adopt: spec.adopt,
         dryRun: false,
         signal,
       });
@@ -397,9 +397,10 @@ const zeroCounts: OutcomeCounts = {
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const counts = { ...zeroCounts, pruneSkipped: 0 };
+  const counts = { ...zeroCounts, pruneSkipped: 0, adopted: 0 };
   const errors: ApplySetObjectError[] = [];
   const pruneErrors: ApplySetObjectError[] = [];
+  const adopted: string[] = [];
   for (const outcome of result.outcomes) {
     switch (outcome.action) {
       case 'created':
@@ -407,6 +408,10 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       case 'unchanged':
       case 'pruned':
         counts[outcome.action] += 1;
+        if (outcome.adopted === true) {
+          counts.adopted += 1;
+          adopted.push(objectRefKey(outcome.ref));
+        }
         break;
       case 'conflict':
       case 'failed': {
@@ -463,7 +468,7 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       errors: pruneErrors,
     };
   }
-  return { kind: 'applied', revision, counts };
+  return { kind: 'applied', revision, counts, ...(adopted.length === 0 ? {} : { adopted }) };
 }
 
 function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcome {

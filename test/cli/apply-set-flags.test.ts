@@ -25,6 +25,7 @@ describe('apply flags as kubectl accepts them', () => {
       dryRun: false,
       prune: false,
       recursive: false,
+      adopt: true,
     });
   });
 
@@ -38,6 +39,8 @@ describe('apply flags as kubectl accepts them', () => {
     [['--dry-run'], { dryRun: true }],
     [['--dry-run=client'], { dryRun: true }],
     [['--dry-run=none'], { dryRun: false }],
+    [['--adopt'], { adopt: true }],
+    [['--adopt=false'], { adopt: false }],
   ])('%j', (argv, expected) => {
     expect(parse(argv).flags).toMatchObject(expected);
   });
@@ -48,6 +51,7 @@ describe('apply flags as kubectl accepts them', () => {
     [['--dry-run=maybe'], 'invalid --dry-run value "maybe"'],
     [['--field-manager='], '--field-manager needs a value'],
     [['-n', ''], '-n needs a namespace'],
+    [['--adopt=never'], 'not a boolean'],
   ])('refuses %j as a usage error', (argv, message) => {
     const { flags, stderr } = parse(argv);
     expect(flags).toBe(ExitCode.badInput);

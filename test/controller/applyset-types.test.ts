@@ -80,6 +80,7 @@ describe('resolveApplySetSpec', () => {
       prune: true,
       allowEmpty: false,
       force: false,
+      adopt: true,
       suspend: false,
       targetNamespace: undefined,
       serviceAccountName: undefined,
@@ -102,6 +103,7 @@ describe('resolveApplySetSpec', () => {
       prune: false,
       allowEmpty: true,
       force: true,
+      adopt: false,
       suspend: true,
       targetNamespace: 'team-a',
       serviceAccountName: 'deployer',
@@ -122,6 +124,7 @@ describe('resolveApplySetSpec', () => {
         prune: false,
         allowEmpty: true,
         force: true,
+        adopt: false,
         suspend: true,
         targetNamespace: 'team-a',
         serviceAccountName: 'deployer',
@@ -198,6 +201,7 @@ describe('resolveApplySetSpec', () => {
       'DNS-1123',
     ],
     ['an unknown policy', { ...minimal, deletionPolicy: 'Keep' }, 'spec.deletionPolicy', 'Delete, Orphan'],
+    ['adopt as a string', { ...minimal, adopt: 'no' }, 'spec.adopt', 'true or false'],
   ])('refuses %s', (_case, spec, field, message) => {
     const result = resolveApplySetSpec(spec);
     expect(result.ok).toBe(false);

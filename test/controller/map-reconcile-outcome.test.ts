@@ -43,6 +43,27 @@ describe('mapReconcileOutcome', () => {
     expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 300_000 });
   });
 
+  it('an adoption is counted in the summary and the event names the objects taken over', () => {
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: {
+        kind: 'applied',
+        revision: 'r',
+        counts: { ...counts, adopted: 2 },
+        adopted: ['team-a::ConfigMap:settings', 'team-a:apps:Deployment:web'],
+      },
+    });
+    expect(mapped.status.summary).toMatchObject({ applied: 3, adopted: 2 });
+    expect(mapped.events.map((event) => event.message)).toEqual([
+      'Applied revision: r: 2 created, 1 configured, 3 unchanged, 1 pruned, 2 adopted; adopted: team-a::ConfigMap:settings, team-a:apps:Deployment:web',
+    ]);
+    expect(
+      mapReconcileOutcome({ ...base, outcome: { kind: 'applied', revision: 'r', counts } }).status.summary,
+    ).toMatchObject({
+      adopted: 0,
+    });
+  });
+
   it('a drift check that changed nothing records no event and keeps the transition time', () => {
     const first = mapReconcileOutcome({ ...base, outcome: { kind: 'applied', revision: 'r', counts } });
     const quiet = { ...counts, created: 0, configured: 0, pruned: 0, unchanged: 6 };

@@ -117,6 +117,7 @@ describe('the ApplySet CRD', () => {
       prune: true,
       allowEmpty: false,
       force: false,
+      adopt: true,
       suspend: false,
       targetNamespace: 'n',
       serviceAccountName: 's',
@@ -149,7 +150,14 @@ describe('the ApplySet CRD', () => {
       reason: 'R',
       message: '',
     };
-    const summary: Required<ApplySetSummary> = { applied: 0, unchanged: 0, pruned: 0, pruneSkipped: 0, failed: 0 };
+    const summary: Required<ApplySetSummary> = {
+      applied: 0,
+      unchanged: 0,
+      pruned: 0,
+      adopted: 0,
+      pruneSkipped: 0,
+      failed: 0,
+    };
     const error: Required<ApplySetObjectError> = { object: '', message: '' };
     expect(propertyNames(at('status'))).toEqual(Object.keys(status).sort());
     expect(propertyNames(at('status', 'conditions', '[]'))).toEqual(Object.keys(condition).sort());

@@ -1,17 +1,24 @@
 import * as k8s from '@kubernetes/client-node';
+import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
+  applySetBody,
   cluster,
   condition,
   configMapData,
   configMapYaml,
   createApplySet,
+  GROUP,
   installCrd,
+  patchApplySet,
+  PLURAL,
   startController,
   stopAllControllers,
   waitForAppliedCommit,
+  waitFor,
   waitForReady,
+  VERSION,
   type Cluster,
 } from './e2e-kit.js';
 
@@ -128,5 +135,49 @@ describe('the controller with --default-service-account', () => {
     );
     expect(await configMapData(c, other, 'planted')).toBeUndefined();
     await expect(rbac.readClusterRoleBinding({ name: escalation })).rejects.toMatchObject({ code: 404 });
+  });
+
+  it('reports every adoption of an unowned object, and with spec.adopt: false leaves it alone as a conflict', async () => {
+    await grantTenantRole(c, teamA, 'adopter');
+    await c.core.createNamespacedConfigMap({
+      namespace: teamA,
+      body: { metadata: { name: 'made-by-hand' }, data: { from: 'hand' } },
+    });
+    const git = await serve({ 'cm.yaml': configMapYaml('made-by-hand', { from: 'git' }) });
+    const body = applySetBody(teamA, 'adopting', { url: git.url, serviceAccountName: 'adopter' });
+    await c.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: teamA,
+      plural: PLURAL,
+      body: { ...body, spec: { ...(body['spec'] as object), adopt: false } },
+    });
+    const liveConfigMap = () => c.core.readNamespacedConfigMap({ namespace: teamA, name: 'made-by-hand' });
+
+    const refused = await waitForReady(c, teamA, 'adopting', 'False');
+    expect(condition(refused, 'Stalled')).toMatchObject({ status: 'True', reason: 'OwnershipConflict' });
+    expect(refused.status?.errors?.items).toEqual([
+      {
+        object: `${teamA}::ConfigMap:made-by-hand`,
+        message: expect.stringContaining('exists without an apply-owner and adoption is disabled'),
+      },
+    ]);
+    const untouched = await liveConfigMap();
+    expect(untouched.data).toEqual({ from: 'hand' });
+    expect(untouched.metadata?.annotations?.[MetadataKeys.applyOwner]).toBeUndefined();
+
+    // Adoption allowed again: taken over, and said so in the summary and the event.
+    await patchApplySet(teamA, 'adopting', { spec: { adopt: true } });
+    const adopted = await waitForAppliedCommit(c, teamA, 'adopting', await git.revParse('main'), 20_000);
+    expect(adopted.status?.summary).toMatchObject({ applied: 1, adopted: 1 });
+    const taken = await liveConfigMap();
+    expect(taken.data).toEqual({ from: 'git' });
+    expect(taken.metadata?.annotations?.[MetadataKeys.applyOwner]).toEqual(expect.any(String));
+    const event = await waitFor('the adoption event', async () =>
+      (
+        await c.core.listNamespacedEvent({ namespace: teamA, fieldSelector: 'involvedObject.name=adopting' })
+      ).items.find((e) => e.reason === 'ReconciliationSucceeded'),
+    );
+    expect(event.message).toContain(`1 adopted; adopted: ${teamA}::ConfigMap:made-by-hand`);
   });
 });
