@@ -113,6 +113,11 @@ export type ObjectOutcome =
        * judged): the prune is incomplete, not a deliberate keep. It stays in the inventory.
        */
       readonly incomplete?: boolean;
+      /**
+       * The live object names another set as its apply-owner (its uid): kept, never deleted by this
+       * set. Set apart from other skips because it may be a forged mark, which callers report.
+       */
+      readonly ownedBy?: string;
     }
   /** Dry run only: what would happen, with a field-level diff for modifications. */
   | {

@@ -784,6 +784,7 @@ async function pruneAction(
       ref,
       reason: skipReason(action),
       ...(action.reason === 'unknown-read' ? { incomplete: true } : {}),
+      ...(action.reason === 'owned-by-other' && action.owner !== undefined ? { ownedBy: action.owner } : {}),
     };
   }
   if (context.applyFailed && !context.request.dryRun) {

@@ -35,6 +35,11 @@ export type ReconcileOutcome =
       readonly counts: OutcomeCounts;
       /** The objects taken over this run (`namespace:group:kind:name`), named in the event. */
       readonly adopted?: readonly string[];
+      /**
+       * Objects that left Git but that another set's apply-owner names, so were kept: in status.errors
+       * and a Warning event, though the set is Ready (the mark may be forged by a tenant).
+       */
+      readonly keptForOthers?: readonly ApplySetObjectError[];
     }
   | {
       readonly kind: 'stalled' | 'retryable';
@@ -100,16 +105,30 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
       const { counts, revision } = outcome;
       const message = `Applied revision: ${revision}`;
       const changed = counts.created + counts.configured + counts.pruned > 0;
-      const events: ReconcileEvent[] =
-        changed || previous?.lastAppliedRevision !== revision
+      const kept = outcome.keptForOthers ?? [];
+      const events: ReconcileEvent[] = [
+        ...(changed || previous?.lastAppliedRevision !== revision
           ? [
               {
-                type: 'Normal',
+                type: 'Normal' as const,
                 reason: 'ReconciliationSucceeded',
                 message: `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}`,
               },
             ]
-          : [];
+          : []),
+        ...(kept.length === 0
+          ? []
+          : [
+              {
+                type: 'Warning' as const,
+                reason: 'PruneSkippedOwnedByOther',
+                message: `${kept.length} object(s) that left Git were kept, another set's apply-owner naming them: ${kept
+                  .slice(0, MAX_STATUS_ERRORS)
+                  .map((e) => `${e.object}: ${e.message}`)
+                  .join('; ')}`,
+              },
+            ]),
+      ];
       return {
         status: {
           ...base,
@@ -121,7 +140,11 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
           lastAppliedRevision: revision,
           lastAttemptedRevision: revision,
           summary: summaryOf(counts),
-          errors: { items: [], totalCount: 0, truncated: false },
+          errors: {
+            items: kept.slice(0, MAX_STATUS_ERRORS),
+            totalCount: kept.length,
+            truncated: kept.length > MAX_STATUS_ERRORS,
+          },
         },
         events,
         requeue: { kind: 'interval', intervalMs: input.intervalMs },

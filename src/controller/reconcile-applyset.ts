@@ -401,6 +401,8 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
   const errors: ApplySetObjectError[] = [];
   const pruneErrors: ApplySetObjectError[] = [];
   const adopted: string[] = [];
+  // An object left Git but names another set as owner: kept. Said aloud, since the mark may be forged.
+  const keptForOthers: ApplySetObjectError[] = [];
   for (const outcome of result.outcomes) {
     switch (outcome.action) {
       case 'created':
@@ -422,6 +424,9 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
         break;
       }
       case 'prune-skipped':
+        if (outcome.ownedBy !== undefined) {
+          keptForOthers.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
+        }
         if (outcome.incomplete === true) {
           counts.pruneSkipped += 1;
           pruneErrors.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
@@ -468,7 +473,13 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       errors: pruneErrors,
     };
   }
-  return { kind: 'applied', revision, counts, ...(adopted.length === 0 ? {} : { adopted }) };
+  return {
+    kind: 'applied',
+    revision,
+    counts,
+    ...(adopted.length === 0 ? {} : { adopted }),
+    ...(keptForOthers.length === 0 ? {} : { keptForOthers }),
+  };
 }
 
 function gitFailure(error: unknown, spec: ResolvedApplySetSpec): ReconcileOutcome {

@@ -64,6 +64,25 @@ describe('mapReconcileOutcome', () => {
     });
   });
 
+  it('objects kept because another set owns them are in status.errors and a Warning event, the set Ready', () => {
+    const kept = [
+      { object: 'team-b::ConfigMap:x', message: 'not pruned: kept: owned by another set (apply-owner u)' },
+    ];
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: { kind: 'applied', revision: 'r', counts, keptForOthers: kept },
+    });
+    expect(conditionOf(mapped.status, 'Ready')?.status).toBe('True');
+    expect(mapped.status.errors).toEqual({ items: kept, totalCount: 1, truncated: false });
+    expect(mapped.events).toContainEqual({
+      type: 'Warning',
+      reason: 'PruneSkippedOwnedByOther',
+      message: expect.stringContaining(
+        'team-b::ConfigMap:x: not pruned: kept: owned by another set (apply-owner u)',
+      ),
+    });
+  });
+
   it('a drift check that changed nothing records no event and keeps the transition time', () => {
     const first = mapReconcileOutcome({ ...base, outcome: { kind: 'applied', revision: 'r', counts } });
     const quiet = { ...counts, created: 0, configured: 0, pruned: 0, unchanged: 6 };

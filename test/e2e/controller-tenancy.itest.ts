@@ -1,7 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { createNamespace, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
 import {
   applySetBody,
   cluster,
@@ -11,6 +11,7 @@ import {
   createApplySet,
   GROUP,
   installCrd,
+  kubectl,
   patchApplySet,
   PLURAL,
   startController,
@@ -77,6 +78,7 @@ describe('the controller with --default-service-account', () => {
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
+  const teamB = uniqueName('team-b');
   const servers: GitTestServer[] = [];
 
   const serve = async (files: Record<string, string>) => {
@@ -89,7 +91,10 @@ describe('the controller with --default-service-account', () => {
     await installCrd();
     await createNamespace(c.kc, teamA);
     await createNamespace(c.kc, other);
+    await createNamespace(c.kc, teamB);
+    // One controller per tenant namespace: the other suites' ApplySets are none of their business.
     await startController({ namespace: teamA, args: ['--default-service-account', DEFAULT_ACCOUNT] });
+    await startController({ namespace: teamB, args: ['--default-service-account', DEFAULT_ACCOUNT] });
   });
 
   afterAll(async () => {
@@ -179,5 +184,97 @@ describe('the controller with --default-service-account', () => {
       ).items.find((e) => e.reason === 'ReconciliationSucceeded'),
     );
     expect(event.message).toContain(`1 adopted; adopted: ${teamA}::ConfigMap:made-by-hand`);
+  });
+
+  it("a tenant who forges another set's apply-owner on its own objects gets nothing deleted, and the forgery is reported", async () => {
+    await grantTenantRole(c, teamA, 'owner-a');
+    await grantTenantRole(c, teamB, 'owner-b');
+    const gitA = await serve({ 'a.yaml': configMapYaml('a-config', { k: 'a' }) });
+    const gitB = await serve({
+      'b.yaml': configMapYaml('b-config', { k: 'b' }),
+      'keep.yaml': configMapYaml('b-keep', { k: 'b' }),
+    });
+    await createApplySet(c, teamA, 'set-a', { url: gitA.url, serviceAccountName: 'owner-a' });
+    await createApplySet(c, teamB, 'set-b', { url: gitB.url, serviceAccountName: 'owner-b' });
+    await waitForAppliedCommit(c, teamA, 'set-a', await gitA.revParse('main'), 20_000);
+    await waitForAppliedCommit(c, teamB, 'set-b', await gitB.revParse('main'), 20_000);
+    const ownerA = (await c.core.readNamespacedConfigMap({ namespace: teamA, name: 'a-config' })).metadata
+      ?.annotations?.[MetadataKeys.applyOwner];
+    expect(ownerA).toEqual(expect.any(String));
+
+    // Tenant B, with its own account's rights only: marks its objects as set A's, and lists one in an inventory.
+    const asB = await kubeconfigForServiceAccount(teamB, 'owner-b');
+    const forged = `${MetadataKeys.applyOwner}=${ownerA ?? ''}`;
+    await kubectl(['-n', teamB, 'annotate', 'configmap', 'b-config', forged, '--overwrite'], asB);
+    await kubectl(['-n', teamB, 'create', 'configmap', 'b-planted', '--from-literal=k=b'], asB);
+    await kubectl(['-n', teamB, 'annotate', 'configmap', 'b-planted', forged], asB);
+    // Set A's inventory is out of B's reach: it lives on set A's ApplySet, in team-a.
+    const planted = `${teamB}::ConfigMap:b-config\n${teamB}::ConfigMap:b-planted`;
+    await expect(
+      kubectl(
+        [
+          '-n',
+          teamA,
+          'annotate',
+          `${PLURAL}.${GROUP}`,
+          'set-a',
+          `${MetadataKeys.lastAppliedObjects}=${planted}`,
+          '--overwrite',
+        ],
+        asB,
+      ),
+    ).rejects.toThrow(/forbidden/i);
+    // B's own inventory is within reach: it lists the planted object too.
+    const inventoryB = (
+      await kubectl(['-n', teamB, 'get', `${PLURAL}.${GROUP}`, 'set-b', '-o', 'json'], asB)
+    ).trim();
+    const linesB = (JSON.parse(inventoryB) as { metadata: { annotations: Record<string, string> } }).metadata
+      .annotations[MetadataKeys.lastAppliedObjects];
+    await kubectl(
+      [
+        '-n',
+        teamB,
+        'annotate',
+        `${PLURAL}.${GROUP}`,
+        'set-b',
+        `${MetadataKeys.lastAppliedObjects}=${[linesB, `${teamB}::ConfigMap:b-planted`].sort().join('\n')}`,
+        '--overwrite',
+      ],
+      asB,
+    );
+
+    // Set A reconciles (requested): it prunes only from its own inventory, so nothing of B's goes.
+    await patchApplySet(teamA, 'set-a', {
+      metadata: { annotations: { 'applyset.dev/reconcile-requested-at': 'forgery' } },
+    });
+    const afterA = await waitForReady(
+      c,
+      teamA,
+      'set-a',
+      'True',
+      (view) => view.status?.lastHandledReconcileAt === 'forgery',
+    );
+    expect(afterA.status?.summary).toMatchObject({ pruned: 0 });
+    expect(await configMapData(c, teamB, 'b-config')).toEqual({ k: 'b' });
+    expect(await configMapData(c, teamB, 'b-planted')).toEqual({ k: 'b' });
+
+    // B drops b-config from Git: its own set keeps what names set A as owner, and says so.
+    const sha = await gitB.deleteFiles(['b.yaml']);
+    const afterB = await waitForAppliedCommit(c, teamB, 'set-b', sha, 20_000);
+    expect(await configMapData(c, teamB, 'b-config')).toEqual({ k: 'b' });
+    expect(await configMapData(c, teamB, 'b-planted')).toEqual({ k: 'b' });
+    expect(afterB.status?.errors?.items).toEqual(
+      expect.arrayContaining([
+        { object: `${teamB}::ConfigMap:b-config`, message: expect.stringContaining(`owned by another set`) },
+        { object: `${teamB}::ConfigMap:b-planted`, message: expect.stringContaining(`owned by another set`) },
+      ]),
+    );
+    const warning = await waitFor('the kept-for-another-set event', async () =>
+      (
+        await c.core.listNamespacedEvent({ namespace: teamB, fieldSelector: 'involvedObject.name=set-b' })
+      ).items.find((e) => e.reason === 'PruneSkippedOwnedByOther'),
+    );
+    expect(warning.message).toContain(`${teamB}::ConfigMap:b-config`);
+    expect(warning.message).toContain(ownerA);
   });
 });
