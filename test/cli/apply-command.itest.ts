@@ -103,6 +103,25 @@ describe('applyset apply', () => {
     expect(await cm(ns, 'other')).toBeDefined();
   });
 
+  it('says (adopted) for an object it takes over, and leaves it alone as a conflict with --adopt=false', async () => {
+    const ns = await freshNamespace();
+    await kubectl(['-n', ns, 'create', 'configmap', 'by-hand', '--from-literal=from=hand']);
+    const dir = await writeSetDirectory({ 'cm.yaml': configMapYaml(ns, 'by-hand', { from: 'file' }) });
+
+    const refused = await applyIn(ns, dir, 'adopting', '--adopt=false');
+    expect(refused.code).toBe(ExitCode.partialFailure);
+    expect(refused.stderr).toContain('exists without an apply-owner and adoption is disabled');
+    expect(await cm(ns, 'by-hand')).toMatchObject({ data: { from: 'hand' } });
+
+    const adopted = await applyIn(ns, dir, 'adopting');
+    expect(adopted).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    expect(adopted.stdout).toMatch(/^configmap\/by-hand configured \(adopted\)$/m);
+    expect(await cm(ns, 'by-hand')).toMatchObject({ data: { from: 'file' } });
+
+    const again = await applyIn(ns, dir, 'adopting');
+    expect(again.stdout).toMatch(/^configmap\/by-hand unchanged$/m);
+  });
+
   it("refuses to record the set in someone's own ConfigMap that is not an apply-config object", async () => {
     const ns = await freshNamespace();
     const own = await writeSetDirectory({ 'mine.yaml': configMapYaml(ns, 'settings', { keep: 'me' }) });
