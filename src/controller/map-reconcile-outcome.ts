@@ -24,7 +24,7 @@ export interface OutcomeCounts {
 }
 
 /**
- * How one reconcile ended, with the intent of ARCHITECTURE.md "Errors carry intent": `applied` (the
+ * How one reconcile ended, with its intent (docs/error-intents.md): `applied` (the
  * whole set is in place), `stalled` (a human must change the ApplySet or the repository), `retryable`
  * (the world may fix itself: back off), `waiting` (a known delay).
  */

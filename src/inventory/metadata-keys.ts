@@ -1,6 +1,8 @@
 /**
- * The labels and annotations this project reads and writes on the cluster (ARCHITECTURE.md, "Names on
- * the cluster"). The `kubectl.kubernetes.io/apply-*` names come from the kubectl apply prune proposal;
+ * The labels and annotations this project reads and writes on the cluster: the table is in
+ * docs/architecture.md#5-names-written-on-the-cluster, their use in docs/inventory-protocol.md (the
+ * apply-config object, member marks, KEP-3659 metadata). The `kubectl.kubernetes.io/apply-*` names
+ * come from the kubectl apply prune proposal;
  * the `applyset.kubernetes.io/*` names from KEP-3659, so kubectl and other tools recognise our sets.
  */
 export const MetadataKeys = {

@@ -1,5 +1,5 @@
 /**
- * What the caller should do about a failed API call, as in ARCHITECTURE.md "Errors carry intent":
+ * What the caller should do about a failed API call, as in docs/error-intents.md#1-the-three-intents:
  * `retryable` (the world may fix itself: 5xx, 429, 409, transport), `stalled` (a human must change
  * something: 4xx validation, forbidden, unknown kind).
  */

@@ -9,7 +9,7 @@ import type { KubeClient } from './kube-client.js';
 /**
  * The one lookup the apply engine needs: how to patch a kind. Strategic merge metadata for kinds
  * whose PATCH accepts `application/strategic-merge-patch+json`, `json-merge` for the rest (custom
- * resources), as kubectl's patcher decides (merge-semantics §4.1).
+ * resources), as kubectl's patcher decides (docs/merge-semantics.md#8-patch-metadata).
  */
 export interface PatchMetaSource {
   metaFor(gvk: GroupVersionKind, signal?: AbortSignal): Promise<PatchMeta | 'json-merge'>;
@@ -26,7 +26,7 @@ export interface OpenApiPatchMetaSourceOptions {
 }
 
 /**
- * Patch metadata from the server's OpenAPI, in kubectl's order (merge-semantics §4.1):
+ * Patch metadata from the server's OpenAPI, in kubectl's order (docs/merge-semantics.md#8-patch-metadata):
  * 1. OpenAPI v3: `/openapi/v3` lists the group-versions, then the group-version document;
  * 2. OpenAPI v2 (`/openapi/v2`) when v3 is not served or does not know the group-version;
  * 3. the compiled-in table (`builtinPatchMeta`) when the server cannot be read or has no schema for

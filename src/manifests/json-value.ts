@@ -1,6 +1,7 @@
 /**
  * The value model of decoded manifests, live objects and patches: what Go's encoding/json produces
- * into interface{}. Numbers are JS numbers; an integral number is an "int" (see merge-semantics §1).
+ * into interface{}. Numbers are JS numbers; an integral number is an "int"
+ * (docs/merge-semantics.md#2-values).
  */
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;

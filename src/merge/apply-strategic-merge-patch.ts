@@ -6,9 +6,9 @@ import type { PatchMeta } from './patch-meta.js';
 
 /**
  * Applies a strategic merge patch the way the API server does before decoding, defaulting and
- * validation (merge-semantics §3): `$deleteFromPrimitiveList` applied, unmatched nulls dropped, nulls
- * stripped from added values, the element order of §3.5 including its aliasing quirk. For previews,
- * diffs and tests; the inputs are not changed.
+ * validation (docs/merge-semantics.md#7-patch-directives): `$deleteFromPrimitiveList` applied,
+ * unmatched nulls dropped, nulls stripped from added values, the element order of section 7.2
+ * including its aliasing quirk. For previews, diffs and tests; the inputs are not changed.
  */
 export function applyStrategicMergePatch(object: JsonValue, patch: JsonValue, meta: PatchMeta): JsonObject {
   if (object !== null && !isJsonObject(object))

@@ -17,9 +17,15 @@ export interface ApplyPatchInput {
    * (absent annotation: no original). `null`: no original.
    */
   readonly original?: JsonObject | null;
-  /** Patch metadata for a strategic merge patch, or `json-merge` for custom resources (§4.1). */
+  /**
+   * Patch metadata for a strategic merge patch, or `json-merge` for custom resources
+   * (docs/merge-semantics.md#8-patch-metadata).
+   */
   readonly meta: PatchMeta | 'json-merge';
-  /** kubectl's `--overwrite`, true by default; false turns on conflict detection (§2.8). */
+  /**
+   * kubectl's `--overwrite`, true by default; false turns on conflict detection
+   * (docs/merge-semantics.md#5-combining-and-conflicts).
+   */
   readonly overwrite?: boolean;
 }
 
@@ -38,7 +44,8 @@ export type ApplyPatch =
 /**
  * What `kubectl apply` (client-side) would send for one existing object: build the annotation and
  * the modified document, compute the three-way patch, and call it unchanged exactly when the patch
- * text is `{}` (kubectl sends nothing then, merge-semantics §6.1 step 6). Pure.
+ * text is `{}` (kubectl sends nothing then: docs/merge-semantics.md#13-unchanged-create-and-retries).
+ * Pure.
  */
 export function computeApplyPatch(input: ApplyPatchInput): ApplyPatch {
   const { modified } = buildLastAppliedConfiguration(input.manifest);

@@ -18,9 +18,9 @@ export interface ThreeWayInput {
 
 /**
  * The strategic merge patch `kubectl apply` sends: apimachinery's CreateThreeWayMergePatch
- * (merge-semantics §2.1). Additions and changes come from current → modified, deletions from
- * original → modified; with `overwrite: false` a patch that would undo someone else's change is a
- * MergeConflictError. Pure: the inputs are copied, never changed.
+ * (docs/merge-semantics.md, sections 1 and 3 to 5). Additions and changes come from current →
+ * modified, deletions from original → modified; with `overwrite: false` a patch that would undo
+ * someone else's change is a MergeConflictError. Pure: the inputs are copied, never changed.
  */
 export function createThreeWayMergePatch(
   input: ThreeWayInput,

@@ -25,9 +25,10 @@ export const DELETE_FROM_PRIMITIVE_LIST_PREFIX = '$deleteFromPrimitiveList';
 export const SET_ELEMENT_ORDER_PREFIX = '$setElementOrder';
 
 /**
- * The two-way strategic diff from `from` to `to` (apimachinery's diffMaps; merge-semantics §2.2).
+ * The two-way strategic diff from `from` to `to` (apimachinery's diffMaps;
+ * docs/merge-semantics.md#6-the-two-way-diff).
  * Works like the Go code, including its one side effect that matters for the output: lists of
- * scalars of `from` are sorted in place (§2.4). Callers pass private copies.
+ * scalars of `from` are sorted in place (section 6.2). Callers pass private copies.
  */
 export function diffMaps(
   from: JsonObject,
@@ -142,7 +143,7 @@ function diffLists(
   options: DiffOptions,
 ): ListDiff {
   if (from.length === 0) {
-    // The whole target list, without $setElementOrder (§2.3.1).
+    // The whole target list, without $setElementOrder (docs/merge-semantics.md#62-lists-of-primitives).
     if (to.length === 0 || options.ignoreChangesAndAdditions) return { add: [], remove: [], order: [] };
     return { add: to, remove: [], order: [] };
   }
@@ -164,7 +165,8 @@ function diffLists(
   const { add, remove } = diffListsOfScalars(from, to, options);
   const ordered = normalizeSliceOrder(add, to, '', false);
   let order: JsonValue[] = [];
-  // `from` is sorted in place by now, so this compares the sorted live list with the file's (§2.3.4).
+  // `from` is sorted in place by now, so this compares the sorted live list with the file's
+  // (docs/merge-semantics.md#62-lists-of-primitives).
   if (
     options.setElementOrder &&
     ((!options.ignoreDeletions && remove.length > 0) ||
@@ -309,7 +311,10 @@ function sortByMergeKey(list: readonly JsonValue[], mergeKey: string): JsonValue
   return goSortByString(list, (item) => goString((item as JsonObject)[mergeKey]));
 }
 
-/** The merge-key value of a list element; an element without it fails the whole computation (§4.4.3). */
+/**
+ * The merge-key value of a list element; an element without it fails the whole computation
+ * (docs/merge-semantics.md#63-lists-of-maps).
+ */
 export function mergeKeyValue(item: JsonValue, mergeKey: string): JsonValue {
   if (mergeKey === '') return item;
   if (!isJsonObject(item)) {

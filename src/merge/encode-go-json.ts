@@ -1,7 +1,8 @@
 import type { JsonValue } from '../manifests/json-value.js';
 import { compareGoStrings } from './go-value.js';
 
-// Go's encoding/json escapes these for safe embedding in HTML (merge-semantics §1.6).
+// Go's encoding/json escapes these for safe embedding in HTML
+// (docs/merge-semantics.md#11-the-last-applied-annotation).
 const HTML_UNSAFE = /[<>&\u2028\u2029]/g;
 const HTML_ESCAPES: Readonly<Record<string, string>> = {
   '<': '\\u003c',

@@ -2,7 +2,8 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json
 
 /**
  * The dynamic type a value would have after apimachinery's `util/json.Unmarshal` into interface{}:
- * integral numbers that fit an int64 become int64, other numbers float64 (merge-semantics §1.1–1.3).
+ * integral numbers that fit an int64 become int64, other numbers float64
+ * (docs/merge-semantics.md#2-values).
  * The engine compares kinds wherever Go compares `reflect.TypeOf`.
  */
 export type GoKind = 'map' | 'slice' | 'string' | 'bool' | 'int' | 'float' | 'nil';
@@ -57,7 +58,7 @@ export function goDeepEqual(a: JsonValue | undefined, b: JsonValue | undefined):
 
 /**
  * `fmt.Sprintf("%v", v)` for the values a merge key or a primitive list can hold; the diff sorts and
- * matches list elements by this string (merge-semantics §1.4).
+ * matches list elements by this string (docs/merge-semantics.md#2-values).
  */
 export function goString(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return '<nil>';
@@ -106,8 +107,8 @@ export function compareGoStrings(a: string, b: string): number {
 /**
  * Go's `sort.Sort` with the comparator the strategic-merge code uses, `a <= b` on the string form.
  * For up to 12 elements Go runs an insertion sort, which with a non-strict comparator reverses the
- * relative order of equal elements (merge-semantics §1.5). Longer lists with duplicates have an
- * unspecified order in Go; there we sort stably.
+ * relative order of equal elements (docs/merge-semantics.md#2-values). Longer lists with duplicates
+ * have an unspecified order in Go; there we sort stably.
  */
 export function goSortByString<T>(items: readonly T[], key: (item: T) => string): T[] {
   const keyed = items.map((item) => ({ item, key: key(item) }));

@@ -6,8 +6,9 @@ import { pruneNulls } from './prune-nulls.js';
 /**
  * The JSON merge patch path of `kubectl apply`, for custom resources and kinds without patch
  * metadata: apimachinery's CreateThreeWayJSONMergePatch over evanphx/json-patch v4
- * (merge-semantics §5). Every list is atomic, maps merge key by key, deletions come only from
- * original → modified. Numbers compare as float64, which is what JS numbers do natively.
+ * (docs/merge-semantics.md#10-json-merge-patch). Every list is atomic, maps merge key by key,
+ * deletions come only from original → modified. Numbers compare as float64, which is what JS
+ * numbers do natively.
  */
 export function createThreeWayJsonMergePatch(input: {
   readonly original: JsonValue;
@@ -20,7 +21,7 @@ export function createThreeWayJsonMergePatch(input: {
   const addAndChange = filterNulls(createMergePatch(current, modified), false);
   const deletions = filterNulls(createMergePatch(original, modified), true);
   const patch = mergeDocuments(cloneJson(deletions), cloneJson(addAndChange));
-  // kubectl's preconditions: apply never renames or retypes an object (§5).
+  // kubectl's preconditions: apply never renames or retypes an object (section 10).
   if (
     'apiVersion' in patch ||
     'kind' in patch ||

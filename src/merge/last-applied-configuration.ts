@@ -17,11 +17,11 @@ export interface AppliedDocuments {
 }
 
 /**
- * kubectl's GetModifiedConfiguration (merge-semantics §6.1 step 2): remove any old last-applied
- * annotation, materialise `metadata.annotations` (an absent map becomes `{}`, which then shows in the
- * annotation), encode, and embed the result. Nothing else is stripped, not even nulls or `status`.
- * Namespaced objects must already carry their namespace: kubectl defaults it before this step, so
- * the annotation contains it. The manifest is not changed.
+ * kubectl's GetModifiedConfiguration (docs/merge-semantics.md#11-the-last-applied-annotation):
+ * remove any old last-applied annotation, materialise `metadata.annotations` (an absent map becomes
+ * `{}`, which then shows in the annotation), encode, and embed the result. Nothing else is
+ * stripped, not even nulls or `status`. Namespaced objects must already carry their namespace:
+ * kubectl defaults it before this step, so the annotation contains it. The manifest is not changed.
  */
 export function buildLastAppliedConfiguration(manifest: JsonObject): AppliedDocuments {
   const object = cloneJson(manifest);
@@ -58,14 +58,17 @@ export function readLastAppliedConfiguration(live: JsonValue): JsonObject | null
   return parsed;
 }
 
-/** The create body: `modified` with nulls pruned recursively; the annotation text keeps them (§6.1). */
+/**
+ * The create body: `modified` with nulls pruned recursively; the annotation text keeps them
+ * (docs/merge-semantics.md#9-null).
+ */
 export function buildCreateBody(modified: JsonObject): JsonObject {
   return pruneNulls(cloneJson(modified)) as JsonObject;
 }
 
 /**
  * Bytes the object's annotations take against the server's 256 KiB limit; last-applied holds the
- * whole escaped object, so large ConfigMaps and CRDs exceed it (§6.5). Compare with
+ * whole escaped object, so large ConfigMaps and CRDs exceed it (section 11). Compare with
  * ANNOTATIONS_SIZE_LIMIT before sending, and report an excess as a non-retryable problem.
  */
 export function annotationsSize(object: JsonObject): number {

@@ -12,7 +12,7 @@ import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 /**
  * apimachinery MergingMapsHaveConflicts, used only with `--overwrite=false`: whether the patch
  * touches a field that changed between the last-applied configuration and the live object
- * (merge-semantics §2.8).
+ * (docs/merge-semantics.md#5-combining-and-conflicts).
  */
 export function mapsHaveConflicts(left: JsonObject, right: JsonObject, meta: PatchMeta): boolean {
   return fieldsHaveConflicts(left, right, meta, '', '');

@@ -25,7 +25,7 @@ export class MergeError extends Error {
 
 /**
  * `--overwrite=false`: the patch would overwrite a change someone made to the live object since the
- * last apply (merge-semantics §2.8).
+ * last apply (docs/merge-semantics.md#5-combining-and-conflicts).
  */
 export class MergeConflictError extends Error {
   override readonly name = 'MergeConflictError';

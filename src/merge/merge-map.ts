@@ -16,16 +16,18 @@ import { MergeError } from './merge-error.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 
 /**
- * The two ways apimachinery's mergeMap runs (merge-semantics §3.2, §2.6): the API server applying a
- * patch (`server`: deletion lists applied, unmatched nulls dropped) and kubectl combining its
- * deletions and delta patches (`client`: directives carried over, nulls kept).
+ * The two ways apimachinery's mergeMap runs: the API server applying a patch (`server`: deletion
+ * lists applied, unmatched nulls dropped; docs/merge-semantics.md#71-applying-a-patch-on-the-server)
+ * and kubectl combining its deletions and delta patches (`client`: directives carried over, nulls
+ * kept; docs/merge-semantics.md#5-combining-and-conflicts).
  */
 export type MergeMode = 'server' | 'client';
 
 /**
  * Merges `patch` into `target` in place and returns the result, like apimachinery's mergeMap. Both
  * arguments must be private copies: the Go code's in-place list edits are reproduced on purpose,
- * because the server's element order depends on them (the aliasing quirk of §3.5).
+ * because the server's element order depends on them (the aliasing quirk,
+ * docs/merge-semantics.md#72-element-order).
  */
 export function mergeMap(
   target: JsonObject | null,
@@ -434,7 +436,7 @@ function mergeWithoutSpecialElements(
   return slice.view();
 }
 
-/** apimachinery normalizeElementOrder + mergeSortedSlice (merge-semantics §3.5). */
+/** apimachinery normalizeElementOrder + mergeSortedSlice (docs/merge-semantics.md#72-element-order). */
 function normalizeElementOrder(
   patchItems: readonly JsonValue[],
   serverOnly: readonly JsonValue[],

@@ -9,7 +9,7 @@ import {
 
 const STRATEGIC_MERGE_PATCH = 'application/strategic-merge-patch+json';
 
-/** What one OpenAPI document says about patching one kind (merge-semantics §4.1). */
+/** What one OpenAPI document says about patching one kind (docs/merge-semantics.md#8-patch-metadata). */
 export interface OpenApiPatchInfo {
   /** Whether the kind's PATCH accepts a strategic merge patch; CRs and some aggregated APIs do not. */
   readonly strategicMerge: boolean;

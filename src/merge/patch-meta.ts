@@ -1,7 +1,8 @@
 /**
  * Patch metadata: what `patchStrategy`/`patchMergeKey` struct tags, or the OpenAPI extensions
  * `x-kubernetes-patch-strategy`/`x-kubernetes-patch-merge-key`, say about one field. The engine only
- * asks when both sides of a field hold objects, or both hold arrays (merge-semantics §4.2).
+ * asks when both sides of a field hold objects, or both hold arrays
+ * (docs/merge-semantics.md#8-patch-metadata).
  */
 export interface PatchMeta {
   /** A readable name of the type this lookup is positioned on, for error messages. */

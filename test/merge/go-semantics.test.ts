@@ -5,7 +5,7 @@ import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
 import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
 import { vectorSchema } from './vector-schemas.js';
 
-describe('Go encoding of patches and annotations (merge-semantics §1.6)', () => {
+describe('Go encoding of patches and annotations (docs/merge-semantics.md section 11)', () => {
   it.each([
     [{ b: 1, a: [true, null], $patch: 'x' }, '{"$patch":"x","a":[true,null],"b":1}'],
     [{ s: '<a href="x">&\u2028\u2029' }, '{"s":"\\u003ca href=\\"x\\"\\u003e\\u0026\\u2028\\u2029"}'],
@@ -18,7 +18,7 @@ describe('Go encoding of patches and annotations (merge-semantics §1.6)', () =>
   });
 });
 
-describe("Go's %v and sort order (merge-semantics §1.4, §1.5)", () => {
+describe("Go's %v and sort order (docs/merge-semantics.md section 2)", () => {
   it.each([
     [1000000, '1000000'],
     [1.5, '1.5'],
@@ -40,7 +40,7 @@ describe("Go's %v and sort order (merge-semantics §1.4, §1.5)", () => {
   });
 });
 
-describe('overwrite: false (merge-semantics §2.8)', () => {
+describe('overwrite: false (docs/merge-semantics.md section 5)', () => {
   const meta = schemaPatchMeta(vectorSchema('MergeItem'));
 
   it('refuses to overwrite a value someone changed since the last apply', () => {

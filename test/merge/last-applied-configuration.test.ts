@@ -31,7 +31,7 @@ const withNamespace = (manifest: JsonObject): JsonObject => ({
 });
 const configMapMeta = schemaPatchMeta(vectorSchema('ConfigMap'));
 
-describe('the last-applied-configuration annotation (merge-semantics §6.1, E01)', () => {
+describe('the last-applied-configuration annotation (docs/merge-semantics.md section 11, E01)', () => {
   const { doc } = vector('E01');
   const manifest = withNamespace(doc.manifest as JsonObject);
 

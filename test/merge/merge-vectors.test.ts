@@ -8,7 +8,10 @@ import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
 import type { JsonObject, JsonValue } from '../../src/manifests/json-value.js';
 import { vectorSchema } from './vector-schemas.js';
 
-/** One vector of merge-semantics §7, with the exact text of its `patch:` line. */
+/**
+ * One vector of test/fixtures/merge (docs/merge-semantics.md#14-test-vectors), with the exact text of
+ * its `patch:` line.
+ */
 interface Vector {
   readonly doc: JsonObject & { id: string };
   readonly patchText: string | undefined;
@@ -26,7 +29,7 @@ function loadVectors(file: string): Vector[] {
 
 const byId = (vectors: Vector[]) => vectors.map((vector) => [vector.doc.id, vector] as const);
 
-describe('three-way strategic merge patch (merge-semantics §7.2, §7.3, §7.6)', () => {
+describe('three-way strategic merge patch (vectors U, K and E)', () => {
   const vectors = [
     ...loadVectors('upstream-strategic-merge.yaml'),
     ...loadVectors('kubernetes-strategic-merge.yaml'),
@@ -53,7 +56,7 @@ describe('three-way strategic merge patch (merge-semantics §7.2, §7.3, §7.6)'
   });
 });
 
-describe('strategic merge patch applied by the server (merge-semantics §7.4)', () => {
+describe('strategic merge patch applied by the server (vectors S)', () => {
   const meta = schemaPatchMeta(vectorSchema('MergeItem'));
   it.each(byId(loadVectors('server-apply.yaml')))('%s', (_id, { doc }) => {
     const live = doc.live as JsonValue;
@@ -67,7 +70,7 @@ describe('strategic merge patch applied by the server (merge-semantics §7.4)', 
   });
 });
 
-describe('three-way JSON merge patch (merge-semantics §7.5)', () => {
+describe('three-way JSON merge patch (vectors J)', () => {
   it.each(byId(loadVectors('json-merge.yaml')))('%s', (_id, { doc, patchText }) => {
     const input = {
       original: doc.original ?? null,

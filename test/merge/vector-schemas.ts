@@ -1,6 +1,9 @@
 import type { PatchSchema, PatchSchemaField } from '../../src/merge/schema-patch-meta.js';
 
-/** The schemas the vectors of merge-semantics §7 name, written as Go types would describe them. */
+/**
+ * The schemas the vectors name (docs/merge-semantics.md#14-test-vectors), written as Go types would
+ * describe them.
+ */
 
 const scalar: PatchSchema = { kind: 'scalar' };
 const stringMap: PatchSchema = { kind: 'map', values: scalar };
@@ -8,7 +11,7 @@ const scalars = (...names: string[]): Record<string, PatchSchemaField> =>
   Object.fromEntries(names.map((name) => [name, { type: scalar }]));
 const list = (items: PatchSchema): PatchSchema => ({ kind: 'list', items });
 
-// Upstream's test type (apimachinery strategicpatch patch_test.go), merge-semantics §7.1.
+// Upstream's test type (apimachinery strategicpatch patch_test.go).
 const mergeItem: PatchSchema = {
   kind: 'struct',
   name: 'MergeItem',

@@ -207,7 +207,8 @@ describe('worked examples of kubectl apply, on the real API server', () => {
 
   it('replaces args as a whole: an item another writer added is dropped', async () => {
     // The kubectl book's merge chapter shows args merged; the documentation and kubectl replace
-    // them, since Container.args has no patch strategy (merge-semantics §4.3).
+    // them, since Container.args has no patch strategy
+    // (docs/merge-semantics.md#8-patch-metadata).
     const name = 'args';
     const withArgs = (args: string[]) =>
       deployment(name, {}, { containers: [{ name: 'app', image: 'busybox:1.36', args }] });
