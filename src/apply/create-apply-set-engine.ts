@@ -222,6 +222,9 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 
   const outcomes: ObjectOutcome[] = [];
   const confirmedDeleted: ObjectRef[] = [];
+  // Objects this run added to the inventory but that were certainly never written (see neverWritten).
+  const unwritten: ObjectRef[] = [];
+  const inventoryOldKeys = new Set(inventoryOld.map(objectRefKey));
   // Namespaces and CRDs kept because they hold objects of others: they leave the inventory too.
   const released: ObjectRef[] = [];
   const pruning = plannedDeletions(planned.plan.steps);
@@ -342,9 +345,14 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
           step.actions.map((action) => () => applyAction(action, objects).then(report('applied'))),
           signal === undefined ? {} : { signal },
         );
-        for (const outcome of results) {
+        for (const [position, outcome] of results.entries()) {
           if (outcome === undefined) continue;
-          if (outcome.action === 'failed') applyFailed = true;
+          if (outcome.action === 'failed') {
+            applyFailed = true;
+            const action = step.actions[position];
+            if (action !== undefined && neverWritten(action, outcome, inventoryOldKeys))
+              unwritten.push(outcome.ref);
+          }
           outcomes.push(outcome);
         }
         break;
@@ -383,7 +391,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
         break;
       }
       case 'narrow-inventory':
-        finalInventory = narrowedInventory(step, confirmedDeleted, released);
+        finalInventory = narrowedInventory(step, confirmedDeleted, released, unwritten);
         if (!request.dryRun) await writeInventory(finalInventory);
         break;
       case 'write-hash':
@@ -959,6 +967,24 @@ function withMemberPatch(
       ...(needAnnotations ? { annotations: merged('annotations', member.annotations) } : {}),
     },
   };
+}
+
+/**
+ * An object new to the inventory whose apply failed without anything being written: its read failed
+ * (no write was sent), or the server refused the write outright (a 4xx: forbidden, invalid, a
+ * conflict). Nothing of ours can exist under that name, so it leaves the inventory at the narrow step
+ * instead of becoming a prune candidate that a set without the right to read it could never judge.
+ * A timeout, a 5xx or a lost connection may have written it: such an object stays.
+ */
+function neverWritten(
+  action: ApplyAction,
+  outcome: ObjectOutcome,
+  inventoryOld: ReadonlySet<string>,
+): boolean {
+  if (outcome.action !== 'failed' || inventoryOld.has(objectRefKey(action.ref))) return false;
+  if (action.type === 'unknown-read') return true;
+  const cause = outcome.cause;
+  return cause instanceof KubeApiError && cause.status >= 400 && cause.status < 500 && cause.status !== 429;
 }
 
 /** Patches the server took without a change, kept per object; bounded, since the engine lives long. */

@@ -7,15 +7,18 @@ import type { PlanStep } from './plan.js';
  * confirmed deleted (the delete failed, or was never attempted because the run stopped early). An
  * object the plan meant to delete leaves only when its deletion is confirmed or when the run released
  * it (kept it, removed its ownership metadata: a Namespace or CRD holding objects of others), so
- * nothing the set still claims is ever forgotten, and nothing it gave up is judged again.
+ * nothing the set still claims is ever forgotten, and nothing it gave up is judged again. An object
+ * of the set that this run added and certainly never wrote (the caller says which) is not kept: no
+ * object of ours can exist under its name.
  */
 export function narrowedInventory(
   step: Extract<PlanStep, { type: 'narrow-inventory' }>,
   confirmedDeleted: readonly ObjectRef[],
   released: readonly ObjectRef[] = [],
+  neverWritten: readonly ObjectRef[] = [],
 ): Inventory {
   return unionInventories(
-    step.keep,
+    differenceInventories(step.keep, neverWritten),
     differenceInventories(step.deleting, [...confirmedDeleted, ...released]),
   );
 }

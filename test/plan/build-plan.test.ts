@@ -420,4 +420,23 @@ describe('narrowedInventory', () => {
     expect(narrowedInventory(step, [], [ns])).toEqual([a]);
     expect(narrowedInventory(step, [])).toEqual([ns, a]);
   });
+
+  it('drops an object of the set the caller says was never written, and only that one', () => {
+    const a = ref('ConfigMap', 'a');
+    const escape = ref('ConfigMap', 'escape', 'other');
+    const gone = ref('ConfigMap', 'gone');
+    const p = plan({
+      desired: [desired(a), desired(escape)],
+      inventoryOld: [a, gone],
+      live: liveMap([
+        [a, liveObject(a)],
+        [gone, liveObject(gone)],
+      ]),
+    });
+    const step = p.steps.find((s) => s.type === 'narrow-inventory');
+    if (step?.type !== 'narrow-inventory') throw new Error('no narrow step');
+    expect(narrowedInventory(step, [], [], [escape])).toEqual([a, gone]);
+    expect(narrowedInventory(step, [gone], [], [escape])).toEqual([a]);
+    expect(narrowedInventory(step, [gone])).toEqual([a, escape]);
+  });
 });
