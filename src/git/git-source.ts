@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import git, { type HttpClient } from 'isomorphic-git';
 import fs from 'node:fs';
@@ -51,6 +52,12 @@ export interface GitFetchOptions {
   readonly signal?: AbortSignal;
   /** Overrides the source's default for this call (an ApplySet's `spec.timeout`). */
   readonly timeoutMs?: number;
+  /**
+   * A fetch of the same URL, ref and credentials that finished less than this long ago is answered
+   * again instead of fetching (an ApplySet polling on its interval). Default 0: always fetch. A fetch
+   * still in flight is always shared, whatever this says.
+   */
+  readonly maxAgeMs?: number;
 }
 
 export interface FetchedCommit {
@@ -104,6 +111,8 @@ export interface GitSourceOptions {
   readonly requireCredentialHosts?: boolean;
   /** Resolves host names at connect time; default guardedLookup() over the system resolver. */
   readonly lookup?: LookupFunction;
+  /** The clock for the age of a finished fetch; default Date.now. */
+  readonly now?: () => number;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -142,6 +151,10 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   const allowedHosts = options.allowedHosts ?? [];
   const lookup = options.lookup ?? guardedLookup();
   const mutex = new KeyedMutex();
+  const now = options.now ?? Date.now;
+  // Single flight: one fetch per (repository, ref, credentials) at a time, shared by every caller; a
+  // finished one is kept so a caller that accepts its age gets its answer without a round trip.
+  const flights = new Map<string, { readonly result: Promise<FetchedCommit>; settledAt?: number }>();
 
   return {
     async fetch(request, fetchOptions = {}) {
@@ -164,30 +177,37 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       }
       const callerSignal = fetchOptions.signal;
       callerSignal?.throwIfAborted();
-      const deadlineMs = fetchOptions.timeoutMs ?? timeoutMs;
-      const timeoutSignal = AbortSignal.timeout(deadlineMs);
-      const signal =
-        callerSignal === undefined ? timeoutSignal : AbortSignal.any([callerSignal, timeoutSignal]);
-      // isomorphic-git's HTTP requests each listen on it while a fetch runs.
-      setMaxListeners(0, signal);
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
-      const paths = repositoryCachePaths(options.cacheDir, repository.cacheKey);
-      const http = followRedirects(abortableHttpClient(signal, { lookup }), {
-        repositoryUrl: repository.url,
-        allowedHosts,
-      });
-      const work = mutex.run(repository.cacheKey, () =>
-        fetchLocked({ url: repository.url, ref: request.ref, credentials, paths, signal, http }),
-      );
+      // Credentials are part of the key: a caller never gets an answer fetched with another's.
+      const key = [repository.cacheKey, JSON.stringify(request.ref), credentialsKey(credentials)].join('\n');
+      const previous = flights.get(key);
+      const maxAgeMs = fetchOptions.maxAgeMs ?? 0;
+      const reusable =
+        previous !== undefined &&
+        (previous.settledAt === undefined || now() - previous.settledAt < maxAgeMs);
+      let flight = reusable ? previous : undefined;
+      if (flight === undefined) {
+        const started = {
+          result: fetchShared(repository, request.ref, credentials, fetchOptions.timeoutMs ?? timeoutMs),
+        } as { readonly result: Promise<FetchedCommit>; settledAt?: number };
+        flights.set(key, started);
+        started.result.then(
+          () => {
+            started.settledAt = now();
+          },
+          () => {
+            // A failure is never handed to a later caller: the next one fetches again.
+            if (flights.get(key) === started) flights.delete(key);
+          },
+        );
+        flight = started;
+      }
+      const result = flight.result;
+      if (callerSignal === undefined) return result;
       try {
-        return await raceSignal(work, signal);
+        return await raceSignal(result, callerSignal);
       } catch (error) {
-        if (callerSignal?.aborted === true) throw callerSignal.reason;
-        if (timeoutSignal.aborted) {
-          throw new GitUnreachableError(repository.url, `no answer within ${deadlineMs} ms`, {
-            cause: error,
-          });
-        }
+        if (callerSignal.aborted) throw callerSignal.reason;
         throw error;
       }
     },
@@ -223,6 +243,37 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     },
   };
 
+  /**
+   * The one fetch every caller of a flight waits for. Its deadline is its own (the first caller's
+   * timeout), not a caller's signal: a caller that gives up must not abort the others' fetch.
+   */
+  async function fetchShared(
+    repository: ReturnType<typeof parseRepositoryUrl>,
+    ref: GitRef,
+    credentials: BasicCredentials | undefined,
+    deadlineMs: number,
+  ): Promise<FetchedCommit> {
+    const signal = AbortSignal.timeout(deadlineMs);
+    // isomorphic-git's HTTP requests each listen on it while a fetch runs.
+    setMaxListeners(0, signal);
+    const paths = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+    const http = followRedirects(abortableHttpClient(signal, { lookup }), {
+      repositoryUrl: repository.url,
+      allowedHosts,
+    });
+    const work = mutex.run(repository.cacheKey, () =>
+      fetchLocked({ url: repository.url, ref, credentials, paths, signal, http }),
+    );
+    try {
+      return await raceSignal(work, signal);
+    } catch (error) {
+      if (signal.aborted) {
+        throw new GitUnreachableError(repository.url, `no answer within ${deadlineMs} ms`, { cause: error });
+      }
+      throw error;
+    }
+  }
+
   async function fetchLocked(input: {
     url: string;
     ref: GitRef;
@@ -249,6 +300,14 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       fetched: resolved.fetched,
     };
   }
+}
+
+/** A digest of the credentials, so the flight key holds no secret. */
+function credentialsKey(credentials: BasicCredentials | undefined): string {
+  if (credentials === undefined) return 'anonymous';
+  return createHash('sha256')
+    .update(JSON.stringify([credentials.username, credentials.password]))
+    .digest('hex');
 }
 
 interface ResolveInput {

@@ -414,4 +414,92 @@ describe('the Git source', () => {
       expect(await readdir(cacheDir)).toHaveLength(1);
     });
   });
+
+  describe('single flight', () => {
+    const fetchesOf = (server: GitTestServer, from = 0) =>
+      server.requests.slice(from).filter((r) => r.method === 'GET' && r.url.includes('/info/refs')).length;
+
+    it('answers 50 concurrent fetches of one URL and ref with one fetch', async () => {
+      const server = await serve();
+      const gitSource = source();
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => gitSource.fetch({ url: server.url, ref: { branch: 'main' } })),
+      );
+      expect(new Set(results.map((r) => r.commit))).toEqual(new Set([await server.revParse('main')]));
+      expect(fetchesOf(server)).toBe(1);
+    });
+
+    it('reuses a finished fetch younger than maxAgeMs, and fetches again once it is older', async () => {
+      const server = await serve();
+      let clock = 1_000_000;
+      const gitSource = source({ now: () => clock });
+      const first = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      const newer = await server.writeFiles({ 'c.yaml': 'c: 1\n' });
+      clock += 30_000;
+      const reused = await gitSource.fetch(
+        { url: server.url, ref: { branch: 'main' } },
+        { maxAgeMs: 60_000 },
+      );
+      expect(reused).toEqual(first);
+      expect(fetchesOf(server)).toBe(1);
+      // Without maxAgeMs, or past it, the network is asked and the new commit is seen.
+      const fresh = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      expect(fresh.commit).toBe(newer);
+      clock += 61_000;
+      const aged = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } }, { maxAgeMs: 60_000 });
+      expect(aged.commit).toBe(newer);
+      expect(fetchesOf(server)).toBe(3);
+    });
+
+    it('never shares an answer between callers with different credentials', async () => {
+      const server = await serve({ files, auth: credentials });
+      const gitSource = source();
+      await gitSource.fetch(
+        { url: server.url, ref: { branch: 'main' }, auth: credentials },
+        { maxAgeMs: 60_000 },
+      );
+      // A caller without the credentials must ask the server, and be refused, not get the cached answer.
+      await expect(
+        gitSource.fetch({ url: server.url, ref: { branch: 'main' } }, { maxAgeMs: 60_000 }),
+      ).rejects.toBeInstanceOf(GitAuthError);
+      await expect(
+        gitSource.fetch(
+          { url: server.url, ref: { branch: 'main' }, auth: { username: 'alice', password: 'wrong' } },
+          { maxAgeMs: 60_000 },
+        ),
+      ).rejects.toBeInstanceOf(GitAuthError);
+    });
+
+    it('does not abort the shared fetch when one caller gives up', async () => {
+      const server = await serve();
+      const gitSource = source();
+      const hold = server.hold();
+      const quitter = new AbortController();
+      const leaving = gitSource.fetch(
+        { url: server.url, ref: { branch: 'main' } },
+        { signal: quitter.signal },
+      );
+      const staying = gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      await waitFor(() => hold.waiting() > 0);
+      quitter.abort(new Error('caller gave up'));
+      await expect(leaving).rejects.toThrow('caller gave up');
+      hold.release();
+      expect((await staying).commit).toBe(await server.revParse('main'));
+      expect(fetchesOf(server)).toBe(1);
+    });
+
+    it('does not keep a failure for later callers', async () => {
+      const server = await serve();
+      const gitSource = source();
+      await expect(
+        gitSource.fetch({ url: server.url, ref: { branch: 'missing' } }, { maxAgeMs: 60_000 }),
+      ).rejects.toBeInstanceOf(GitRefNotFoundError);
+      await server.writeFiles({ 'x.yaml': 'x: 1\n' }, { branch: 'missing' });
+      const found = await gitSource.fetch(
+        { url: server.url, ref: { branch: 'missing' } },
+        { maxAgeMs: 60_000 },
+      );
+      expect(found.commit).toBe(await server.revParse('missing'));
+    });
+  });
 });
