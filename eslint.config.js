@@ -1,6 +1,16 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The functional core: data in, data out. These folders may not reach the file system, the network,
+ * processes or the Kubernetes client, nor import a folder of the imperative shell.
+ */
+const PURE_FOLDERS = ['src/manifests', 'src/merge', 'src/inventory', 'src/plan', 'src/api', 'src/errors'];
+const IO_MODULES = ['fs', 'fs/promises', 'http', 'https', 'net', 'child_process', 'os', 'dns'].flatMap(
+  (name) => [name, `node:${name}`],
+);
+const SHELL_FOLDERS = ['apply', 'cli', 'controller', 'git', 'http', 'kube', 'observability'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'deploy/**'] },
   js.configs.recommended,
@@ -10,6 +20,26 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
+    },
+  },
+  {
+    files: PURE_FOLDERS.map((folder) => `${folder}/**/*.ts`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...IO_MODULES.map((name) => ({ name, message: 'a pure folder does no IO: pass an adapter in' })),
+            { name: '@kubernetes/client-node', message: 'a pure folder does not talk to the API server' },
+          ],
+          patterns: [
+            {
+              group: [...SHELL_FOLDERS.map((folder) => `../${folder}/*`), '../main.js'],
+              message: 'a pure folder does not import the imperative shell',
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -12,7 +12,7 @@ import { configMapParent } from '../src/apply/config-map-parent.js';
 import { createApplySetEngine } from '../src/apply/create-apply-set-engine.js';
 import { createKubeClient } from '../src/kube/kube-client.js';
 import { createKubeObjectApi } from '../src/kube/kube-object-api.js';
-import { readManifestDirectory } from '../src/manifests/read-manifest-directory.js';
+import { readManifestDirectory } from '../src/cli/read-manifest-directory.js';
 import { startControlPlane } from '../test/harness/control-plane.js';
 
 const execFileAsync = promisify(execFile);

@@ -1,7 +1,11 @@
 import { lstat, readFile, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { createManifestReadBudget, manifestLimits, type ManifestLimits } from './manifest-limits.js';
-import type { ManifestFile } from './parse-manifest-set.js';
+import {
+  createManifestReadBudget,
+  manifestLimits,
+  type ManifestLimits,
+} from '../manifests/manifest-limits.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 
 const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../manifests/read-manifest-directory.js';
+import { readManifestDirectory } from './read-manifest-directory.js';
 import { UsageError } from './parse-command-line.js';
 
 /** kubectl names standard input `STDIN` in its messages. */

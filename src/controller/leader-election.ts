@@ -45,7 +45,6 @@ export class LeadershipLostError extends Error {
 }
 
 export interface LeaderElection {
-  isLeader(): boolean;
   /**
    * Throws LeadershipLostError unless this replica renewed the Lease less than the renew deadline
    * ago by a clock that runs on while the process is paused. The Lease is ours for leaseDuration
@@ -239,7 +238,6 @@ export function startLeaderElection(
   const done = campaign();
 
   return {
-    isLeader: () => leader,
     assertLeading() {
       if (leader && monotonic() - renewedAt < renewDeadlineMs) return;
       loseLeadership();

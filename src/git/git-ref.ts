@@ -4,21 +4,6 @@ export type GitRef = { readonly branch: string } | { readonly tag: string } | { 
 /** A full, lowercase SHA-1: the only commit form we fetch, since a short sha is ambiguous on the wire. */
 export const COMMIT_SHA_PATTERN = /^[0-9a-f]{40}$/;
 
-/**
- * The ref a spec names. When several are set (the CRD forbids it, an old object may not), the most
- * specific wins, as in Flux's GitRepository: commit, then tag, then branch.
- */
-export function selectGitRef(spec: {
-  readonly branch?: string;
-  readonly tag?: string;
-  readonly commit?: string;
-}): GitRef | undefined {
-  if (spec.commit !== undefined && spec.commit !== '') return { commit: spec.commit };
-  if (spec.tag !== undefined && spec.tag !== '') return { tag: spec.tag };
-  if (spec.branch !== undefined && spec.branch !== '') return { branch: spec.branch };
-  return undefined;
-}
-
 /** `branch main`, `tag v1.0.0`, `commit 0123…`: for messages. */
 export function describeGitRef(ref: GitRef): string {
   if ('branch' in ref) return `branch ${ref.branch}`;

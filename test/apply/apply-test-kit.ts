@@ -13,7 +13,7 @@ import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js
 import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../../src/manifests/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
 
 const execFileAsync = promisify(execFile);

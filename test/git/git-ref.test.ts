@@ -1,4 +1,4 @@
-import { describeGitRef, formatRevision, selectGitRef, type GitRef } from '../../src/git/git-ref.js';
+import { describeGitRef, formatRevision, type GitRef } from '../../src/git/git-ref.js';
 
 const sha = '0123456789abcdef0123456789abcdef01234567';
 
@@ -10,13 +10,5 @@ describe('git refs', () => {
   ])('formats %j as Flux does', (ref, revision, description) => {
     expect(formatRevision(ref, sha)).toBe(revision);
     expect(describeGitRef(ref)).toBe(description);
-  });
-
-  it('selects the most specific ref of a spec: commit, then tag, then branch', () => {
-    expect(selectGitRef({ branch: 'main', tag: 'v1', commit: sha })).toEqual({ commit: sha });
-    expect(selectGitRef({ branch: 'main', tag: 'v1' })).toEqual({ tag: 'v1' });
-    expect(selectGitRef({ branch: 'main' })).toEqual({ branch: 'main' });
-    expect(selectGitRef({ branch: '' })).toBeUndefined();
-    expect(selectGitRef({})).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ import {
   utf8ByteLength,
 } from '../../src/manifests/manifest-limits.js';
 import { parseManifestSet, type ManifestFile } from '../../src/manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../../src/manifests/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { staticScopeResolver } from '../../src/manifests/scope-resolver.js';
 import { nestedListBomb } from './yaml-bombs.js';
 
