@@ -10,6 +10,10 @@ commands:
   diff        print what apply would change: field-level diffs and the prunes
   patch       print the patch kubectl apply would send for one object
   controller  run the GitOps controller that reconciles ApplySet resources
+  get         list ApplySets: revision, suspended, Ready and its message
+  reconcile   ask the controller to reconcile an ApplySet now, and wait for the outcome
+  suspend     stop reconciling an ApplySet
+  resume      reconcile a suspended ApplySet again, and wait for the outcome
   version     print the version
 `;
 
@@ -20,6 +24,10 @@ const commands: Record<string, () => Promise<Command>> = {
   apply: async () => (await import('./cli/apply-command.js')).applyCommand,
   diff: async () => (await import('./cli/diff-command.js')).diffCommand,
   controller: async () => (await import('./cli/controller-command.js')).controllerCommand,
+  get: async () => (await import('./cli/get-command.js')).getCommand,
+  reconcile: async () => (await import('./cli/reconcile-command.js')).reconcileCommand,
+  suspend: async () => (await import('./cli/reconcile-command.js')).suspendCommand,
+  resume: async () => (await import('./cli/reconcile-command.js')).resumeCommand,
 };
 
 /** The composition root: reads the process environment once and hands it to the subcommand. */

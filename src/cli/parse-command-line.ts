@@ -27,6 +27,31 @@ export class UsageError extends Error {
  * kept in order. Positional arguments are refused: no subcommand takes any.
  */
 export function parseCommandLine(argv: readonly string[], specs: FlagSpecs): ParsedFlags {
+  return parseArguments(argv, specs, 0).flags;
+}
+
+/**
+ * The same parsing, for the commands that name an object (`applyset reconcile NAME`): at most
+ * `maxArgs` positional arguments are taken, in order, wherever they stand among the flags.
+ */
+export function parseCommandLineWithArgs(
+  argv: readonly string[],
+  specs: FlagSpecs,
+  maxArgs: number,
+): { readonly flags: ParsedFlags; readonly args: readonly string[] } {
+  return parseArguments(argv, specs, maxArgs);
+}
+
+function parseArguments(
+  argv: readonly string[],
+  specs: FlagSpecs,
+  maxArgs: number,
+): { readonly flags: ParsedFlags; readonly args: readonly string[] } {
+  const args: string[] = [];
+  const positional = (arg: string) => {
+    if (args.length >= maxArgs) throw unexpected(arg, maxArgs);
+    args.push(arg);
+  };
   const byShort = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.short !== undefined) byShort.set(spec.short, name);
@@ -61,7 +86,7 @@ export function parseCommandLine(argv: readonly string[], specs: FlagSpecs): Par
   for (; index < argv.length; index += 1) {
     const arg = argv[index] ?? '';
     if (arg === '--') {
-      if (index + 1 < argv.length) throw unexpected(argv[index + 1] ?? '');
+      for (const rest of argv.slice(index + 1)) positional(rest);
       break;
     }
     if (arg.startsWith('--')) {
@@ -113,13 +138,17 @@ export function parseCommandLine(argv: readonly string[], specs: FlagSpecs): Par
       }
       continue;
     }
-    throw unexpected(arg);
+    positional(arg);
   }
-  return values;
+  return { flags: values, args };
 }
 
-function unexpected(arg: string): UsageError {
-  return new UsageError(`unexpected argument ${JSON.stringify(arg)}: this command takes flags only`);
+function unexpected(arg: string, maxArgs: number): UsageError {
+  return new UsageError(
+    maxArgs === 0
+      ? `unexpected argument ${JSON.stringify(arg)}: this command takes flags only`
+      : `unexpected argument ${JSON.stringify(arg)}: this command takes at most ${maxArgs} name${maxArgs === 1 ? '' : 's'}`,
+  );
 }
 
 /** Go's strconv.ParseBool, which pflag uses for `--flag=VALUE`. */

@@ -1,0 +1,108 @@
+import type { KubeClient } from '../kube/kube-client.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import { contextNamespace, KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
+import {
+  APPLYSET_GROUP,
+  APPLYSET_PLURAL,
+  APPLYSET_VERSION,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  type ApplySet,
+} from '../controller/applyset-types.js';
+import type { CliIo } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import { single, type FlagSpecs, type ParsedFlags } from './parse-command-line.js';
+
+/** The flags every command about ApplySet resources shares, as kubectl's. */
+export const accessFlagSpecs: FlagSpecs = {
+  namespace: { type: 'string', short: 'n' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+/** A client for the cluster the kubeconfig names, and the namespace the command works in. */
+export interface ApplySetAccess {
+  readonly client: KubeClient;
+  readonly namespace: string;
+  readonly server: string;
+}
+
+/** Reads the kubeconfig as `apply` does (`--kubeconfig`, `KUBECONFIG`, `--context`); an exit code on failure. */
+export function openApplySetAccess(flags: ParsedFlags, io: CliIo, command: string): ApplySetAccess | number {
+  try {
+    const loaded = loadKubeConfig(io.env, single(flags, 'kubeconfig'), single(flags, 'context'));
+    const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
+    return {
+      client,
+      namespace: single(flags, 'namespace') ?? contextNamespace(loaded.kubeConfig),
+      server: client.server,
+    };
+  } catch (error) {
+    if (error instanceof KubeConfigError) {
+      io.stderr.write(`applyset ${command}: ${error.message}\n`);
+      return ExitCode.badInput;
+    }
+    throw error;
+  }
+}
+
+export function applySetsPath(namespace: string | undefined, name?: string): string {
+  const scope = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  const item = name === undefined ? '' : `/${encodeURIComponent(name)}`;
+  return `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}${item}`;
+}
+
+export async function getApplySet(access: ApplySetAccess, name: string): Promise<ApplySet | undefined> {
+  try {
+    return (await access.client.request({
+      method: 'GET',
+      path: applySetsPath(access.namespace, name),
+    })) as unknown as ApplySet;
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound) return undefined;
+    throw error;
+  }
+}
+
+export async function patchApplySet(access: ApplySetAccess, name: string, patch: object): Promise<ApplySet> {
+  return (await access.client.request({
+    method: 'PATCH',
+    path: applySetsPath(access.namespace, name),
+    contentType: 'application/merge-patch+json',
+    body: JSON.stringify(patch),
+  })) as unknown as ApplySet;
+}
+
+/** The Ready condition's status, reason and message, as `kubectl get applysets` shows them. */
+export function readyOf(applySet: ApplySet): { status: string; reason: string; message: string } {
+  const ready = applySet.status?.conditions?.find((condition) => condition.type === 'Ready');
+  return {
+    status: ready?.status ?? 'Unknown',
+    reason: ready?.reason ?? '',
+    message: ready?.message ?? 'not reconciled yet',
+  };
+}
+
+/**
+ * Asks the controller to reconcile now, as `flux reconcile` does: a new value of the
+ * reconcile-requested-at annotation, then the status is polled until the controller says it handled
+ * that value (`status.lastHandledReconcileAt`), or the deadline passes.
+ */
+export async function requestReconcile(
+  access: ApplySetAccess,
+  name: string,
+  options: { readonly timeoutMs: number; readonly pollMs?: number; readonly now: () => Date },
+): Promise<ApplySet | 'timeout'> {
+  const requested = options.now().toISOString();
+  await patchApplySet(access, name, {
+    metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: requested } },
+  });
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const current = await getApplySet(access, name);
+    if (current?.status?.lastHandledReconcileAt === requested) return current;
+    if (Date.now() > deadline) return 'timeout';
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 250));
+  }
+}
