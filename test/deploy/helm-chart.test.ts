@@ -379,6 +379,29 @@ describe('the chart values', () => {
     expect(args.slice(at, at + 2)).toEqual(['--default-service-account', 'deployer']);
   }, HELM_TIMEOUT_MS);
 
+  it('serve push webhooks on a port and Service of their own, with the receivers in a Secret', async () => {
+    const defaults = await render();
+    expect(controllerContainer(defaults).container.args).not.toContain('--webhook-addr');
+    expect(defaults.filter((o) => o.metadata.name.endsWith('-webhook'))).toEqual([]);
+    await expect(render({ 'webhook.enabled': 'true' })).rejects.toThrow(/webhook.secretName is required/);
+    const objects = await render({ 'webhook.enabled': 'true', 'webhook.secretName': 'hooks' });
+    const { container } = controllerContainer(objects);
+    const at = container.args.indexOf('--webhook-addr');
+    expect(container.args.slice(at, at + 4)).toEqual([
+      '--webhook-addr',
+      ':9292',
+      '--webhook-secret',
+      `${releaseNamespace}/hooks`,
+    ]);
+    expect(container.ports).toEqual(
+      expect.arrayContaining([{ name: 'webhook', containerPort: 9292, protocol: 'TCP' }]),
+    );
+    const service = find(objects, 'Service', `${release}-applyset-controller-webhook`) as unknown as {
+      spec: { ports: { name: string; port: number; targetPort: string }[] };
+    };
+    expect(service.spec.ports).toEqual([{ name: 'webhook', port: 80, targetPort: 'webhook', protocol: 'TCP' }]);
+  }, HELM_TIMEOUT_MS);
+
   it('turn leader election off', async () => {
     const objects = await render({ 'leaderElection.enabled': 'false' });
     expect(controllerContainer(objects).container.args).not.toContain('--leader-elect');
