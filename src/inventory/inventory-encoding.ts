@@ -1,0 +1,68 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { MetadataKeys } from './metadata-keys.js';
+
+/**
+ * The API server refuses an object whose annotations add up to more than 256 KiB (keys and values), so
+ * the plain one-line-per-object list stops fitting at about 6,000 objects. Up to PLAIN_LIMIT_BYTES the
+ * list is written as kubectl writes it; past it, it goes gzip'ed and base64'ed under
+ * `applyset.dev/last-applied-objects-gzip`, and the plain annotation holds COMPRESSED_MARKER instead:
+ * a line no reader of the plain format accepts (it has no ':'), so an older tool refuses the set
+ * loudly rather than taking it for an empty one and pruning nothing, or everything. One merge patch
+ * writes both keys, so a crash never leaves one without the other.
+ */
+export const COMPRESSED_INVENTORY_KEY = 'applyset.dev/last-applied-objects-gzip';
+export const COMPRESSED_MARKER = `compressed-in-${COMPRESSED_INVENTORY_KEY}`;
+export const PLAIN_LIMIT_BYTES = 128 * 1024;
+/** The server's limit on all annotations of one object together (apimachinery's TotalAnnotationSizeLimitB). */
+export const TOTAL_ANNOTATION_LIMIT_BYTES = 256 * 1024;
+
+/** The annotation values for an inventory text: the compressed key is null (removed) for small sets. */
+export function encodeInventory(text: string): {
+  readonly [MetadataKeys.lastAppliedObjects]: string;
+  readonly [COMPRESSED_INVENTORY_KEY]: string | null;
+} {
+  if (Buffer.byteLength(text, 'utf8') <= PLAIN_LIMIT_BYTES) {
+    return { [MetadataKeys.lastAppliedObjects]: text, [COMPRESSED_INVENTORY_KEY]: null };
+  }
+  // mtime 0 and a fixed level: the same list always encodes to the same bytes, so an unchanged set
+  // is never rewritten.
+  const packed = gzipSync(Buffer.from(text, 'utf8'), { level: 9 });
+  return {
+    [MetadataKeys.lastAppliedObjects]: COMPRESSED_MARKER,
+    [COMPRESSED_INVENTORY_KEY]: packed.toString('base64'),
+  };
+}
+
+/** A compressed inventory that cannot be decoded; stalled, like any damaged inventory. */
+export class CompressedInventoryError extends Error {
+  override readonly name = 'CompressedInventoryError';
+  readonly code = 'INVENTORY_MALFORMED';
+  readonly intent = 'stalled';
+}
+
+/** The inventory text the annotations hold, in either form. */
+export function decodeInventory(annotations: Readonly<Record<string, string | undefined>>): string {
+  const plain = annotations[MetadataKeys.lastAppliedObjects] ?? '';
+  if (plain.trim() !== COMPRESSED_MARKER) return plain;
+  const packed = annotations[COMPRESSED_INVENTORY_KEY];
+  if (packed === undefined || packed === '') {
+    throw new CompressedInventoryError(
+      `${MetadataKeys.lastAppliedObjects} says the list is in ${COMPRESSED_INVENTORY_KEY}, which is missing`,
+    );
+  }
+  try {
+    return gunzipSync(Buffer.from(packed, 'base64')).toString('utf8');
+  } catch (error) {
+    throw new CompressedInventoryError(`${COMPRESSED_INVENTORY_KEY} is not a gzip'ed list`, { cause: error });
+  }
+}
+
+/** The bytes the server counts for a set of annotations: every key and value. */
+export function annotationBytes(annotations: Readonly<Record<string, string | null | undefined>>): number {
+  let total = 0;
+  for (const [key, value] of Object.entries(annotations)) {
+    if (value === null || value === undefined) continue;
+    total += Buffer.byteLength(key, 'utf8') + Buffer.byteLength(value, 'utf8');
+  }
+  return total;
+}
