@@ -1,3 +1,4 @@
+import type { ApplySetParent } from './apply-set-contract.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { resourcePath, type ResourceLocation } from '../kube/kube-object-api.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
@@ -53,4 +54,21 @@ export function createSetParentFinder(
     byUid ??= load();
     return (await byUid).get(uid);
   };
+}
+
+/** Sets whose parents are ConfigMaps (the command's) or of this run's own parent kind. */
+export function setParentKinds(parent: ApplySetParent): ParentKind[] {
+  const configMaps: ParentKind = {
+    location: { group: '', version: 'v1', resource: 'configmaps', namespace: '' },
+    type: 'configmap',
+  };
+  if (parent.group === '' && parent.resource === 'configmaps') return [configMaps];
+  const kind = parent.kind.toLowerCase();
+  return [
+    configMaps,
+    {
+      location: { group: parent.group, version: parent.version, resource: parent.resource, namespace: '' },
+      type: parent.group === '' ? kind : `${kind}.${parent.group}`,
+    },
+  ];
 }

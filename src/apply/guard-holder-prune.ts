@@ -1,6 +1,7 @@
+import { liveUid } from '../inventory/live-state.js';
+import { messageOf } from '../errors/message-of.js';
 import { releaseObject } from './release-object.js';
 import { isCustomResourceDefinition, isNamespace } from '../manifests/apply-waves.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { describeObjectsOfOthers, objectsOfOthers, type PruningSet } from '../plan/objects-of-others.js';
 import type { PlanStep, PruneAction } from '../plan/plan.js';
 import type { KubeClient } from '../kube/kube-client.js';
@@ -29,7 +30,7 @@ export function plannedDeletions(steps: readonly PlanStep[]): PruningSet['prunin
   return steps.flatMap((step) =>
     step.type === 'prune-wave'
       ? step.actions.flatMap((action) =>
-          action.type === 'delete' ? [{ ref: action.ref, uid: uidOf(action.live) }] : [],
+          action.type === 'delete' ? [{ ref: action.ref, uid: liveUid(action.live) }] : [],
         )
       : [],
   );
@@ -82,14 +83,4 @@ export async function guardHolderPrune(
 async function release(action: Extract<PruneAction, { type: 'delete' }>, context: HolderGuardContext) {
   const location = isNamespace(action.ref) ? NAMESPACES : CRDS;
   await releaseObject(context.api, location, action.ref.name, action.live, context.signal);
-}
-
-function uidOf(object: JsonObject): string | undefined {
-  const metadata = object['metadata'];
-  const uid = isJsonObject(metadata) ? metadata['uid'] : undefined;
-  return typeof uid === 'string' ? uid : undefined;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

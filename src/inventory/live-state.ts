@@ -27,3 +27,17 @@ function metadataString(
   const value = isJsonObject(entries) ? entries[key] : undefined;
   return typeof value === 'string' ? value : undefined;
 }
+
+/** The live object's uid, when the server has given it one. */
+export function liveUid(object: JsonObject): string | undefined {
+  const metadata = object['metadata'];
+  const uid = isJsonObject(metadata) ? metadata['uid'] : undefined;
+  return typeof uid === 'string' ? uid : undefined;
+}
+
+/** The live object's resourceVersion; an empty one counts as none. */
+export function liveResourceVersion(object: JsonObject): string | undefined {
+  const metadata = object['metadata'];
+  const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
+  return typeof version === 'string' && version !== '' ? version : undefined;
+}

@@ -1,0 +1,95 @@
+import { applySetParentMetadata, type ParentMetadata } from '../inventory/applyset-metadata.js';
+import type { Inventory } from '../inventory/inventory.js';
+import { liveResourceVersion, liveUid } from '../inventory/live-state.js';
+import { metadataPatch } from '../inventory/member-metadata.js';
+import type { JsonObject } from '../manifests/json-value.js';
+import { describeObjectRef } from '../manifests/object-ref.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { ApplySetRequest } from './apply-set-contract.js';
+import { ParentChangedError } from './parent-changed-error.js';
+import type { ParentState } from './prepare-run.js';
+import type { RunContext } from './run-context.js';
+
+/** The run's writes of its apply-config object, and the object as the last of them left it. */
+export interface ParentWriter {
+  /** The parent as last read or written; undefined until it exists. */
+  readonly live: () => JsonObject | undefined;
+  /** The parent's uid: the owner every member's apply-owner names; undefined until it exists. */
+  readonly ownerUid: () => string | undefined;
+  /** Merges labels and annotations into the parent, creating it when it does not exist yet. */
+  readonly write: (metadata: ParentMetadata) => Promise<void>;
+  /** Writes the inventory annotation and its group-kinds, without the hash. */
+  readonly writeInventory: (inventory: Inventory) => Promise<void>;
+}
+
+export function createParentWriter(
+  parent: ParentState,
+  request: ApplySetRequest,
+  context: RunContext,
+): ParentWriter {
+  const { signal } = request;
+  const spec = request.parent;
+  let live = parent.live;
+
+  const create = async (metadata: ParentMetadata) => {
+    live = await context.api.create(
+      parent.location,
+      {
+        apiVersion: spec.group === '' ? spec.version : `${spec.group}/${spec.version}`,
+        kind: spec.kind,
+        metadata: {
+          name: spec.name,
+          ...(spec.namespace === '' ? {} : { namespace: spec.namespace }),
+          labels: { ...metadata.labels },
+          annotations: { ...metadata.annotations },
+        },
+      },
+      signal,
+    );
+  };
+
+  const write = async (metadata: ParentMetadata) => {
+    if (live === undefined) return create(metadata);
+    const patch = metadataPatch(live, metadata);
+    if (patch === undefined) return;
+    // A compare-and-swap on the version this run read and planned on: a replica that lost the
+    // leadership while paused, or any other writer in between, turns this into a 409, never into a
+    // stale inventory merged over a newer one.
+    const resourceVersion = liveResourceVersion(live);
+    const guardedPatch =
+      resourceVersion === undefined
+        ? patch
+        : { ...patch, metadata: { ...(patch['metadata'] as JsonObject), resourceVersion } };
+    try {
+      live = await context.api.patch(
+        parent.location,
+        spec.name,
+        'application/merge-patch+json',
+        JSON.stringify(guardedPatch),
+        signal,
+      );
+    } catch (error) {
+      if (error instanceof KubeApiError && error.status === 409) {
+        throw new ParentChangedError(describeObjectRef(parent.ref), { cause: error });
+      }
+      throw error;
+    }
+  };
+
+  // The hash is left off: only the last step writes it, once every step before it has run. A parent
+  // that does not exist yet is not created for an empty inventory: a run in which every object was
+  // refused (conflicts) leaves nothing behind, not an empty apply-config object.
+  const writeInventory = async (inventory: Inventory) => {
+    if (live === undefined && inventory.length === 0) return;
+    await write(
+      applySetParentMetadata({ parent: parent.kep, inventory, tooling: context.tooling, withHash: false }),
+    );
+  };
+
+  return {
+    live: () => live,
+    ownerUid: () => (live === undefined ? undefined : liveUid(live)),
+    write,
+    writeInventory,
+  };
+}

@@ -1,0 +1,178 @@
+import type { ApplySetParent as KepParent } from '../inventory/applyset-id.js';
+import type { Inventory } from '../inventory/inventory.js';
+import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { parseInventory, parseInventoryLeniently } from '../inventory/parse-inventory.js';
+import type { JsonObject } from '../manifests/json-value.js';
+import { ManifestSetError } from '../manifests/manifest-error.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import {
+  describeObjectRef,
+  objectRefKey,
+  type GroupVersionKind,
+  type ObjectRef,
+} from '../manifests/object-ref.js';
+import { parseManifestSet } from '../manifests/parse-manifest-set.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { Plan } from '../plan/plan.js';
+import type { ResourceLocation } from '../kube/kube-object-api.js';
+import type { RestMapper } from '../kube/rest-mapper.js';
+import type { ApplySetRequest } from './apply-set-contract.js';
+import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
+import { gvkOf } from './object-location.js';
+import { readLiveObjects, type LiveObjects, type ReadTarget } from './read-live-objects.js';
+import type { RunContext } from './run-context.js';
+
+/*
+ * Everything a run learns before it writes: the files decoded and validated against discovery, the
+ * parent and its inventory, the live state of every object concerned, and the plan built from them.
+ */
+
+/** The apply-config object as the run read it, with the inventory it holds. */
+export interface ParentState {
+  readonly location: ResourceLocation;
+  readonly ref: ObjectRef;
+  readonly kep: KepParent;
+  /** Undefined when it does not exist yet (the command's ConfigMap, created at the first write). */
+  readonly live: JsonObject | undefined;
+  readonly inventory: Inventory;
+}
+
+/** Parse and validate every file before anything else; all problems at once. */
+export async function loadManifests(request: ApplySetRequest, mapper: RestMapper): Promise<ManifestObject[]> {
+  // A first pass only learns which kinds the files name, so discovery is asked about their
+  // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
+  // since); the second pass validates against the real scopes.
+  const named: GroupVersionKind[] = [];
+  parseManifestSet(request.files, {
+    defaultNamespace: request.defaultNamespace,
+    scopes: {
+      scopeOf: (gvk) => {
+        named.push(gvk);
+        return 'Namespaced';
+      },
+    },
+  });
+  await mapper.load(named, request.signal);
+  const parsed = parseManifestSet(request.files, {
+    defaultNamespace: request.defaultNamespace,
+    ...(request.enforceNamespace === undefined ? {} : { enforceNamespace: request.enforceNamespace }),
+    scopes: mapper.scopeResolver(),
+  });
+  if (!parsed.ok) {
+    const error = new ManifestSetError(parsed.errors);
+    throw new ApplySetInputRejectedError(
+      parsed.errors.map((problem) => problem.message),
+      { cause: error },
+    );
+  }
+  return [...parsed.objects];
+}
+
+/**
+ * Reads the parent and parses its inventory: strictly for an apply (a damaged line stops the run),
+ * leniently for a release (every readable line is let go).
+ */
+export async function readParent(request: ApplySetRequest, context: RunContext): Promise<ParentState> {
+  const { parent, signal } = request;
+  const location: ResourceLocation = {
+    group: parent.group,
+    version: parent.version,
+    resource: parent.resource,
+    namespace: parent.namespace,
+  };
+  const ref: ObjectRef = {
+    group: parent.group,
+    kind: parent.kind,
+    namespace: parent.namespace,
+    name: parent.name,
+  };
+  const live = await context.api.get(location, parent.name, signal);
+  if (live === undefined && !parent.createIfMissing) {
+    throw new ApplySetParentNotFoundError(describeObjectRef(ref));
+  }
+  // An object we would create as the parent but that exists without the apply-cfg label belongs to
+  // someone else (a user's own ConfigMap of that name): refuse rather than write an inventory into it,
+  // as kubectl refuses an ApplySet parent that lacks its ApplySet labels.
+  if (live !== undefined && parent.createIfMissing && liveLabel(live, MetadataKeys.applyConfig) !== 'true') {
+    throw new ApplySetInputRejectedError([
+      `${describeObjectRef(ref)} exists but is not an apply-config object (no label ${MetadataKeys.applyConfig}: "true"); choose another --applyset name`,
+    ]);
+  }
+  const inventoryText =
+    live === undefined ? '' : (liveAnnotation(live, MetadataKeys.lastAppliedObjects) ?? '');
+  const inventory =
+    request.release === true
+      ? parseInventoryLeniently(inventoryText).inventory
+      : parseInventory(inventoryText);
+  return { location, ref, kep: { ...ref }, live, inventory };
+}
+
+/** The live state of every object of the files and of the inventory, read once. */
+export async function readLive(
+  desired: readonly ManifestObject[],
+  inventory: Inventory,
+  context: RunContext,
+  signal: AbortSignal | undefined,
+): Promise<LiveObjects> {
+  const targets = await readTargets(desired, inventory, context.mapper, signal);
+  return readLiveObjects(context.api, targets, {
+    concurrency: context.concurrency,
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+async function readTargets(
+  desired: readonly ManifestObject[],
+  inventory: Inventory,
+  mapper: RestMapper,
+  signal: AbortSignal | undefined,
+): Promise<ReadTarget[]> {
+  const targets: ReadTarget[] = [];
+  const desiredKeys = new Set<string>();
+  for (const object of desired) {
+    desiredKeys.add(objectRefKey(object.ref));
+    const mapping = mapper.cached(gvkOf(object));
+    // Parsing succeeded, so a kind the cluster does not serve is served by a CRD of this set.
+    targets.push(
+      mapping === undefined ? { ref: object.ref, mapping: 'not-served' } : { ref: object.ref, mapping },
+    );
+  }
+  await Promise.all(
+    inventory
+      .filter((ref) => !desiredKeys.has(objectRefKey(ref)))
+      .map(async (ref) => {
+        try {
+          targets.push({ ref, mapping: await mapper.resolveGroupKind(ref.group, ref.kind, signal) });
+        } catch (error) {
+          targets.push({ ref, mapping: 'unmapped', error });
+        }
+      }),
+  );
+  return targets;
+}
+
+/** The pure plan of the run; a refused plan (an empty set, the parent in the set) throws, stalled. */
+export function planRun(
+  desired: readonly ManifestObject[],
+  parent: ParentState,
+  live: LiveObjects,
+  request: ApplySetRequest,
+  ownerUid: string | undefined,
+): Plan {
+  const planned = buildPlan({
+    desired,
+    inventoryOld: parent.inventory,
+    live: live.live,
+    liveNamespaceMembers: live.namespaceMembers,
+    policy: {
+      ownerUid,
+      adopt: request.adopt,
+      prune: request.prune,
+      allowEmpty: request.allowEmpty,
+      parent: parent.ref,
+    },
+  });
+  if (!planned.ok) throw new ApplySetInputRejectedError(planned.refusals.map((refusal) => refusal.message));
+  return planned.plan;
+}

@@ -1,0 +1,64 @@
+import type { ParentMetadata } from '../inventory/applyset-metadata.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { KubeObjectApi } from '../kube/kube-object-api.js';
+import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
+import type { RestMapper } from '../kube/rest-mapper.js';
+import type { PlanStep } from '../plan/plan.js';
+import type { ApplySetRequest } from './apply-set-contract.js';
+
+/** The subset of a pino logger the engine uses. */
+export interface EngineLogger {
+  debug(object: object, message: string): void;
+  warn(object: object, message: string): void;
+}
+
+export interface ApplySetEngineOptions {
+  readonly kubeClient: KubeClient;
+  readonly logger?: EngineLogger;
+  /** Objects of one wave applied at once (and reads in flight); default 16. */
+  readonly concurrency?: number;
+  /** The KEP-3659 `tooling` value written on the parent. */
+  readonly tooling?: string;
+  /** How long to wait for the set's CRDs to be Established; default 60 s. */
+  readonly crdEstablishedTimeoutMs?: number;
+  /**
+   * How old discovery's answer lacking a kind must be before an unknown kind asks the server again
+   * (at most once per run); default 10 s.
+   */
+  readonly discoveryRecheckMs?: number;
+  /** How long `--force` waits for a deleted object to be gone before recreating it; default 60 s. */
+  readonly forceDeleteTimeoutMs?: number;
+  /**
+   * Called after each step of the plan has run. Tests throw from it to simulate a crash between two
+   * steps of the proposal's sequence; the error propagates out of the engine.
+   */
+  readonly afterStep?: (step: PlanStep, index: number) => void | Promise<void>;
+  /**
+   * Where patch strategies and merge keys come from; default: the server's OpenAPI (v3, else v2),
+   * read once per group-version, falling back to the compiled-in table, as kubectl does.
+   */
+  readonly patchMetaSource?: PatchMetaSource;
+}
+
+/** What every step of one run shares: the options, the adapters, and what outlives a run. */
+export interface RunContext extends ApplySetEngineOptions {
+  readonly api: KubeObjectApi;
+  /**
+   * Per object of every run of this engine: the (resourceVersion, patch) the server last answered
+   * without a change. The same patch on the same version is not sent again.
+   */
+  readonly serverNoOps: Map<string, string>;
+  readonly mapper: RestMapper;
+  readonly patchMeta: PatchMetaSource;
+  readonly concurrency: number;
+  readonly tooling: string;
+}
+
+/** The run context as one object of the set sees it, once the parent's uid is known. */
+export interface ObjectContext extends RunContext {
+  readonly request: ApplySetRequest;
+  readonly ownerUid: string;
+  readonly member: ParentMetadata;
+  /** The other set's apply-config object by uid, for conflict messages. */
+  readonly findSetParent: (uid: string) => Promise<string | undefined>;
+}

@@ -1,0 +1,187 @@
+import PQueue from 'p-queue';
+import { computeApplyHash } from '../inventory/apply-hash.js';
+import { applySetMemberMetadata } from '../inventory/applyset-metadata.js';
+import type { Inventory } from '../inventory/inventory.js';
+import { liveResourceVersion } from '../inventory/live-state.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
+import { narrowedInventory } from '../plan/narrowed-inventory.js';
+import type { Plan, PlanStep } from '../plan/plan.js';
+import type { ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
+import { applyAction } from './apply-object.js';
+import { createSetParentFinder, setParentKinds } from './find-set-parent.js';
+import { plannedDeletions } from './guard-holder-prune.js';
+import { neverWritten } from './never-written.js';
+import type { ParentWriter } from './parent-writer.js';
+import type { ParentState } from './prepare-run.js';
+import { pruneAction } from './prune-object.js';
+import type { ObjectContext, RunContext } from './run-context.js';
+import { waitForCrds } from './wait-for-crds.js';
+
+/** What the steps of one run have done so far, and what they share. */
+interface PlanRun {
+  readonly request: ApplySetRequest;
+  readonly context: RunContext;
+  readonly writer: ParentWriter;
+  readonly queue: PQueue;
+  readonly objectContext: () => ObjectContext;
+  readonly report: (field: 'applied' | 'pruned') => <T>(outcome: T) => T;
+  readonly inventoryOldKeys: ReadonlySet<string>;
+  readonly pruning: ReturnType<typeof plannedDeletions>;
+  readonly outcomes: ObjectOutcome[];
+  readonly confirmedDeleted: ObjectRef[];
+  /** Objects this run added to the inventory but that were certainly never written (neverWritten). */
+  readonly unwritten: ObjectRef[];
+  /** Namespaces and CRDs kept because they hold objects of others: they leave the inventory too. */
+  readonly released: ObjectRef[];
+  applyFailed: boolean;
+  finalInventory: Inventory | undefined;
+}
+
+/**
+ * Runs the plan's steps in order (widen inventory, apply waves, wait for CRDs, prune waves, narrow
+ * inventory, write the hash) and returns what happened to each object as data.
+ */
+export async function runPlan(
+  plan: Plan,
+  parent: ParentState,
+  writer: ParentWriter,
+  request: ApplySetRequest,
+  context: RunContext,
+): Promise<ApplySetResult> {
+  const { signal } = request;
+  const findSetParent = createSetParentFinder(context.kubeClient, setParentKinds(request.parent), signal);
+  const run: PlanRun = {
+    request,
+    context,
+    writer,
+    queue: new PQueue({ concurrency: context.concurrency }),
+    objectContext: () => {
+      const ownerUid = writer.ownerUid() ?? '';
+      return {
+        findSetParent,
+        ...context,
+        request,
+        ownerUid,
+        member: applySetMemberMetadata({ ownerUid, parent: parent.kep }),
+      };
+    },
+    report: progressReporter(plan.steps, request),
+    inventoryOldKeys: new Set(parent.inventory.map(objectRefKey)),
+    pruning: plannedDeletions(plan.steps),
+    outcomes: [],
+    confirmedDeleted: [],
+    unwritten: [],
+    released: [],
+    applyFailed: false,
+    finalInventory: undefined,
+  };
+  for (const [index, step] of plan.steps.entries()) {
+    signal?.throwIfAborted();
+    context.logger?.debug({ step: step.type, index }, 'applyset step');
+    await runStep(step, run);
+    await context.afterStep?.(step, index);
+  }
+  const live = writer.live();
+  return {
+    outcomes: run.outcomes,
+    parentUid: writer.ownerUid() ?? '',
+    ...(live === undefined ? {} : { parentResourceVersion: liveResourceVersion(live) ?? '' }),
+    completed: !request.dryRun,
+  };
+}
+
+async function runStep(step: PlanStep, run: PlanRun): Promise<void> {
+  const { dryRun } = run.request;
+  switch (step.type) {
+    case 'widen-inventory':
+      if (!dryRun) await run.writer.writeInventory(step.inventory);
+      return;
+    case 'apply-wave':
+      return applyWave(step, run);
+    case 'wait-for-crds':
+      if (!dryRun) await waitForCrds(appliedCrds(step.crds, run.outcomes), run.context, run.request.signal);
+      return;
+    case 'prune-wave':
+      return pruneWave(step, run);
+    case 'narrow-inventory':
+      run.finalInventory = narrowedInventory(step, run.confirmedDeleted, run.released, run.unwritten);
+      if (!dryRun) await run.writer.writeInventory(run.finalInventory);
+      return;
+    case 'write-hash':
+      if (!dryRun && run.finalInventory !== undefined && run.writer.live() !== undefined) {
+        await run.writer.write({
+          labels: { [MetadataKeys.applyHash]: computeApplyHash(run.finalInventory) },
+          annotations: {},
+        });
+      }
+      return;
+  }
+}
+
+async function applyWave(step: Extract<PlanStep, { type: 'apply-wave' }>, run: PlanRun): Promise<void> {
+  const objects = run.objectContext();
+  const { signal } = run.request;
+  const results = await run.queue.addAll(
+    step.actions.map((action) => () => applyAction(action, objects).then(run.report('applied'))),
+    signal === undefined ? {} : { signal },
+  );
+  for (const [position, outcome] of results.entries()) {
+    if (outcome === undefined) continue;
+    if (outcome.action === 'failed') {
+      run.applyFailed = true;
+      const action = step.actions[position];
+      if (action !== undefined && neverWritten(action, outcome, run.inventoryOldKeys))
+        run.unwritten.push(outcome.ref);
+    }
+    run.outcomes.push(outcome);
+  }
+}
+
+async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: PlanRun): Promise<void> {
+  const { signal } = run.request;
+  const prune = {
+    ...run.context,
+    request: run.request,
+    applyFailed: run.applyFailed,
+    ownerUid: run.writer.ownerUid() ?? '',
+    pruning: run.pruning,
+  };
+  const results = await run.queue.addAll(
+    step.actions.map((action) => () => pruneAction(action, prune).then(run.report('pruned'))),
+    signal === undefined ? {} : { signal },
+  );
+  for (const result of results) {
+    if (result === undefined) continue;
+    if (result.action === 'pruned') run.confirmedDeleted.push(result.ref);
+    if (result.action === 'prune-skipped' && result.released === true) run.released.push(result.ref);
+    run.outcomes.push(result);
+  }
+}
+
+/** The CRDs of the step that this run applied (not failed, not in conflict): only these are awaited. */
+function appliedCrds(crds: readonly ObjectRef[], outcomes: readonly ObjectOutcome[]): ObjectRef[] {
+  return crds.filter((ref) =>
+    outcomes.some(
+      (o) => objectRefKey(o.ref) === objectRefKey(ref) && o.action !== 'failed' && o.action !== 'conflict',
+    ),
+  );
+}
+
+/** Counts each object applied and each prune candidate handled, and tells the request's listener. */
+function progressReporter(
+  steps: readonly PlanStep[],
+  request: ApplySetRequest,
+): (field: 'applied' | 'pruned') => <T>(outcome: T) => T {
+  const progress = { applied: 0, toApply: 0, pruned: 0, toPrune: 0 };
+  for (const step of steps) {
+    if (step.type === 'apply-wave') progress.toApply += step.actions.length;
+    if (step.type === 'prune-wave') progress.toPrune += step.actions.length;
+  }
+  return (field) =>
+    <T>(outcome: T): T => {
+      progress[field] += 1;
+      request.onProgress?.({ ...progress });
+      return outcome;
+    };
+}

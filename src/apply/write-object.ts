@@ -1,0 +1,170 @@
+import { liveResourceVersion, liveUid } from '../inventory/live-state.js';
+import { withMember, withMemberPatch } from '../inventory/member-metadata.js';
+import { mayApply } from '../inventory/ownership-policy.js';
+import type { JsonObject } from '../manifests/json-value.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import { applyStrategicMergePatch } from '../merge/apply-strategic-merge-patch.js';
+import { computeApplyPatch } from '../merge/compute-apply-patch.js';
+import { encodeGoJson } from '../merge/encode-go-json.js';
+import { applyJsonMergePatch } from '../merge/json-merge-patch.js';
+import {
+  buildCreateBody,
+  buildLastAppliedConfiguration,
+  LAST_APPLIED_ANNOTATION,
+} from '../merge/last-applied-configuration.js';
+import type { PatchMeta } from '../merge/patch-meta.js';
+import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { ObjectOutcome } from './apply-set-contract.js';
+import { conflictMessage } from './conflict-message.js';
+import { deleteAndWait } from './delete-and-wait.js';
+import { gvkOf, locationOf } from './object-location.js';
+import { rememberNoOp } from './remember-no-op.js';
+import type { ObjectContext } from './run-context.js';
+import { warned, writeOptions } from './write-options.js';
+
+/*
+ * One object of the set written as kubectl apply writes it: created when absent, else patched with the
+ * three-way patch; a 409 is answered by a re-read and a new judgement (kubectl's maxPatchRetry), an
+ * immutable field by delete and recreate when forced.
+ */
+
+/** kubectl's maxPatchRetry: a 409 on PATCH is answered by a re-read and a new patch, five times. */
+const MAX_CONFLICT_RETRIES = 5;
+
+/** An update of a live object without an apply-owner took it over: the outcome says so. */
+export function markAdopted(outcome: ObjectOutcome): ObjectOutcome {
+  return outcome.action === 'configured' || outcome.action === 'unchanged'
+    ? { ...outcome, adopted: true }
+    : outcome;
+}
+
+export async function createObject(
+  object: ManifestObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const { signal } = context.request;
+  const location = await locationOf(object, context);
+  const { modified } = buildLastAppliedConfiguration(object.manifest);
+  // The ownership metadata goes into the object but not into its last-applied annotation: that holds
+  // what the file says, so `kubectl apply` of the same file agrees with us.
+  const body = buildCreateBody(withMember(modified, context.member));
+  const warnings: string[] = [];
+  try {
+    await context.api.create(location, body, signal, writeOptions(context.request, warnings));
+    return { action: 'created', ref: object.ref, ...warned(warnings) };
+  } catch (error) {
+    if (!(error instanceof KubeApiError && error.status === 409) || attempt >= MAX_CONFLICT_RETRIES)
+      throw error;
+    // Created meanwhile by someone else: judge it as kubectl would judge a live object.
+    return reconcileWithLive(object, context, attempt + 1);
+  }
+}
+
+async function reconcileWithLive(
+  object: ManifestObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const location = await locationOf(object, context);
+  const live = await context.api.get(location, object.ref.name, context.request.signal);
+  if (live === undefined) return createObject(object, context, attempt);
+  const verdict = mayApply(
+    { status: 'present', object: live },
+    { ownerUid: context.ownerUid, adopt: context.request.adopt },
+  );
+  switch (verdict.verdict) {
+    case 'update': {
+      const outcome = await updateObject(object, live, context, attempt);
+      return verdict.adopt ? markAdopted(outcome) : outcome;
+    }
+    case 'conflict':
+      return {
+        action: 'conflict',
+        ref: object.ref,
+        message: await conflictMessage(verdict, context),
+      };
+    case 'create':
+    case 'unknown':
+      return createObject(object, context, attempt);
+  }
+}
+
+export async function updateObject(
+  object: ManifestObject,
+  live: JsonObject,
+  context: ObjectContext,
+  attempt: number,
+): Promise<ObjectOutcome> {
+  const { signal } = context.request;
+  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(gvkOf(object), signal);
+  const computed = computeApplyPatch({ manifest: object.manifest, current: live, meta });
+  const patch = withMemberPatch(computed.kind === 'patch' ? computed.patch : undefined, live, context.member);
+  if (patch === undefined) return { action: 'unchanged', ref: object.ref };
+  const body = computed.kind === 'patch' && patch === computed.patch ? computed.body : encodeGoJson(patch);
+  const contentType =
+    meta === 'json-merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json';
+
+  if (context.request.dryRun) {
+    const after =
+      meta === 'json-merge'
+        ? (applyJsonMergePatch(live, patch) as JsonObject)
+        : applyStrategicMergePatch(live, patch, meta);
+    const diff = diffFields(live, after)
+      .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
+      .map(formatFieldChange);
+    return diff.length === 0 && computed.kind === 'unchanged'
+      ? { action: 'unchanged', ref: object.ref }
+      : { action: 'would-configure', ref: object.ref, diff };
+  }
+
+  // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
+  // `readOnly: false`): kubectl says `configured` for them on every apply. We say what the server did,
+  // and do not send again the patch it ignored while the object is still at the version it ignored
+  // it at.
+  const noOpKey = `${objectRefKey(object.ref)}\n${liveUid(live) ?? ''}`;
+  const noOp = `${liveResourceVersion(live) ?? ''}\n${contentType}\n${body}`;
+  if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
+  const location = await locationOf(object, context);
+  const warnings: string[] = [];
+  try {
+    const after = await context.api.patch(
+      location,
+      object.ref.name,
+      contentType,
+      body,
+      signal,
+      writeOptions(context.request, warnings),
+    );
+    if (
+      liveResourceVersion(after) !== undefined &&
+      liveResourceVersion(after) === liveResourceVersion(live)
+    ) {
+      rememberNoOp(context.serverNoOps, noOpKey, noOp);
+      return { action: 'unchanged', ref: object.ref, ...warned(warnings) };
+    }
+    context.serverNoOps.delete(noOpKey);
+    return { action: 'configured', ref: object.ref, ...warned(warnings) };
+  } catch (error) {
+    if (!(error instanceof KubeApiError)) throw error;
+    if (error.status === 409 && attempt < MAX_CONFLICT_RETRIES) {
+      return reconcileWithLive(object, context, attempt + 1);
+    }
+    if (error.immutableField) {
+      if (!context.request.force) {
+        return {
+          action: 'failed',
+          ref: object.ref,
+          message: `${error.detail} (a field that cannot change was changed; apply with --force to delete and recreate the object)`,
+          cause: error,
+        };
+      }
+      await deleteAndWait(location, object.ref.name, liveUid(live), context);
+      await createObject(object, context, attempt);
+      return { action: 'configured', ref: object.ref };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,18 @@
+import type { WriteOptions } from '../kube/kube-object-api.js';
+import type { ApplySetRequest } from './apply-set-contract.js';
+
+/** kubectl's defaults: its own field manager name, and unknown or duplicate fields refused. */
+export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply';
+
+export function writeOptions(request: ApplySetRequest, warnings: string[]): WriteOptions {
+  const validation = request.fieldValidation ?? 'strict';
+  return {
+    fieldManager: request.fieldManager ?? DEFAULT_FIELD_MANAGER,
+    fieldValidation: validation === 'strict' ? 'Strict' : validation === 'warn' ? 'Warn' : 'Ignore',
+    onWarning: (warning) => warnings.push(warning),
+  };
+}
+
+export function warned(warnings: readonly string[]): { warnings?: readonly string[] } {
+  return warnings.length === 0 ? {} : { warnings: [...warnings] };
+}
