@@ -147,6 +147,8 @@ export interface ApplySetInputError extends Error {
   readonly intent: 'stalled';
   /** One line per problem, each naming file, document and object. */
   readonly problems: readonly string[];
+  /** The object a refusal is about when it is not a file's (the set's parent), for status. */
+  readonly subject?: string | undefined;
 }
 
 export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResult>;

@@ -95,9 +95,12 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
   // someone else (a user's own ConfigMap of that name): refuse rather than write an inventory into it,
   // as kubectl refuses an ApplySet parent that lacks its ApplySet labels.
   if (live !== undefined && parent.createIfMissing && liveLabel(live, MetadataKeys.applyConfig) !== 'true') {
-    throw new ApplySetInputRejectedError([
-      `${describeObjectRef(ref)} exists but is not an apply-config object (no label ${MetadataKeys.applyConfig}: "true"); choose another --applyset name`,
-    ]);
+    throw new ApplySetInputRejectedError(
+      [
+        `${describeObjectRef(ref)} exists but is not an apply-config object (no label ${MetadataKeys.applyConfig}: "true"); choose another --applyset name`,
+      ],
+      { subject: describeObjectRef(ref) },
+    );
   }
   const inventoryText =
     live === undefined ? '' : (liveAnnotation(live, MetadataKeys.lastAppliedObjects) ?? '');
@@ -173,6 +176,11 @@ export function planRun(
       parent: parent.ref,
     },
   });
-  if (!planned.ok) throw new ApplySetInputRejectedError(planned.refusals.map((refusal) => refusal.message));
+  if (!planned.ok) {
+    throw new ApplySetInputRejectedError(
+      planned.refusals.map((refusal) => refusal.message),
+      { subject: describeObjectRef(parent.ref) },
+    );
+  }
   return planned.plan;
 }

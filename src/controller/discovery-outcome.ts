@@ -1,7 +1,6 @@
 import { isApplySetInputError } from '../apply/apply-set-input-error.js';
-import { CrdNotEstablishedError } from '../apply/crd-not-established-error.js';
-import { UnknownKindError } from '../kube/kube-api-error.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
+import { classifyFailure } from '../errors/classify-failure.js';
 import type { ReconcileOutcome } from './map-reconcile-outcome.js';
 
 /** How soon a reconcile that waited in vain for a CRD of its set to be Established tries again. */
@@ -15,32 +14,28 @@ export const CRD_WAIT_REQUEUE_MS = 5_000;
  * the file and the kind; the next reconcile asks discovery again, so installing the CRD is enough.
  */
 export function discoveryOutcome(error: unknown, revision: string): ReconcileOutcome | undefined {
-  if (error instanceof CrdNotEstablishedError) {
+  const failure = classifyFailure(error);
+  if (failure.reason === 'CrdNotEstablished') {
     return {
       kind: 'waiting',
-      reason: 'CrdNotEstablished',
-      message: `${error.message}: the custom resources of it wait`,
+      reason: failure.reason,
+      message: `${failure.message}: the custom resources of it wait`,
       revision,
       afterMs: CRD_WAIT_REQUEUE_MS,
     };
   }
-  if (error instanceof UnknownKindError) {
-    return { kind: 'stalled', reason: 'UnknownKind', message: error.message, revision };
+  if (failure.reason !== 'UnknownKind') return undefined;
+  if (!isApplySetInputError(error)) {
+    return { kind: 'stalled', reason: failure.reason, message: failure.message, revision };
   }
-  if (!isApplySetInputError(error)) return undefined;
   const cause = (error as { cause?: unknown }).cause;
-  if (
-    !(cause instanceof ManifestSetError) ||
-    cause.errors.length === 0 ||
-    cause.errors.some((problem) => problem.code !== 'unknown-kind')
-  ) {
-    return undefined;
-  }
   return {
     kind: 'stalled',
-    reason: 'UnknownKind',
+    reason: failure.reason,
     message: `revision ${revision} was refused, nothing was changed: ${error.problems.join('; ')}`,
     revision,
-    errors: cause.errors.map((problem) => ({ object: problem.source.file, message: problem.message })),
+    ...(cause instanceof ManifestSetError
+      ? { errors: cause.errors.map((problem) => ({ object: problem.source.file, message: problem.message })) }
+      : {}),
   };
 }

@@ -1,3 +1,5 @@
+import { IntentError } from '../errors/intent-error.js';
+
 /**
  * Why fetching from Git failed, as classes whose intent the controller maps to conditions and requeue:
  * `stalled` needs a human (wrong credentials, a ref or repository that does not exist, a path that leaves
@@ -18,9 +20,9 @@ export type GitErrorCode =
   | 'GIT_PATH_NOT_FOUND'
   | 'GIT_UNSAFE_TREE';
 
-abstract class GitError extends Error {
+abstract class GitError extends IntentError {
   abstract readonly code: GitErrorCode;
-  abstract readonly intent: GitErrorIntent;
+  abstract override readonly intent: GitErrorIntent;
   constructor(
     message: string,
     /** The repository URL, credentials removed. */
@@ -35,6 +37,7 @@ abstract class GitError extends Error {
 export class GitAuthError extends GitError {
   override readonly name = 'GitAuthError';
   readonly code = 'GIT_AUTH_FAILED';
+  readonly reason = 'AuthenticationFailed';
   readonly intent = 'stalled';
   constructor(
     url: string,
@@ -49,6 +52,7 @@ export class GitAuthError extends GitError {
 export class GitUnreachableError extends GitError {
   override readonly name = 'GitUnreachableError';
   readonly code = 'GIT_UNREACHABLE';
+  readonly reason = 'GitUnreachable';
   readonly intent = 'retryable';
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
     super(`${url} is unreachable: ${detail}`, url, options);
@@ -59,6 +63,7 @@ export class GitUnreachableError extends GitError {
 export class GitRefNotFoundError extends GitError {
   override readonly name = 'GitRefNotFoundError';
   readonly code = 'GIT_REF_NOT_FOUND';
+  readonly reason = 'GitRefNotFound';
   readonly intent = 'stalled';
   constructor(
     url: string,
@@ -74,6 +79,7 @@ export class GitRefNotFoundError extends GitError {
 export class GitRepositoryNotFoundError extends GitError {
   override readonly name = 'GitRepositoryNotFoundError';
   readonly code = 'GIT_REPOSITORY_NOT_FOUND';
+  readonly reason = 'RepositoryNotFound';
   readonly intent = 'stalled';
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
     super(`no Git repository at ${url}: ${detail}`, url, options);
@@ -84,6 +90,7 @@ export class GitRepositoryNotFoundError extends GitError {
 export class GitFetchError extends GitError {
   override readonly name = 'GitFetchError';
   readonly code = 'GIT_FETCH_FAILED';
+  readonly reason = 'GitFetchFailed';
   readonly intent = 'retryable';
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
     super(`fetching ${url} failed: ${detail}`, url, options);
@@ -98,6 +105,7 @@ export class GitFetchError extends GitError {
 export class GitSourceNotAllowedError extends GitError {
   override readonly name = 'GitSourceNotAllowedError';
   readonly code = 'GIT_SOURCE_NOT_ALLOWED';
+  readonly reason = 'SourceNotAllowed';
   readonly intent = 'stalled';
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
     super(`source ${url} is not allowed: ${detail}`, url, options);
@@ -112,6 +120,7 @@ export class GitSourceNotAllowedError extends GitError {
 export class GitCredentialsNotForHostError extends GitError {
   override readonly name = 'GitCredentialsNotForHostError';
   readonly code = 'GIT_CREDENTIALS_NOT_FOR_HOST';
+  readonly reason = 'CredentialsNotForHost';
   readonly intent = 'stalled';
   constructor(url: string, detail: string, options?: { cause?: unknown }) {
     super(`credentials not sent to ${url}: ${detail}`, url, options);
@@ -119,9 +128,10 @@ export class GitCredentialsNotForHostError extends GitError {
 }
 
 /** `path` in the source spec is absolute or leaves the repository with `..`. */
-export class GitInvalidPathError extends Error {
+export class GitInvalidPathError extends IntentError {
   override readonly name = 'GitInvalidPathError';
   readonly code = 'GIT_INVALID_PATH';
+  readonly reason = 'InvalidPath';
   readonly intent = 'stalled';
   constructor(
     readonly path: string,
@@ -133,9 +143,10 @@ export class GitInvalidPathError extends Error {
 }
 
 /** `path` in the source spec names nothing in the commit (or a submodule, whose files are elsewhere). */
-export class GitPathNotFoundError extends Error {
+export class GitPathNotFoundError extends IntentError {
   override readonly name = 'GitPathNotFoundError';
   readonly code = 'GIT_PATH_NOT_FOUND';
+  readonly reason = 'PathNotFound';
   readonly intent = 'stalled';
   constructor(
     readonly path: string,
@@ -154,9 +165,10 @@ export class GitPathNotFoundError extends Error {
  * `/`-holding names, an unknown mode, an entry whose object has another type), or a symbolic link whose
  * target leaves the tree, loops or names nothing: a crafted repository, refused as a whole.
  */
-export class GitUnsafeTreeError extends Error {
+export class GitUnsafeTreeError extends IntentError {
   override readonly name = 'GitUnsafeTreeError';
   readonly code = 'GIT_UNSAFE_TREE';
+  readonly reason = 'UnsafeRepository';
   readonly intent = 'stalled';
   constructor(
     /** The entry's path from the repository root, '/'-separated. */

@@ -1,3 +1,4 @@
+import { IntentError } from '../errors/intent-error.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { toInventory, type Inventory } from './inventory.js';
 
@@ -5,10 +6,11 @@ import { toInventory, type Inventory } from './inventory.js';
  * A malformed `last-applied-objects` annotation. Stalled: the record of what we own is damaged, and
  * guessing could delete the wrong object, so a human must look.
  */
-export class InventoryParseError extends Error {
+export class InventoryParseError extends IntentError {
   override readonly name = 'InventoryParseError';
   readonly code = 'INVENTORY_MALFORMED';
   readonly intent = 'stalled';
+  readonly reason = 'InventoryInvalid';
   constructor(
     /** 1-based line number in the annotation. */
     readonly line: number,

@@ -1,3 +1,5 @@
+import { IntentError } from '../errors/intent-error.js';
+
 /**
  * What the caller should do about a failed API call, as in docs/error-intents.md#1-the-three-intents:
  * `retryable` (the world may fix itself: 5xx, 429, 409, transport), `stalled` (a human must change
@@ -62,10 +64,11 @@ export class KubeTransportError extends Error {
 }
 
 /** Discovery does not know the kind: the CRD is missing, or the apiVersion is wrong. Stalled. */
-export class UnknownKindError extends Error {
+export class UnknownKindError extends IntentError {
   override readonly name = 'UnknownKindError';
   readonly code = 'UNKNOWN_KIND';
   readonly intent = 'stalled';
+  readonly reason = 'UnknownKind';
   constructor(
     readonly group: string,
     readonly kind: string,

@@ -1,0 +1,54 @@
+import type { ApplySetParent } from '../apply/apply-set-contract.js';
+import {
+  APPLYSET_API_VERSION,
+  APPLYSET_GROUP,
+  APPLYSET_KIND,
+  APPLYSET_PLURAL,
+  APPLYSET_VERSION,
+  parseDuration,
+  type ApplySet,
+} from './applyset-types.js';
+
+/** The ApplySet as the engine's parent: it always exists, so it is never created. */
+export function parentOf(applySet: ApplySet): ApplySetParent {
+  return {
+    group: APPLYSET_GROUP,
+    version: APPLYSET_VERSION,
+    kind: APPLYSET_KIND,
+    resource: APPLYSET_PLURAL,
+    namespace: applySet.metadata.namespace,
+    name: applySet.metadata.name,
+    createIfMissing: false,
+  };
+}
+
+/** The ApplySet as the subject of an Event. */
+export function subjectOf(applySet: ApplySet) {
+  return {
+    apiVersion: APPLYSET_API_VERSION,
+    kind: APPLYSET_KIND,
+    namespace: applySet.metadata.namespace,
+    name: applySet.metadata.name,
+    uid: applySet.metadata.uid,
+    resourceVersion: applySet.metadata.resourceVersion,
+  };
+}
+
+/** `system:serviceaccount:<ns>:<name>`: the user a ServiceAccount's token authenticates as. */
+export function impersonatedUser(
+  namespace: string,
+  serviceAccountName: string | undefined,
+): string | undefined {
+  return serviceAccountName === undefined
+    ? undefined
+    : `system:serviceaccount:${namespace}:${serviceAccountName}`;
+}
+
+/** A duration of the spec, or the fallback when it is absent or does not parse (an invalid spec). */
+export function durationOr(text: string | undefined, fallback: number): number {
+  try {
+    return text === undefined ? fallback : parseDuration(text);
+  } catch {
+    return fallback;
+  }
+}

@@ -1,0 +1,139 @@
+import { setMaxListeners } from 'node:events';
+import type { ApplySetResult } from '../apply/apply-set-contract.js';
+import type { GitRef } from '../git/git-ref.js';
+import type { GitAuth, GitSource } from '../git/git-source.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { Logger } from '../observability/create-logger.js';
+import type { ApplySetApi } from './applyset-api.js';
+import { impersonatedUser, parentOf } from './applyset-subject.js';
+import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from './applyset-types.js';
+import { failureOutcome } from './failure-outcome.js';
+import type { ReconcileOutcome } from './map-reconcile-outcome.js';
+import { outcomeOf } from './outcome-of.js';
+import type { ReconcilerDeps } from './reconcile-applyset.js';
+
+/** How steps 5-8 ended, and the ApplySet's resourceVersion after the engine's writes of it. */
+export interface RunOutcome {
+  readonly outcome: ReconcileOutcome;
+  readonly parentResourceVersion?: string;
+}
+
+/** A step that ended the run early, or what it produced for the next. */
+type Step<T> = { readonly done: ReconcileOutcome } | { readonly value: T };
+
+/** Steps 5-8 of a reconcile for a valid spec: an outcome, never a throw. */
+export async function fetchAndApply(
+  deps: ReconcilerDeps,
+  api: ApplySetApi,
+  applySet: ApplySet,
+  spec: ResolvedApplySetSpec,
+  log: Logger,
+): Promise<RunOutcome> {
+  const { namespace } = applySet.metadata;
+  const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
+  // Every concurrent API request of the engine listens on this one signal: many listeners are expected.
+  setMaxListeners(0, signal);
+
+  // 5. The account the set is applied as must exist before anything is fetched or written: an
+  // impersonated account that does not exist has no rights, and would fail object by object.
+  const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
+  if (serviceAccount !== undefined && !(await api.serviceAccountExists(namespace, serviceAccount, signal))) {
+    const given =
+      spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
+    const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
+    return { outcome: { kind: 'stalled', reason: 'ServiceAccountNotFound', message } };
+  }
+  const auth = await readCredentials(api, namespace, spec, signal);
+  if ('done' in auth) return { outcome: auth.done };
+
+  // 6. Fetch the ref into the shared cache.
+  const fetched = await fetchRevision(deps, spec, auth.value, signal);
+  if ('done' in fetched) return { outcome: fetched.done };
+  const { revision, commit } = fetched.value;
+  log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
+
+  // 7. Read the files under spec.source.path at that commit straight from the object store.
+  let files: ManifestFile[];
+  try {
+    files = await deps.gitSource.readManifests(
+      { url: spec.source.url, commit, path: spec.source.path },
+      { signal },
+    );
+  } catch (error) {
+    return { outcome: failureOutcome(error, { step: 'load', spec, revision }) };
+  }
+
+  // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
+  let result: ApplySetResult;
+  try {
+    result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
+      files,
+      parent: parentOf(applySet),
+      defaultNamespace: spec.targetNamespace ?? namespace,
+      prune: spec.prune,
+      allowEmpty: spec.allowEmpty,
+      force: spec.force,
+      adopt: spec.adopt,
+      dryRun: false,
+      signal,
+    });
+  } catch (error) {
+    return { outcome: failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted }) };
+  }
+  return {
+    outcome: outcomeOf(result, revision),
+    ...(result.parentResourceVersion === undefined
+      ? {}
+      : { parentResourceVersion: result.parentResourceVersion }),
+  };
+}
+
+/** Credentials from the Secret; they go to the Git source and nowhere else (never logged). */
+async function readCredentials(
+  api: ApplySetApi,
+  namespace: string,
+  spec: ResolvedApplySetSpec,
+  signal: AbortSignal,
+): Promise<Step<GitAuth | undefined>> {
+  if (spec.source.secretName === undefined) return { value: undefined };
+  const read = await api.readGitAuth(namespace, spec.source.secretName, signal);
+  if (read.kind !== 'missing') return { value: read.auth };
+  return {
+    done: {
+      kind: 'stalled',
+      reason: 'SecretNotFound',
+      message: `Secret ${namespace}/${spec.source.secretName} (spec.source.secretRef) ${read.problem}`,
+    },
+  };
+}
+
+async function fetchRevision(
+  deps: ReconcilerDeps,
+  spec: ResolvedApplySetSpec,
+  auth: GitAuth | undefined,
+  signal: AbortSignal,
+): Promise<Step<Awaited<ReturnType<GitSource['fetch']>>>> {
+  const started = deps.now();
+  try {
+    const fetched = await deps.gitSource.fetch(
+      { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
+      { signal, timeoutMs: spec.timeoutMs },
+    );
+    deps.metrics.observeGitFetch('success', (deps.now() - started) / 1000);
+    return { value: fetched };
+  } catch (error) {
+    deps.metrics.observeGitFetch('failure', (deps.now() - started) / 1000);
+    return { done: failureOutcome(error, { step: 'fetch', spec }) };
+  }
+}
+
+function gitRefOf(ref: ResolvedGitRef): GitRef {
+  switch (ref.type) {
+    case 'branch':
+      return { branch: ref.name };
+    case 'tag':
+      return { tag: ref.name };
+    case 'commit':
+      return { commit: ref.sha };
+  }
+}

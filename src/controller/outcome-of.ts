@@ -1,0 +1,126 @@
+import type { ApplySetResult } from '../apply/apply-set-contract.js';
+import { classifyFailure } from '../errors/classify-failure.js';
+import { describeManifestSource } from '../manifests/manifest-error.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import type { ApplySetObjectError } from './applyset-types.js';
+import type { OutcomeCounts, ReconcileOutcome } from './map-reconcile-outcome.js';
+
+export const zeroCounts: OutcomeCounts = {
+  created: 0,
+  configured: 0,
+  unchanged: 0,
+  pruned: 0,
+  failed: 0,
+  conflicts: 0,
+};
+
+/** The engine's per-object results tallied: counts, and the objects each kind of report names. */
+function tally(outcomes: ApplySetResult['outcomes']) {
+  const counts = { ...zeroCounts, pruneSkipped: 0, adopted: 0 };
+  const errors: ApplySetObjectError[] = [];
+  const pruneErrors: ApplySetObjectError[] = [];
+  const adopted: string[] = [];
+  // Per-object failures keep the intent of their cause: a manifest that cannot be merged stalls the run.
+  const mergeErrors: ApplySetObjectError[] = [];
+  // An object left Git but names another set as owner: kept. Said aloud, since the mark may be forged.
+  const keptForOthers: ApplySetObjectError[] = [];
+  for (const outcome of outcomes) {
+    switch (outcome.action) {
+      case 'created':
+      case 'configured':
+      case 'unchanged':
+      case 'pruned':
+        counts[outcome.action] += 1;
+        if (outcome.adopted === true) {
+          counts.adopted += 1;
+          adopted.push(objectRefKey(outcome.ref));
+        }
+        break;
+      case 'conflict':
+      case 'failed': {
+        if (outcome.action === 'conflict') counts.conflicts += 1;
+        else counts.failed += 1;
+        const from = outcome.source === undefined ? '' : `${describeManifestSource(outcome.source)}: `;
+        const error = { object: objectRefKey(outcome.ref), message: `${from}${outcome.message}` };
+        errors.push(error);
+        if (outcome.action === 'failed' && outcome.cause !== undefined) {
+          const failure = classifyFailure(outcome.cause);
+          if (failure.intent === 'stalled' && failure.reason === 'MergeFailed') mergeErrors.push(error);
+        }
+        break;
+      }
+      case 'prune-skipped':
+        if (outcome.ownedBy !== undefined) {
+          keptForOthers.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
+        }
+        if (outcome.incomplete === true) {
+          counts.pruneSkipped += 1;
+          pruneErrors.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
+        }
+        break;
+      case 'would-create':
+      case 'would-configure':
+      case 'would-prune':
+        break;
+    }
+  }
+  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors };
+}
+
+/** The engine's per-object results as counts, errors and one outcome. */
+export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
+  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors } = tally(result.outcomes);
+  const first = errors[0];
+  const detail = first === undefined ? '' : `: ${first.object}: ${first.message}`;
+  if (counts.conflicts > 0) {
+    return {
+      kind: 'stalled',
+      reason: 'OwnershipConflict',
+      message: `${counts.conflicts} object(s) in conflict with another owner, left untouched${detail}`,
+      revision,
+      counts,
+      errors,
+    };
+  }
+  const merge = mergeErrors[0];
+  if (merge !== undefined) {
+    return {
+      kind: 'stalled',
+      reason: 'MergeFailed',
+      message: `${mergeErrors.length} object(s) cannot be merged with the live object, fix the manifest: ${merge.object}: ${merge.message}`,
+      revision,
+      counts,
+      errors,
+    };
+  }
+  if (counts.failed > 0 || !result.completed) {
+    return {
+      kind: 'retryable',
+      reason: 'ApplyFailed',
+      message: `${counts.failed} object(s) failed to apply or prune${detail}`,
+      revision,
+      counts,
+      errors,
+    };
+  }
+  // Everything was applied, but objects that left Git could not be judged: they stay in the
+  // inventory and are judged again after a backoff; the user must see that the prune is incomplete.
+  const skipped = pruneErrors[0];
+  if (skipped !== undefined) {
+    return {
+      kind: 'retryable',
+      reason: 'PruneIncomplete',
+      message: `applied, but ${counts.pruneSkipped} object(s) that left Git were not pruned: ${skipped.object}: ${skipped.message}`,
+      revision,
+      counts,
+      errors: pruneErrors,
+    };
+  }
+  return {
+    kind: 'applied',
+    revision,
+    counts,
+    ...(adopted.length === 0 ? {} : { adopted }),
+    ...(keptForOthers.length === 0 ? {} : { keptForOthers }),
+  };
+}

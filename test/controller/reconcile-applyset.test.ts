@@ -1,0 +1,204 @@
+import type { ApplySetEngine, ApplySetResult } from '../../src/apply/apply-set-contract.js';
+import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
+import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
+import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
+import { APPLYSET_FINALIZER } from '../../src/controller/applyset-types.js';
+import { createReconciler, type ReconcilerDeps } from '../../src/controller/reconcile-applyset.js';
+import {
+  GitAuthError,
+  GitPathNotFoundError,
+  GitSourceNotAllowedError,
+  GitUnreachableError,
+  GitUnsafeTreeError,
+} from '../../src/git/git-error.js';
+import type { GitSource } from '../../src/git/git-source.js';
+import { InventoryParseError } from '../../src/inventory/parse-inventory.js';
+import { KubeApiError, UnknownKindError } from '../../src/kube/kube-api-error.js';
+import type { KubeClient, KubeRequest } from '../../src/kube/kube-client.js';
+import type { JsonObject } from '../../src/manifests/json-value.js';
+import { MergeError } from '../../src/merge/merge-error.js';
+import type { ControllerMetrics } from '../../src/observability/controller-metrics.js';
+import type { Logger } from '../../src/observability/create-logger.js';
+
+const revision = 'main@sha1:0123456789abcdef0123456789abcdef01234567';
+const applySet: JsonObject = {
+  apiVersion: 'applyset.dev/v1alpha1',
+  kind: 'ApplySet',
+  metadata: {
+    name: 'web',
+    namespace: 'team',
+    uid: 'uid-1',
+    resourceVersion: '7',
+    generation: 2,
+    finalizers: [APPLYSET_FINALIZER],
+  },
+  spec: {
+    source: { url: 'https://git.example.com/team/web.git', ref: { branch: 'main' }, path: 'web' },
+    prune: true,
+  },
+};
+
+const ref = { group: 'apps', kind: 'Deployment', namespace: 'team', name: 'web' };
+const failedWith = (cause: unknown): ApplySetResult => ({
+  outcomes: [{ action: 'failed', ref, message: cause instanceof Error ? cause.message : '', cause }],
+  parentUid: 'uid-1',
+  completed: true,
+});
+
+interface Stubs {
+  readonly fetch?: unknown;
+  readonly read?: unknown;
+  readonly engine?: unknown;
+  readonly result?: ApplySetResult;
+}
+
+/** A reconcile with plain-object stubs: what status it wrote and what requeue it asked for. */
+async function reconcile(stubs: Stubs) {
+  const statuses: JsonObject[] = [];
+  const client: KubeClient = {
+    server: 'https://stub',
+    async request(request: KubeRequest) {
+      if (request.method === 'GET' && request.path.includes('/applysets/')) return applySet;
+      if (request.method === 'PATCH' && request.path.endsWith('/status')) {
+        statuses.push(JSON.parse(String(request.body)) as JsonObject);
+        return applySet;
+      }
+      return {};
+    },
+  };
+  const gitSource: GitSource = {
+    async fetch() {
+      if (stubs.fetch !== undefined) throw stubs.fetch;
+      return { revision, commit: '0123456789abcdef0123456789abcdef01234567', fetched: true };
+    },
+    async readManifests() {
+      if (stubs.read !== undefined) throw stubs.read;
+      return [];
+    },
+  } as unknown as GitSource;
+  const engine: ApplySetEngine = async () => {
+    if (stubs.engine !== undefined) throw stubs.engine;
+    return stubs.result ?? { outcomes: [], parentUid: 'uid-1', completed: true };
+  };
+  const logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => logger } as unknown as Logger;
+  const metrics = {
+    observeReconcile() {},
+    countObjects() {},
+    observeGitFetch() {},
+  } as unknown as ControllerMetrics;
+  const deps: ReconcilerDeps = {
+    client,
+    engineFor: () => engine,
+    gitSource,
+    recordEvent: async () => undefined,
+    metrics,
+    logger,
+    now: () => Date.parse('2024-05-01T10:00:00Z'),
+    signal: new AbortController().signal,
+  };
+  const requeue = await createReconciler(deps)('team/web');
+  const status = (statuses[0]?.['status'] ?? {}) as {
+    conditions?: { type: string; status: string; reason: string }[];
+  };
+  const condition = (type: string) => status.conditions?.find((c) => c.type === type);
+  return { requeue, ready: condition('Ready'), stalled: condition('Stalled') };
+}
+
+describe('reconcile: a thrown error becomes a condition, a reason and a requeue', () => {
+  const kubeError = (status: number) => new KubeApiError('PATCH', '/x', status, '', 'refused');
+  it.each<[string, Stubs, string, 'True' | 'False', 'interval' | 'backoff']>([
+    [
+      'wrong credentials',
+      { fetch: new GitAuthError('https://git.example.com/team/web.git', 401) },
+      'AuthenticationFailed',
+      'True',
+      'interval',
+    ],
+    [
+      'Git server down',
+      { fetch: new GitUnreachableError('https://git.example.com', 'ECONNREFUSED') },
+      'GitUnreachable',
+      'False',
+      'backoff',
+    ],
+    [
+      'source refused',
+      { fetch: new GitSourceNotAllowedError('https://169.254.169.254', 'metadata') },
+      'SourceNotAllowed',
+      'True',
+      'interval',
+    ],
+    ['unexpected fetch error', { fetch: new Error('boom') }, 'GitFetchFailed', 'False', 'backoff'],
+    ['path missing', { read: new GitPathNotFoundError('web', 'abc') }, 'PathNotFound', 'True', 'interval'],
+    [
+      'crafted tree',
+      { read: new GitUnsafeTreeError('web/x', 'leaves the tree') },
+      'UnsafeRepository',
+      'True',
+      'interval',
+    ],
+    [
+      'damaged inventory',
+      { engine: new InventoryParseError(2, 'x', 'not a ref') },
+      'InventoryInvalid',
+      'True',
+      'interval',
+    ],
+    [
+      'parent changed',
+      { engine: new ParentChangedError('applyset/web') },
+      'ParentChanged',
+      'False',
+      'backoff',
+    ],
+    [
+      'invalid manifests',
+      { engine: new ApplySetInputRejectedError(['web/a.yaml: bad']) },
+      'InvalidManifests',
+      'True',
+      'interval',
+    ],
+    [
+      'unknown kind',
+      { engine: new UnknownKindError('example.com', 'Widget', 'v1', 'not served') },
+      'UnknownKind',
+      'True',
+      'interval',
+    ],
+    [
+      'CRD not established',
+      { engine: new CrdNotEstablishedError('widgets.example.com') },
+      'CrdNotEstablished',
+      'False',
+      'interval',
+    ],
+    ['forbidden write', { engine: kubeError(403) }, 'ApplyFailed', 'True', 'interval'],
+    ['server error', { engine: kubeError(503) }, 'ApplyFailed', 'False', 'backoff'],
+    ['an object failed to apply', { result: failedWith(kubeError(500)) }, 'ApplyFailed', 'False', 'backoff'],
+    [
+      'an object cannot be merged',
+      {
+        result: failedWith(
+          new MergeError(
+            'missing-merge-key',
+            'map: map[image:nginx] does not contain declared merge key: name',
+          ),
+        ),
+      },
+      'MergeFailed',
+      'True',
+      'interval',
+    ],
+  ])('%s', async (_title, stubs, reason, stalled, requeue) => {
+    const result = await reconcile(stubs);
+    expect(result.ready).toMatchObject({ status: 'False', reason });
+    expect(result.stalled?.status).toBe(stalled);
+    expect(result.requeue.kind).toBe(requeue);
+  });
+
+  it('a run whose objects all applied is Ready and requeued after the interval', async () => {
+    const result = await reconcile({});
+    expect(result.ready?.status).toBe('True');
+    expect(result.requeue.kind).toBe('interval');
+  });
+});
