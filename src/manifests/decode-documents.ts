@@ -1,3 +1,4 @@
+import { GoFloat } from './go-float.js';
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
@@ -243,6 +244,7 @@ function excessiveAliasing(measure: ExpansionMeasure): string {
 
 /** go-yaml v2 yields NaN/Inf for `.nan`/`.inf`; sigs.k8s.io/yaml then fails to encode them as JSON. */
 function toJsonValue(value: unknown): JsonValue {
+  if (value instanceof GoFloat) return toJsonValue(value.value);
   if (typeof value === 'number' && !Number.isFinite(value)) {
     throw new yaml.YAMLException(`json: unsupported value: ${String(value)}`);
   }
@@ -288,32 +290,35 @@ function parseGoInt(text: string): number | undefined {
   return undefined;
 }
 
-/** The value go-yaml v2 gives a plain scalar, or undefined when it stays a string. */
-function resolvePlainScalar(text: string): { value: null | boolean | number } | undefined {
-  if (NULLS.has(text)) return { value: null };
+type ScalarKind = 'null' | 'bool' | 'int' | 'float';
+
+/** The value go-yaml v2 gives a plain scalar, and its type, or undefined when it stays a string. */
+function resolvePlainScalar(text: string): { value: null | boolean | number; kind: ScalarKind } | undefined {
+  if (NULLS.has(text)) return { value: null, kind: 'null' };
   const bool = BOOLEANS.get(text);
-  if (bool !== undefined) return { value: bool };
+  if (bool !== undefined) return { value: bool, kind: 'bool' };
   const special = SPECIAL_FLOATS.get(text);
-  if (special !== undefined) return { value: special };
+  if (special !== undefined) return { value: special, kind: 'float' };
   const first = text[0];
-  if (first === '.') return LEADING_DOT_FLOAT.test(text) ? { value: Number(text) } : undefined;
+  if (first === '.') return LEADING_DOT_FLOAT.test(text) ? { value: Number(text), kind: 'float' } : undefined;
   if (first === undefined || !/[0-9+-]/.test(first)) return undefined;
   // Underscores are digit separators to go-yaml v2 (it strips them before parsing numbers).
   const plain = text.replaceAll('_', '');
   const int = parseGoInt(plain);
-  if (int !== undefined) return { value: int };
-  if (YAML_STYLE_FLOAT.test(plain)) return { value: Number(plain) };
+  if (int !== undefined) return { value: int, kind: 'int' };
+  if (YAML_STYLE_FLOAT.test(plain)) return { value: Number(plain), kind: 'float' };
   return undefined;
 }
 
-function scalarType(tag: string, accepts: (value: null | boolean | number) => boolean): yaml.Type {
+function scalarType(tag: string, kind: ScalarKind): yaml.Type {
   return new yaml.Type(tag, {
     kind: 'scalar',
-    resolve: (data: string | null) => {
-      const resolved = resolvePlainScalar(data ?? '');
-      return resolved !== undefined && accepts(resolved.value);
+    resolve: (data: string | null) => resolvePlainScalar(data ?? '')?.kind === kind,
+    // A float stays a GoFloat until toJsonValue, so that as a key it is spelled as kubectl spells it.
+    construct: (data: string | null) => {
+      const value = resolvePlainScalar(data ?? '')?.value ?? null;
+      return kind === 'float' && typeof value === 'number' ? new GoFloat(value) : value;
     },
-    construct: (data: string | null) => resolvePlainScalar(data ?? '')?.value ?? null,
   });
 }
 
@@ -327,10 +332,10 @@ const mergeKeyType = (yaml as unknown as { types: { merge: yaml.Type } }).types.
  */
 const goYamlV2Schema = yaml.FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalarType('tag:yaml.org,2002:null', (value) => value === null),
-    scalarType('tag:yaml.org,2002:bool', (value) => typeof value === 'boolean'),
-    scalarType('tag:yaml.org,2002:int', (value) => typeof value === 'number' && Number.isInteger(value)),
-    scalarType('tag:yaml.org,2002:float', (value) => typeof value === 'number'),
+    scalarType('tag:yaml.org,2002:null', 'null'),
+    scalarType('tag:yaml.org,2002:bool', 'bool'),
+    scalarType('tag:yaml.org,2002:int', 'int'),
+    scalarType('tag:yaml.org,2002:float', 'float'),
     mergeKeyType,
   ],
 });

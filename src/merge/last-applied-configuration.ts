@@ -29,6 +29,9 @@ export function buildLastAppliedConfiguration(manifest: JsonObject): AppliedDocu
   object.metadata = metadata;
   const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
   delete annotations[LAST_APPLIED_ANNOTATION];
+  // kubectl reads the annotations with unstructured's GetAnnotations (NestedNullCoercingStringMap) and
+  // writes them back with SetAnnotations: a null value becomes "" in both the annotation and the object.
+  for (const [key, value] of Object.entries(annotations)) if (value === null) annotations[key] = '';
   metadata.annotations = annotations;
   // unstructured JSON encoding uses json.Encoder, which ends every document with a newline.
   const annotation = `${encodeGoJson(object)}\n`;

@@ -1,0 +1,100 @@
+import { applyCommand } from '../../src/cli/apply-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { freshNamespace, runCli } from './cli-test-kit.js';
+
+// Issue #12, points 2 and 3: the same file applied by kubectl and by us gives the same live object
+// and the same last-applied annotation (the name aside), and the same verdict when the server
+// refuses it. kubectl on this machine is the reference.
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+async function applyBoth(namespace: string, file: (name: string) => string) {
+  const ours = await writeSetDirectory({ 'object.yaml': file('ours') });
+  const theirs = await writeSetDirectory({ 'object.yaml': file('theirs') });
+  const run = await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', namespace]);
+  let kubectlOk = true;
+  try {
+    await kubectl(['apply', '-f', theirs]);
+  } catch {
+    kubectlOk = false;
+  }
+  const read = async (name: string) => {
+    const live = await getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
+    if (live === undefined) return undefined;
+    const metadata = live['metadata'] as {
+      annotations?: Record<string, string>;
+      labels?: Record<string, string>;
+    };
+    const annotations = { ...metadata.annotations };
+    delete annotations['kubectl.kubernetes.io/apply-owner'];
+    const lastApplied = (annotations[LAST_APPLIED] ?? '').replaceAll(`"${name}"`, '"NAME"');
+    delete annotations[LAST_APPLIED];
+    const labels = { ...metadata.labels };
+    delete labels['applyset.kubernetes.io/part-of'];
+    return { annotations, labels, lastApplied, data: live['data'] };
+  };
+  return { ours: await read('ours'), theirs: await read('theirs'), ourCode: run.code, kubectlOk, run };
+}
+
+describe('the same file through kubectl and through applyset', () => {
+  it('writes a null annotation as "" in the object and in the last-applied annotation', async () => {
+    const ns = await freshNamespace('fid-null');
+    const result = await applyBoth(ns, (name) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        `  name: ${name}`,
+        `  namespace: ${ns}`,
+        '  annotations: { drop: null, keep: "x" }',
+        '  labels: { a: "1", b: null }',
+        'data: { a: "1" }',
+        '',
+      ].join('\n'),
+    );
+    expect(result.kubectlOk).toBe(true);
+    expect(result.ourCode).toBe(ExitCode.ok);
+    expect(result.ours).toEqual(result.theirs);
+    expect(result.ours?.annotations).toEqual({ drop: '', keep: 'x' });
+  });
+
+  it('spells float keys at 32-bit precision as kubectl does, and is refused where kubectl is', async () => {
+    const ns = await freshNamespace('fid-keys');
+    const valid = await applyBoth(ns, (name) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        `  name: ${name}`,
+        `  namespace: ${ns}`,
+        'data:',
+        '  3.14159265358979: pi',
+        '  -0.0: z',
+        '  0.5: half',
+        '',
+      ].join('\n'),
+    );
+    expect(valid.kubectlOk).toBe(true);
+    expect(valid.ourCode).toBe(ExitCode.ok);
+    expect(valid.ours).toEqual(valid.theirs);
+    expect(Object.keys(valid.ours?.data as object).sort()).toEqual(['-0', '0.5', '3.1415927']);
+
+    // 16777217.0 is 1.6777216e+07 to kubectl, which a ConfigMap key may not hold: both are refused.
+    const refused = await applyBoth(ns, (name) =>
+      [
+        'apiVersion: v1',
+        'kind: ConfigMap',
+        'metadata:',
+        `  name: ${name}-big`,
+        `  namespace: ${ns}`,
+        'data:',
+        '  16777217.0: big',
+        '',
+      ].join('\n'),
+    );
+    expect(refused.kubectlOk).toBe(false);
+    expect(refused.ourCode).toBe(ExitCode.partialFailure);
+    expect(refused.run.stderr).toContain('1.6777216e+07');
+  });
+});
