@@ -1,3 +1,4 @@
+import { createQuotedEscapeCheck } from './check-quoted-escapes.js';
 import { GoFloat } from './go-float.js';
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
@@ -89,10 +90,14 @@ export function decodeDocuments(
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): DecodedDocument[] {
   if (/^\s*\{/.test(text)) return decodeJson(text, source, limits);
+  // go-yaml v2 takes NEL, LS and PS for line breaks (YAML 1.1), as js-yaml does not: a raw one in a
+  // plain scalar ends the line there, one in a quoted scalar folds to a space.
+  text = text.replace(/[\u0085\u2028\u2029]/g, '\n');
   const docs: DecodedDocument[] = [];
   let total = limits.decodedBefore ?? 0;
   // Each document is measured before `toJsonValue` (the first walk that would expand its aliases).
   const merges = createMergeKeyRecorder();
+  const checkEscapes = createQuotedEscapeCheck(text);
   const take = (doc: unknown) => {
     const contentBytes = checkExpansion(doc, source, docs.length, limits, total, merges.sources);
     total += contentBytes;
@@ -102,7 +107,10 @@ export function decodeDocuments(
   const options: yaml.LoadOptions & { maxTotalMergeKeys: number } = {
     schema: goYamlV2Schema,
     filename: source,
-    listener: merges.listener,
+    listener: (eventType, state) => {
+      merges.listener(eventType, state);
+      checkEscapes(eventType, state);
+    },
     maxTotalMergeKeys: MAX_MERGED_KEYS_PER_FILE,
     // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
     json: true,
@@ -322,6 +330,17 @@ function scalarType(tag: string, kind: ScalarKind): yaml.Type {
   });
 }
 
+/**
+ * `!!binary`: go-yaml v2 decodes the base64 text to bytes, and sigs.k8s.io/yaml hands kubectl those
+ * bytes as a string (invalid UTF-8 becomes U+FFFD when it is encoded as JSON, as Buffer does here).
+ */
+const binaryType = new yaml.Type('tag:yaml.org,2002:binary', {
+  kind: 'scalar',
+  resolve: (data: string | null) => /^[A-Za-z0-9+/=\s]*$/.test(data ?? ''),
+  construct: (data: string | null) =>
+    Buffer.from((data ?? '').replace(/\s+/g, ''), 'base64').toString('utf8'),
+});
+
 // js-yaml ships the `<<` merge-key type (go-yaml v2 supports merge keys too) but its typings omit it.
 const mergeKeyType = (yaml as unknown as { types: { merge: yaml.Type } }).types.merge;
 
@@ -338,4 +357,5 @@ const goYamlV2Schema = yaml.FAILSAFE_SCHEMA.extend({
     scalarType('tag:yaml.org,2002:float', 'float'),
     mergeKeyType,
   ],
+  explicit: [binaryType],
 });

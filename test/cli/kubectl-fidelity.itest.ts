@@ -97,4 +97,30 @@ describe('the same file through kubectl and through applyset', () => {
     expect(refused.ourCode).toBe(ExitCode.partialFailure);
     expect(refused.run.stderr).toContain('1.6777216e+07');
   });
+
+  // Point 5: YAML as kubectl's reader (go-yaml v2) reads it, case by case.
+  it.each([
+    ['a raw DEL', 'a: x\u007fy', 'refused'],
+    ['a raw C1 control character', 'a: x\u0090y', 'refused'],
+    ['a raw NEL in a plain value (a line break to go-yaml)', 'a: x\u0085y', 'refused'],
+    ['a raw U+2028 in a plain value', 'a: x\u2028y', 'refused'],
+    ['a raw NEL inside quotes (folded to a space)', 'a: "x\u0085y"', 'applied'],
+    ['the escape \\q', 'a: "x\\qy"', 'refused'],
+    ['the escape \\/ (YAML 1.2 only)', 'a: "x\\/y"', 'refused'],
+    ['a surrogate pair of \\u escapes', 'a: "\\uD83D\\uDE00"', 'refused'],
+    ['a line without ":" inside a mapping', 'a: b\n  missing\n  c: d', 'refused'],
+    ['a !!binary value', 'a: !!binary aGVsbG8=', 'applied'],
+  ])('%s: %s is %s by both', async (_what, data, verdict) => {
+    const ns = await freshNamespace('fid-yaml');
+    const result = await applyBoth(
+      ns,
+      (name) =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  ${data}\n`,
+    );
+    expect({ kubectl: result.kubectlOk, ours: result.ourCode === ExitCode.ok }).toEqual(
+      verdict === 'applied' ? { kubectl: true, ours: true } : { kubectl: false, ours: false },
+    );
+    if (verdict === 'refused') expect(result.ourCode).toBe(ExitCode.badInput);
+    expect(result.ours).toEqual(result.theirs);
+  });
 });
