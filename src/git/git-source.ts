@@ -183,8 +183,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const previous = flights.get(key);
       const maxAgeMs = fetchOptions.maxAgeMs ?? 0;
       const reusable =
-        previous !== undefined &&
-        (previous.settledAt === undefined || now() - previous.settledAt < maxAgeMs);
+        previous !== undefined && (previous.settledAt === undefined || now() - previous.settledAt < maxAgeMs);
       let flight = reusable ? previous : undefined;
       if (flight === undefined) {
         const started = {
