@@ -123,4 +123,27 @@ describe('the same file through kubectl and through applyset', () => {
     if (verdict === 'refused') expect(result.ourCode).toBe(ExitCode.badInput);
     expect(result.ours).toEqual(result.theirs);
   });
+
+  // Point 5b: a List's items are validated before anything is sent; a null in one refuses the file.
+  it('refuses a List whose item holds a null, where kubectl does, and applies the same null outside a List', async () => {
+    const ns = await freshNamespace('fid-list');
+    const item = (name: string) =>
+      `- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: ${name}, namespace: ${ns}}\n  data: {a: "1", b: null}\n`;
+    const list = await applyBoth(
+      ns,
+      (name) => `apiVersion: v1\nkind: List\nitems:\n${item(name)}${item(`${name}-2`)}`,
+    );
+    expect(list.kubectlOk).toBe(false);
+    expect(list.ourCode).toBe(ExitCode.badInput);
+    expect(list.run.stderr).toContain('unknown object type "nil" in ConfigMap.data.b');
+    expect(list.ours).toBeUndefined();
+    const plain = await applyBoth(
+      ns,
+      (name) =>
+        `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: ${ns}}\ndata: {a: "1", b: null}\n`,
+    );
+    expect(plain.kubectlOk).toBe(true);
+    expect(plain.ourCode).toBe(ExitCode.ok);
+    expect(plain.ours).toEqual(plain.theirs);
+  });
 });
