@@ -14,6 +14,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
                           [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
                           [--default-service-account NAME]
+                          [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -32,6 +33,11 @@ Tenancy: an ApplySet with spec.serviceAccountName is applied as that ServiceAcco
 namespace. --default-service-account NAME applies every other ApplySet as the ServiceAccount NAME of
 its own namespace instead of the controller; where that account does not exist, the ApplySet stalls
 (ServiceAccountNotFound) and nothing is applied.
+
+Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
+payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
+names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
+receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
 `;
 
 class UsageError extends Error {
@@ -104,6 +110,8 @@ function parseControllerFlags(
       'shutdown-grace': { type: 'string', default: '45s' },
       'allowed-source-hosts': { type: 'string', default: '' },
       'require-secret-source-hosts': { type: 'boolean', default: false },
+      'webhook-addr': { type: 'string' },
+      'webhook-secret': { type: 'string' },
       'default-service-account': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -136,6 +144,14 @@ function parseControllerFlags(
       `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
     );
   }
+  const webhookAddress = values['webhook-addr'];
+  const webhookSecret = values['webhook-secret'];
+  if ((webhookAddress === undefined) !== (webhookSecret === undefined)) {
+    throw new UsageError('--webhook-addr and --webhook-secret go together');
+  }
+  if (webhookSecret !== undefined && !/^[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*$/.test(webhookSecret)) {
+    throw new UsageError(`--webhook-secret must be NAMESPACE/NAME, got "${webhookSecret}"`);
+  }
   const { kubeConfig } = loadKubeConfig(
     io.env,
     values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
@@ -164,6 +180,9 @@ function parseControllerFlags(
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
       ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
+      ...(webhookAddress === undefined || webhookSecret === undefined
+        ? {}
+        : { webhookAddress, webhookSecret }),
     },
   };
 }

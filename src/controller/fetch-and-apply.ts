@@ -6,7 +6,12 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
-import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from './applyset-types.js';
+import {
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  type ApplySet,
+  type ResolvedApplySetSpec,
+  type ResolvedGitRef,
+} from './applyset-types.js';
 import { failureOutcome } from './failure-outcome.js';
 import type { ReconcileOutcome } from './map-reconcile-outcome.js';
 import { outcomeOf } from './outcome-of.js';
@@ -46,8 +51,16 @@ export async function fetchAndApply(
   const auth = await readCredentials(api, namespace, spec, signal);
   if ('done' in auth) return { outcome: auth.done };
 
-  // 6. Fetch the ref into the shared cache.
-  const fetched = await fetchRevision(deps, spec, auth.value, signal);
+  // 6. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
+  // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for
+  // (a new spec, a reconcile request) goes to the network.
+  const fetched = await fetchRevision(
+    deps,
+    spec,
+    auth.value,
+    signal,
+    onSchedule(applySet) ? spec.intervalMs : 0,
+  );
   if ('done' in fetched) return { outcome: fetched.done };
   const { revision, commit } = fetched.value;
   log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
@@ -88,6 +101,19 @@ export async function fetchAndApply(
   };
 }
 
+/**
+ * Whether this reconcile is the interval's: the spec it acts on was handled before and no reconcile
+ * was requested since. A first reconcile, a changed spec or a request are not on schedule.
+ */
+function onSchedule(applySet: ApplySet): boolean {
+  const requested = applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION];
+  return (
+    applySet.status?.observedGeneration !== undefined &&
+    applySet.status.observedGeneration === applySet.metadata.generation &&
+    (requested === undefined || requested === applySet.status.lastHandledReconcileAt)
+  );
+}
+
 /** Credentials from the Secret; they go to the Git source and nowhere else (never logged). */
 async function readCredentials(
   api: ApplySetApi,
@@ -112,12 +138,13 @@ async function fetchRevision(
   spec: ResolvedApplySetSpec,
   auth: GitAuth | undefined,
   signal: AbortSignal,
+  maxAgeMs: number,
 ): Promise<Step<Awaited<ReturnType<GitSource['fetch']>>>> {
   const started = deps.now();
   try {
     const fetched = await deps.gitSource.fetch(
       { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
-      { signal, timeoutMs: spec.timeoutMs },
+      { signal, timeoutMs: spec.timeoutMs, maxAgeMs },
     );
     deps.metrics.observeGitFetch('success', (deps.now() - started) / 1000);
     return { value: fetched };

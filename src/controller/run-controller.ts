@@ -21,6 +21,7 @@ import { createEventRecorder } from './event-recorder.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler } from './reconcile-applyset.js';
 import { startSecretChangePoller, type SecretReference } from './secret-change-poller.js';
+import { servePushWebhook } from './serve-push-webhook.js';
 import { clientNodeWatchStream, startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
 import { createWorkQueue } from './work-queue.js';
 
@@ -54,6 +55,10 @@ export interface ControllerConfig {
    * ServiceAccount of its own namespace, never as the controller.
    */
   readonly defaultServiceAccountName?: string;
+  /** `--webhook-addr`: serve push webhooks there; with `webhookSecret`. */
+  readonly webhookAddress?: string;
+  /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
+  readonly webhookSecret?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
   /**
@@ -204,8 +209,24 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     isReady: () => applySets.hasSynced() && !stopping.signal.aborted,
     registry: metrics.registry,
   });
+  const webhook =
+    config.webhookAddress === undefined || config.webhookSecret === undefined
+      ? undefined
+      : await servePushWebhook({
+          address: config.webhookAddress,
+          secret: config.webhookSecret,
+          client: createKubeClient({ kubeConfig: config.kubeConfig }),
+          applySets: () => applySets.list(),
+          now: () => new Date(),
+          logger: logger.child({ server: 'webhook' }),
+        });
   logger.info(
-    { port: server.port, identity: config.identity, namespace: config.namespace ?? '(all)' },
+    {
+      port: server.port,
+      ...(webhook === undefined ? {} : { webhookPort: webhook.port }),
+      identity: config.identity,
+      namespace: config.namespace ?? '(all)',
+    },
     'controller started',
   );
 
@@ -224,7 +245,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
       }
       await Promise.all([applySets.done, secretPoller.done]);
       if (why === 'stopped') await election?.release();
-      await server.close();
+      await Promise.all([server.close(), webhook?.close()]);
       logger.info({}, 'stopped');
       resolveDone(why);
     })();

@@ -1,0 +1,75 @@
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { startWebhookServer, type WebhookServer } from '../http/start-webhook-server.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import type { Logger } from '../observability/create-logger.js';
+import { applySetPath } from './applyset-api.js';
+import { RECONCILE_REQUESTED_AT_ANNOTATION } from './applyset-types.js';
+import { pushTargets } from './push-targets.js';
+
+export interface PushWebhookOptions {
+  /** `:9292`. */
+  readonly address: string;
+  /** `namespace/name` of the Secret whose keys are receiver names and values their secrets. */
+  readonly secret: string;
+  /** Unfenced: any replica may record a request; only the leader acts on it. */
+  readonly client: KubeClient;
+  readonly applySets: () => readonly JsonObject[];
+  readonly now: () => Date;
+  readonly logger: Logger;
+}
+
+const SECRET_CACHE_MS = 10_000;
+
+/**
+ * The push webhook of the controller: a push that names an ApplySet's repository and ref sets the
+ * ApplySet's reconcile-requested-at annotation, as `applyset reconcile` does. The request is kept on
+ * the cluster, so whichever replica the Service sent the hook to, the leader sees it; and a requested
+ * reconcile fetches its source again rather than taking a recent fetch.
+ */
+export async function servePushWebhook(options: PushWebhookOptions): Promise<WebhookServer> {
+  const [namespace = '', name = ''] = options.secret.split('/');
+  let cached: { at: number; data: JsonObject | undefined } | undefined;
+  const receivers = async (): Promise<JsonObject | undefined> => {
+    if (cached !== undefined && Date.now() - cached.at < SECRET_CACHE_MS) return cached.data;
+    let data: JsonObject | undefined;
+    try {
+      const secret = await options.client.request({
+        method: 'GET',
+        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+      });
+      data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : undefined;
+    } catch (error) {
+      if (!(error instanceof KubeApiError && error.notFound)) throw error;
+      options.logger.warn({ secret: options.secret }, 'webhook: the receivers Secret does not exist');
+    }
+    cached = { at: Date.now(), data };
+    return data;
+  };
+  return startWebhookServer({
+    address: options.address,
+    logger: options.logger,
+    secretFor: async (receiver) => {
+      const value = (await receivers())?.[receiver];
+      return typeof value === 'string' && value !== ''
+        ? Buffer.from(value, 'base64').toString('utf8')
+        : undefined;
+    },
+    onPush: async (push) => {
+      const keys = pushTargets(options.applySets(), push);
+      const requested = options.now().toISOString();
+      for (const key of keys) {
+        const [applySetNamespace = '', applySetName = ''] = key.split('/');
+        await options.client.request({
+          method: 'PATCH',
+          path: applySetPath(applySetNamespace, applySetName),
+          contentType: 'application/merge-patch+json',
+          body: JSON.stringify({
+            metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: requested } },
+          }),
+        });
+      }
+      return keys.length;
+    },
+  });
+}
