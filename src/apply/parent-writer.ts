@@ -1,8 +1,13 @@
 import { applySetParentMetadata, type ParentMetadata } from '../inventory/applyset-metadata.js';
 import type { Inventory } from '../inventory/inventory.js';
+import {
+  annotationBytes,
+  InventoryTooLargeError,
+  TOTAL_ANNOTATION_LIMIT_BYTES,
+} from '../inventory/inventory-encoding.js';
 import { liveResourceVersion, liveUid } from '../inventory/live-state.js';
 import { metadataPatch } from '../inventory/member-metadata.js';
-import type { JsonObject } from '../manifests/json-value.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { ApplySetRequest } from './apply-set-contract.js';
@@ -41,7 +46,11 @@ export function createParentWriter(
           name: spec.name,
           ...(spec.namespace === '' ? {} : { namespace: spec.namespace }),
           labels: { ...metadata.labels },
-          annotations: { ...metadata.annotations },
+          annotations: Object.fromEntries(
+            Object.entries(metadata.annotations).filter(
+              (entry): entry is [string, string] => entry[1] !== null,
+            ),
+          ),
         },
       },
       signal,
@@ -81,9 +90,19 @@ export function createParentWriter(
   // refused (conflicts) leaves nothing behind, not an empty apply-config object.
   const writeInventory = async (inventory: Inventory) => {
     if (live === undefined && inventory.length === 0) return;
-    await write(
-      applySetParentMetadata({ parent: parent.kep, inventory, tooling: context.tooling, withHash: false }),
-    );
+    const metadata = applySetParentMetadata({
+      parent: parent.kep,
+      inventory,
+      tooling: context.tooling,
+      withHash: false,
+    });
+    // The server refuses an object whose annotations add up past its limit: find out here, before
+    // this (the run's first write) rather than from a raw 422 after it, and say what is over.
+    const bytes = annotationBytes({ ...liveAnnotations(live), ...metadata.annotations });
+    if (bytes > TOTAL_ANNOTATION_LIMIT_BYTES) {
+      throw new InventoryTooLargeError(describeObjectRef(parent.ref), inventory.length, bytes);
+    }
+    await write(metadata);
   };
 
   return {
@@ -92,4 +111,13 @@ export function createParentWriter(
     write,
     writeInventory,
   };
+}
+
+function liveAnnotations(live: JsonObject | undefined): Record<string, string> {
+  const metadata = live?.['metadata'];
+  const annotations = isJsonObject(metadata) ? metadata['annotations'] : undefined;
+  if (!isJsonObject(annotations)) return {};
+  return Object.fromEntries(
+    Object.entries(annotations).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

@@ -2,6 +2,7 @@ import type { ApplySetParent as KepParent } from '../inventory/applyset-id.js';
 import type { Inventory } from '../inventory/inventory.js';
 import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { COMPRESSED_INVENTORY_KEY, decodeInventory } from '../inventory/inventory-encoding.js';
 import { parseInventory, parseInventoryLeniently } from '../inventory/parse-inventory.js';
 import type { JsonObject } from '../manifests/json-value.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
@@ -103,7 +104,12 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
     );
   }
   const inventoryText =
-    live === undefined ? '' : (liveAnnotation(live, MetadataKeys.lastAppliedObjects) ?? '');
+    live === undefined
+      ? ''
+      : decodeInventory({
+          [MetadataKeys.lastAppliedObjects]: liveAnnotation(live, MetadataKeys.lastAppliedObjects),
+          [COMPRESSED_INVENTORY_KEY]: liveAnnotation(live, COMPRESSED_INVENTORY_KEY),
+        });
   const inventory =
     request.release === true
       ? parseInventoryLeniently(inventoryText).inventory

@@ -1,4 +1,4 @@
-import type { ParentMetadata } from '../inventory/applyset-metadata.js';
+import type { MemberMetadata } from '../inventory/applyset-metadata.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi } from '../kube/kube-object-api.js';
 import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
@@ -58,7 +58,7 @@ export interface RunContext extends ApplySetEngineOptions {
 export interface ObjectContext extends RunContext {
   readonly request: ApplySetRequest;
   readonly ownerUid: string;
-  readonly member: ParentMetadata;
+  readonly member: MemberMetadata;
   /** The other set's apply-config object by uid, for conflict messages. */
   readonly findSetParent: (uid: string) => Promise<string | undefined>;
 }

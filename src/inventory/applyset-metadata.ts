@@ -3,6 +3,7 @@ import { computeApplyHash } from './apply-hash.js';
 import { computeApplySetId, type ApplySetParent } from './applyset-id.js';
 import { formatContainsGroupKinds } from './contains-group-kinds.js';
 import { formatInventory } from './format-inventory.js';
+import { encodeInventory } from './inventory-encoding.js';
 import { APPLY_CONFIG_TRUE, MetadataKeys } from './metadata-keys.js';
 
 /** `<tool>/<version>`, the KEP-3659 tooling format; kubectl refuses to touch sets of another tool. */
@@ -13,6 +14,13 @@ export function formatTooling(name: string, version: string): string {
 export const DEFAULT_TOOLING = formatTooling('applyset-controller', '0.1.0');
 
 export interface ParentMetadata {
+  readonly labels: Readonly<Record<string, string>>;
+  /** A null value removes the annotation (the compressed inventory key, once the set is small again). */
+  readonly annotations: Readonly<Record<string, string | null>>;
+}
+
+/** What every member of a set carries: plain labels and annotations, nothing to remove. */
+export interface MemberMetadata {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
 }
@@ -40,7 +48,8 @@ export function applySetParentMetadata(input: {
   return {
     labels,
     annotations: {
-      [MetadataKeys.lastAppliedObjects]: formatInventory(inventory),
+      // Plain as kubectl writes it; compressed past the plain limit (see inventory-encoding.ts).
+      ...encodeInventory(formatInventory(inventory)),
       [MetadataKeys.applySetTooling]: tooling,
       [MetadataKeys.applySetContainsGroupKinds]: formatContainsGroupKinds(inventory),
       // kubectl's generateNamespacesAnnotation: sorted, the parent's own namespace left out.
@@ -53,7 +62,7 @@ export function applySetParentMetadata(input: {
 export function applySetMemberMetadata(input: {
   readonly ownerUid: string;
   readonly parent: ApplySetParent;
-}): ParentMetadata {
+}): MemberMetadata {
   return {
     labels: { [MetadataKeys.applySetPartOf]: computeApplySetId(input.parent) },
     annotations: { [MetadataKeys.applyOwner]: input.ownerUid },

@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { IntentError } from '../errors/intent-error.js';
 import { MetadataKeys } from './metadata-keys.js';
 
 /**
@@ -34,10 +35,34 @@ export function encodeInventory(text: string): {
 }
 
 /** A compressed inventory that cannot be decoded; stalled, like any damaged inventory. */
-export class CompressedInventoryError extends Error {
+export class CompressedInventoryError extends IntentError {
   override readonly name = 'CompressedInventoryError';
   readonly code = 'INVENTORY_MALFORMED';
   readonly intent = 'stalled';
+  readonly reason = 'InventoryInvalid';
+}
+
+/**
+ * The set's record would not fit on its apply-config object, even compressed: refused before
+ * anything is written, naming the limit and by how much it is over. Stalled: only a smaller set (or
+ * fewer other annotations on the parent) helps.
+ */
+export class InventoryTooLargeError extends IntentError {
+  override readonly name = 'InventoryTooLargeError';
+  readonly code = 'INVENTORY_TOO_LARGE';
+  readonly intent = 'stalled';
+  readonly reason = 'InventoryTooLarge';
+  constructor(
+    readonly parent: string,
+    readonly objects: number,
+    readonly bytes: number,
+  ) {
+    super(
+      `the inventory of ${objects} objects would take the annotations of ${parent} to ${bytes} bytes, ` +
+        `over the API server's limit of ${TOTAL_ANNOTATION_LIMIT_BYTES} bytes for all annotations of an ` +
+        `object (by ${bytes - TOTAL_ANNOTATION_LIMIT_BYTES} bytes); nothing was written: split the set`,
+    );
+  }
 }
 
 /** The inventory text the annotations hold, in either form. */

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
-import type { ParentMetadata } from './applyset-metadata.js';
+import type { MemberMetadata, ParentMetadata } from './applyset-metadata.js';
 
 /*
  * The metadata that marks an object as a member of a set (KEP-3659's part-of label, the kubectl prune
@@ -10,9 +10,10 @@ import type { ParentMetadata } from './applyset-metadata.js';
 /** A merge patch of the parent's labels and annotations, or undefined when the live object has them all. */
 export function metadataPatch(live: JsonObject, metadata: ParentMetadata): JsonObject | undefined {
   const liveMeta = isJsonObject(live['metadata']) ? live['metadata'] : {};
-  const differs = (have: JsonValue | undefined, want: Readonly<Record<string, string>>) => {
+  // A wanted null is an annotation to remove: it differs only while the live object has one.
+  const differs = (have: JsonValue | undefined, want: Readonly<Record<string, string | null>>) => {
     const map = isJsonObject(have) ? have : {};
-    return Object.entries(want).some(([key, value]) => map[key] !== value);
+    return Object.entries(want).some(([key, value]) => (value === null ? key in map : map[key] !== value));
   };
   const labels = differs(liveMeta['labels'], metadata.labels);
   const annotations = differs(liveMeta['annotations'], metadata.annotations);
@@ -26,7 +27,7 @@ export function metadataPatch(live: JsonObject, metadata: ParentMetadata): JsonO
 }
 
 /** `modified` plus the member's apply-owner annotation and part-of label. */
-export function withMember(modified: JsonObject, member: ParentMetadata): JsonObject {
+export function withMember(modified: JsonObject, member: MemberMetadata): JsonObject {
   const metadata = isJsonObject(modified['metadata']) ? modified['metadata'] : {};
   const labels = isJsonObject(metadata['labels']) ? metadata['labels'] : {};
   const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
@@ -48,7 +49,7 @@ export function withMember(modified: JsonObject, member: ParentMetadata): JsonOb
 export function withMemberPatch(
   patch: JsonObject | undefined,
   live: JsonObject,
-  member: ParentMetadata,
+  member: MemberMetadata,
 ): JsonObject | undefined {
   const liveMeta = isJsonObject(live['metadata']) ? live['metadata'] : {};
   const has = (field: 'labels' | 'annotations', want: Readonly<Record<string, string>>) => {

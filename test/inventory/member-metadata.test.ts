@@ -1,8 +1,8 @@
-import type { ParentMetadata } from '../../src/inventory/applyset-metadata.js';
+import type { MemberMetadata } from '../../src/inventory/applyset-metadata.js';
 import { metadataPatch, withMember, withMemberPatch } from '../../src/inventory/member-metadata.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 
-const member: ParentMetadata = {
+const member: MemberMetadata = {
   labels: { 'applyset.kubernetes.io/part-of': 'applyset-abc-v1' },
   annotations: { 'applyset.dev/apply-owner': 'uid-1' },
 };
@@ -66,7 +66,7 @@ describe('withMemberPatch', () => {
 });
 
 describe('metadataPatch', () => {
-  const parent: ParentMetadata = { labels: { a: '1' }, annotations: { b: '2' } };
+  const parent: MemberMetadata = { labels: { a: '1' }, annotations: { b: '2' } };
 
   it('is undefined when the live object has every label and annotation', () => {
     expect(metadataPatch(live({ a: '1', other: 'x' }, { b: '2' }), parent)).toBeUndefined();
