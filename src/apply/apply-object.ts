@@ -5,6 +5,7 @@ import { messageOf } from '../errors/message-of.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { conflictMessage } from './conflict-message.js';
 import type { ObjectContext } from './run-context.js';
+import { serverSideApply, serverSideReason } from './server-side-apply.js';
 import { createObject, markAdopted, updateObject } from './write-object.js';
 
 /**
@@ -35,11 +36,21 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
         message: `could not be read: ${messageOf(action.error)}`,
         cause: action.error,
       };
-    case 'create':
+    case 'create': {
+      const serverSide = serverSideReason(action.object);
+      if (serverSide !== undefined) {
+        return guarded(ref, () => serverSideApply(action.object, undefined, serverSide, context));
+      }
       if (context.request.dryRun) return { action: 'would-create', ref };
       return guarded(ref, () => createObject(action.object, context, 0));
+    }
     case 'update': {
-      const outcome = await guarded(ref, () => updateObject(action.object, action.live, context, 0));
+      const serverSide = serverSideReason(action.object);
+      const outcome = await guarded(ref, () =>
+        serverSide === undefined
+          ? updateObject(action.object, action.live, context, 0)
+          : serverSideApply(action.object, action.live, serverSide, context),
+      );
       return action.adopt ? markAdopted(outcome) : outcome;
     }
   }

@@ -78,6 +78,8 @@ export type ObjectOutcome =
       readonly ref: ObjectRef;
       /** What the server warned about while writing it (fieldValidation=Warn, deprecated versions). */
       readonly warnings?: readonly string[];
+      /** Applied server-side instead of kubectl's client-side apply, and why (`annotation would be 483 KB`). */
+      readonly serverSide?: string;
       /**
        * 'configured' or 'unchanged' only: the object existed without an apply-owner and this set took
        * it over (ApplySetRequest.adopt). Never silent: callers report every adoption.
@@ -124,6 +126,7 @@ export type ObjectOutcome =
       readonly action: 'would-create' | 'would-configure' | 'would-prune';
       readonly ref: ObjectRef;
       readonly diff?: readonly string[];
+      readonly serverSide?: string;
     };
 
 export interface ApplySetResult {

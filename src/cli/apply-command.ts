@@ -71,7 +71,17 @@ function writeOutcome(outcome: ObjectOutcome, io: CliIo, dryRun: boolean): void 
     case 'pruned':
       // kubectl prints the server's warnings on stderr as they arrive, before the object's line.
       for (const warning of outcome.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
-      io.stdout.write(`${name} ${outcome.action}${outcome.adopted === true ? ' (adopted)' : ''}${suffix}\n`);
+      // kubectl's word for a server-side apply, with why it was one.
+      if (
+        outcome.serverSide !== undefined &&
+        (outcome.action === 'created' || outcome.action === 'configured')
+      ) {
+        io.stdout.write(`${name} serverside-applied (${outcome.serverSide})${suffix}\n`);
+      } else {
+        io.stdout.write(
+          `${name} ${outcome.action}${outcome.adopted === true ? ' (adopted)' : ''}${suffix}\n`,
+        );
+      }
       break;
     case 'would-create':
       io.stdout.write(`${name} created${suffix}\n`);

@@ -12,7 +12,11 @@ export interface ResourceLocation {
   readonly namespace: string;
 }
 
-export type PatchContentType = 'application/strategic-merge-patch+json' | 'application/merge-patch+json';
+export type PatchContentType =
+  | 'application/strategic-merge-patch+json'
+  | 'application/merge-patch+json'
+  /** Server-side apply (the body is JSON, which is YAML). */
+  | 'application/apply-patch+yaml';
 
 export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
@@ -24,6 +28,8 @@ export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 export interface WriteOptions {
   readonly fieldManager?: string;
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Server-side apply only: take the fields other managers own (`force=true`). */
+  readonly force?: boolean;
   readonly onWarning?: (warning: string) => void;
 }
 
@@ -133,5 +139,6 @@ function writeRequestOptions(options: WriteOptions | undefined): Pick<KubeReques
   const query: Record<string, string> = {};
   if (options.fieldManager !== undefined) query['fieldManager'] = options.fieldManager;
   if (options.fieldValidation !== undefined) query['fieldValidation'] = options.fieldValidation;
+  if (options.force === true) query['force'] = 'true';
   return { query, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) };
 }

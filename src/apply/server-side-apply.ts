@@ -1,0 +1,110 @@
+import { annotationBytes, TOTAL_ANNOTATION_LIMIT_BYTES } from '../inventory/inventory-encoding.js';
+import { liveAnnotation, liveResourceVersion, liveUid } from '../inventory/live-state.js';
+import { withMember } from '../inventory/member-metadata.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import {
+  buildCreateBody,
+  buildLastAppliedConfiguration,
+  LAST_APPLIED_ANNOTATION,
+} from '../merge/last-applied-configuration.js';
+import type { ObjectOutcome } from './apply-set-contract.js';
+import { locationOf } from './object-location.js';
+import { rememberNoOp } from './remember-no-op.js';
+import type { ObjectContext } from './run-context.js';
+import { warned, writeOptions } from './write-options.js';
+
+/** The annotation on a manifest that asks for server-side apply whatever its size. */
+export const APPLY_STRATEGY_ANNOTATION = 'applyset.dev/apply-strategy';
+/** The field manager of our server-side applies. */
+export const SERVER_SIDE_FIELD_MANAGER = 'applyset';
+
+/**
+ * Why this object must be applied server-side, or undefined for kubectl's client-side apply. The
+ * last-applied annotation holds the whole object, so a large one (kube-prometheus's CRDs: 350-480 KB)
+ * would take the object's annotations past the server's 256 KiB limit: kubectl apply fails on it, and
+ * so would we. Such an object, and any whose manifest asks with `applyset.dev/apply-strategy:
+ * server-side` (kept on the object, like Argo CD's sync options), is applied server-side instead.
+ */
+export function serverSideReason(object: ManifestObject): string | undefined {
+  if (liveAnnotation(object.manifest, APPLY_STRATEGY_ANNOTATION) === 'server-side') {
+    return `${APPLY_STRATEGY_ANNOTATION}: server-side`;
+  }
+  // The annotation is the object once more, and the object's own annotations are counted twice at
+  // most: an object whose JSON is under half the limit cannot be over it, and costs nothing more here.
+  if (JSON.stringify(object.manifest).length * 2 < TOTAL_ANNOTATION_LIMIT_BYTES) return undefined;
+  const { modified } = buildLastAppliedConfiguration(object.manifest);
+  const metadata = isJsonObject(modified['metadata']) ? modified['metadata'] : {};
+  const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
+  const bytes = annotationBytes(
+    Object.fromEntries(
+      Object.entries(annotations).map(([key, value]) => [key, typeof value === 'string' ? value : null]),
+    ),
+  );
+  if (bytes <= TOTAL_ANNOTATION_LIMIT_BYTES) return undefined;
+  return `annotation would be ${Math.round(bytes / 1000)} KB`;
+}
+
+/**
+ * Server-side apply of one object (field manager `applyset`, force): the file as the applied
+ * configuration, with the set's ownership marks and without a last-applied annotation. Reported as
+ * created / configured / unchanged by what the server did (its resourceVersion), marked `serverSide`.
+ * An object that was applied client-side before loses its stale last-applied annotation in a second,
+ * one-time patch, so a later client-side apply does not take it for the original.
+ */
+export async function serverSideApply(
+  object: ManifestObject,
+  live: JsonObject | undefined,
+  reason: string,
+  context: ObjectContext,
+): Promise<ObjectOutcome> {
+  const serverSide = { serverSide: reason };
+  if (context.request.dryRun) {
+    return live === undefined
+      ? { action: 'would-create', ref: object.ref, ...serverSide }
+      : {
+          action: 'would-configure',
+          ref: object.ref,
+          diff: [`(applied server-side: ${reason})`],
+          ...serverSide,
+        };
+  }
+  const { signal } = context.request;
+  const location = await locationOf(object, context);
+  const body = JSON.stringify(buildCreateBody(withMember(object.manifest, context.member)));
+  // As for client-side patches: the same apply to the same version is not sent again (the
+  // controller's interval re-apply of an unchanged object writes nothing).
+  const noOpKey = `${objectRefKey(object.ref)}\n${live === undefined ? '' : (liveUid(live) ?? '')}`;
+  const noOp = `${live === undefined ? '' : (liveResourceVersion(live) ?? '')}\nserver-side\n${body}`;
+  if (live !== undefined && context.serverNoOps.get(noOpKey) === noOp) {
+    return { action: 'unchanged', ref: object.ref, ...serverSide };
+  }
+  const warnings: string[] = [];
+  const after = await context.api.patch(
+    location,
+    object.ref.name,
+    'application/apply-patch+yaml',
+    body,
+    signal,
+    { ...writeOptions(context.request, warnings), fieldManager: SERVER_SIDE_FIELD_MANAGER, force: true },
+  );
+  if (live !== undefined && liveAnnotation(live, LAST_APPLIED_ANNOTATION) !== undefined) {
+    await context.api.patch(
+      location,
+      object.ref.name,
+      'application/merge-patch+json',
+      JSON.stringify({ metadata: { annotations: { [LAST_APPLIED_ANNOTATION]: null } } }),
+      signal,
+    );
+  }
+  const action =
+    live === undefined
+      ? 'created'
+      : liveResourceVersion(after) === liveResourceVersion(live)
+        ? 'unchanged'
+        : 'configured';
+  if (action === 'unchanged') rememberNoOp(context.serverNoOps, noOpKey, noOp);
+  else context.serverNoOps.delete(noOpKey);
+  return { action, ref: object.ref, ...warned(warnings), ...serverSide };
+}
