@@ -1,3 +1,5 @@
+import { encodeGoJson } from '../merge/encode-go-json.js';
+import type { JsonValue } from '../manifests/json-value.js';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import type { GitSource } from '../git/git-source.js';
@@ -146,7 +148,13 @@ async function report(
   deps.signal.throwIfAborted();
   // Conditional on the version the run planned on and left: a newer writer (a replica that took
   // over while this one was paused, a spec change) wins, and this run's view is read again.
-  if ((await api.writeStatus(applySet, mapped.status, version, deps.signal)) === 'conflict') {
+  // A reconcile that found nothing new writes nothing, its status included: at rest, a fleet costs the
+  // API server reads only. (Compared in Go's JSON form, whose key order is fixed.)
+  const unchanged =
+    applySet.status !== undefined &&
+    encodeGoJson(mapped.status as unknown as JsonValue) ===
+      encodeGoJson(applySet.status as unknown as JsonValue);
+  if (!unchanged && (await api.writeStatus(applySet, mapped.status, version, deps.signal)) === 'conflict') {
     log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }

@@ -93,6 +93,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   // Every reconcile's deadline signal listens to these two; there may be many at once.
   setMaxListeners(0, stopping.signal, hardStop.signal);
   const metrics = createControllerMetrics();
+  const countRequest = (method: string) => metrics.countKubeRequest(method);
   let election: LeaderElection | undefined;
   // With leader election, every write of this replica (children, inventory, status, events) must
   // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
@@ -103,7 +104,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
       }
     : undefined;
   const fenced = writeFence === undefined ? {} : { writeFence };
-  const client = createKubeClient({ kubeConfig: config.kubeConfig, ...fenced });
+  const client = createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig, ...fenced });
   // In-flight requests end the moment the leadership is lost, not after the shutdown grace period.
   const lostLeadership = new AbortController();
   const reconcileSignal = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
@@ -115,6 +116,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     if (engine === undefined) {
       engine = createApplySetEngine({
         kubeClient: createKubeClient({
+          onRequest: countRequest,
           kubeConfig: config.kubeConfig,
           ...(user === undefined ? {} : { impersonateUser: user }),
           ...fenced,
@@ -215,7 +217,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
       : await servePushWebhook({
           address: config.webhookAddress,
           secret: config.webhookSecret,
-          client: createKubeClient({ kubeConfig: config.kubeConfig }),
+          client: createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig }),
           applySets: () => applySets.list(),
           now: () => new Date(),
           logger: logger.child({ server: 'webhook' }),
@@ -260,7 +262,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   if (config.leaderElect) {
     election = startLeaderElection(
       {
-        client: createKubeClient({ kubeConfig: config.kubeConfig }),
+        client: createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig }),
         namespace: config.leaseNamespace,
         name: config.leaseName,
         identity: config.identity,

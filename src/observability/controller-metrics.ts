@@ -16,6 +16,8 @@ export interface ControllerMetrics {
   observeReconcile(result: ReconcileResult, seconds: number): void;
   countObjects(action: ObjectAction, count: number): void;
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
+  /** One request sent to the API server (every client of the controller counts here). */
+  countKubeRequest(verb: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
 }
@@ -50,6 +52,12 @@ export function createControllerMetrics(): ControllerMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
+  const kubeRequests = new Counter({
+    name: 'applyset_kube_requests_total',
+    help: 'Requests the controller sent to the API server, by verb (the Lease included, watch streams aside).',
+    labelNames: ['verb'] as const,
+    registers: [registry],
+  });
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -70,6 +78,9 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     observeGitFetch(result, seconds) {
       gitFetch.observe({ result }, seconds);
+    },
+    countKubeRequest(verb) {
+      kubeRequests.inc({ verb });
     },
     setQueueDepthSource(depth) {
       depthSource = depth;

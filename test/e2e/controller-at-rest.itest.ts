@@ -1,0 +1,75 @@
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import {
+  cluster,
+  configMapYaml,
+  createApplySet,
+  httpGet,
+  installCrd,
+  logCount,
+  startController,
+  stopAllControllers,
+  waitFor,
+  waitForAppliedCommit,
+  type ControllerProcess,
+} from './e2e-kit.js';
+
+// Issue #14: at rest, a fleet costs the API server reads only. An ApplySet whose revision and objects
+// did not change is reconciled on its interval (drift is checked) and the controller sends no write:
+// no PATCH of a child, no status PATCH, no event. Counted by the controller's own request counter.
+
+async function writes(controller: ControllerProcess): Promise<number> {
+  const { body } = await httpGet(controller.port, '/metrics');
+  let total = 0;
+  for (const line of body.split('\n')) {
+    const match = /^applyset_kube_requests_total\{verb="(POST|PUT|PATCH|DELETE)"\} (\d+)/.exec(line);
+    if (match !== null) total += Number(match[2]);
+  }
+  return total;
+}
+
+describe('an ApplySet at rest', () => {
+  const c = cluster();
+  const namespace = uniqueName('e2e-rest');
+  let git: GitTestServer;
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    git = await startGitServer({
+      files: {
+        'a.yaml': configMapYaml('a', { v: '1' }),
+        'b.yaml': configMapYaml('b', { v: '1' }),
+        'c.yaml': configMapYaml('c', { v: '1' }),
+      },
+    });
+    controller = await startController({ namespace });
+  });
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await git?.close();
+  });
+
+  it('is reconciled on its interval without a single write', async () => {
+    await createApplySet(c, namespace, 'rest', { url: git.url, interval: '2s' });
+    await waitForAppliedCommit(c, namespace, 'rest', await git.revParse('main'), 60_000);
+    const key = `${namespace}/rest`;
+    // Let the first reconciles settle (the first one after Ready may still record its event).
+    const settled = logCount(controller, key, 'reconciled') + 1;
+    await waitFor(
+      'one more reconcile',
+      async () => (logCount(controller, key, 'reconciled') > settled ? true : undefined),
+      30_000,
+    );
+    const before = await writes(controller);
+    const reconciled = logCount(controller, key, 'reconciled');
+    await waitFor(
+      'three reconciles on the interval',
+      async () => (logCount(controller, key, 'reconciled') >= reconciled + 3 ? true : undefined),
+      30_000,
+    );
+    expect(await writes(controller)).toBe(before);
+  });
+});
