@@ -44,6 +44,18 @@ export interface ApplySetRequest {
    * lines of a damaged inventory are still released. Default false.
    */
   readonly release?: boolean;
+  /**
+   * After a complete run, wait until every object applied (and each of `healthChecks`) is Current by
+   * kstatus's rules, one has Failed, or `timeoutMs` passes (`--wait`, `spec.wait`).
+   */
+  readonly wait?: {
+    readonly timeoutMs: number;
+    readonly pollMs?: number;
+    /** Objects outside the set to wait for too (`spec.healthChecks`). */
+    readonly healthChecks?: readonly ObjectRef[];
+  };
+  /** Hears of each object as it becomes Current while waiting. */
+  readonly onReady?: (ref: ObjectRef) => void;
   readonly signal?: AbortSignal;
   /**
    * kubectl's `--field-manager` (default `kubectl-client-side-apply`), sent as the `fieldManager`
@@ -140,6 +152,10 @@ export interface ApplySetResult {
   readonly parentResourceVersion?: string;
   /** True when every step ran and the hash was written. */
   readonly completed: boolean;
+  /** With `wait`: the last health of every object waited for. */
+  readonly health?: readonly ObjectHealthReport[];
+  /** With `wait`: the deadline passed while some object was still in progress. */
+  readonly healthTimedOut?: boolean;
 }
 
 /**
@@ -152,6 +168,13 @@ export interface ApplySetInputError extends Error {
   readonly problems: readonly string[];
   /** The object a refusal is about when it is not a file's (the set's parent), for status. */
   readonly subject?: string | undefined;
+}
+
+/** One object's health after a wait: kstatus's status and what a person should read. */
+export interface ObjectHealthReport {
+  readonly ref: ObjectRef;
+  readonly status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound';
+  readonly message: string;
 }
 
 export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResult>;

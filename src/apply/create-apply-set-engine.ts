@@ -1,3 +1,4 @@
+import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
@@ -70,5 +71,19 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const plan = planRun(desired, parent, live, request, writer.ownerUid());
 
   // 6. Run it: widen the inventory, apply, wait for CRDs, prune, narrow the inventory, write the hash.
-  return runPlan(plan, parent, writer, request, context);
+  const result = await runPlan(plan, parent, writer, request, context);
+
+  // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy.
+  if (request.wait === undefined || request.dryRun || !result.completed) return result;
+  if (result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict')) return result;
+  const applied = result.outcomes
+    .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
+    .map((o) => o.ref);
+  const { health, timedOut } = await waitForHealth(
+    [...applied, ...(request.wait.healthChecks ?? [])],
+    request,
+    context,
+    request.wait,
+  );
+  return { ...result, health, healthTimedOut: timedOut };
 }

@@ -10,7 +10,7 @@ import { runApplySet } from './run-apply-set.js';
 const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
-                     [--validate[=strict|warn|ignore|true|false]]
+                     [--validate[=strict|warn|ignore|true|false]] [--wait [--timeout 5m]]
 
 Applies the objects of every -f as one set, exactly as kubectl apply would, and records the set in
 the ConfigMap NAME (the apply-config object, created if missing). -f repeats and is read in order: a
@@ -45,7 +45,15 @@ export const applyCommand: Command = async (argv, io) => {
   const { result } = run;
   for (const outcome of result.outcomes) writeOutcome(outcome, io, flags.dryRun);
   io.stdout.write(`${summaryLine(result, flags.dryRun)}\n`);
-  return result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict')
+  // --wait: every object that did not become healthy, and why (`1 of 3 replicas available`).
+  const unhealthy = (result.health ?? []).filter((report) => report.status !== 'Current');
+  for (const report of unhealthy) {
+    io.stderr.write(`error: ${where(report.ref)} is not ready (${report.status}): ${report.message}\n`);
+  }
+  if (result.healthTimedOut === true) {
+    io.stderr.write(`error: timed out waiting for ${unhealthy.length} object(s) to become ready\n`);
+  }
+  return result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict') || unhealthy.length > 0
     ? ExitCode.partialFailure
     : ExitCode.ok;
 };

@@ -1,3 +1,4 @@
+import { parseDuration } from '../controller/applyset-types.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import {
@@ -26,6 +27,8 @@ export interface ApplySetFlags {
   readonly context: string | undefined;
   readonly fieldManager: string;
   readonly fieldValidation: 'strict' | 'warn' | 'ignore';
+  /** `--wait`: how long to wait for the objects to become healthy after applying; undefined: no wait. */
+  readonly waitTimeoutMs: number | undefined;
 }
 
 /** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
@@ -49,6 +52,8 @@ export const applyFlagSpecs: FlagSpecs = {
   'dry-run': { type: 'optional-value', bare: 'client' },
   force: { type: 'boolean' },
   adopt: { type: 'boolean' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'string' },
 };
 
 export const diffFlagSpecs: FlagSpecs = commonFlags;
@@ -108,7 +113,23 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
     context: single(flags, 'context'),
     fieldManager: nonEmpty(single(flags, 'field-manager'), '--field-manager') ?? 'kubectl-client-side-apply',
     fieldValidation: validationOf(single(flags, 'validate')),
+    waitTimeoutMs: waitOf(flags),
   };
+}
+
+/** `--wait [--timeout 5m]`: a timeout alone is refused, as it would mean nothing. */
+function waitOf(flags: ParsedFlags): number | undefined {
+  const timeout = single(flags, 'timeout');
+  if (!flagIsTrue(flags, 'wait')) {
+    if (timeout !== undefined) throw new UsageError('--timeout is for --wait');
+    return undefined;
+  }
+  if (timeout === undefined) return 5 * 60_000;
+  try {
+    return parseDuration(timeout);
+  } catch {
+    throw new UsageError(`--timeout: not a duration: ${JSON.stringify(timeout)} (e.g. 90s, 5m)`);
+  }
 }
 
 function dryRunOf(value: string | undefined): boolean {

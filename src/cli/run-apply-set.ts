@@ -1,3 +1,4 @@
+import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import { resolve } from 'node:path';
 import type { ApplySetProgress, ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import { isApplySetInputError } from '../apply/apply-set-input-error.js';
@@ -89,6 +90,12 @@ export async function runApplySet(
       fieldManager: flags.fieldManager,
       fieldValidation: flags.fieldValidation,
       ...(mode.onProgress === undefined ? {} : { onProgress: mode.onProgress }),
+      ...(flags.waitTimeoutMs === undefined || mode.dryRun
+        ? {}
+        : {
+            wait: { timeoutMs: flags.waitTimeoutMs },
+            onReady: (ref: ObjectRef) => io.stderr.write(`${describeObjectRef(ref)} is ready\n`),
+          }),
     });
     return { result };
   } catch (error) {

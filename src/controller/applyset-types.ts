@@ -53,6 +53,14 @@ export interface ApplySetSourceSpec {
   readonly secretRef?: LocalObjectReference;
 }
 
+/** One entry of `spec.healthChecks`. */
+export interface HealthCheckSpec {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
 /** `spec` as stored: durations are strings such as `1m30s`. */
 export interface ApplySetSpec {
   readonly source: ApplySetSourceSpec;
@@ -64,6 +72,10 @@ export interface ApplySetSpec {
   readonly force?: boolean;
   /** Take over objects that exist without an apply-owner; default true. */
   readonly adopt?: boolean;
+  /** Wait for the applied objects to be healthy (kstatus's rules) before Ready. */
+  readonly wait?: boolean;
+  /** Objects outside the set to wait for as well. */
+  readonly healthChecks?: readonly HealthCheckSpec[];
   readonly suspend?: boolean;
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
@@ -163,6 +175,9 @@ export interface ResolvedApplySetSpec {
   readonly allowEmpty: boolean;
   readonly force: boolean;
   readonly adopt: boolean;
+  readonly wait: boolean;
+  /** `spec.healthChecks` as object identities (the group from the apiVersion). */
+  readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
   readonly suspend: boolean;
   readonly targetNamespace: string | undefined;
   readonly serviceAccountName: string | undefined;
@@ -272,6 +287,26 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   // The one boolean that defaults to true: kubectl adopts, and so did every ApplySet before the field.
   const adopt = spec['adopt'] === undefined ? true : readBoolean(spec, 'adopt', fail);
   const suspend = readBoolean(spec, 'suspend', fail);
+  const wait = readBoolean(spec, 'wait', fail);
+  const healthChecks: { group: string; kind: string; namespace: string; name: string }[] = [];
+  const rawChecks = spec['healthChecks'];
+  if (rawChecks !== undefined) {
+    if (!Array.isArray(rawChecks)) fail('spec.healthChecks', 'must be a list');
+    else {
+      rawChecks.forEach((entry: unknown, index) => {
+        const field = `spec.healthChecks[${index}]`;
+        if (!isRecord(entry)) return fail(field, 'must be an object');
+        const apiVersion = readString(entry, 'apiVersion', `${field}.apiVersion`, fail, { required: true });
+        const kind = readString(entry, 'kind', `${field}.kind`, fail, { required: true });
+        const name = readString(entry, 'name', `${field}.name`, fail, { required: true });
+        const namespace = readString(entry, 'namespace', `${field}.namespace`, fail) ?? '';
+        if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
+        const slash = apiVersion.indexOf('/');
+        healthChecks.push({ group: slash < 0 ? '' : apiVersion.slice(0, slash), kind, namespace, name });
+        return undefined;
+      });
+    }
+  }
 
   let targetNamespace = readString(spec, 'targetNamespace', 'spec.targetNamespace', fail);
   if (targetNamespace !== undefined && !(DNS1123_LABEL.test(targetNamespace) && targetNamespace.length <= 63))
@@ -303,6 +338,8 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       allowEmpty,
       force,
       adopt,
+      wait,
+      healthChecks,
       suspend,
       targetNamespace,
       serviceAccountName,

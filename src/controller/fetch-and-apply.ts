@@ -88,6 +88,7 @@ export async function fetchAndApply(
       force: spec.force,
       adopt: spec.adopt,
       dryRun: false,
+      ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
       signal,
     });
   } catch (error) {

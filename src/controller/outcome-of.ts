@@ -1,7 +1,7 @@
 import type { ApplySetResult } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
-import { objectRefKey } from '../manifests/object-ref.js';
+import { describeObjectRef, objectRefKey } from '../manifests/object-ref.js';
 import type { ApplySetObjectError } from './applyset-types.js';
 import type { OutcomeCounts, ReconcileOutcome } from './map-reconcile-outcome.js';
 
@@ -114,6 +114,25 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       revision,
       counts,
       errors: pruneErrors,
+    };
+  }
+  // spec.wait: everything was applied, but Ready means healthy. Each object that is not is named with
+  // why (`deployment.apps/web -n shop: 1 of 3 replicas available`); it is judged again after a backoff.
+  const unhealthy = (result.health ?? []).filter((report) => report.status !== 'Current');
+  const firstUnhealthy = unhealthy[0];
+  if (firstUnhealthy !== undefined) {
+    const healthErrors = unhealthy.map((report) => ({
+      object: objectRefKey(report.ref),
+      message: `${report.status}: ${report.message}`,
+    }));
+    const why = result.healthTimedOut === true ? 'not ready within spec.timeout' : 'failed';
+    return {
+      kind: 'retryable',
+      reason: 'HealthCheckFailed',
+      message: `applied, but ${unhealthy.length} object(s) ${why}: ${describeObjectRef(firstUnhealthy.ref)}: ${firstUnhealthy.message}`,
+      revision,
+      counts,
+      errors: healthErrors,
     };
   }
   return {

@@ -81,12 +81,33 @@ describe('resolveApplySetSpec', () => {
       allowEmpty: false,
       force: false,
       adopt: true,
+      wait: false,
+      healthChecks: [],
       suspend: false,
       targetNamespace: undefined,
       serviceAccountName: undefined,
       deletionPolicy: 'Delete',
     };
     expect(resolveApplySetSpec(minimal)).toEqual({ ok: true, spec: expected });
+  });
+
+  it('reads spec.wait and spec.healthChecks as object identities', () => {
+    const resolved = resolveApplySetSpec({
+      ...minimal,
+      wait: true,
+      healthChecks: [
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: 'shop' },
+        { apiVersion: 'v1', kind: 'Namespace', name: 'shop' },
+      ],
+    });
+    expect(resolved.ok && resolved.spec.wait).toBe(true);
+    expect(resolved.ok && resolved.spec.healthChecks).toEqual([
+      { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+      { group: '', kind: 'Namespace', namespace: '', name: 'shop' },
+    ]);
+    expect(resolveApplySetSpec({ ...minimal, healthChecks: [{ kind: 'Deployment' }] })).toMatchObject({
+      ok: false,
+    });
   });
 
   it('reads every field of a full spec', () => {

@@ -118,6 +118,8 @@ describe('the ApplySet CRD', () => {
       allowEmpty: false,
       force: false,
       adopt: true,
+      wait: false,
+      healthChecks: [],
       suspend: false,
       targetNamespace: 'n',
       serviceAccountName: 's',

@@ -1,0 +1,60 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { computeObjectHealth, type ObjectHealth } from '../health/compute-object-health.js';
+import type { ObjectRef } from '../manifests/object-ref.js';
+import type { ObjectHealthReport, ApplySetRequest } from './apply-set-contract.js';
+import { locationIn } from './object-location.js';
+import type { RunContext } from './run-context.js';
+
+const DEFAULT_POLL_MS = 1_000;
+
+/**
+ * After a run, waits until every object is Current by kstatus's rules, one has Failed, or the deadline
+ * passes: short polls of each object not Current yet (GETs, never a re-apply). `onReady` hears of each
+ * object as it becomes Current. Resolves with the last health of every object.
+ */
+export async function waitForHealth(
+  refs: readonly ObjectRef[],
+  request: ApplySetRequest,
+  context: RunContext,
+  options: { readonly timeoutMs: number; readonly pollMs?: number },
+): Promise<{ readonly health: readonly ObjectHealthReport[]; readonly timedOut: boolean }> {
+  const { signal } = request;
+  const deadline = Date.now() + options.timeoutMs;
+  const latest = new Map<ObjectRef, ObjectHealth>();
+  let pending = [...refs];
+  for (;;) {
+    const still: ObjectRef[] = [];
+    for (const ref of pending) {
+      const health = await readHealth(ref, context, signal);
+      latest.set(ref, health);
+      if (health.status === 'Current') request.onReady?.(ref);
+      else still.push(ref);
+    }
+    pending = still;
+    const failed = pending.some((ref) => latest.get(ref)?.status === 'Failed');
+    if (pending.length === 0 || failed || Date.now() > deadline) {
+      return {
+        health: refs.map((ref) => ({ ref, ...(latest.get(ref) ?? { status: 'NotFound', message: '' }) })),
+        timedOut: pending.length > 0 && !failed,
+      };
+    }
+    await delay(options.pollMs ?? DEFAULT_POLL_MS, undefined, signal === undefined ? {} : { signal });
+  }
+}
+
+async function readHealth(
+  ref: ObjectRef,
+  context: RunContext,
+  signal: AbortSignal | undefined,
+): Promise<ObjectHealth> {
+  try {
+    const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
+    return computeObjectHealth(await context.api.get(locationIn(mapping, ref.namespace), ref.name, signal));
+  } catch (error) {
+    if (error instanceof Error && error.name === 'AbortError') throw error;
+    return {
+      status: 'InProgress',
+      message: `could not be read: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}

@@ -1,0 +1,108 @@
+import { kubectl as kubectlAdmin } from '../apply/apply-test-kit.js';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import {
+  cluster,
+  condition,
+  createApplySet,
+  getApplySet,
+  installCrd,
+  patchApplySet,
+  startController,
+  stopAllControllers,
+  waitForReady,
+} from './e2e-kit.js';
+
+// Issue #15 point 1 with the controller as its own process: with spec.wait, Ready means the objects are
+// healthy by kstatus's rules, not only accepted. No workload controller runs here: the test writes the
+// Deployment's status as the deployment controller would, and creates the object of a health check.
+
+const deployment = (namespace: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: ${namespace} }
+spec:
+  replicas: 3
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx:1.27 }] }
+`;
+
+describe('spec.wait: Ready means healthy', () => {
+  const c = cluster();
+  const namespace = uniqueName('e2e-health');
+  let git: GitTestServer;
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    git = await startGitServer({ files: { 'deploy.yaml': deployment(namespace) } });
+    await startController({ namespace });
+  });
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await git?.close();
+  });
+
+  it('stays not Ready, naming the rollout and the missing health check, until both are healthy', async () => {
+    await createApplySet(c, namespace, 'site', { url: git.url, interval: '1h', suspend: true });
+    await patchApplySet(namespace, 'site', {
+      spec: {
+        suspend: false,
+        wait: true,
+        timeout: '5s',
+        healthChecks: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'made-elsewhere', namespace }],
+      },
+    });
+    const waiting = await waitForReady(
+      c,
+      namespace,
+      'site',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'HealthCheckFailed',
+      60_000,
+    );
+    expect(condition(waiting, 'Ready')?.message).toMatch(
+      /applied, but 2 object\(s\) not ready within spec.timeout/,
+    );
+    const errors = waiting.status?.errors?.items ?? [];
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        {
+          object: `${namespace}:apps:Deployment:web`,
+          message: 'InProgress: the Deployment has no status yet',
+        },
+        { object: `${namespace}::ConfigMap:made-elsewhere`, message: 'NotFound: the object does not exist' },
+      ]),
+    );
+
+    // The rollout completes (as the deployment controller would write it) and the checked object appears.
+    const generation = JSON.parse(
+      (await kubectlAdmin(['-n', namespace, 'get', 'deployment', 'web', '-o', 'json'])).stdout,
+    ).metadata.generation as number;
+    const status = {
+      observedGeneration: generation,
+      replicas: 3,
+      updatedReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
+    };
+    await kubectlAdmin([
+      '-n',
+      namespace,
+      'patch',
+      'deployment',
+      'web',
+      '--subresource=status',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ status }),
+    ]);
+    await kubectlAdmin(['-n', namespace, 'create', 'configmap', 'made-elsewhere']);
+    const ready = await waitForReady(c, namespace, 'site', 'True', undefined, 60_000);
+    expect(condition(ready, 'Ready')?.reason).toBe('ReconciliationSucceeded');
+    expect((await getApplySet(c, namespace, 'site'))?.status?.errors?.totalCount).toBe(0);
+  });
+});
