@@ -146,6 +146,8 @@ describe('resolveApplySetSpec', () => {
         allowEmpty: true,
         force: true,
         adopt: false,
+        wait: false,
+        healthChecks: [],
         suspend: true,
         targetNamespace: 'team-a',
         serviceAccountName: 'deployer',

@@ -75,6 +75,8 @@ describe('KEP-3659 ApplySet metadata', () => {
       annotations: {
         'kubectl.kubernetes.io/last-applied-objects':
           '::Namespace:shop\nops::ConfigMap:settings\nshop:apps:Deployment:web',
+        // A small set has no compressed list: the key is removed if a larger set had left one.
+        'applyset.dev/last-applied-objects-gzip': null,
         'applyset.kubernetes.io/tooling': 'applyset-controller/v0.1.0',
         'applyset.kubernetes.io/contains-group-kinds': 'ConfigMap,Deployment.apps,Namespace',
         'applyset.kubernetes.io/additional-namespaces': 'shop',
