@@ -27,6 +27,8 @@ export interface ApplySetFlags {
   readonly context: string | undefined;
   readonly fieldManager: string;
   readonly fieldValidation: 'strict' | 'warn' | 'ignore';
+  /** `--exclude PATTERN` (repeats): gitignore-style patterns of files to leave out of `-f` directories. */
+  readonly exclude: readonly string[];
   /** `--wait`: how long to wait for the objects to become healthy after applying; undefined: no wait. */
   readonly waitTimeoutMs: number | undefined;
 }
@@ -34,6 +36,7 @@ export interface ApplySetFlags {
 /** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
 const commonFlags: FlagSpecs = {
   filename: { type: 'string', short: 'f', repeats: true },
+  exclude: { type: 'string', repeats: true },
   recursive: { type: 'boolean', short: 'R' },
   applyset: { type: 'string' },
   namespace: { type: 'string', short: 'n' },
@@ -114,6 +117,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
     fieldManager: nonEmpty(single(flags, 'field-manager'), '--field-manager') ?? 'kubectl-client-side-apply',
     fieldValidation: validationOf(single(flags, 'validate')),
     waitTimeoutMs: waitOf(flags),
+    exclude: flags.get('exclude') ?? [],
   };
 }
 

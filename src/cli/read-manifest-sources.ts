@@ -1,3 +1,4 @@
+import { excludeFiles } from '../manifests/exclude-files.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
@@ -13,6 +14,8 @@ export interface ManifestSourceOptions {
   readonly recursive: boolean;
   readonly stdin: NodeJS.ReadableStream | undefined;
   readonly signal?: AbortSignal;
+  /** `--exclude`: gitignore-style patterns, matched against paths below each `-f` directory. */
+  readonly exclude?: readonly string[];
 }
 
 /**
@@ -47,7 +50,10 @@ export async function readManifestSources(
       recursive: options.recursive,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    for (const file of read) {
+    // A file named with -f is read whatever the patterns say; a directory's files are matched by
+    // their path below it.
+    const { kept } = directory ? excludeFiles(read, options.exclude ?? []) : { kept: read };
+    for (const file of kept) {
       files.push({ ...file, path: directory ? path.join(filename, file.path) : filename });
     }
   }

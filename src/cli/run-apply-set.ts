@@ -46,6 +46,7 @@ export async function runApplySet(
       cwd: io.cwd,
       recursive: flags.recursive,
       stdin: io.stdin,
+      exclude: flags.exclude,
     });
   } catch (error) {
     if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);

@@ -50,6 +50,8 @@ export interface ApplySetSourceSpec {
   readonly url: string;
   readonly ref: GitRefSpec;
   readonly path?: string;
+  /** Files to leave out, .gitignore format, one pattern a line, paths from the repository root. */
+  readonly ignore?: string;
   readonly secretRef?: LocalObjectReference;
 }
 
@@ -167,6 +169,8 @@ export interface ResolvedApplySetSpec {
     /** Relative, without `./`, leading or trailing slashes; `''` is the repository root. */
     readonly path: string;
     readonly secretName: string | undefined;
+    /** `spec.source.ignore`, one pattern an entry. */
+    readonly ignore: readonly string[];
   };
   readonly intervalMs: number;
   readonly retryIntervalMs: number;
@@ -248,6 +252,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   let ref: ResolvedGitRef | undefined;
   let path = '';
   let secretName: string | undefined;
+  let ignore: string[] = [];
   if (!isRecord(source)) {
     fail('spec.source', 'is required');
   } else {
@@ -264,6 +269,8 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       if (normalized === undefined) fail('spec.source.path', pathProblem(rawPath));
       else path = normalized;
     }
+    const ignoreText = readString(source, 'ignore', 'spec.source.ignore', fail);
+    if (ignoreText !== undefined) ignore = ignoreText.split(/\r?\n/).filter((line) => line.trim() !== '');
     const secretRef = source['secretRef'];
     if (secretRef !== undefined) {
       if (!isRecord(secretRef)) fail('spec.source.secretRef', 'must be an object');
@@ -330,7 +337,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   return {
     ok: true,
     spec: {
-      source: { url, ref, path, secretName },
+      source: { url, ref, path, secretName, ignore },
       intervalMs,
       retryIntervalMs,
       timeoutMs,

@@ -1,3 +1,4 @@
+import { excludeFiles } from '../manifests/exclude-files.js';
 import { setMaxListeners } from 'node:events';
 import type { ApplySetResult } from '../apply/apply-set-contract.js';
 import type { GitRef } from '../git/git-ref.js';
@@ -75,6 +76,11 @@ export async function fetchAndApply(
   } catch (error) {
     return { outcome: failureOutcome(error, { step: 'load', spec, revision }) };
   }
+  // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
+  // a manifest, so it can neither break the set nor add to it.
+  files = excludeFiles(files, spec.source.ignore, (file) =>
+    spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
+  ).kept;
 
   // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
   let result: ApplySetResult;

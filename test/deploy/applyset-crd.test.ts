@@ -110,7 +110,13 @@ describe('the ApplySet CRD', () => {
   it('declares exactly the spec fields of ApplySetSpec', () => {
     // Required<> makes the compiler list every optional field, so a field added on one side only fails.
     const spec: Required<ApplySetSpec> = {
-      source: { url: 'https://h/r', ref: { branch: 'b', tag: 't', commit: 'c' }, path: '', secretRef: { name: 's' } },
+      source: {
+        url: 'https://h/r',
+        ref: { branch: 'b', tag: 't', commit: 'c' },
+        path: '',
+        ignore: '',
+        secretRef: { name: 's' },
+      },
       interval: '1m',
       retryInterval: '1m',
       timeout: '1m',
