@@ -18,7 +18,6 @@ export interface ProbeServer {
 
 /** `/healthz`, `/readyz` and `/metrics` on one port, as the chart's probes and Service expect. */
 export async function startProbeServer(options: ProbeServerOptions): Promise<ProbeServer> {
-  const { host, port } = parseListenAddress(options.address);
   const server: Server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0];
     const probe = (ok: boolean) => {
@@ -53,6 +52,18 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
         response.end('not found\n');
     }
   });
+  return listenOn(server, options.address);
+}
+
+/**
+ * Listens on a Go-style `[host]:port` address and resolves once bound, with the port actually taken
+ * (useful with `:0`) and a close that also ends kept-alive connections.
+ */
+export async function listenOn(
+  server: Server,
+  address: string,
+): Promise<{ readonly port: number; close(): Promise<void> }> {
+  const { host, port } = parseListenAddress(address);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

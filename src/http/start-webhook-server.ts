@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseListenAddress } from './start-probe-server.js';
+import { listenOn } from './start-probe-server.js';
 import {
   isPushEvent,
   parsePushPayload,
@@ -95,22 +94,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       response.end('{"error":"internal error"}\n');
     });
   });
-  const { host, port } = parseListenAddress(options.address);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOn(server, options.address);
 }
 
 /** The body, or undefined when it is larger than the limit (reading stops there). */

@@ -171,3 +171,35 @@ export async function eventually(check: () => Promise<boolean>, what: string, ti
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Writes a Deployment's status as the deployment controller would once it rolled out (no workload
+ * controller runs on the test control plane), at the generation the object is at now.
+ */
+export async function markDeploymentRolledOut(
+  namespace: string,
+  name: string,
+  replicas: number,
+): Promise<void> {
+  const live = await getObject(`/apis/apps/v1/namespaces/${namespace}/deployments/${name}`);
+  const generation = (live?.['metadata'] as { generation: number }).generation;
+  const status = {
+    observedGeneration: generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
+  };
+  await kubectl([
+    '-n',
+    namespace,
+    'patch',
+    'deployment',
+    name,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify({ status }),
+  ]);
+}

@@ -1,6 +1,6 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { getObject, markDeploymentRolledOut, writeSetDirectory } from '../apply/apply-test-kit.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
 
 // Issue #15 point 1, on the command line: `applyset apply --wait` waits until every applied object is
@@ -20,30 +20,6 @@ spec:
 const configMap = (namespace: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: settings, namespace: ${namespace} }\ndata: { a: "1" }\n`;
 
-async function rollOut(namespace: string): Promise<void> {
-  const live = await getObject(`/apis/apps/v1/namespaces/${namespace}/deployments/web`);
-  const generation = (live?.['metadata'] as { generation: number }).generation;
-  const status = {
-    observedGeneration: generation,
-    replicas: 2,
-    updatedReplicas: 2,
-    readyReplicas: 2,
-    availableReplicas: 2,
-    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
-  };
-  await kubectl([
-    '-n',
-    namespace,
-    'patch',
-    'deployment',
-    'web',
-    '--subresource=status',
-    '--type=merge',
-    '-p',
-    JSON.stringify({ status }),
-  ]);
-}
-
 describe('applyset apply --wait', () => {
   it('reports each object as it becomes ready, and exits 0 once all are', async () => {
     const ns = await freshNamespace('wait-ok');
@@ -60,14 +36,12 @@ describe('applyset apply --wait', () => {
       '60s',
     ]);
     // Roll the Deployment out once it exists, as its controller would.
-    for (
-      let i = 0;
-      i < 200 && (await getObject(`/apis/apps/v1/namespaces/${ns}/deployments/web`)) === undefined;
-      i += 1
-    ) {
+    const deadline = Date.now() + 60_000;
+    while ((await getObject(`/apis/apps/v1/namespaces/${ns}/deployments/web`)) === undefined) {
+      if (Date.now() > deadline) throw new Error('the Deployment was not created within 60 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await rollOut(ns);
+    await markDeploymentRolledOut(ns, 'web', 2);
     const result = await run;
     expect(result.code).toBe(ExitCode.ok);
     expect(result.stderr).toContain(`configmap/settings -n ${ns} is ready`);

@@ -1,4 +1,4 @@
-import { kubectl as kubectlAdmin } from '../apply/apply-test-kit.js';
+import { kubectl as kubectlAdmin, markDeploymentRolledOut } from '../apply/apply-test-kit.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
@@ -78,28 +78,7 @@ describe('spec.wait: Ready means healthy', () => {
     );
 
     // The rollout completes (as the deployment controller would write it) and the checked object appears.
-    const generation = JSON.parse(
-      (await kubectlAdmin(['-n', namespace, 'get', 'deployment', 'web', '-o', 'json'])).stdout,
-    ).metadata.generation as number;
-    const status = {
-      observedGeneration: generation,
-      replicas: 3,
-      updatedReplicas: 3,
-      readyReplicas: 3,
-      availableReplicas: 3,
-      conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
-    };
-    await kubectlAdmin([
-      '-n',
-      namespace,
-      'patch',
-      'deployment',
-      'web',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ status }),
-    ]);
+    await markDeploymentRolledOut(namespace, 'web', 3);
     await kubectlAdmin(['-n', namespace, 'create', 'configmap', 'made-elsewhere']);
     const ready = await waitForReady(c, namespace, 'site', 'True', undefined, 60_000);
     expect(condition(ready, 'Ready')?.reason).toBe('ReconciliationSucceeded');
