@@ -35,6 +35,12 @@ export type ReconcileOutcome =
       readonly counts: OutcomeCounts;
       /** The objects taken over this run (`namespace:group:kind:name`), named in the event. */
       readonly adopted?: readonly string[];
+      /** The objects created, configured and pruned, as kubectl names them, named in the event. */
+      readonly changes?: {
+        readonly created: readonly string[];
+        readonly configured: readonly string[];
+        readonly pruned: readonly string[];
+      };
       /**
        * Objects that left Git but that another set's apply-owner names, so were kept: in status.errors
        * and a Warning event, though the set is Ready (the mark may be forged by a tenant).
@@ -112,7 +118,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
               {
                 type: 'Normal' as const,
                 reason: 'ReconciliationSucceeded',
-                message: `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}`,
+                message: `${message}: ${describeCounts(counts)}${describeChanges(outcome.changes)}${describeAdopted(outcome.adopted ?? [])}`,
               },
             ]
           : []),
@@ -193,6 +199,24 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
     }
   }
 }
+
+/** Objects an event names per verb before it says how many more. */
+const NAMED_PER_VERB = 10;
+
+/** `; created configmap/a -n x; configured deployment.apps/web -n x; pruned configmap/old -n x (+3 more)`. */
+export function describeChanges(changes: ReconcileOutcomeChanges | undefined): string {
+  if (changes === undefined) return '';
+  const parts: string[] = [];
+  for (const verb of ['created', 'configured', 'pruned'] as const) {
+    const names = changes[verb];
+    if (names.length === 0) continue;
+    const more = names.length > NAMED_PER_VERB ? ` (+${names.length - NAMED_PER_VERB} more)` : '';
+    parts.push(`${verb} ${names.slice(0, NAMED_PER_VERB).join(', ')}${more}`);
+  }
+  return parts.length === 0 ? '' : `; ${parts.join('; ')}`;
+}
+
+type ReconcileOutcomeChanges = NonNullable<Extract<ReconcileOutcome, { kind: 'applied' }>['changes']>;
 
 /** `2 created, 1 configured, 3 unchanged, 1 pruned`: the counts an event reports. */
 export function describeCounts(counts: OutcomeCounts): string {

@@ -20,6 +20,8 @@ function tally(outcomes: ApplySetResult['outcomes']) {
   const errors: ApplySetObjectError[] = [];
   const pruneErrors: ApplySetObjectError[] = [];
   const adopted: string[] = [];
+  // What changed, as kubectl names objects (`deployment.apps/web -n shop`), for the event.
+  const changes = { created: [] as string[], configured: [] as string[], pruned: [] as string[] };
   // Per-object failures keep the intent of their cause: a manifest that cannot be merged stalls the run.
   const mergeErrors: ApplySetObjectError[] = [];
   // An object left Git but names another set as owner: kept. Said aloud, since the mark may be forged.
@@ -31,6 +33,7 @@ function tally(outcomes: ApplySetResult['outcomes']) {
       case 'unchanged':
       case 'pruned':
         counts[outcome.action] += 1;
+        if (outcome.action !== 'unchanged') changes[outcome.action].push(describeObjectRef(outcome.ref));
         if (outcome.adopted === true) {
           counts.adopted += 1;
           adopted.push(objectRefKey(outcome.ref));
@@ -64,12 +67,14 @@ function tally(outcomes: ApplySetResult['outcomes']) {
         break;
     }
   }
-  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors };
+  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes };
 }
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors } = tally(result.outcomes);
+  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes } = tally(
+    result.outcomes,
+  );
   const first = errors[0];
   const detail = first === undefined ? '' : `: ${first.object}: ${first.message}`;
   if (counts.conflicts > 0) {
@@ -140,6 +145,7 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
     revision,
     counts,
     ...(adopted.length === 0 ? {} : { adopted }),
+    changes,
     ...(keptForOthers.length === 0 ? {} : { keptForOthers }),
   };
 }

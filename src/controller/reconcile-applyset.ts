@@ -63,7 +63,10 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
 
     // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
     const applySet = await api.get(namespace, name, deps.signal);
-    if (applySet === undefined) return finish('deleted', { kind: 'none' });
+    if (applySet === undefined) {
+      deps.metrics.setReady(namespace, name, undefined);
+      return finish('deleted', { kind: 'none' });
+    }
 
     // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
     if (applySet.metadata.deletionTimestamp !== undefined) {
@@ -158,6 +161,12 @@ async function report(
     log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }
+  const ready = mapped.status.conditions?.find((c) => c.type === 'Ready')?.status;
+  deps.metrics.setReady(
+    applySet.metadata.namespace,
+    applySet.metadata.name,
+    ready === 'True' ? 1 : ready === 'False' ? 0 : -1,
+  );
   for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
   if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
     const counts = outcome.counts ?? zeroCounts;

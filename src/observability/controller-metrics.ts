@@ -16,6 +16,8 @@ export interface ControllerMetrics {
   observeReconcile(result: ReconcileResult, seconds: number): void;
   countObjects(action: ObjectAction, count: number): void;
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
+  /** Ready of one ApplySet: 1 True, 0 False, -1 Unknown; `undefined` forgets it (deleted). */
+  setReady(namespace: string, name: string, ready: 1 | 0 | -1 | undefined): void;
   /** One request sent to the API server (every client of the controller counts here). */
   countKubeRequest(verb: string): void;
   /** Sampled at scrape time. */
@@ -58,6 +60,12 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['verb'] as const,
     registers: [registry],
   });
+  const ready = new Gauge({
+    name: 'applyset_ready',
+    help: 'Ready of each ApplySet: 1 True, 0 False, -1 Unknown.',
+    labelNames: ['namespace', 'name'] as const,
+    registers: [registry],
+  });
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -78,6 +86,10 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     observeGitFetch(result, seconds) {
       gitFetch.observe({ result }, seconds);
+    },
+    setReady(namespace, name, value) {
+      if (value === undefined) ready.remove({ namespace, name });
+      else ready.set({ namespace, name }, value);
     },
     countKubeRequest(verb) {
       kubeRequests.inc({ verb });

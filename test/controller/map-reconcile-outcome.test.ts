@@ -14,6 +14,23 @@ const base: Omit<MapOutcomeInput, 'outcome'> = {
 const conditionOf = (status: ApplySetStatus, type: string) => status.conditions?.find((c) => c.type === type);
 
 describe('mapReconcileOutcome', () => {
+  it('names in the event what was created, configured and pruned, ten at most per verb', () => {
+    const created = Array.from({ length: 12 }, (_, i) => `configmap/c${i} -n shop`);
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: {
+        kind: 'applied',
+        revision: 'main@sha1:abc',
+        counts: { ...counts, created: 12 },
+        changes: { created, configured: ['deployment.apps/web -n shop'], pruned: ['configmap/old -n shop'] },
+      },
+    });
+    expect(mapped.events[0]?.message).toBe(
+      'Applied revision: main@sha1:abc: 12 created, 1 configured, 3 unchanged, 1 pruned; created ' +
+        `${created.slice(0, 10).join(', ')} (+2 more); configured deployment.apps/web -n shop; pruned configmap/old -n shop`,
+    );
+  });
+
   it('success: Ready, the revision, the counts, an event, requeue after the interval', () => {
     const mapped = mapReconcileOutcome({
       ...base,

@@ -85,6 +85,7 @@ async function reconcile(stubs: Stubs) {
     observeReconcile() {},
     countObjects() {},
     observeGitFetch() {},
+    setReady() {},
   } as unknown as ControllerMetrics;
   const deps: ReconcilerDeps = {
     client,

@@ -71,5 +71,14 @@ describe('an ApplySet at rest', () => {
       30_000,
     );
     expect(await writes(controller)).toBe(before);
+
+    // Observable per ApplySet: the readiness gauge, and an event naming what the first run created.
+    const { body } = await httpGet(controller.port, '/metrics');
+    expect(body).toContain(`applyset_ready{namespace="${namespace}",name="rest"} 1`);
+    const events = await c.core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=rest' });
+    const created = events.items.find((event) => event.reason === 'ReconciliationSucceeded');
+    expect(created?.message).toContain(
+      `created configmap/a -n ${namespace}, configmap/b -n ${namespace}, configmap/c -n ${namespace}`,
+    );
   });
 });
