@@ -54,6 +54,11 @@ export interface ApplySetRequest {
     /** Objects outside the set to wait for too (`spec.healthChecks`). */
     readonly healthChecks?: readonly ObjectRef[];
   };
+  /**
+   * At most this many deletions in one run (spec.pruneLimit): a count, or a percentage of the objects
+   * the set held. A plan that would delete more writes nothing and throws PruneLimitExceededError.
+   */
+  readonly pruneLimit?: { readonly count: number } | { readonly percent: number };
   /** Hears of each object as it becomes Current while waiting. */
   readonly onReady?: (ref: ObjectRef) => void;
   readonly signal?: AbortSignal;

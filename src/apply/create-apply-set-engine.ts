@@ -1,3 +1,5 @@
+import { describeObjectRef } from '../manifests/object-ref.js';
+import { PruneLimitExceededError } from './prune-limit-error.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
@@ -69,6 +71,21 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 
   // 5. Plan the whole run as data.
   const plan = planRun(desired, parent, live, request, writer.ownerUid());
+  const deletions = plan.steps.flatMap((step) =>
+    step.type === 'prune-wave' ? step.actions.filter((action) => action.type === 'delete') : [],
+  );
+  const limit =
+    request.pruneLimit === undefined
+      ? undefined
+      : 'count' in request.pruneLimit
+        ? request.pruneLimit.count
+        : Math.floor((parent.inventory.length * request.pruneLimit.percent) / 100);
+  if (limit !== undefined && !request.dryRun && deletions.length > limit) {
+    throw new PruneLimitExceededError(
+      limit,
+      deletions.map((action) => describeObjectRef(action.ref)),
+    );
+  }
 
   // 6. Run it: widen the inventory, apply, wait for CRDs, prune, narrow the inventory, write the hash.
   const result = await runPlan(plan, parent, writer, request, context);

@@ -21,6 +21,8 @@ export const APPLYSET_CRD_NAME = `${APPLYSET_PLURAL}.${APPLYSET_GROUP}`;
 export const APPLYSET_FINALIZER = 'applyset.dev/finalizer';
 /** Setting this annotation to a new value asks for a reconcile now; status echoes it when handled. */
 export const RECONCILE_REQUESTED_AT_ANNOTATION = 'applyset.dev/reconcile-requested-at';
+/** Its value, a revision, lets a run of that revision prune past spec.pruneLimit. */
+export const APPROVE_PRUNE_ANNOTATION = 'applyset.dev/approve-prune';
 
 /** The CRD's `maxItems` of status.errors.items; the rest is only counted. */
 export const MAX_STATUS_ERRORS = 20;
@@ -74,6 +76,8 @@ export interface ApplySetSpec {
   readonly force?: boolean;
   /** Take over objects that exist without an apply-owner; default true. */
   readonly adopt?: boolean;
+  /** The most objects one run may prune: a count, or `"20%"` of the set. */
+  readonly pruneLimit?: number | string;
   /** Wait for the applied objects to be healthy (kstatus's rules) before Ready. */
   readonly wait?: boolean;
   /** Objects outside the set to wait for as well. */
@@ -179,6 +183,7 @@ export interface ResolvedApplySetSpec {
   readonly allowEmpty: boolean;
   readonly force: boolean;
   readonly adopt: boolean;
+  readonly pruneLimit: { readonly count: number } | { readonly percent: number } | undefined;
   readonly wait: boolean;
   /** `spec.healthChecks` as object identities (the group from the apiVersion). */
   readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
@@ -295,6 +300,13 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   const adopt = spec['adopt'] === undefined ? true : readBoolean(spec, 'adopt', fail);
   const suspend = readBoolean(spec, 'suspend', fail);
   const wait = readBoolean(spec, 'wait', fail);
+  const rawLimit = spec['pruneLimit'];
+  let pruneLimit: { readonly count: number } | { readonly percent: number } | undefined;
+  if (typeof rawLimit === 'number' && Number.isInteger(rawLimit) && rawLimit >= 0)
+    pruneLimit = { count: rawLimit };
+  else if (typeof rawLimit === 'string' && /^[0-9]+%$/.test(rawLimit)) {
+    pruneLimit = { percent: Number(rawLimit.slice(0, -1)) };
+  } else if (rawLimit !== undefined) fail('spec.pruneLimit', 'must be a count (10) or a percentage ("20%")');
   const healthChecks: { group: string; kind: string; namespace: string; name: string }[] = [];
   const rawChecks = spec['healthChecks'];
   if (rawChecks !== undefined) {
@@ -345,6 +357,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       allowEmpty,
       force,
       adopt,
+      pruneLimit,
       wait,
       healthChecks,
       suspend,

@@ -8,6 +8,7 @@ import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
 import {
+  APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
   type ResolvedApplySetSpec,
@@ -95,6 +96,11 @@ export async function fetchAndApply(
       adopt: spec.adopt,
       dryRun: false,
       ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
+      // A revision approved with applyset.dev/approve-prune prunes past the limit.
+      ...(spec.pruneLimit === undefined ||
+      applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision
+        ? {}
+        : { pruneLimit: spec.pruneLimit }),
       signal,
     });
   } catch (error) {

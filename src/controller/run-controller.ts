@@ -14,6 +14,7 @@ import {
   APPLYSET_GROUP,
   APPLYSET_PLURAL,
   APPLYSET_VERSION,
+  APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
 } from './applyset-types.js';
 import { readSecretVersion } from './applyset-api.js';
@@ -295,14 +296,17 @@ export function needsReconcile(event: InformerEvent): boolean {
   if (event.type !== 'modified' || event.previous === undefined) return true;
   const before = metadataOf(event.previous);
   const after = metadataOf(event.object);
-  const requested = (m: JsonObject) => {
+  const annotation = (m: JsonObject, key: string) => {
     const annotations = m['annotations'];
-    return isJsonObject(annotations) ? annotations[RECONCILE_REQUESTED_AT_ANNOTATION] : undefined;
+    return isJsonObject(annotations) ? annotations[key] : undefined;
   };
+  // A request to reconcile, or an approval to prune past the limit, is acted on at once.
+  const asked = (key: string) => annotation(before, key) !== annotation(after, key);
   return (
     before['generation'] !== after['generation'] ||
     (before['deletionTimestamp'] === undefined && after['deletionTimestamp'] !== undefined) ||
-    requested(before) !== requested(after)
+    asked(RECONCILE_REQUESTED_AT_ANNOTATION) ||
+    asked(APPROVE_PRUNE_ANNOTATION)
   );
 }
 

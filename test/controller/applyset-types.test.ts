@@ -82,6 +82,7 @@ describe('resolveApplySetSpec', () => {
       allowEmpty: false,
       force: false,
       adopt: true,
+      pruneLimit: undefined,
       wait: false,
       healthChecks: [],
       suspend: false,
@@ -90,6 +91,17 @@ describe('resolveApplySetSpec', () => {
       deletionPolicy: 'Delete',
     };
     expect(resolveApplySetSpec(minimal)).toEqual({ ok: true, spec: expected });
+  });
+
+  it('reads spec.pruneLimit as a count or a percentage', () => {
+    const limit = (value: unknown) => {
+      const resolved = resolveApplySetSpec({ ...minimal, pruneLimit: value });
+      return resolved.ok ? resolved.spec.pruneLimit : 'refused';
+    };
+    expect(limit(10)).toEqual({ count: 10 });
+    expect(limit('20%')).toEqual({ percent: 20 });
+    expect(limit('20')).toBe('refused');
+    expect(limit(-1)).toBe('refused');
   });
 
   it('reads spec.wait and spec.healthChecks as object identities', () => {
@@ -148,6 +160,7 @@ describe('resolveApplySetSpec', () => {
         allowEmpty: true,
         force: true,
         adopt: false,
+        pruneLimit: undefined,
         wait: false,
         healthChecks: [],
         suspend: true,

@@ -124,6 +124,7 @@ describe('the ApplySet CRD', () => {
       allowEmpty: false,
       force: false,
       adopt: true,
+      pruneLimit: 1,
       wait: false,
       healthChecks: [],
       suspend: false,
