@@ -35,6 +35,8 @@ export type ReconcileOutcome =
       readonly counts: OutcomeCounts;
       /** The objects taken over this run (`namespace:group:kind:name`), named in the event. */
       readonly adopted?: readonly string[];
+      /** Objects applied server-side (too large for the last-applied annotation), with why. */
+      readonly serverSide?: readonly string[];
       /** The objects created, configured and pruned, as kubectl names them, named in the event. */
       readonly changes?: {
         readonly created: readonly string[];
@@ -109,7 +111,12 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
   switch (outcome.kind) {
     case 'applied': {
       const { counts, revision } = outcome;
-      const message = `Applied revision: ${revision}`;
+      // Objects applied server-side are named in the Ready message (so in status) and the event.
+      const serverSide = outcome.serverSide ?? [];
+      const message =
+        serverSide.length === 0
+          ? `Applied revision: ${revision}`
+          : `Applied revision: ${revision} (server-side: ${serverSide.slice(0, 5).join('; ')}${serverSide.length > 5 ? `; +${serverSide.length - 5} more` : ''})`;
       const changed = counts.created + counts.configured + counts.pruned > 0;
       const kept = outcome.keptForOthers ?? [];
       const events: ReconcileEvent[] = [

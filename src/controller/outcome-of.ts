@@ -22,6 +22,7 @@ function tally(outcomes: ApplySetResult['outcomes']) {
   const adopted: string[] = [];
   // What changed, as kubectl names objects (`deployment.apps/web -n shop`), for the event.
   const changes = { created: [] as string[], configured: [] as string[], pruned: [] as string[] };
+  const serverSide: string[] = [];
   // Per-object failures keep the intent of their cause: a manifest that cannot be merged stalls the run.
   const mergeErrors: ApplySetObjectError[] = [];
   // An object left Git but names another set as owner: kept. Said aloud, since the mark may be forged.
@@ -34,6 +35,9 @@ function tally(outcomes: ApplySetResult['outcomes']) {
       case 'pruned':
         counts[outcome.action] += 1;
         if (outcome.action !== 'unchanged') changes[outcome.action].push(describeObjectRef(outcome.ref));
+        if (outcome.action !== 'pruned' && outcome.serverSide !== undefined) {
+          serverSide.push(`${describeObjectRef(outcome.ref)} (${outcome.serverSide})`);
+        }
         if (outcome.adopted === true) {
           counts.adopted += 1;
           adopted.push(objectRefKey(outcome.ref));
@@ -67,12 +71,12 @@ function tally(outcomes: ApplySetResult['outcomes']) {
         break;
     }
   }
-  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes };
+  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide };
 }
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes } = tally(
+  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide } = tally(
     result.outcomes,
   );
   const first = errors[0];
@@ -146,6 +150,7 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
     counts,
     ...(adopted.length === 0 ? {} : { adopted }),
     changes,
+    ...(serverSide.length === 0 ? {} : { serverSide }),
     ...(keptForOthers.length === 0 ? {} : { keptForOthers }),
   };
 }

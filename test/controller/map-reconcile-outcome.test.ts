@@ -14,6 +14,24 @@ const base: Omit<MapOutcomeInput, 'outcome'> = {
 const conditionOf = (status: ApplySetStatus, type: string) => status.conditions?.find((c) => c.type === type);
 
 describe('mapReconcileOutcome', () => {
+  it('names in Ready (so in status) the objects applied server-side, and why', () => {
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: {
+        kind: 'applied',
+        revision: 'r',
+        counts,
+        serverSide: [
+          'customresourcedefinition.apiextensions.k8s.io/big.example.com (annotation would be 389 KB)',
+        ],
+      },
+    });
+    expect(conditionOf(mapped.status, 'Ready')?.message).toBe(
+      'Applied revision: r (server-side: customresourcedefinition.apiextensions.k8s.io/big.example.com (annotation would be 389 KB))',
+    );
+    expect(mapped.events[0]?.message).toContain('(server-side: customresourcedefinition');
+  });
+
   it('names in the event what was created, configured and pruned, ten at most per verb', () => {
     const created = Array.from({ length: 12 }, (_, i) => `configmap/c${i} -n shop`);
     const mapped = mapReconcileOutcome({
