@@ -125,7 +125,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
               {
                 type: 'Normal' as const,
                 reason: 'ReconciliationSucceeded',
-                message: `${message}: ${describeCounts(counts)}${describeChanges(outcome.changes)}${describeAdopted(outcome.adopted ?? [])}`,
+                message: `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}${describeChanges(outcome.changes)}`,
               },
             ]
           : []),
