@@ -14,6 +14,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
                           [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
                           [--default-service-account NAME]
+                          [--no-cross-namespace-refs | --allow-secret-refs-from NS,...]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
@@ -32,7 +33,9 @@ refuses a Secret without that annotation.
 Tenancy: an ApplySet with spec.serviceAccountName is applied as that ServiceAccount of its own
 namespace. --default-service-account NAME applies every other ApplySet as the ServiceAccount NAME of
 its own namespace instead of the controller; where that account does not exist, the ApplySet stalls
-(ServiceAccountNotFound) and nothing is applied.
+(ServiceAccountNotFound) and nothing is applied. spec.source.secretRef.namespace may name another
+namespace only when --allow-secret-refs-from lists it; --no-cross-namespace-refs refuses every other
+namespace whatever the list says. A refused reference stalls the ApplySet (CrossNamespaceRefRefused).
 
 Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
@@ -113,6 +116,8 @@ function parseControllerFlags(
       'webhook-addr': { type: 'string' },
       'webhook-secret': { type: 'string' },
       'default-service-account': { type: 'string' },
+      'no-cross-namespace-refs': { type: 'boolean', default: false },
+      'allow-secret-refs-from': { type: 'string', default: '' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -142,6 +147,12 @@ function parseControllerFlags(
   if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
     throw new UsageError(
       `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
+    );
+  }
+  const allowSecretRefsFrom = namespaceList('allow-secret-refs-from', values['allow-secret-refs-from']);
+  if (values['no-cross-namespace-refs'] && allowSecretRefsFrom.length > 0) {
+    throw new UsageError(
+      '--no-cross-namespace-refs refuses every reference to another namespace: drop it or --allow-secret-refs-from',
     );
   }
   const webhookAddress = values['webhook-addr'];
@@ -180,6 +191,8 @@ function parseControllerFlags(
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
       ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
+      noCrossNamespaceRefs: values['no-cross-namespace-refs'],
+      allowSecretRefsFrom,
       ...(webhookAddress === undefined || webhookSecret === undefined
         ? {}
         : { webhookAddress, webhookSecret }),
@@ -189,6 +202,20 @@ function parseControllerFlags(
 
 /** A bare name: `ns:name` or `system:serviceaccount:…` would escape the ApplySet's own namespace. */
 const SERVICE_ACCOUNT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A comma-separated list of namespace names; empty text is an empty list. */
+function namespaceList(flag: string, text: string): string[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  for (const name of names) {
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
+      throw new UsageError(`--${flag}: "${name}" is not a namespace name`);
+    }
+  }
+  return names;
+}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;

@@ -44,17 +44,23 @@ export interface GitRefSpec {
   readonly commit?: string;
 }
 
-export interface LocalObjectReference {
-  readonly name: string;
-}
-
 export interface ApplySetSourceSpec {
   readonly url: string;
   readonly ref: GitRefSpec;
   readonly path?: string;
   /** Files to leave out, .gitignore format, one pattern a line, paths from the repository root. */
   readonly ignore?: string;
-  readonly secretRef?: LocalObjectReference;
+  readonly secretRef?: SecretReference;
+}
+
+/**
+ * `spec.source.secretRef`. `namespace` defaults to the ApplySet's own; another namespace is refused
+ * unless the controller runs with `--allow-secret-refs-from` naming it (and without
+ * `--no-cross-namespace-refs`).
+ */
+export interface SecretReference {
+  readonly name: string;
+  readonly namespace?: string;
 }
 
 /** One entry of `spec.healthChecks`. */
@@ -173,6 +179,8 @@ export interface ResolvedApplySetSpec {
     /** Relative, without `./`, leading or trailing slashes; `''` is the repository root. */
     readonly path: string;
     readonly secretName: string | undefined;
+    /** `spec.source.secretRef.namespace` as written; undefined means the ApplySet's own namespace. */
+    readonly secretNamespace: string | undefined;
     /** `spec.source.ignore`, one pattern an entry. */
     readonly ignore: readonly string[];
   };
@@ -236,6 +244,7 @@ const HTTP_URL = /^https?:\/\/\S+$/;
 const URL_WITH_CREDENTIALS = /^https?:\/\/[^/]*@/;
 const SHA1 = /^[0-9a-f]{40}$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const isNamespaceName = (text: string): boolean => DNS1123_LABEL.test(text) && text.length <= 63;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /**
@@ -257,6 +266,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   let ref: ResolvedGitRef | undefined;
   let path = '';
   let secretName: string | undefined;
+  let secretNamespace: string | undefined;
   let ignore: string[] = [];
   if (!isRecord(source)) {
     fail('spec.source', 'is required');
@@ -283,6 +293,12 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
         secretName = readString(secretRef, 'name', 'spec.source.secretRef.name', fail, { required: true });
         if (secretName !== undefined && !DNS1123_SUBDOMAIN.test(secretName))
           secretName = fail('spec.source.secretRef.name', 'must be a DNS-1123 subdomain');
+        secretNamespace = readString(secretRef, 'namespace', 'spec.source.secretRef.namespace', fail);
+        if (secretNamespace !== undefined && !isNamespaceName(secretNamespace))
+          secretNamespace = fail(
+            'spec.source.secretRef.namespace',
+            'must be a namespace name (a DNS-1123 label)',
+          );
       }
     }
   }
@@ -328,7 +344,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   }
 
   let targetNamespace = readString(spec, 'targetNamespace', 'spec.targetNamespace', fail);
-  if (targetNamespace !== undefined && !(DNS1123_LABEL.test(targetNamespace) && targetNamespace.length <= 63))
+  if (targetNamespace !== undefined && !isNamespaceName(targetNamespace))
     targetNamespace = fail('spec.targetNamespace', 'must be a DNS-1123 label');
   let serviceAccountName = readString(spec, 'serviceAccountName', 'spec.serviceAccountName', fail);
   if (
@@ -349,7 +365,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   return {
     ok: true,
     spec: {
-      source: { url, ref, path, secretName, ignore },
+      source: { url, ref, path, secretName, secretNamespace, ignore },
       intervalMs,
       retryIntervalMs,
       timeoutMs,

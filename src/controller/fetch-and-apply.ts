@@ -50,7 +50,7 @@ export async function fetchAndApply(
     const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
     return { outcome: { kind: 'stalled', reason: 'ServiceAccountNotFound', message } };
   }
-  const auth = await readCredentials(api, namespace, spec, signal);
+  const auth = await readCredentials(deps, api, namespace, spec, signal);
   if ('done' in auth) return { outcome: auth.done };
 
   // 6. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
@@ -127,21 +127,41 @@ function onSchedule(applySet: ApplySet): boolean {
   );
 }
 
-/** Credentials from the Secret; they go to the Git source and nowhere else (never logged). */
+/**
+ * Credentials from the Secret; they go to the Git source and nowhere else (never logged). A Secret of
+ * another namespace is read only from a namespace the controller was told to trust
+ * (`--allow-secret-refs-from`): otherwise an ApplySet author could borrow any Secret the controller
+ * can read, with the controller's rights rather than their own.
+ */
 async function readCredentials(
+  deps: ReconcilerDeps,
   api: ApplySetApi,
   namespace: string,
   spec: ResolvedApplySetSpec,
   signal: AbortSignal,
 ): Promise<Step<GitAuth | undefined>> {
-  if (spec.source.secretName === undefined) return { value: undefined };
-  const read = await api.readGitAuth(namespace, spec.source.secretName, signal);
+  const { secretName } = spec.source;
+  if (secretName === undefined) return { value: undefined };
+  const secretNamespace = spec.source.secretNamespace ?? namespace;
+  if (secretNamespace !== namespace && !deps.allowSecretRefsFrom.has(secretNamespace)) {
+    const why = deps.noCrossNamespaceRefs
+      ? 'the controller runs with --no-cross-namespace-refs'
+      : `the controller trusts no Secret of namespace ${secretNamespace} (--allow-secret-refs-from, chart tenancy.allowSecretRefsFrom)`;
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'CrossNamespaceRefRefused',
+        message: `spec.source.secretRef names Secret ${secretNamespace}/${secretName} of another namespace, and ${why}; nothing was fetched or applied`,
+      },
+    };
+  }
+  const read = await api.readGitAuth(secretNamespace, secretName, signal);
   if (read.kind !== 'missing') return { value: read.auth };
   return {
     done: {
       kind: 'stalled',
       reason: 'SecretNotFound',
-      message: `Secret ${namespace}/${spec.source.secretName} (spec.source.secretRef) ${read.problem}`,
+      message: `Secret ${secretNamespace}/${secretName} (spec.source.secretRef) ${read.problem}`,
     },
   };
 }

@@ -36,6 +36,13 @@ export interface ReconcilerDeps {
    * without spec.serviceAccountName is applied as. Undefined: such an ApplySet is applied as the controller.
    */
   readonly defaultServiceAccountName?: string | undefined;
+  /**
+   * `--allow-secret-refs-from`: the namespaces whose Secrets an ApplySet of another namespace may name in
+   * spec.source.secretRef. Empty (the default): a Secret is only ever read from the ApplySet's own namespace.
+   */
+  readonly allowSecretRefsFrom: ReadonlySet<string>;
+  /** `--no-cross-namespace-refs`: said in the refusal, so the user knows which setting refused. */
+  readonly noCrossNamespaceRefs: boolean;
   readonly gitSource: GitSource;
   readonly recordEvent: EventRecorder;
   readonly metrics: ControllerMetrics;

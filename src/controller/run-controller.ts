@@ -56,6 +56,13 @@ export interface ControllerConfig {
    * ServiceAccount of its own namespace, never as the controller.
    */
   readonly defaultServiceAccountName?: string;
+  /**
+   * `--allow-secret-refs-from`: namespaces whose Secrets an ApplySet of another namespace may name as its
+   * Git credentials. Empty or absent: none (a secretRef is read in the ApplySet's own namespace only).
+   */
+  readonly allowSecretRefsFrom?: readonly string[];
+  /** `--no-cross-namespace-refs`: every reference stays in the ApplySet's namespace (no allow list). */
+  readonly noCrossNamespaceRefs?: boolean;
   /** `--webhook-addr`: serve push webhooks there; with `webhookSecret`. */
   readonly webhookAddress?: string;
   /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
@@ -129,10 +136,15 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     }
     return engine;
   };
+  const secretRefNamespaces: ReadonlySet<string> = new Set(
+    config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
+  );
   const reconcile = createReconciler({
     client,
     engineFor,
     defaultServiceAccountName: config.defaultServiceAccountName,
+    allowSecretRefsFrom: secretRefNamespaces,
+    noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
     gitSource: createGitSource({
       cacheDir: config.gitCacheDir,
       allowedHosts: config.allowedSourceHosts ?? [],
@@ -186,13 +198,13 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     readVersion: (namespace, name, signal) => readSecretVersion(client, namespace, name, signal),
     secretOf: (key) => {
       const applySet = applySets.list().find((object) => keyOf(object) === key);
-      return applySet === undefined ? undefined : secretReferenceOf(applySet);
+      return applySet === undefined ? undefined : secretReferenceOf(applySet, secretRefNamespaces);
     },
     failing: () =>
       applySets
         .list()
         .filter((applySet) => !isReady(applySet))
-        .map(secretReferenceOf)
+        .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces))
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
     intervalMs: config.secretPollIntervalMs ?? 5_000,
@@ -320,14 +332,23 @@ function keyOf(object: JsonObject): string {
   return `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
 }
 
-/** The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch). */
-function secretReferenceOf(applySet: JsonObject): SecretReference | undefined {
-  const secretName = secretRefOf(applySet);
+/**
+ * The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch), or
+ * lives in another namespace the controller does not trust (the reconcile refuses it; never polled).
+ */
+function secretReferenceOf(
+  applySet: JsonObject,
+  trustedNamespaces: ReadonlySet<string>,
+): SecretReference | undefined {
+  const ref = secretRefOf(applySet);
   const spec = applySet['spec'];
-  if (secretName === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
+  if (ref === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
   const metadata = metadataOf(applySet);
   if (metadata['deletionTimestamp'] !== undefined) return undefined;
-  return { key: keyOf(applySet), namespace: String(metadata['namespace'] ?? ''), secretName };
+  const ownNamespace = String(metadata['namespace'] ?? '');
+  const namespace = ref.namespace ?? ownNamespace;
+  if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
+  return { key: keyOf(applySet), namespace, secretName: ref.name };
 }
 
 function isReady(applySet: JsonObject): boolean {
@@ -339,9 +360,12 @@ function isReady(applySet: JsonObject): boolean {
   );
 }
 
-function secretRefOf(object: JsonObject): string | undefined {
+function secretRefOf(object: JsonObject): { name: string; namespace?: string } | undefined {
   const spec = object['spec'];
   const source = isJsonObject(spec) ? spec['source'] : undefined;
   const ref = isJsonObject(source) ? source['secretRef'] : undefined;
-  return isJsonObject(ref) && typeof ref['name'] === 'string' ? ref['name'] : undefined;
+  if (!isJsonObject(ref) || typeof ref['name'] !== 'string') return undefined;
+  return typeof ref['namespace'] === 'string'
+    ? { name: ref['name'], namespace: ref['namespace'] }
+    : { name: ref['name'] };
 }

@@ -38,3 +38,20 @@ describe('applyset controller flags', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+describe('applyset controller: cross-namespace references', () => {
+  it('refuses --no-cross-namespace-refs together with --allow-secret-refs-from, which it would contradict', async () => {
+    const run = await runController(['--no-cross-namespace-refs', '--allow-secret-refs-from', 'shared']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain('--no-cross-namespace-refs refuses every reference to another namespace');
+  });
+
+  it.each(['Shared', 'a_b', 'x'.repeat(64), 'ok,../etc'])(
+    'refuses %j in --allow-secret-refs-from, naming it',
+    async (list) => {
+      const run = await runController(['--allow-secret-refs-from', list]);
+      expect(run.code).toBe(ExitCode.badInput);
+      expect(run.stderr).toMatch(/--allow-secret-refs-from: ".*" is not a namespace name/);
+    },
+  );
+});

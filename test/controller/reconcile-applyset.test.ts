@@ -90,6 +90,8 @@ async function reconcile(stubs: Stubs) {
   const deps: ReconcilerDeps = {
     client,
     engineFor: () => engine,
+    allowSecretRefsFrom: new Set(),
+    noCrossNamespaceRefs: false,
     gitSource,
     recordEvent: async () => undefined,
     metrics,

@@ -165,7 +165,15 @@ describe('the chart with default values', () => {
     const { container } = controllerContainer(objects);
     expect(container.image).toBe('applyset-controller:0.1.0');
     expect(container.command).toEqual(['node', '/app/bin/applyset.js']);
-    expect(container.args).toEqual(['controller', '--metrics-addr', ':8080', '--leader-elect', '--concurrency', '4']);
+    expect(container.args).toEqual([
+      'controller',
+      '--metrics-addr',
+      ':8080',
+      '--leader-elect',
+      '--concurrency',
+      '4',
+      '--no-cross-namespace-refs',
+    ]);
     expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'info' });
   });
 
@@ -301,13 +309,18 @@ describe('the chart with rbac.namespaced=true', () => {
       '4',
       '--namespace',
       'team-a',
+      '--no-cross-namespace-refs',
     ]);
   }, HELM_TIMEOUT_MS);
 
   it('watches the release namespace when no namespace is given', async () => {
     const objects = await render({ 'rbac.namespaced': 'true' });
     expect(find(objects, 'Role', `${release}-applyset-controller`).metadata.namespace).toBe(releaseNamespace);
-    expect(controllerContainer(objects).container.args.slice(-2)).toEqual(['--namespace', releaseNamespace]);
+    const args = controllerContainer(objects).container.args;
+    expect(args.slice(args.indexOf('--namespace'), args.indexOf('--namespace') + 2)).toEqual([
+      '--namespace',
+      releaseNamespace,
+    ]);
   }, HELM_TIMEOUT_MS);
 });
 
@@ -377,6 +390,22 @@ describe('the chart values', () => {
     const args = controllerContainer(await render({ 'tenancy.defaultServiceAccount': 'deployer' })).container.args;
     const at = args.indexOf('--default-service-account');
     expect(args.slice(at, at + 2)).toEqual(['--default-service-account', 'deployer']);
+  }, HELM_TIMEOUT_MS);
+
+  it('refuse Secrets of other namespaces unless the values list the namespace and lift the lockdown', async () => {
+    expect(controllerContainer(await render()).container.args).toContain('--no-cross-namespace-refs');
+    await expect(render({}, ['--set-json', 'tenancy.allowSecretRefsFrom=["git-credentials"]'])).rejects.toThrow(
+      /tenancy.allowSecretRefsFrom needs tenancy.noCrossNamespaceRefs=false/,
+    );
+    const args = controllerContainer(
+      await render({ 'tenancy.noCrossNamespaceRefs': 'false' }, [
+        '--set-json',
+        'tenancy.allowSecretRefsFrom=["git-credentials","shared"]',
+      ]),
+    ).container.args;
+    expect(args).not.toContain('--no-cross-namespace-refs');
+    const at = args.indexOf('--allow-secret-refs-from');
+    expect(args.slice(at, at + 2)).toEqual(['--allow-secret-refs-from', 'git-credentials,shared']);
   }, HELM_TIMEOUT_MS);
 
   it('serve push webhooks on a port and Service of their own, with the receivers in a Secret', async () => {

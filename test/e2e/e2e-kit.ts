@@ -184,6 +184,8 @@ export interface ApplySetOptions {
   readonly prune?: boolean;
   readonly suspend?: boolean;
   readonly secretName?: string;
+  /** `spec.source.secretRef.namespace`, with `secretName`. */
+  readonly secretNamespace?: string;
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
   readonly deletionPolicy?: 'Delete' | 'Orphan';
@@ -203,7 +205,14 @@ export function applySetBody(
         url: options.url,
         ref: { branch: options.branch ?? 'main' },
         ...(options.path === undefined ? {} : { path: options.path }),
-        ...(options.secretName === undefined ? {} : { secretRef: { name: options.secretName } }),
+        ...(options.secretName === undefined
+          ? {}
+          : {
+              secretRef: {
+                name: options.secretName,
+                ...(options.secretNamespace === undefined ? {} : { namespace: options.secretNamespace }),
+              },
+            }),
       },
       interval: options.interval ?? '5s',
       retryInterval: '2s',
