@@ -1,11 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
-import * as yaml from 'js-yaml';
 import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   condition,
@@ -15,68 +11,24 @@ import {
   getApplySet,
   installCrd,
   kubectl,
-  kubectlApply,
-  repoRoot,
-  startController,
   stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
-  type ControllerProcess,
 } from './e2e-kit.js';
+import {
+  APPLYSET_INVENTORY_RULE,
+  DEFAULT_ACCOUNT,
+  coreRule,
+  createTenantAccount,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
 
 // The chart's locked-down tenancy mode, for real: the controller runs as the chart's ServiceAccount with
 // exactly the RBAC the chart renders for tenancy.defaultServiceAccount=deployer and rbac.childRules=[]
 // (no rights on children of its own), with the flags the chart's Deployment passes. A tenant has only a
 // namespaced Role. Whatever an ApplySet does, it does as the tenant's account, and no more.
-
-const execFileAsync = promisify(execFile);
-const DEFAULT_ACCOUNT = 'deployer';
-
-interface RenderedObject {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string };
-}
-
-interface RenderedDeployment extends RenderedObject {
-  readonly spec: { readonly template: { readonly spec: { readonly containers: { args?: string[] }[] } } };
-}
-
-const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
-
-/** `helm template` of the chart in its locked-down tenancy mode. */
-async function renderLockedDownChart(release: string, namespace: string): Promise<RenderedObject[]> {
-  const { stdout: helmOut } = await execFileAsync('bash', [
-    path.join(repoRoot, 'scripts/build-helm.sh'),
-    '--check',
-  ]);
-  const helm = helmOut.trim().split('\n').pop() ?? '';
-  const { stdout } = await execFileAsync(helm, [
-    'template',
-    release,
-    path.join(repoRoot, 'deploy/applyset-controller'),
-    '--namespace',
-    namespace,
-    '--set',
-    `tenancy.defaultServiceAccount=${DEFAULT_ACCOUNT}`,
-    '--set-json',
-    'rbac.childRules=[]',
-  ]);
-  return yaml
-    .loadAll(stdout)
-    .filter((doc): doc is RenderedObject => typeof doc === 'object' && doc !== null && 'kind' in doc);
-}
-
-/** The Deployment's arguments, minus the subcommand and the listen address (a free local port here). */
-function controllerArgs(deployment: RenderedDeployment): string[] {
-  const args = [...(deployment.spec.template.spec.containers[0]?.args ?? [])];
-  expect(args[0]).toBe('controller');
-  args.shift();
-  const metrics = args.indexOf('--metrics-addr');
-  if (metrics >= 0) args.splice(metrics, 2);
-  return args;
-}
 
 const clusterAdminBinding = (name: string, namespace: string) => `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
@@ -96,14 +48,10 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   const c = cluster();
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   const authz = c.kc.makeApiClient(k8s.AuthorizationV1Api);
-  const release = uniqueName('rel-tenancy');
-  const releaseNamespace = uniqueName('e2e-chart-tenancy');
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
   const servers: GitTestServer[] = [];
-  const clusterScoped: RenderedObject[] = [];
-  let controllerUser = '';
-  let controller: ControllerProcess | undefined;
+  let controller: LockedDownController;
 
   /** What the authorizer says `user` (a ServiceAccount, with its groups) may do, as a SubjectAccessReview. */
   const mayServiceAccount = async (
@@ -125,78 +73,31 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
 
   beforeAll(async () => {
     await installCrd();
-    await createNamespace(c.kc, releaseNamespace);
     await createNamespace(c.kc, teamA);
     await createNamespace(c.kc, other);
-
-    // The chart's RBAC objects only: no Deployment, the controller runs here as its own process.
-    const rendered = await renderLockedDownChart(release, releaseNamespace);
-    const rbacObjects = rendered.filter((doc) => RBAC_KINDS.has(doc.kind));
+    // The tenant: a deployer account with a Role in team-a, nothing cluster-scoped.
+    await createTenantAccount(c, teamA, DEFAULT_ACCOUNT, [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
+    controller = await startLockedDownController({ namespace: teamA });
     // childRules=[] renders no <fullname>-children role: one ClusterRole, the controller's own.
-    expect(rbacObjects.filter((doc) => doc.kind === 'ClusterRole').map((doc) => doc.metadata.name)).toEqual([
-      `${release}-applyset-controller`,
-    ]);
-    clusterScoped.push(...rbacObjects.filter((doc) => doc.kind.startsWith('Cluster')));
-    await kubectlApply(rbacObjects.map((doc) => JSON.stringify(doc)).join('\n'));
-    const serviceAccount = rbacObjects.find((doc) => doc.kind === 'ServiceAccount');
-    if (serviceAccount === undefined) throw new Error('the chart rendered no ServiceAccount');
-    controllerUser = `system:serviceaccount:${releaseNamespace}:${serviceAccount.metadata.name}`;
-    const kubeconfig = await kubeconfigForServiceAccount(releaseNamespace, serviceAccount.metadata.name);
-
-    const deployment = rendered.find((doc): doc is RenderedDeployment => doc.kind === 'Deployment');
-    if (deployment === undefined) throw new Error('the chart rendered no Deployment');
-    const args = controllerArgs(deployment);
+    expect(
+      controller.rendered.filter((doc) => doc.kind === 'ClusterRole').map((doc) => doc.metadata.name),
+    ).toEqual([expect.stringMatching(/-applyset-controller$/)]);
+    const { args } = controller;
     expect(args).toEqual(
-      expect.arrayContaining(['--default-service-account', DEFAULT_ACCOUNT, '--require-secret-source-hosts']),
+      expect.arrayContaining([
+        '--default-service-account',
+        DEFAULT_ACCOUNT,
+        '--require-secret-source-hosts',
+        '--no-cross-namespace-refs',
+      ]),
     );
     expect(args[args.indexOf('--default-service-account') + 1]).toBe(DEFAULT_ACCOUNT);
-
-    // The tenant: a deployer account with a Role in team-a, nothing cluster-scoped.
-    await c.core.createNamespacedServiceAccount({
-      namespace: teamA,
-      body: { metadata: { name: DEFAULT_ACCOUNT } },
-    });
-    await rbac.createNamespacedRole({
-      namespace: teamA,
-      body: {
-        metadata: { name: DEFAULT_ACCOUNT },
-        rules: [
-          {
-            apiGroups: [''],
-            resources: ['configmaps'],
-            verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-          },
-          { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
-        ],
-      },
-    });
-    await rbac.createNamespacedRoleBinding({
-      namespace: teamA,
-      body: {
-        metadata: { name: DEFAULT_ACCOUNT },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: DEFAULT_ACCOUNT },
-        subjects: [{ kind: 'ServiceAccount', name: DEFAULT_ACCOUNT, namespace: teamA }],
-      },
-    });
-
-    controller = await startController({
-      namespace: teamA,
-      kubeconfig,
-      args,
-      env: { POD_NAME: `${release}-0`, POD_NAMESPACE: releaseNamespace },
-    });
   });
 
   afterAll(async () => {
     await stopAllControllers();
     await Promise.all(servers.map((server) => server.close()));
-    for (const doc of clusterScoped) {
-      await kubectl([
-        'delete',
-        '--ignore-not-found',
-        `${doc.kind.toLowerCase()}.rbac.authorization.k8s.io/${doc.metadata.name}`,
-      ]);
-    }
+    await controller.cleanup();
   });
 
   const tenantUser = () => `system:serviceaccount:${teamA}:${DEFAULT_ACCOUNT}`;
@@ -206,11 +107,11 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   it("the premise, by the authorizer: the controller's account has no rights on children, the tenant only team-a's ConfigMaps", async () => {
     for (const verb of ['create', 'update', 'patch', 'delete']) {
       expect(
-        await mayServiceAccount(controllerUser, { namespace: teamA, verb, resource: 'configmaps' }),
+        await mayServiceAccount(controller.user, { namespace: teamA, verb, resource: 'configmaps' }),
       ).toBe(false);
     }
     expect(
-      await mayServiceAccount(controllerUser, {
+      await mayServiceAccount(controller.user, {
         verb: 'create',
         group: 'rbac.authorization.k8s.io',
         resource: 'clusterrolebindings',
@@ -218,7 +119,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     ).toBe(false);
     // kubectl says the same.
     await expect(
-      kubectl(['auth', 'can-i', 'create', 'configmaps', '-n', teamA, '--as', controllerUser]),
+      kubectl(['auth', 'can-i', 'create', 'configmaps', '-n', teamA, '--as', controller.user]),
     ).rejects.toMatchObject({ stdout: 'no\n' });
     expect(
       await mayServiceAccount(tenantUser(), { namespace: teamA, verb: 'create', resource: 'configmaps' }),
@@ -295,6 +196,38 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     expect(await configMapData(c, teamA, 'tenant-two')).toEqual({ k: '2' });
   });
 
+  it("(e) a secretRef to another namespace's Secret is refused before that Secret is read or Git is asked", async () => {
+    const guarded = await startGitServer({
+      files: { 'cm.yaml': configMapYaml('borrowed', { k: 'v' }) },
+      auth: { username: 'deploy', password: 'other-team-password' },
+    });
+    servers.push(guarded);
+    // The other team's credentials are right for this server and name its host: only the namespace is wrong.
+    await c.core.createNamespacedSecret({
+      namespace: other,
+      body: {
+        metadata: { name: 'git-credentials', annotations: { 'applyset.dev/source-hosts': '127.0.0.1' } },
+        stringData: { username: 'deploy', password: 'other-team-password' },
+      },
+    });
+    await createApplySet(c, teamA, 'borrowing', {
+      url: guarded.url,
+      secretName: 'git-credentials',
+      secretNamespace: other,
+    });
+    const refused = await waitForReady(c, teamA, 'borrowing', 'False', (view) =>
+      Boolean(condition(view, 'Stalled')?.status === 'True'),
+    );
+    expect(condition(refused, 'Stalled')?.reason).toBe('CrossNamespaceRefRefused');
+    expect(condition(refused, 'Ready')?.message).toBe(
+      `spec.source.secretRef names Secret ${other}/git-credentials of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+    );
+    expect(guarded.requests).toEqual([]);
+    expect(await configMapData(c, teamA, 'borrowed')).toBeUndefined();
+    expect(JSON.stringify(refused)).not.toContain('other-team-password');
+    await kubectl(['-n', teamA, 'delete', 'applysets.applyset.dev/borrowing']);
+  });
+
   it('(d) the ApplySet deleted (deletionPolicy Delete) prunes its ConfigMaps as the tenant account', async () => {
     // Back to a clean repository first: Ready again.
     const clean = await git.deleteFiles(['elsewhere.yaml']);
@@ -311,6 +244,6 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     expect(await configMapData(c, teamA, 'tenant-two')).toBeUndefined();
     expect(await configMapData(c, other, 'planted')).toBeUndefined();
     await expect(rbac.readClusterRoleBinding({ name: escalation })).rejects.toMatchObject({ code: 404 });
-    expect(await controller?.stop()).toBe(0);
+    expect(await controller.process.stop()).toBe(0);
   });
 });
