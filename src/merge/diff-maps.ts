@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { normalizeSliceOrder } from './element-order.js';
 import {
   compareGoStrings,
   goDeepEqual,
@@ -6,9 +7,15 @@ import {
   goScalarEqual,
   goSortByString,
   goString,
-  type GoKind,
 } from './go-value.js';
+import { deduplicateScalars, mergeKeyValue, sliceElementKind } from './list-elements.js';
 import { MergeError } from './merge-error.js';
+import {
+  DELETE_FROM_PRIMITIVE_LIST_PREFIX,
+  DIRECTIVE_MARKER,
+  RETAIN_KEYS_DIRECTIVE,
+  SET_ELEMENT_ORDER_PREFIX,
+} from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 
 export interface DiffOptions {
@@ -18,11 +25,6 @@ export interface DiffOptions {
   /** Set per field from its `retainKeys` strategy, never by callers. */
   readonly buildRetainKeys?: boolean;
 }
-
-export const DIRECTIVE_MARKER = '$patch';
-export const RETAIN_KEYS_DIRECTIVE = '$retainKeys';
-export const DELETE_FROM_PRIMITIVE_LIST_PREFIX = '$deleteFromPrimitiveList';
-export const SET_ELEMENT_ORDER_PREFIX = '$setElementOrder';
 
 /**
  * The two-way strategic diff from `from` to `to` (apimachinery's diffMaps;
@@ -177,28 +179,6 @@ function diffLists(
   return { add: ordered, remove, order };
 }
 
-/** apimachinery sliceElementType: every element of every list must share one dynamic type. */
-export function sliceElementKind(...lists: readonly (readonly JsonValue[])[]): GoKind {
-  let kind: GoKind | undefined;
-  for (const list of lists) {
-    for (const item of list) {
-      const current = goKind(item);
-      if (kind === undefined) {
-        if (current === 'slice')
-          throw new MergeError('bad-list-elements', 'lists of lists are not supported');
-        kind = current;
-      } else if (kind !== current) {
-        throw new MergeError(
-          'bad-list-elements',
-          `list element types are not identical: ${JSON.stringify(lists)}`,
-        );
-      }
-    }
-  }
-  if (kind === undefined) throw new MergeError('bad-list-elements', 'no elements in any of the given slices');
-  return kind;
-}
-
 function isOrderSame(from: readonly JsonValue[], to: readonly JsonValue[], mergeKey: string): boolean {
   if (from.length !== to.length) return false;
   for (let i = 0; i < to.length; i++) {
@@ -244,23 +224,6 @@ function diffListsOfScalars(
     }
   }
   return { add, remove: deduplicateScalars(remove) };
-}
-
-/** Go's swap-with-last dedupe (typed equality); it reorders only when duplicates exist. */
-export function deduplicateScalars(values: JsonValue[]): JsonValue[] {
-  const s = [...values];
-  let length = s.length - 1;
-  for (let i = 0; i < length; i++) {
-    for (let j = i + 1; j <= length; j++) {
-      if (goScalarEqual(s[i], s[j])) {
-        s[j] = s[length] as JsonValue;
-        s.length = length;
-        length--;
-        j--;
-      }
-    }
-  }
-  return s;
 }
 
 function diffListsOfMaps(
@@ -309,84 +272,6 @@ function diffListsOfMaps(
 function sortByMergeKey(list: readonly JsonValue[], mergeKey: string): JsonValue[] {
   for (const item of list) mergeKeyValue(item, mergeKey);
   return goSortByString(list, (item) => goString((item as JsonObject)[mergeKey]));
-}
-
-/**
- * The merge-key value of a list element; an element without it fails the whole computation
- * (docs/merge-semantics.md#63-lists-of-maps).
- */
-export function mergeKeyValue(item: JsonValue, mergeKey: string): JsonValue {
-  if (mergeKey === '') return item;
-  if (!isJsonObject(item)) {
-    throw new MergeError('bad-list-elements', `expected a map, but got ${JSON.stringify(item)}`);
-  }
-  if (!Object.hasOwn(item, mergeKey)) {
-    throw new MergeError(
-      'missing-merge-key',
-      `map: ${goMapString(item)} does not contain declared merge key: ${mergeKey}`,
-    );
-  }
-  return item[mergeKey] as JsonValue;
-}
-
-/** Roughly `%v` of a Go map, for error messages only. */
-export function goMapString(value: JsonObject): string {
-  const members = Object.keys(value)
-    .sort()
-    .map(
-      (key) =>
-        `${key}:${isJsonObject(value[key]) ? goMapString(value[key] as JsonObject) : goString(value[key])}`,
-    );
-  return `map[${members.join(' ')}]`;
-}
-
-/**
- * apimachinery normalizeSliceOrder: a stable sort of `items` by their position in `order` (by merge
- * key for objects), with `$patch: delete` items moved to the end.
- */
-export function normalizeSliceOrder(
-  items: readonly JsonValue[],
-  order: readonly JsonValue[],
-  mergeKey: string,
-  isMapList: boolean,
-): JsonValue[] {
-  let toSort = [...items];
-  const toDelete: JsonValue[] = [];
-  if (isMapList) {
-    for (const item of [...items, ...order]) mergeKeyValue(item, mergeKey);
-    toSort = [];
-    for (const item of items) {
-      if ((item as JsonObject)[DIRECTIVE_MARKER] === 'delete') toDelete.push(item);
-      else toSort.push(item);
-    }
-  }
-  const positions = toSort.map((item) => indexInList(order, item, mergeKey, isMapList));
-  const indexes = toSort.map((_, index) => index);
-  // Go's comparator returns true when either side is missing from `order`; with a stable sort that
-  // only matters for items absent from it, which the callers never pass together with present ones.
-  indexes.sort((x, y) => {
-    const px = positions[x] as number;
-    const py = positions[y] as number;
-    if (px >= 0 && py >= 0 && px !== py) return px - py;
-    return x - y;
-  });
-  return [...indexes.map((index) => toSort[index] as JsonValue), ...toDelete];
-}
-
-/** apimachinery `index`: the first position whose merge key (or scalar) is `==` to the item's. */
-export function indexInList(
-  list: readonly JsonValue[],
-  item: JsonValue,
-  mergeKey: string,
-  isMapList: boolean,
-): number {
-  const value = isMapList ? (isJsonObject(item) ? item[mergeKey] : null) : item;
-  for (let i = 0; i < list.length; i++) {
-    const candidate = list[i] as JsonValue;
-    const other = isMapList ? (isJsonObject(candidate) ? candidate[mergeKey] : null) : candidate;
-    if (goScalarEqual(value ?? null, other ?? null)) return i;
-  }
-  return -1;
 }
 
 /** Whether `from` has a key with a non-null value that `to` lacks: a sibling $retainKeys must clear. */

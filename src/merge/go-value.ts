@@ -88,6 +88,17 @@ function goFloatString(value: number): string {
   return String(value);
 }
 
+/** Roughly `%v` of a Go map, for error messages only. */
+export function goMapString(value: JsonObject): string {
+  const members = Object.keys(value)
+    .sort()
+    .map(
+      (key) =>
+        `${key}:${isJsonObject(value[key]) ? goMapString(value[key] as JsonObject) : goString(value[key])}`,
+    );
+  return `map[${members.join(' ')}]`;
+}
+
 /** Bytewise UTF-8 order, which is code-point order; JS `<` compares UTF-16 units and differs. */
 export function compareGoStrings(a: string, b: string): number {
   if (a === b) return 0;

@@ -1,12 +1,8 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
-import {
-  DIRECTIVE_MARKER,
-  RETAIN_KEYS_DIRECTIVE,
-  deduplicateScalars,
-  sliceElementKind,
-} from './diff-maps.js';
 import { goDeepEqual, goSortByString, goString } from './go-value.js';
+import { deduplicateScalars, sliceElementKind } from './list-elements.js';
 import { MergeError } from './merge-error.js';
+import { DIRECTIVE_MARKER, RETAIN_KEYS_DIRECTIVE } from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 
 /**

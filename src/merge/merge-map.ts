@@ -1,18 +1,20 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { applyRetainKeys } from './apply-retain-keys.js';
+import {
+  normalizeElementOrder,
+  partitionByPresence,
+  validatePatchWithSetOrderList,
+} from './element-order.js';
+import { goDeepEqual, goKind, goMapString, goScalarEqual } from './go-value.js';
+import { deduplicateScalars, mergeKeyValue, sliceElementKind } from './list-elements.js';
+import { MergeError } from './merge-error.js';
 import {
   DELETE_FROM_PRIMITIVE_LIST_PREFIX,
   DIRECTIVE_MARKER,
-  RETAIN_KEYS_DIRECTIVE,
   SET_ELEMENT_ORDER_PREFIX,
-  deduplicateScalars,
-  goMapString,
-  indexInList,
-  mergeKeyValue,
-  normalizeSliceOrder,
-  sliceElementKind,
-} from './diff-maps.js';
-import { goDeepEqual, goKind, goScalarEqual, type GoKind } from './go-value.js';
-import { MergeError } from './merge-error.js';
+  extractDirectiveKey,
+  removeDirectives,
+} from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 
 /**
@@ -120,73 +122,6 @@ function discardNullValues(value: JsonValue): void {
   }
 }
 
-/** apimachinery removeDirectives: drops any map carrying `$patch` from a value being copied in. */
-function removeDirectives(value: JsonValue): { value: JsonValue; keep: boolean } {
-  if (Array.isArray(value)) {
-    const kept: JsonValue[] = [];
-    for (const item of value) {
-      const result = removeDirectives(item);
-      if (result.keep) kept.push(result.value);
-    }
-    return { value: kept, keep: true };
-  }
-  if (isJsonObject(value)) {
-    if (Object.hasOwn(value, DIRECTIVE_MARKER)) return { value: null, keep: false };
-    for (const key of Object.keys(value)) {
-      const result = removeDirectives(value[key] as JsonValue);
-      if (result.keep) value[key] = result.value;
-      else delete value[key];
-    }
-  }
-  return { value, keep: true };
-}
-
-function extractDirectiveKey(key: string, prefix: string): string {
-  const slash = key.indexOf('/');
-  if (slash < 0 || key.slice(0, slash) !== prefix) {
-    throw new MergeError(
-      'bad-patch',
-      prefix === SET_ELEMENT_ORDER_PREFIX
-        ? 'invalid patch format of setElementOrder list'
-        : 'invalid patch format of primitive list',
-    );
-  }
-  return key.slice(slash + 1);
-}
-
-function applyRetainKeys(original: JsonObject, patch: JsonObject, mode: MergeMode): void {
-  if (!Object.hasOwn(patch, RETAIN_KEYS_DIRECTIVE)) return;
-  const retain = patch[RETAIN_KEYS_DIRECTIVE] as JsonValue;
-  delete patch[RETAIN_KEYS_DIRECTIVE];
-  if (mode === 'client') {
-    if (Object.hasOwn(original, RETAIN_KEYS_DIRECTIVE)) {
-      if (!goDeepEqual(original[RETAIN_KEYS_DIRECTIVE], retain)) {
-        throw new MergeError(
-          'retain-keys-mismatch',
-          `${JSON.stringify(original[RETAIN_KEYS_DIRECTIVE])} and ${JSON.stringify(retain)} are not deep equal: this may happen when calculating the 3-way diff patch`,
-        );
-      }
-    } else {
-      original[RETAIN_KEYS_DIRECTIVE] = retain;
-    }
-    return;
-  }
-  if (!Array.isArray(retain))
-    throw new MergeError('retain-keys-mismatch', 'invalid patch format of retainKeys');
-  const keep = (key: string) => retain.some((item) => goScalarEqual(item, key));
-  for (const key of Object.keys(patch)) {
-    if (
-      patch[key] === null ||
-      key.startsWith(DELETE_FROM_PRIMITIVE_LIST_PREFIX) ||
-      key.startsWith(SET_ELEMENT_ORDER_PREFIX)
-    ) {
-      continue;
-    }
-    if (!keep(key)) throw new MergeError('retain-keys-mismatch', 'invalid patch format of retainKeys');
-  }
-  for (const key of Object.keys(original)) if (!keep(key)) delete original[key];
-}
-
 function mergeSetElementOrderLists(
   original: JsonObject,
   patch: JsonObject,
@@ -244,58 +179,6 @@ function expectList(value: JsonValue): JsonValue[] {
   if (!Array.isArray(value))
     throw new MergeError('bad-patch', `expected a list, but got ${JSON.stringify(value)}`);
   return value;
-}
-
-function validatePatchWithSetOrderList(
-  patchList: readonly JsonValue[],
-  order: readonly JsonValue[],
-  mergeKey: string,
-): void {
-  if (order.length === 0 || patchList.length === 0) return;
-  const nonDelete =
-    mergeKey === ''
-      ? patchList
-      : patchList.filter((item) => !(isJsonObject(item) && item[DIRECTIVE_MARKER] === 'delete'));
-  let p = 0;
-  let o = 0;
-  while (p < nonDelete.length && o < order.length) {
-    const item = nonDelete[p] as JsonValue;
-    if (isJsonObject(item) && Object.hasOwn(item, DIRECTIVE_MARKER)) {
-      p++;
-      continue;
-    }
-    if (goScalarEqual(mergeKeyValue(item, mergeKey), mergeKeyValue(order[o] as JsonValue, mergeKey))) p++;
-    o++;
-  }
-  if (p < nonDelete.length && o >= order.length) {
-    throw new MergeError(
-      'set-element-order-mismatch',
-      `The order in patch list:\n${JSON.stringify(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${JSON.stringify(order)}\n`,
-    );
-  }
-}
-
-function partitionByPresence(
-  merged: readonly JsonValue[],
-  by: readonly JsonValue[],
-  mergeKey: string,
-  isMapList: boolean,
-): { inList: JsonValue[]; notInList: JsonValue[] } {
-  const inList: JsonValue[] = [];
-  const notInList: JsonValue[] = [];
-  for (const item of merged) {
-    if (isMapList) mergeKeyValue(item, mergeKey);
-    const found = isMapList
-      ? by.some(
-          (candidate) =>
-            isJsonObject(candidate) &&
-            Object.hasOwn(candidate, mergeKey) &&
-            goScalarEqual(candidate[mergeKey], (item as JsonObject)[mergeKey]),
-        )
-      : by.some((candidate) => goScalarEqual(candidate, item));
-    (found ? inList : notInList).push(item);
-  }
-  return { inList, notInList };
 }
 
 /**
@@ -434,34 +317,4 @@ function mergeWithoutSpecialElements(
     }
   }
   return slice.view();
-}
-
-/** apimachinery normalizeElementOrder + mergeSortedSlice (docs/merge-semantics.md#72-element-order). */
-function normalizeElementOrder(
-  patchItems: readonly JsonValue[],
-  serverOnly: readonly JsonValue[],
-  patchOrder: readonly JsonValue[],
-  serverOrder: readonly JsonValue[],
-  mergeKey: string,
-  kind: GoKind,
-): JsonValue[] {
-  const isMapList = kind === 'map';
-  const left = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, isMapList);
-  const right = normalizeSliceOrder(patchItems, patchOrder, mergeKey, isMapList);
-  const result: JsonValue[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < left.length || j < right.length) {
-    if (i >= left.length) {
-      result.push(right[j++] as JsonValue);
-    } else if (j >= right.length) {
-      result.push(left[i++] as JsonValue);
-    } else {
-      const li = indexInList(serverOrder, left[i] as JsonValue, mergeKey, isMapList);
-      const ri = indexInList(serverOrder, right[j] as JsonValue, mergeKey, isMapList);
-      if (li >= 0 && ri >= 0 && li < ri) result.push(left[i++] as JsonValue);
-      else result.push(right[j++] as JsonValue);
-    }
-  }
-  return result;
 }
