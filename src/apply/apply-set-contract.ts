@@ -1,6 +1,7 @@
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
+import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
 
 /**
  * The contract between the apply-and-prune engine and its two callers: the `applyset apply` command
@@ -30,6 +31,18 @@ export interface ApplySetRequest {
    */
   readonly enforceNamespace?: boolean;
   readonly prune: boolean;
+  /**
+   * With `prune`: judge what left the set as a prune would, but delete nothing; each object that
+   * would be deleted is reported `would-prune` and stays in the inventory (spec.prune: DryRun).
+   */
+  readonly pruneDryRun?: boolean;
+  /**
+   * How drift of the live objects is handled. `correct: false` (driftMode Warn on a revision already
+   * applied): an update is not sent, its outcome is `unchanged` with the fields it would change as
+   * `drift`. `ignore` (spec.driftIgnore): fields others may change, never corrected nor reported.
+   * Default: correct everything, as kubectl apply does.
+   */
+  readonly drift?: { readonly correct: boolean; readonly ignore: readonly DriftIgnoreRule[] };
   readonly allowEmpty: boolean;
   /** On an immutable-field error, delete and recreate, as `kubectl apply --force` does. */
   readonly force: boolean;
@@ -102,6 +115,10 @@ export type ObjectOutcome =
        * it over (ApplySetRequest.adopt). Never silent: callers report every adoption.
        */
       readonly adopted?: true;
+      /** 'unchanged' only: drift found and left alone (ApplySetRequest.drift), the fields it touches. */
+      readonly drift?: readonly string[];
+      /** 'configured' only: the fields of the live object the write changed. */
+      readonly changed?: readonly string[];
     }
   | {
       readonly action: 'conflict';

@@ -178,6 +178,7 @@ export function planRun(
       ownerUid,
       adopt: request.adopt,
       prune: request.prune,
+      ...(request.pruneDryRun === true ? { pruneDryRun: true } : {}),
       allowEmpty: request.allowEmpty,
       parent: parent.ref,
     },

@@ -28,6 +28,7 @@ export async function pruneAction(
   const { ref } = action;
   if (action.type === 'skip') {
     if (action.reason === 'already-absent') return undefined;
+    if (action.reason === 'dry-run') return { action: 'would-prune', ref };
     return {
       action: 'prune-skipped',
       ref,
@@ -81,5 +82,7 @@ function skipReason(action: Extract<PruneAction, { type: 'skip' }>): string {
       return `kept: it could not be read (${messageOf(action.error)})`;
     case 'already-absent':
       return 'already gone';
+    case 'dry-run':
+      return 'kept: spec.prune is DryRun';
   }
 }

@@ -12,13 +12,16 @@ import {
   buildCreateBody,
   buildLastAppliedConfiguration,
   LAST_APPLIED_ANNOTATION,
+  readLastAppliedConfiguration,
 } from '../merge/last-applied-configuration.js';
 import type { PatchMeta } from '../merge/patch-meta.js';
 import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
+import { ignoredPathsFor, maskIgnoredFields } from '../plan/drift-ignore.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { conflictMessage } from './conflict-message.js';
 import { deleteAndWait } from './delete-and-wait.js';
+import { changedFields, fieldsPatchWouldChange } from './drift-check.js';
 import { gvkOf, locationOf } from './object-location.js';
 import { rememberNoOp } from './remember-no-op.js';
 import type { ObjectContext } from './run-context.js';
@@ -100,7 +103,13 @@ export async function updateObject(
 ): Promise<ObjectOutcome> {
   const { signal } = context.request;
   const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(gvkOf(object), signal);
-  const computed = computeApplyPatch({ manifest: object.manifest, current: live, meta });
+  // spec.driftIgnore: the merge sees the ignored fields as last applied, so only Git changes them.
+  const ignored = ignoredPathsFor(context.request.drift?.ignore ?? [], object.ref);
+  const current =
+    ignored.length === 0
+      ? live
+      : maskIgnoredFields(live, readLastAppliedConfiguration(live) ?? undefined, ignored);
+  const computed = computeApplyPatch({ manifest: object.manifest, current, meta });
   const patch = withMemberPatch(computed.kind === 'patch' ? computed.patch : undefined, live, context.member);
   if (patch === undefined) return { action: 'unchanged', ref: object.ref };
   const body = computed.kind === 'patch' && patch === computed.patch ? computed.body : encodeGoJson(patch);
@@ -127,6 +136,11 @@ export async function updateObject(
   const noOpKey = `${objectRefKey(object.ref)}\n${liveUid(live) ?? ''}`;
   const noOp = `${liveResourceVersion(live) ?? ''}\n${contentType}\n${body}`;
   if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
+  // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
+  if (context.request.drift?.correct === false) {
+    const drift = fieldsPatchWouldChange(live, patch, meta);
+    return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
+  }
   const location = await locationOf(object, context);
   const warnings: string[] = [];
   try {
@@ -146,7 +160,12 @@ export async function updateObject(
       return { action: 'unchanged', ref: object.ref, ...warned(warnings) };
     }
     context.serverNoOps.delete(noOpKey);
-    return { action: 'configured', ref: object.ref, ...warned(warnings) };
+    return {
+      action: 'configured',
+      ref: object.ref,
+      changed: changedFields(live, after),
+      ...warned(warnings),
+    };
   } catch (error) {
     if (!(error instanceof KubeApiError)) throw error;
     if (error.status === 409 && attempt < MAX_CONFLICT_RETRIES) {

@@ -19,6 +19,11 @@ export interface PlanPolicy {
   readonly adopt: boolean;
   /** Delete what left the set. Without it the inventory only grows, as with `kubectl apply`. */
   readonly prune: boolean;
+  /**
+   * With prune: judge every candidate as a prune would, then keep what would be deleted (reason
+   * `dry-run`), in the inventory too (spec.prune: DryRun).
+   */
+  readonly pruneDryRun?: boolean;
   /** Let an empty set prune everything it recorded (`--allow-empty`). */
   readonly allowEmpty: boolean;
   /** The apply-config object itself, which must not be a member of its own set. */
@@ -70,12 +75,18 @@ export function buildPlan(input: PlanInput): PlanResult {
         desired.map((object) => object.ref),
       )
     : [];
-  const pruneActions = judgeSetRules(
+  const judged = judgeSetRules(
     candidates.map((ref) => pruneAction(ref, liveOf(ref), policy.ownerUid)),
     desired,
     inventoryOld,
     input.liveNamespaceMembers,
   );
+  const pruneActions =
+    policy.pruneDryRun === true
+      ? judged.map(
+          (a): PruneAction => (a.type === 'delete' ? { type: 'skip', ref: a.ref, reason: 'dry-run' } : a),
+        )
+      : judged;
 
   const steps: PlanStep[] = [
     { type: 'widen-inventory', inventory: unionInventories(inventoryOld, inventoryNew) },
@@ -182,6 +193,7 @@ function keepsInventoryEntry(reason: PruneKeepReason): boolean {
     case 'namespace-still-used':
     case 'crd-still-used':
     case 'prune-disabled':
+    case 'dry-run':
       return true;
     case 'already-absent':
     case 'not-owned':
