@@ -87,12 +87,32 @@ export function parseManifestSet(
   return errors.length === 0 ? { ok: true, objects } : { ok: false, errors };
 }
 
+/** The fields that say which object a document is, once each was checked to be there and well-formed. */
+interface ObjectIdentity {
+  readonly groupVersion: { readonly group: string; readonly version: string };
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly metadata: JsonObject;
+  /** `metadata.namespace` as written, '' when absent. */
+  readonly declaredNamespace: string;
+  /** What we know of the object, for messages (`describePartial`). */
+  readonly label: string | undefined;
+}
+
 function validateObject(
   value: JsonObject,
   source: ManifestSource,
   options: ParseManifestOptions,
   scopes: ScopeResolver,
 ): ManifestObject | ManifestError[] {
+  const identity = readObjectIdentity(value, source);
+  if (Array.isArray(identity)) return identity;
+  return placeObject(value, source, identity, options, scopes);
+}
+
+/** apiVersion, kind and metadata.name checked, every problem of the document reported at once. */
+function readObjectIdentity(value: JsonObject, source: ManifestSource): ObjectIdentity | ManifestError[] {
   const errors: ManifestError[] = [];
   const metadata = value['metadata'];
   const name = isJsonObject(metadata) ? metadata['name'] : undefined;
@@ -145,7 +165,19 @@ function validateObject(
   ) {
     return errors;
   }
+  const declaredNamespace = typeof namespaceValue === 'string' ? namespaceValue : '';
+  return { groupVersion, apiVersion: apiVersion as string, kind, name, metadata, declaredNamespace, label };
+}
 
+/** The object's scope from discovery (or the set's CRDs), and its namespace: declared or the default. */
+function placeObject(
+  value: JsonObject,
+  source: ManifestSource,
+  identity: ObjectIdentity,
+  options: ParseManifestOptions,
+  scopes: ScopeResolver,
+): ManifestObject | ManifestError[] {
+  const { groupVersion, apiVersion, kind, name, metadata, declaredNamespace: declared, label } = identity;
   const gvk = { group: groupVersion.group, version: groupVersion.version, kind };
   const scope = scopes.scopeOf(gvk);
   if (scope === undefined) {
@@ -154,12 +186,11 @@ function validateObject(
         'unknown-kind',
         source,
         label,
-        `the server has no kind "${kind}" in version "${apiVersion as string}" and the set defines no such CustomResourceDefinition`,
+        `the server has no kind "${kind}" in version "${apiVersion}" and the set defines no such CustomResourceDefinition`,
       ),
     ];
   }
 
-  const declared = typeof namespaceValue === 'string' ? namespaceValue : '';
   if (scope === 'Cluster') {
     if (declared !== '') {
       return [
@@ -171,7 +202,7 @@ function validateObject(
         ),
       ];
     }
-    return finish(value, source, gvk, apiVersion as string, name, '', scope);
+    return finish(value, source, gvk, apiVersion, name, '', scope);
   }
 
   if (options.enforceNamespace === true && declared !== '' && declared !== options.defaultNamespace) {
@@ -186,7 +217,7 @@ function validateObject(
   }
   const namespace = declared === '' ? options.defaultNamespace : declared;
   const manifest = declared === namespace ? value : { ...value, metadata: { ...metadata, namespace } };
-  return finish(manifest, source, gvk, apiVersion as string, name, namespace, scope);
+  return finish(manifest, source, gvk, apiVersion, name, namespace, scope);
 }
 
 function finish(
