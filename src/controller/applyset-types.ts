@@ -8,6 +8,9 @@
  * Stalled condition naming the field, not a crash in the middle of a reconcile.
  */
 
+import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
+import { PRUNE_DRY_RUN, resolveDrift, resolvePrune, type DriftMode } from './safe-mode-spec.js';
+
 export const APPLYSET_GROUP = 'applyset.dev';
 export const APPLYSET_VERSION = 'v1alpha1';
 export const APPLYSET_API_VERSION = `${APPLYSET_GROUP}/${APPLYSET_VERSION}`;
@@ -77,7 +80,12 @@ export interface ApplySetSpec {
   readonly interval?: string;
   readonly retryInterval?: string;
   readonly timeout?: string;
-  readonly prune: boolean;
+  /** `DryRun`: report what would be pruned, delete nothing. */
+  readonly prune: boolean | typeof PRUNE_DRY_RUN;
+  /** `Warn`: report drift on a revision already applied instead of correcting it; default Correct. */
+  readonly driftMode?: DriftMode;
+  /** Fields whose live-side drift is neither corrected nor reported. */
+  readonly driftIgnore?: readonly DriftIgnoreRule[];
   readonly allowEmpty?: boolean;
   readonly force?: boolean;
   /** Take over objects that exist without an apply-owner; default true. */
@@ -95,7 +103,7 @@ export interface ApplySetSpec {
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
-export type ApplySetConditionType = 'Ready' | 'Reconciling' | 'Stalled';
+export type ApplySetConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'Fighting';
 
 /** The shape of metav1.Condition. */
 export interface ApplySetCondition {
@@ -142,6 +150,10 @@ export interface ApplySetStatus {
   readonly lastAttemptedRevision?: string;
   readonly summary?: ApplySetSummary;
   readonly errors?: ApplySetErrors;
+  /** driftMode Warn: the objects found drifted and not corrected, with the fields (`null` clears it). */
+  readonly drift?: ApplySetErrors | null;
+  /** prune DryRun: the objects a prune would delete (`null` clears it). */
+  readonly wouldPrune?: ApplySetErrors | null;
   readonly lastHandledReconcileAt?: string;
 }
 
@@ -188,6 +200,10 @@ export interface ResolvedApplySetSpec {
   readonly retryIntervalMs: number;
   readonly timeoutMs: number;
   readonly prune: boolean;
+  /** spec.prune DryRun (then `prune` is true): judge the prune, delete nothing. */
+  readonly pruneDryRun: boolean;
+  readonly driftMode: DriftMode;
+  readonly driftIgnore: readonly DriftIgnoreRule[];
   readonly allowEmpty: boolean;
   readonly force: boolean;
   readonly adopt: boolean;
@@ -308,8 +324,8 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
     readDuration(spec, 'retryInterval', fail) ?? Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS);
   const timeoutMs = readDuration(spec, 'timeout', fail) ?? DEFAULT_TIMEOUT_MS;
 
-  const prune = spec['prune'];
-  if (typeof prune !== 'boolean') fail('spec.prune', 'is required and must be true or false');
+  const pruneMode = resolvePrune(spec['prune'], fail);
+  const { driftMode, driftIgnore } = resolveDrift(spec, fail);
   const allowEmpty = readBoolean(spec, 'allowEmpty', fail);
   const force = readBoolean(spec, 'force', fail);
   // The one boolean that defaults to true: kubectl adopts, and so did every ApplySet before the field.
@@ -360,7 +376,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
     else fail('spec.deletionPolicy', `must be one of ${DELETION_POLICIES.join(', ')}`);
   }
 
-  if (errors.length > 0 || url === undefined || ref === undefined || typeof prune !== 'boolean')
+  if (errors.length > 0 || url === undefined || ref === undefined || pruneMode === undefined)
     return { ok: false, errors };
   return {
     ok: true,
@@ -369,7 +385,9 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       intervalMs,
       retryIntervalMs,
       timeoutMs,
-      prune,
+      ...pruneMode,
+      driftMode,
+      driftIgnore,
       allowEmpty,
       force,
       adopt,

@@ -80,6 +80,9 @@ describe('resolveApplySetSpec', () => {
       retryIntervalMs: 60_000,
       timeoutMs: DEFAULT_TIMEOUT_MS,
       prune: true,
+      pruneDryRun: false,
+      driftMode: 'Correct',
+      driftIgnore: [],
       allowEmpty: false,
       force: false,
       adopt: true,
@@ -103,6 +106,32 @@ describe('resolveApplySetSpec', () => {
     expect(limit('20%')).toEqual({ percent: 20 });
     expect(limit('20')).toBe('refused');
     expect(limit(-1)).toBe('refused');
+  });
+
+  it('reads spec.prune DryRun as a prune that deletes nothing', () => {
+    const resolved = resolveApplySetSpec({ ...minimal, prune: 'DryRun' });
+    expect(resolved.ok && { prune: resolved.spec.prune, dryRun: resolved.spec.pruneDryRun }).toEqual({
+      prune: true,
+      dryRun: true,
+    });
+    const off = resolveApplySetSpec({ ...minimal, prune: false });
+    expect(off.ok && [off.spec.prune, off.spec.pruneDryRun]).toEqual([false, false]);
+  });
+
+  it('reads spec.driftMode and spec.driftIgnore', () => {
+    const resolved = resolveApplySetSpec({
+      ...minimal,
+      driftMode: 'Warn',
+      driftIgnore: [
+        { paths: ['/spec/replicas'], target: { group: 'apps', kind: 'Deployment', name: 'web' } },
+        { paths: ['/metadata/labels/team'] },
+      ],
+    });
+    expect(resolved.ok && resolved.spec.driftMode).toBe('Warn');
+    expect(resolved.ok && resolved.spec.driftIgnore).toEqual([
+      { paths: ['/spec/replicas'], target: { group: 'apps', kind: 'Deployment', name: 'web' } },
+      { paths: ['/metadata/labels/team'], target: {} },
+    ]);
   });
 
   it('reads spec.wait and spec.healthChecks as object identities', () => {
@@ -159,6 +188,9 @@ describe('resolveApplySetSpec', () => {
         retryIntervalMs: 30_000,
         timeoutMs: 90_000,
         prune: false,
+        pruneDryRun: false,
+        driftMode: 'Correct',
+        driftIgnore: [],
         allowEmpty: true,
         force: true,
         adopt: false,
@@ -219,7 +251,27 @@ describe('resolveApplySetSpec', () => {
       'DNS-1123 label',
     ],
     ['no prune', { source: minimal.source }, 'spec.prune', 'is required'],
-    ['a string prune', { ...minimal, prune: 'true' }, 'spec.prune', 'true or false'],
+    ['a string prune', { ...minimal, prune: 'true' }, 'spec.prune', 'true, false or "DryRun"'],
+    ['an unknown driftMode', { ...minimal, driftMode: 'Ignore' }, 'spec.driftMode', 'Correct, Warn'],
+    ['driftIgnore not a list', { ...minimal, driftIgnore: {} }, 'spec.driftIgnore', 'must be a list'],
+    [
+      'a driftIgnore path that is no pointer',
+      { ...minimal, driftIgnore: [{ paths: ['spec.replicas'] }] },
+      'spec.driftIgnore[0].paths[0]',
+      'JSON pointer',
+    ],
+    [
+      'a driftIgnore rule without paths',
+      { ...minimal, driftIgnore: [{ target: { kind: 'Deployment' } }] },
+      'spec.driftIgnore[0].paths',
+      'non-empty list',
+    ],
+    [
+      'a driftIgnore target kind that is no string',
+      { ...minimal, driftIgnore: [{ paths: ['/spec'], target: { kind: 1 } }] },
+      'spec.driftIgnore[0].target.kind',
+      'must be a string',
+    ],
     ['a bad interval', { ...minimal, interval: '5 minutes' }, 'spec.interval', 'invalid duration'],
     ['a zero interval', { ...minimal, interval: '0s' }, 'spec.interval', 'longer than zero'],
     ['a bad timeout', { ...minimal, timeout: 120 }, 'spec.timeout', 'must be a string'],

@@ -20,6 +20,8 @@ import {
   type ApplySetStatus,
   type ApplySetSummary,
 } from '../../src/controller/applyset-types.js';
+import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/controller/safe-mode-spec.js';
+import { parseJsonPointer } from '../../src/plan/drift-ignore.js';
 
 // The CRD is the contract with the API server and applyset-types.ts is the controller's reading of it;
 // these tests keep the two (and the chart's copy) from drifting apart.
@@ -34,7 +36,7 @@ interface Schema {
   properties?: Record<string, Schema>;
   items?: Schema;
   pattern?: string;
-  enum?: string[];
+  enum?: unknown[];
   default?: unknown;
   maxItems?: number;
   'x-kubernetes-validations'?: { rule: string; message: string }[];
@@ -121,6 +123,8 @@ describe('the ApplySet CRD', () => {
       retryInterval: '1m',
       timeout: '1m',
       prune: true,
+      driftMode: 'Warn',
+      driftIgnore: [],
       allowEmpty: false,
       force: false,
       adopt: true,
@@ -149,6 +153,8 @@ describe('the ApplySet CRD', () => {
       lastAttemptedRevision: '',
       summary: {},
       errors: { items: [], totalCount: 0, truncated: false },
+      drift: { items: [], totalCount: 0, truncated: false },
+      wouldPrune: { items: [], totalCount: 0, truncated: false },
       lastHandledReconcileAt: '',
     };
     const condition: Required<ApplySetCondition> = {
@@ -174,6 +180,27 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('status', 'errors'))).toEqual(Object.keys(status.errors).sort());
     expect(propertyNames(at('status', 'errors', 'items', '[]'))).toEqual(Object.keys(error).sort());
     expect(at('status', 'errors', 'items').maxItems).toBe(MAX_STATUS_ERRORS);
+    for (const list of ['drift', 'wouldPrune']) {
+      expect(propertyNames(at('status', list))).toEqual(Object.keys(status.errors).sort());
+      expect(propertyNames(at('status', list, 'items', '[]'))).toEqual(Object.keys(error).sort());
+      expect(at('status', list, 'items').maxItems).toBe(MAX_STATUS_ERRORS);
+    }
+  });
+
+  it('accepts for spec.prune what the resolver accepts: true, false and DryRun', () => {
+    expect(at('spec', 'prune').enum).toEqual([true, false, PRUNE_DRY_RUN]);
+    for (const value of [true, false, PRUNE_DRY_RUN])
+      expect(resolveApplySetSpec({ ...base, prune: value }).ok).toBe(true);
+    expect(resolveApplySetSpec({ ...base, prune: 'maybe' }).ok).toBe(false);
+  });
+
+  it('declares driftMode and the driftIgnore pointer pattern as the resolver reads them', () => {
+    expect(at('spec', 'driftMode')).toMatchObject({ enum: [...DRIFT_MODES], default: 'Correct' });
+    const pointer = new RegExp(at('spec', 'driftIgnore', '[]', 'paths', '[]').pattern ?? '');
+    for (const path of ['/spec/replicas', '/metadata/annotations/a~1b', '/spec/ports/0'])
+      expect([pointer.test(path), parseJsonPointer(path) !== undefined]).toEqual([true, true]);
+    for (const path of ['spec/replicas', '/a~2', ''])
+      expect(pointer.test(path)).toBe(false);
   });
 
   it.each(['interval', 'retryInterval', 'timeout'])('validates %s with the pattern parseDuration reads', (field) => {
