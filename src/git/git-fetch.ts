@@ -1,0 +1,198 @@
+import git, { type HttpClient } from 'isomorphic-git';
+import fs from 'node:fs';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { classifyGitError } from './classify-git-error.js';
+import { GitFetchError, GitRefNotFoundError } from './git-error.js';
+import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
+import { hasErrorCode } from './has-error-code.js';
+import type { BasicCredentials } from './parse-repository-url.js';
+
+/** How deep git's `--unshallow` asks for (its INFINITE_DEPTH). */
+const UNSHALLOW_DEPTH = 0x7fffffff;
+
+export interface CacheFetchInput {
+  readonly url: string;
+  readonly ref: GitRef;
+  readonly credentials: BasicCredentials | undefined;
+  /** The cache's bare repository for `url`. */
+  readonly gitdir: string;
+  readonly signal: AbortSignal;
+  /** Bound to `signal`; follows redirects under the source policy. */
+  readonly http: HttpClient;
+  /**
+   * isomorphic-git cannot repack: every fetch adds a pack file. Past this many, the repository is
+   * dropped and the fetch starts fresh (cheap with depth 1).
+   */
+  readonly maxPackFiles: number;
+}
+
+export interface ResolvedCommit {
+  /** The commit `ref` names (an annotated tag is peeled to its commit). */
+  readonly commit: string;
+  /** False when the commit was already in the cache and the network was not used (commit refs). */
+  readonly fetched: boolean;
+}
+
+/**
+ * Fetches what `ref` needs into the bare repository at `gitdir`, shallow and for that one ref, and
+ * returns the commit it names. The caller holds the repository's lock: isomorphic-git's writes to a
+ * repository are not safe to interleave.
+ */
+export async function fetchIntoCache(input: CacheFetchInput): Promise<ResolvedCommit> {
+  const { gitdir, signal } = input;
+  signal.throwIfAborted();
+  await dropIfTooManyPacks(gitdir, input.maxPackFiles);
+  try {
+    return await resolveIntoCache(input);
+  } catch (error) {
+    // An unexpected failure may come from a cache left inconsistent by a crash: start over once.
+    if (!(error instanceof GitFetchError) || signal.aborted) throw error;
+    await rm(gitdir, { recursive: true, force: true });
+    return resolveIntoCache(input);
+  }
+}
+
+/** What the isomorphic-git calls of one resolve share. */
+interface FetchSession {
+  readonly url: string;
+  readonly gitdir: string;
+  /** isomorphic-git's object cache, shared by the calls of this resolve only. */
+  readonly cache: object;
+  /** The arguments every `git.fetch` of this resolve takes. */
+  readonly common: Omit<Parameters<typeof git.fetch>[0], 'ref' | 'remoteRef'>;
+  /** A library failure as our error; the caller's abort reason once the signal fired. */
+  classify(error: unknown, remoteRef: string): Error;
+}
+
+async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit> {
+  const { url, ref, credentials, gitdir, signal, http } = input;
+  await ensureRepository(gitdir, url);
+  const cache = {};
+  const session: FetchSession = {
+    url,
+    gitdir,
+    cache,
+    common: {
+      fs,
+      http,
+      gitdir,
+      url,
+      cache,
+      onAuth: credentials === undefined ? undefined : () => ({ ...credentials }),
+    },
+    classify: (error, remoteRef) => {
+      if (signal.aborted) return signal.reason as Error;
+      return classifyGitError(error, { url, ref: describeGitRef(ref), remoteRef });
+    },
+  };
+  return 'commit' in ref ? resolveCommit(session, ref) : resolveBranchOrTag(session, ref);
+}
+
+/** A commit ref: the cache may already have it; else it is fetched by sha, else with all history. */
+async function resolveCommit(
+  session: FetchSession,
+  ref: { readonly commit: string },
+): Promise<ResolvedCommit> {
+  const { url, gitdir, cache, common, classify } = session;
+  const sha = ref.commit;
+  if (!COMMIT_SHA_PATTERN.test(sha)) {
+    throw new GitRefNotFoundError(url, `${describeGitRef(ref)} (a full 40-character sha is required)`);
+  }
+  // A commit never changes: when the cache has it, there is nothing to ask the server.
+  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: false };
+  try {
+    // git's smart HTTP serves any commit reachable from a ref, so a shallow fetch of just it works there
+    // and on the big forges.
+    await git.fetch({ ...common, ref: sha, remoteRef: sha, singleBranch: true, depth: 1, tags: false });
+  } catch (error) {
+    const classified = classify(error, sha);
+    if (!(classified instanceof GitFetchError)) throw classified;
+  }
+  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true };
+  // A server that only serves advertised tips: fetch the whole history of every branch and tag.
+  try {
+    await git.fetch({ ...common, ref: 'HEAD', remoteRef: 'HEAD', depth: UNSHALLOW_DEPTH, tags: true });
+  } catch (error) {
+    throw classify(error, 'HEAD');
+  }
+  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true };
+  throw new GitRefNotFoundError(url, describeGitRef(ref));
+}
+
+/** A branch or tag: its tip, fetched shallow on top of where the previous fetch left it. */
+async function resolveBranchOrTag(
+  session: FetchSession,
+  ref: { readonly branch: string } | { readonly tag: string },
+): Promise<ResolvedCommit> {
+  const { url, gitdir, cache, common, classify } = session;
+  // The local ref is where the previous fetch left this ref's tip: isomorphic-git offers it to the
+  // server as a `have`, so only objects new since then come down.
+  const remoteRef = 'branch' in ref ? `refs/heads/${ref.branch}` : `refs/tags/${ref.tag}`;
+  const localRef = 'branch' in ref ? `refs/remotes/origin/${ref.branch}` : remoteRef;
+  let fetchHead: string | null;
+  try {
+    const result = await git.fetch({
+      ...common,
+      ref: localRef,
+      remoteRef,
+      singleBranch: true,
+      depth: 1,
+      tags: 'tag' in ref,
+    });
+    fetchHead = result.fetchHead;
+  } catch (error) {
+    throw classify(error, remoteRef);
+  }
+  // An empty repository advertises no refs at all.
+  if (fetchHead === null) throw new GitRefNotFoundError(url, describeGitRef(ref));
+  try {
+    // Peels an annotated tag to the commit it names.
+    const { oid } = await git.readCommit({ fs, gitdir, oid: fetchHead, cache });
+    return { commit: oid, fetched: true };
+  } catch (error) {
+    throw classify(error, remoteRef);
+  }
+}
+
+async function ensureRepository(gitdir: string, url: string): Promise<void> {
+  if (await exists(path.join(gitdir, 'config'))) return;
+  await rm(gitdir, { recursive: true, force: true });
+  await mkdir(gitdir, { recursive: true });
+  await git.init({ fs, gitdir, bare: true });
+  // The remote is only there for its fetch refspec (where branch tips are kept between fetches).
+  await git.addRemote({ fs, gitdir, remote: 'origin', url });
+}
+
+async function hasCommit(gitdir: string, sha: string, cache: object): Promise<boolean> {
+  try {
+    await git.readCommit({ fs, gitdir, oid: sha, cache });
+    return true;
+  } catch (error) {
+    if (hasErrorCode(error, 'NotFoundError')) return false;
+    throw error;
+  }
+}
+
+async function dropIfTooManyPacks(gitdir: string, maxPackFiles: number): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(path.join(gitdir, 'objects', 'pack'));
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  if (names.filter((name) => name.endsWith('.pack')).length > maxPackFiles) {
+    await rm(gitdir, { recursive: true, force: true });
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (error) {
+    if (hasErrorCode(error, 'ENOENT')) return false;
+    throw error;
+  }
+}

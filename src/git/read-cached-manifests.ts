@@ -1,0 +1,56 @@
+import git from 'isomorphic-git';
+import fs from 'node:fs';
+import type { ManifestLimits } from '../manifests/manifest-limits.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import { GitFetchError } from './git-error.js';
+import { hasErrorCode } from './has-error-code.js';
+import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
+
+export interface CachedManifestsRequest {
+  /** The cache's bare repository the commit was fetched into. */
+  readonly gitdir: string;
+  /** The repository URL without credentials, for messages. */
+  readonly url: string;
+  readonly commit: string;
+  /** A directory (read recursively) or a file, relative to the repository root; default the root. */
+  readonly path: string | undefined;
+  readonly limits?: Partial<ManifestLimits>;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The manifest files under `path` at `commit`, read from the bare repository's objects: nothing is
+ * written out as files, so no name or link in the repository can reach outside it. The caller holds
+ * the repository's lock, so a fetch that starts the cache over never removes objects under the read.
+ */
+export async function readCachedManifests(request: CachedManifestsRequest): Promise<ManifestFile[]> {
+  const { gitdir, url, commit, limits, signal } = request;
+  const reader = objectStoreReader(gitdir);
+  let tree: string;
+  try {
+    ({ tree } = (await git.readCommit({ fs, gitdir, oid: commit, cache: reader.cache })).commit);
+  } catch (error) {
+    if (!hasErrorCode(error, 'NotFoundError')) throw error;
+    throw new GitFetchError(url, `commit ${commit} is no longer in the cache`, { cause: error });
+  }
+  return readTreeManifests({
+    reader,
+    commit,
+    tree,
+    sourcePath: request.path,
+    ...(limits === undefined ? {} : { limits }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+/** Objects of the bare repository at `gitdir`, inflated by isomorphic-git, with one object cache per read. */
+function objectStoreReader(gitdir: string): GitObjectReader & { readonly cache: object } {
+  const cache = {};
+  return {
+    cache,
+    read: async (oid) => {
+      const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
+      return { type: object.type, content: object.object as Uint8Array };
+    },
+  };
+}
