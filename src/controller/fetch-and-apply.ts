@@ -23,6 +23,11 @@ import type { ReconcilerDeps } from './reconcile-applyset.js';
 export interface RunOutcome {
   readonly outcome: ReconcileOutcome;
   readonly parentResourceVersion?: string;
+  /**
+   * The run was of a revision and spec already applied in full: what it changed on the cluster was
+   * drift (counted by the fight tracker), and driftMode Warn only reported it.
+   */
+  readonly steady?: boolean;
 }
 
 /** A step that ended the run early, or what it produced for the next. */
@@ -84,6 +89,7 @@ export async function fetchAndApply(
   ).kept;
 
   // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
+  const steady = appliedBefore(applySet, revision);
   let result: ApplySetResult;
   try {
     result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
@@ -91,6 +97,9 @@ export async function fetchAndApply(
       parent: parentOf(applySet),
       defaultNamespace: spec.targetNamespace ?? namespace,
       prune: spec.prune,
+      ...(spec.pruneDryRun ? { pruneDryRun: true } : {}),
+      // driftMode Warn holds back only drift: a new revision or spec is applied in full.
+      drift: { correct: !(steady && spec.driftMode === 'Warn'), ignore: spec.driftIgnore },
       allowEmpty: spec.allowEmpty,
       force: spec.force,
       adopt: spec.adopt,
@@ -108,10 +117,25 @@ export async function fetchAndApply(
   }
   return {
     outcome: outcomeOf(result, revision),
+    steady,
     ...(result.parentResourceVersion === undefined
       ? {}
       : { parentResourceVersion: result.parentResourceVersion }),
   };
+}
+
+/**
+ * Whether `revision` and the current spec were already applied in full: Ready True for this
+ * generation, at this revision. A change such a run makes to an object was made by someone else.
+ */
+function appliedBefore(applySet: ApplySet, revision: string): boolean {
+  const ready = applySet.status?.conditions?.find((c) => c.type === 'Ready');
+  return (
+    applySet.status?.lastAppliedRevision === revision &&
+    ready?.status === 'True' &&
+    ready.observedGeneration !== undefined &&
+    ready.observedGeneration === applySet.metadata.generation
+  );
 }
 
 /**

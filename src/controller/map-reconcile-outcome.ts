@@ -7,6 +7,8 @@ import {
   type ApplySetSummary,
   type ConditionStatus,
 } from './applyset-types.js';
+import type { Correction } from './fight-tracker.js';
+import { carriedSafeModeConditions, reportSafeModes, type SafeModeInput } from './safe-mode-status.js';
 import type { Requeue } from './work-queue.js';
 
 /** Counts of what the engine did to the children in one run. */
@@ -48,6 +50,12 @@ export type ReconcileOutcome =
        * and a Warning event, though the set is Ready (the mark may be forged by a tenant).
        */
       readonly keptForOthers?: readonly ApplySetObjectError[];
+      /** driftMode Warn: objects found drifted and left alone, with the fields. */
+      readonly drift?: readonly Correction[];
+      /** Objects the run changed back on the cluster (configured, or created again), with the fields. */
+      readonly corrections?: readonly Correction[];
+      /** prune DryRun: what a prune would have deleted. */
+      readonly wouldPrune?: readonly WouldPrune[];
     }
   | {
       readonly kind: 'stalled' | 'retryable';
@@ -67,6 +75,12 @@ export type ReconcileOutcome =
       readonly afterMs: number;
     };
 
+/** An object a prune would delete: its inventory key, and its name as kubectl prints it. */
+export interface WouldPrune {
+  readonly object: string;
+  readonly name: string;
+}
+
 /** A Kubernetes Event to record on the ApplySet. */
 export interface ReconcileEvent {
   readonly type: 'Normal' | 'Warning';
@@ -84,7 +98,16 @@ export interface MapOutcomeInput {
   readonly now: string;
   /** The value of the reconcile-requested-at annotation this run handled, if any. */
   readonly handledReconcileAt: string | undefined;
+  /** driftMode, prune DryRun and the fights counted; default: none of them. */
+  readonly safeModes?: SafeModeInput;
 }
+
+const NO_SAFE_MODES: SafeModeInput = {
+  driftMode: 'Correct',
+  pruneDryRun: false,
+  fighting: [],
+  newlyFighting: [],
+};
 
 export interface MappedOutcome {
   /** The whole new status, written once with the status subresource. */
@@ -142,13 +165,16 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
               },
             ]),
       ];
+      const safe = reportSafeModes(outcome, previous, input.safeModes ?? NO_SAFE_MODES, condition);
       return {
         status: {
           ...base,
+          ...safe.status,
           conditions: [
             condition('Ready', 'True', 'ReconciliationSucceeded', message),
             condition('Reconciling', 'False', 'ReconciliationSucceeded', message),
             condition('Stalled', 'False', 'ReconciliationSucceeded', message),
+            ...safe.conditions,
           ],
           lastAppliedRevision: revision,
           lastAttemptedRevision: revision,
@@ -159,7 +185,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
             truncated: kept.length > MAX_STATUS_ERRORS,
           },
         },
-        events,
+        events: [...events, ...safe.events],
         requeue: { kind: 'interval', intervalMs: input.intervalMs },
       };
     }
@@ -182,6 +208,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
             stalled
               ? condition('Stalled', 'True', outcome.reason, outcome.message)
               : condition('Stalled', 'False', outcome.reason, outcome.message),
+            ...carriedSafeModeConditions(previous),
           ],
           ...(outcome.revision === undefined ? {} : { lastAttemptedRevision: outcome.revision }),
           ...(outcome.kind !== 'waiting' && outcome.counts !== undefined

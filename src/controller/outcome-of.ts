@@ -3,7 +3,8 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
 import { describeObjectRef, objectRefKey } from '../manifests/object-ref.js';
 import type { ApplySetObjectError } from './applyset-types.js';
-import type { OutcomeCounts, ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { Correction } from './fight-tracker.js';
+import type { OutcomeCounts, ReconcileOutcome, WouldPrune } from './map-reconcile-outcome.js';
 
 export const zeroCounts: OutcomeCounts = {
   created: 0,
@@ -27,6 +28,11 @@ function tally(outcomes: ApplySetResult['outcomes']) {
   const mergeErrors: ApplySetObjectError[] = [];
   // An object left Git but names another set as owner: kept. Said aloud, since the mark may be forged.
   const keptForOthers: ApplySetObjectError[] = [];
+  const safeModes = {
+    drift: [] as Correction[],
+    corrections: [] as Correction[],
+    wouldPrune: [] as WouldPrune[],
+  };
   for (const outcome of outcomes) {
     switch (outcome.action) {
       case 'created':
@@ -42,6 +48,7 @@ function tally(outcomes: ApplySetResult['outcomes']) {
           counts.adopted += 1;
           adopted.push(objectRefKey(outcome.ref));
         }
+        noteSafeModes(outcome, safeModes);
         break;
       case 'conflict':
       case 'failed': {
@@ -65,20 +72,40 @@ function tally(outcomes: ApplySetResult['outcomes']) {
           pruneErrors.push({ object: objectRefKey(outcome.ref), message: `not pruned: ${outcome.reason}` });
         }
         break;
+      case 'would-prune':
+        safeModes.wouldPrune.push({
+          object: objectRefKey(outcome.ref),
+          name: describeObjectRef(outcome.ref),
+        });
+        break;
       case 'would-create':
       case 'would-configure':
-      case 'would-prune':
         break;
     }
   }
-  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide };
+  return { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide, safeModes };
+}
+
+/** Drift left alone (driftMode Warn), and what a write changed back (a correction, if the revision was applied before). */
+function noteSafeModes(
+  outcome: Extract<
+    ApplySetResult['outcomes'][number],
+    { action: 'created' | 'configured' | 'unchanged' | 'pruned' }
+  >,
+  notes: { drift: Correction[]; corrections: Correction[] },
+): void {
+  const object = objectRefKey(outcome.ref);
+  if (outcome.drift !== undefined && outcome.drift.length > 0)
+    notes.drift.push({ object, fields: outcome.drift });
+  if (outcome.action === 'configured') notes.corrections.push({ object, fields: outcome.changed ?? [] });
+  // Created although the set holds it: someone deleted it.
+  if (outcome.action === 'created') notes.corrections.push({ object, fields: ['(the object was deleted)'] });
 }
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide } = tally(
-    result.outcomes,
-  );
+  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide, safeModes } =
+    tally(result.outcomes);
   const first = errors[0];
   const detail = first === undefined ? '' : `: ${first.object}: ${first.message}`;
   if (counts.conflicts > 0) {
@@ -152,5 +179,8 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
     changes,
     ...(serverSide.length === 0 ? {} : { serverSide }),
     ...(keptForOthers.length === 0 ? {} : { keptForOthers }),
+    ...(safeModes.drift.length === 0 ? {} : { drift: safeModes.drift }),
+    ...(safeModes.corrections.length === 0 ? {} : { corrections: safeModes.corrections }),
+    ...(safeModes.wouldPrune.length === 0 ? {} : { wouldPrune: safeModes.wouldPrune }),
   };
 }

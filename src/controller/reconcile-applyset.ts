@@ -18,8 +18,9 @@ import {
 } from './applyset-types.js';
 import type { EventRecorder } from './event-recorder.js';
 import { fetchAndApply, type RunOutcome } from './fetch-and-apply.js';
+import { createFightTracker, type FightVerdict } from './fight-tracker.js';
 import { finalize } from './finalize-applyset.js';
-import { mapReconcileOutcome, type ReconcileOutcome } from './map-reconcile-outcome.js';
+import { mapReconcileOutcome } from './map-reconcile-outcome.js';
 import { zeroCounts } from './outcome-of.js';
 import type { Requeue } from './work-queue.js';
 
@@ -57,6 +58,7 @@ export type Reconciler = (key: string) => Promise<Requeue>;
 
 export function createReconciler(deps: ReconcilerDeps): Reconciler {
   const api = createApplySetApi(deps.client);
+  const fights = createFightTracker();
 
   return async (key) => {
     const [namespace = '', name = ''] = key.split('/');
@@ -71,6 +73,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
     const applySet = await api.get(namespace, name, deps.signal);
     if (applySet === undefined) {
+      fights.forget(key);
       deps.metrics.setReady(namespace, name, undefined);
       return finish('deleted', { kind: 'none' });
     }
@@ -100,8 +103,21 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
     const run = await resolveAndRun(deps, api, applySet, log);
 
+    // Fight detection counts only runs whose changes were drift (a revision and spec applied before).
+    const fought =
+      run.outcome.kind === 'applied' && run.steady === true
+        ? fights.observe(key, run.outcome.corrections ?? [])
+        : fights.current(key);
+
     // 9. Write the status once, record the events, count the objects.
-    const requeue = await report(deps, api, applySet, run.outcome, run.parentResourceVersion ?? version, log);
+    const requeue = await report(
+      deps,
+      api,
+      applySet,
+      { ...run, fought },
+      run.parentResourceVersion ?? version,
+      log,
+    );
     if (requeue === 'conflict') {
       return finish('retryable', { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS });
     }
@@ -135,10 +151,11 @@ async function report(
   deps: ReconcilerDeps,
   api: ApplySetApi,
   applySet: ApplySet,
-  outcome: ReconcileOutcome,
+  run: RunOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> },
   version: string | undefined,
   log: Logger,
 ): Promise<Requeue | 'conflict'> {
+  const { outcome } = run;
   const resolved = resolveApplySetSpec(applySet.spec);
   const intervalMs = resolved.ok
     ? resolved.spec.intervalMs
@@ -153,6 +170,16 @@ async function report(
       : Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
     now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    ...(resolved.ok
+      ? {
+          safeModes: {
+            driftMode: resolved.spec.driftMode,
+            pruneDryRun: resolved.spec.pruneDryRun,
+            fighting: run.fought.fighting,
+            newlyFighting: run.fought.newlyFighting,
+          },
+        }
+      : {}),
   });
   // A replica that lost the leadership (or is past its shutdown grace) writes nothing more.
   deps.signal.throwIfAborted();
@@ -184,6 +211,9 @@ async function report(
     deps.metrics.countObjects('failed', counts.failed);
     deps.metrics.countObjects('conflict', counts.conflicts);
   }
+  const { namespace, name } = applySet.metadata;
+  if (outcome.kind === 'applied') deps.metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
+  deps.metrics.countFights(namespace, name, run.fought.newlyFighting.length);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
   log[level](
     outcome.kind === 'applied'

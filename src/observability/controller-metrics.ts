@@ -18,6 +18,10 @@ export interface ControllerMetrics {
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
   /** Ready of one ApplySet: 1 True, 0 False, -1 Unknown; `undefined` forgets it (deleted). */
   setReady(namespace: string, name: string, ready: 1 | 0 | -1 | undefined): void;
+  /** Objects of one ApplySet found drifted and left alone (driftMode Warn), on one run. */
+  countDrift(namespace: string, name: string, objects: number): void;
+  /** Objects of one ApplySet that began a fight (corrected on three runs in a row). */
+  countFights(namespace: string, name: string, objects: number): void;
   /** One request sent to the API server (every client of the controller counts here). */
   countKubeRequest(verb: string): void;
   /** Sampled at scrape time. */
@@ -66,6 +70,18 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['namespace', 'name'] as const,
     registers: [registry],
   });
+  const drift = new Counter({
+    name: 'applyset_drift_total',
+    help: 'Objects found changed on the cluster and not corrected (driftMode Warn), summed over runs, by ApplySet.',
+    labelNames: ['namespace', 'name'] as const,
+    registers: [registry],
+  });
+  const fights = new Counter({
+    name: 'applyset_fights_total',
+    help: 'Fights detected: an object corrected on three runs in a row because someone keeps changing it back, by ApplySet.',
+    labelNames: ['namespace', 'name'] as const,
+    registers: [registry],
+  });
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -88,8 +104,18 @@ export function createControllerMetrics(): ControllerMetrics {
       gitFetch.observe({ result }, seconds);
     },
     setReady(namespace, name, value) {
-      if (value === undefined) ready.remove({ namespace, name });
-      else ready.set({ namespace, name }, value);
+      if (value === undefined) {
+        // A deleted ApplySet's series go with it.
+        ready.remove({ namespace, name });
+        drift.remove({ namespace, name });
+        fights.remove({ namespace, name });
+      } else ready.set({ namespace, name }, value);
+    },
+    countDrift(namespace, name, objects) {
+      if (objects > 0) drift.inc({ namespace, name }, objects);
+    },
+    countFights(namespace, name, objects) {
+      if (objects > 0) fights.inc({ namespace, name }, objects);
     },
     countKubeRequest(verb) {
       kubeRequests.inc({ verb });

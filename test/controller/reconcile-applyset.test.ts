@@ -86,6 +86,8 @@ async function reconcile(stubs: Stubs) {
     countObjects() {},
     observeGitFetch() {},
     setReady() {},
+    countDrift() {},
+    countFights() {},
   } as unknown as ControllerMetrics;
   const deps: ReconcilerDeps = {
     client,
