@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { createLeaseClient, type LeaseClient } from './lease-client.js';
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -60,31 +59,32 @@ export interface LeaderElection {
   readonly done: Promise<void>;
 }
 
-interface LeaseRecord {
-  readonly holderIdentity: string;
-  readonly leaseDurationSeconds: number;
-  readonly resourceVersion: string;
-}
-
 /**
- * Leader election with a coordination.k8s.io/v1 Lease, client-go's algorithm: a Lease is free when it
- * has no holder or when its record has not changed for leaseDuration by *our* clock (we time when we
- * last saw it change rather than trusting the holder's renewTime, so clock skew cannot steal it);
- * updates carry the resourceVersion, so two candidates cannot both win.
+ * Leader election with a coordination.k8s.io/v1 Lease, client-go's algorithm (the Lease's reads and
+ * writes are in lease-client.ts): campaign every retryPeriod until the Lease is ours, then renew it
+ * every retryPeriod and step down when no renewal succeeded within the renew deadline.
  */
 export function startLeaderElection(
   options: LeaderElectionOptions,
   callbacks: LeaderCallbacks,
 ): LeaderElection {
-  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
-  const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-  const retryPeriodMs = options.retryPeriodMs ?? 2_000;
+  const { identity, logger } = options;
   const now = options.now ?? Date.now;
-  const monotonic = options.monotonicNow ?? (() => performance.now());
-  const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
-  const leasePath = `${path}/${options.name}`;
   const stop = new AbortController();
-  const signal = stop.signal;
+  const loop: RenewLoop = {
+    lease: createLeaseClient({
+      ...options,
+      leaseDurationMs: options.leaseDurationMs ?? 15_000,
+      now,
+    }),
+    signal: stop.signal,
+    retryPeriodMs: options.retryPeriodMs ?? 2_000,
+    renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
+    now,
+    monotonic: options.monotonicNow ?? (() => performance.now()),
+    logger,
+    leaseName: options.name,
+  };
   let leader = false;
   // When the last successful acquire or renew was sent, by the monotonic clock.
   let renewedAt = Number.NEGATIVE_INFINITY;
@@ -93,153 +93,34 @@ export function startLeaderElection(
     leader = false;
     if (!lostLeadership.signal.aborted) lostLeadership.abort(new LeadershipLostError());
   };
-  let observed: { record: LeaseRecord | undefined; key: string; at: number } | undefined;
-
-  const read = async (): Promise<JsonObject | undefined> => {
-    try {
-      const lease = await options.client.request({ method: 'GET', path: leasePath, signal });
-      return isJsonObject(lease) ? lease : undefined;
-    } catch (error) {
-      if (error instanceof KubeApiError && error.notFound) return undefined;
-      throw error;
-    }
-  };
-
-  const leaseBody = (
-    resourceVersion: string | undefined,
-    holder: string,
-    acquire: boolean,
-    previous?: JsonObject,
-  ) => {
-    const stamp = microTime(now());
-    const previousSpec = previous !== undefined && isJsonObject(previous['spec']) ? previous['spec'] : {};
-    return {
-      apiVersion: 'coordination.k8s.io/v1',
-      kind: 'Lease',
-      metadata: {
-        name: options.name,
-        namespace: options.namespace,
-        ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      },
-      spec: {
-        ...previousSpec,
-        holderIdentity: holder,
-        leaseDurationSeconds: Math.max(1, Math.round(leaseDurationMs / 1000)),
-        renewTime: stamp,
-        ...(acquire
-          ? {
-              acquireTime: stamp,
-              leaseTransitions:
-                (typeof previousSpec['leaseTransitions'] === 'number'
-                  ? previousSpec['leaseTransitions']
-                  : 0) + (previous === undefined ? 0 : 1),
-            }
-          : {}),
-      },
-    };
-  };
-
-  /** One attempt to take or keep the Lease; true when we hold it afterwards. */
-  const tryAcquireOrRenew = async (): Promise<boolean> => {
-    const lease = await read();
-    if (lease === undefined) {
-      try {
-        await options.client.request({
-          method: 'POST',
-          path,
-          body: JSON.stringify(leaseBody(undefined, options.identity, true)),
-          signal,
-        });
-        return true;
-      } catch (error) {
-        if (error instanceof KubeApiError && error.status === 409) return false;
-        throw error;
-      }
-    }
-    const record = recordOf(lease);
-    const key = JSON.stringify(isJsonObject(lease['spec']) ? lease['spec'] : {});
-    if (observed === undefined || observed.key !== key) observed = { record, key, at: now() };
-    const holder = record?.holderIdentity ?? '';
-    const mine = holder === options.identity;
-    const expired = holder === '' || observed.at + (record?.leaseDurationSeconds ?? 0) * 1000 < now();
-    if (!mine && !expired) return false;
-    try {
-      await options.client.request({
-        method: 'PUT',
-        path: leasePath,
-        body: JSON.stringify(leaseBody(record?.resourceVersion, options.identity, !mine, lease)),
-        signal,
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof KubeApiError && error.status === 409) return false;
-      throw error;
-    }
-  };
-
-  const campaign = async () => {
-    while (!signal.aborted) {
-      try {
-        const attempt = monotonic();
-        if (await tryAcquireOrRenew()) {
-          renewedAt = attempt;
-          break;
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        options.logger.warn(
-          { err: error, lease: options.name },
-          'leader election: cannot read or take the Lease',
-        );
-      }
-      await delay(retryPeriodMs, undefined, { signal }).catch(() => undefined);
-    }
-    if (signal.aborted) return;
-    leader = true;
-    options.logger.info(
-      { identity: options.identity, lease: `${options.namespace}/${options.name}` },
-      'became the leader',
-    );
-    callbacks.onStartedLeading();
-    let lastRenew = now();
-    while (!signal.aborted) {
-      await delay(retryPeriodMs, undefined, { signal }).catch(() => undefined);
-      if (signal.aborted) return;
-      try {
-        const attempt = monotonic();
-        if (await tryAcquireOrRenew()) {
-          lastRenew = now();
-          renewedAt = attempt;
-          continue;
-        }
-      } catch (error) {
-        if (signal.aborted) return;
-        options.logger.warn({ err: error }, 'leader election: renewing the Lease failed');
-      }
-      if (now() - lastRenew > renewDeadlineMs || monotonic() - renewedAt > renewDeadlineMs) {
-        loseLeadership();
-        return;
-      }
-    }
-  };
 
   /** Once: stop renewing, abort `lost`, tell the caller (which stops the process). */
   const loseLeadership = () => {
     if (!leader) return;
     stepDown();
     stop.abort();
-    options.logger.warn(
-      { identity: options.identity },
-      'lost the leadership: the Lease was not renewed in time',
-    );
+    logger.warn({ identity }, 'lost the leadership: the Lease was not renewed in time');
     callbacks.onStoppedLeading();
+  };
+
+  const campaign = async () => {
+    const acquiredAt = await acquireLease(loop);
+    if (acquiredAt === undefined || loop.signal.aborted) return;
+    renewedAt = acquiredAt;
+    leader = true;
+    logger.info({ identity, lease: `${options.namespace}/${options.name}` }, 'became the leader');
+    callbacks.onStartedLeading();
+    const expired = await renewUntilDeadline(loop, renewedAt, (attempt) => {
+      renewedAt = attempt;
+    });
+    if (expired) loseLeadership();
   };
 
   const done = campaign();
 
   return {
     assertLeading() {
-      if (leader && monotonic() - renewedAt < renewDeadlineMs) return;
+      if (leader && loop.monotonic() - renewedAt < loop.renewDeadlineMs) return;
       loseLeadership();
       throw new LeadershipLostError();
     },
@@ -250,40 +131,82 @@ export function startLeaderElection(
       if (!leader) return;
       stepDown();
       try {
-        const lease = await options.client.request({ method: 'GET', path: leasePath });
-        if (!isJsonObject(lease)) return;
-        const record = recordOf(lease);
-        if (record?.holderIdentity !== options.identity) return;
-        const body = leaseBody(record.resourceVersion, '', false, lease);
-        // client-go's ReleaseOnCancel: an empty holder and a 1 s duration, so the next candidate takes
-        // over at its next attempt instead of waiting out the lease.
-        await options.client.request({
-          method: 'PUT',
-          path: leasePath,
-          body: JSON.stringify({ ...body, spec: { ...body.spec, leaseDurationSeconds: 1 } }),
-        });
-        options.logger.info({ identity: options.identity }, 'released the Lease');
+        if (await loop.lease.release()) logger.info({ identity }, 'released the Lease');
       } catch (error) {
-        options.logger.warn({ err: error }, 'releasing the Lease failed; it will expire');
+        logger.warn({ err: error }, 'releasing the Lease failed; it will expire');
       }
     },
     done,
   };
 }
 
-function recordOf(lease: JsonObject): LeaseRecord | undefined {
-  const spec = lease['spec'];
-  const metadata = lease['metadata'];
-  if (!isJsonObject(spec) || !isJsonObject(metadata)) return undefined;
-  return {
-    holderIdentity: typeof spec['holderIdentity'] === 'string' ? spec['holderIdentity'] : '',
-    leaseDurationSeconds:
-      typeof spec['leaseDurationSeconds'] === 'number' ? spec['leaseDurationSeconds'] : 15,
-    resourceVersion: typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : '',
-  };
+/** What the campaign and renew loops share. */
+interface RenewLoop {
+  readonly lease: LeaseClient;
+  /** Aborted when the election stops (released, or leadership lost). */
+  readonly signal: AbortSignal;
+  readonly retryPeriodMs: number;
+  readonly renewDeadlineMs: number;
+  readonly now: () => number;
+  /** Keeps running while the process is paused, so a pause counts against the deadline. */
+  readonly monotonic: () => number;
+  readonly logger: LeaderElectionOptions['logger'];
+  readonly leaseName: string;
 }
 
-/** metav1.MicroTime: RFC 3339 with microseconds. */
-export function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+function waitRetryPeriod(loop: RenewLoop): Promise<unknown> {
+  return delay(loop.retryPeriodMs, undefined, { signal: loop.signal }).catch(() => undefined);
+}
+
+/**
+ * Tries every retry period until the Lease is ours: the monotonic time the winning attempt was sent,
+ * or undefined once the election is stopped.
+ */
+async function acquireLease(loop: RenewLoop): Promise<number | undefined> {
+  while (!loop.signal.aborted) {
+    try {
+      const attempt = loop.monotonic();
+      if (await loop.lease.tryAcquireOrRenew(loop.signal)) return attempt;
+    } catch (error) {
+      if (loop.signal.aborted) return undefined;
+      loop.logger.warn(
+        { err: error, lease: loop.leaseName },
+        'leader election: cannot read or take the Lease',
+      );
+    }
+    await waitRetryPeriod(loop);
+  }
+  return undefined;
+}
+
+/**
+ * Renews every retry period until the election is stopped (false), or until the renew deadline
+ * passed without a renewal, by either clock (true).
+ */
+async function renewUntilDeadline(
+  loop: RenewLoop,
+  acquiredAt: number,
+  onRenewed: (sentAt: number) => void,
+): Promise<boolean> {
+  const { signal, now, monotonic, renewDeadlineMs } = loop;
+  let lastRenew = now();
+  let renewedAt = acquiredAt;
+  while (!signal.aborted) {
+    await waitRetryPeriod(loop);
+    if (signal.aborted) return false;
+    try {
+      const attempt = monotonic();
+      if (await loop.lease.tryAcquireOrRenew(signal)) {
+        lastRenew = now();
+        renewedAt = attempt;
+        onRenewed(attempt);
+        continue;
+      }
+    } catch (error) {
+      if (signal.aborted) return false;
+      loop.logger.warn({ err: error }, 'leader election: renewing the Lease failed');
+    }
+    if (now() - lastRenew > renewDeadlineMs || monotonic() - renewedAt > renewDeadlineMs) return true;
+  }
+  return false;
 }
