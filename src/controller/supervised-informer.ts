@@ -2,6 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { createInformerCache } from './informer-cache.js';
+import { WatchExpiredError, WatchStalledError, watchOnce, type WatchOnceOptions } from './watch-once.js';
 
 export type InformerEventType = 'added' | 'modified' | 'deleted';
 
@@ -52,18 +54,6 @@ export interface SupervisedInformer {
   readonly done: Promise<void>;
 }
 
-class WatchExpiredError extends Error {
-  override readonly name = 'WatchExpiredError';
-  readonly code = 'WATCH_EXPIRED';
-  readonly intent = 'retryable';
-}
-
-class WatchStalledError extends Error {
-  override readonly name = 'WatchStalledError';
-  readonly code = 'WATCH_STALLED';
-  readonly intent = 'retryable';
-}
-
 const MAX_RETRY_MS = 30_000;
 
 /**
@@ -74,132 +64,45 @@ const MAX_RETRY_MS = 30_000;
  * `stallTimeoutMs` (a half-open connection) is abandoned and restarted; other failures back off.
  */
 export function startSupervisedInformer(options: SupervisedInformerOptions): SupervisedInformer {
-  const cache = new Map<string, JsonObject>();
-  const stallTimeoutMs = options.stallTimeoutMs ?? 3 * 60_000;
   const transform = options.transform ?? ((object: JsonObject) => object);
   const { logger, signal } = options;
+  const cache = createInformerCache(options.onEvent);
+  const watch: WatchOnceOptions = {
+    watch: options.watch,
+    path: options.path,
+    signal,
+    stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
+    transform,
+    logger,
+    onObject: (type, object) => cache.applyWatchEvent(type, object),
+  };
   let synced = false;
   let markSynced!: () => void;
   const syncedPromise = new Promise<void>((resolve) => {
     markSynced = resolve;
   });
 
+  /** LIST into the cache; the list's resourceVersion, to watch from. */
   const relist = async (): Promise<string> => {
     const list = await options.client.request({ method: 'GET', path: options.path, signal });
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
-    const items = (Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform);
-    const seen = new Set<string>();
-    for (const item of items) {
-      const key = keyOf(item);
-      seen.add(key);
-      const previous = cache.get(key);
-      cache.set(key, item);
-      if (previous === undefined) options.onEvent({ type: 'added', object: item });
-      else if (resourceVersionOf(previous) !== resourceVersionOf(item))
-        options.onEvent({ type: 'modified', object: item, previous });
-    }
-    for (const [key, previous] of [...cache]) {
-      if (seen.has(key)) continue;
-      cache.delete(key);
-      options.onEvent({ type: 'deleted', object: previous, previous });
-    }
+    cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];
     const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
     if (typeof version !== 'string') throw new Error(`LIST ${options.path}: no resourceVersion`);
     return version;
   };
 
-  /** One watch from `version`; resolves with the last version seen when the server ends it. */
-  const watchOnce = async (version: string): Promise<string> => {
-    let current = version;
-    const connection = new AbortController();
-    const both = AbortSignal.any([signal, connection.signal]);
-    let stalled = false;
-    let expired = false;
-    let watchdog: NodeJS.Timeout | undefined;
-    const arm = () => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => {
-        stalled = true;
-        connection.abort(new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`));
-      }, stallTimeoutMs);
-    };
-    arm();
-    // The server closes the watch after timeoutSeconds; spread them so watchers do not reconnect at once.
-    const timeoutSeconds = String(300 + Math.floor(Math.random() * 300));
-    try {
-      await options.watch(
-        options.path,
-        { resourceVersion: current, allowWatchBookmarks: 'true', timeoutSeconds },
-        (type, raw) => {
-          arm();
-          if (!isJsonObject(raw)) return;
-          if (type === 'ERROR') {
-            if (raw['code'] === 410) {
-              expired = true;
-              connection.abort(new WatchExpiredError(String(raw['message'] ?? '410 Gone')));
-            } else {
-              logger.warn({ path: options.path, status: raw }, 'watch error event');
-            }
-            return;
-          }
-          const object = transform(raw);
-          const rv = resourceVersionOf(object);
-          if (rv !== undefined) current = rv;
-          if (type === 'BOOKMARK') return;
-          const key = keyOf(object);
-          const previous = cache.get(key);
-          if (type === 'DELETED') {
-            cache.delete(key);
-            options.onEvent({ type: 'deleted', object, ...(previous === undefined ? {} : { previous }) });
-            return;
-          }
-          cache.set(key, object);
-          options.onEvent(
-            previous === undefined ? { type: 'added', object } : { type: 'modified', object, previous },
-          );
-        },
-        both,
-      );
-    } finally {
-      clearTimeout(watchdog);
-    }
-    if (expired) throw new WatchExpiredError('resourceVersion too old');
-    if (stalled) throw new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`);
-    return current;
-  };
-
   const loop = async () => {
     let failures = 0;
     while (!signal.aborted) {
       try {
-        let version = await relist();
+        const version = await relist();
         if (!synced) {
           synced = true;
           markSynced();
         }
-        failures = 0;
-        while (!signal.aborted) {
-          try {
-            version = await watchOnce(version);
-            failures = 0;
-          } catch (error) {
-            if (signal.aborted) return;
-            if (error instanceof WatchExpiredError) {
-              logger.info({ path: options.path }, 'watch expired (410 Gone); listing again');
-              break;
-            }
-            if (error instanceof WatchStalledError) {
-              logger.warn({ path: options.path }, 'watch stalled; restarting it');
-              continue;
-            }
-            failures += 1;
-            logger.warn({ path: options.path, err: error }, 'watch failed; retrying');
-            await delay(retryDelay(failures), undefined, { signal });
-            // After repeated failures our version may be long gone: start over with a LIST.
-            if (failures >= 3) break;
-          }
-        }
+        failures = await watchUntilRelist(watch, version);
       } catch (error) {
         if (signal.aborted) return;
         failures += 1;
@@ -216,9 +119,42 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   return {
     hasSynced: () => synced,
     synced: syncedPromise,
-    list: () => [...cache.values()],
+    list: () => cache.list(),
     done,
   };
+}
+
+/**
+ * Watches from `version`, resuming from the last version seen each time the server ends a watch,
+ * until a new LIST is needed: after 410 Gone, or after three failed watches in a row (our version may
+ * be long gone by then). A stalled watch is restarted at once. Returns the failures counted, which the
+ * next LIST's backoff continues from.
+ */
+async function watchUntilRelist(options: WatchOnceOptions, version: string): Promise<number> {
+  const { signal, logger, path } = options;
+  let failures = 0;
+  let current = version;
+  while (!signal.aborted) {
+    try {
+      current = await watchOnce(options, current);
+      failures = 0;
+    } catch (error) {
+      if (signal.aborted) return failures;
+      if (error instanceof WatchExpiredError) {
+        logger.info({ path }, 'watch expired (410 Gone); listing again');
+        break;
+      }
+      if (error instanceof WatchStalledError) {
+        logger.warn({ path }, 'watch stalled; restarting it');
+        continue;
+      }
+      failures += 1;
+      logger.warn({ path, err: error }, 'watch failed; retrying');
+      await delay(retryDelay(failures), undefined, { signal });
+      if (failures >= 3) break;
+    }
+  }
+  return failures;
 }
 
 /** A WatchStream over client-node's Watch, which streams the response line by line. */
@@ -252,18 +188,4 @@ export function clientNodeWatchStream(kubeConfig: KubeConfig): WatchStream {
 
 function retryDelay(failures: number): number {
   return Math.min(MAX_RETRY_MS, 500 * 2 ** Math.min(failures, 10)) * (0.5 + Math.random() / 2);
-}
-
-function keyOf(object: JsonObject): string {
-  const metadata = object['metadata'];
-  if (!isJsonObject(metadata)) return '/';
-  const namespace = typeof metadata['namespace'] === 'string' ? metadata['namespace'] : '';
-  return `${namespace}/${String(metadata['name'])}`;
-}
-
-function resourceVersionOf(object: JsonObject): string | undefined {
-  const metadata = object['metadata'];
-  if (!isJsonObject(metadata)) return undefined;
-  const version = metadata['resourceVersion'];
-  return typeof version === 'string' ? version : undefined;
 }

@@ -1,0 +1,84 @@
+import type { JsonObject } from '../manifests/json-value.js';
+import { isJsonObject } from '../manifests/json-value.js';
+import { resourceVersionOf } from './informer-cache.js';
+import type { InformerLogger, WatchStream } from './supervised-informer.js';
+
+/** 410 Gone: our resourceVersion left the server's window; only a new LIST can continue. */
+export class WatchExpiredError extends Error {
+  override readonly name = 'WatchExpiredError';
+  readonly code = 'WATCH_EXPIRED';
+  readonly intent = 'retryable';
+}
+
+/** No event, not even a bookmark, within the stall timeout: a half-open connection, presumed dead. */
+export class WatchStalledError extends Error {
+  override readonly name = 'WatchStalledError';
+  readonly code = 'WATCH_STALLED';
+  readonly intent = 'retryable';
+}
+
+export interface WatchOnceOptions {
+  readonly watch: WatchStream;
+  readonly path: string;
+  readonly signal: AbortSignal;
+  readonly stallTimeoutMs: number;
+  readonly transform: (object: JsonObject) => JsonObject;
+  readonly logger: InformerLogger;
+  /** The transformed object of an event that is not an error or a bookmark, with its type. */
+  readonly onObject: (type: string, object: JsonObject) => void;
+}
+
+/**
+ * One watch from `version`; resolves with the last version seen (events and bookmarks advance it)
+ * when the server ends it. Throws WatchExpiredError on 410 Gone and WatchStalledError when the
+ * connection stays silent for `stallTimeoutMs`.
+ */
+export async function watchOnce(options: WatchOnceOptions, version: string): Promise<string> {
+  const { path, stallTimeoutMs, logger } = options;
+  let current = version;
+  const connection = new AbortController();
+  const both = AbortSignal.any([options.signal, connection.signal]);
+  let stalled = false;
+  let expired = false;
+  let watchdog: NodeJS.Timeout | undefined;
+  const arm = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      stalled = true;
+      connection.abort(new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`));
+    }, stallTimeoutMs);
+  };
+  arm();
+  // The server closes the watch after timeoutSeconds; spread them so watchers do not reconnect at once.
+  const timeoutSeconds = String(300 + Math.floor(Math.random() * 300));
+  try {
+    await options.watch(
+      path,
+      { resourceVersion: current, allowWatchBookmarks: 'true', timeoutSeconds },
+      (type, raw) => {
+        arm();
+        if (!isJsonObject(raw)) return;
+        if (type === 'ERROR') {
+          if (raw['code'] === 410) {
+            expired = true;
+            connection.abort(new WatchExpiredError(String(raw['message'] ?? '410 Gone')));
+          } else {
+            logger.warn({ path, status: raw }, 'watch error event');
+          }
+          return;
+        }
+        const object = options.transform(raw);
+        const rv = resourceVersionOf(object);
+        if (rv !== undefined) current = rv;
+        if (type === 'BOOKMARK') return;
+        options.onObject(type, object);
+      },
+      both,
+    );
+  } finally {
+    clearTimeout(watchdog);
+  }
+  if (expired) throw new WatchExpiredError('resourceVersion too old');
+  if (stalled) throw new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`);
+  return current;
+}
