@@ -1,4 +1,5 @@
 import PQueue from 'p-queue';
+import { createKeyTimers, type KeyTimerSlot } from './key-timers.js';
 import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from './requeue-delay.js';
 
 /** What a reconcile asks of the queue when it ends. */
@@ -54,8 +55,7 @@ export interface WorkQueue {
   scheduled(): number;
 }
 
-interface KeyState {
-  timer?: { readonly handle: TimerHandle; readonly dueAt: number };
+interface KeyState extends KeyTimerSlot {
   queued: boolean;
   running: boolean;
   /** An add() arrived while running: run again right after. */
@@ -70,7 +70,6 @@ interface KeyState {
  * next: after the interval on success, with exponential backoff on failure.
  */
 export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
-  const clock = options.clock ?? systemQueueClock;
   const random = options.random ?? Math.random;
   const baseBackoffMs = options.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -79,42 +78,16 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const inFlight = new Set<Promise<Requeue>>();
   let stopped = false;
 
-  const stateOf = (key: string): KeyState => {
-    let state = states.get(key);
-    if (state === undefined) {
-      state = { queued: false, running: false, dirty: false, failures: 0 };
-      states.set(key, state);
-    }
-    return state;
-  };
-
-  const clearTimer = (state: KeyState) => {
-    if (state.timer !== undefined) clock.clearTimer(state.timer.handle);
-    state.timer = undefined;
-  };
-
   const enqueue = (key: string, state: KeyState) => {
-    clearTimer(state);
+    timers.clear(state);
     if (state.queued || stopped) return;
     state.queued = true;
     void workers.add(() => run(key));
   };
-
-  const schedule = (key: string, state: KeyState, delayMs: number) => {
-    const dueAt = clock.now() + delayMs;
-    // An earlier run already scheduled wins: it will schedule the next one itself.
-    if (state.timer !== undefined && state.timer.dueAt <= dueAt) return;
-    clearTimer(state);
-    const handle = clock.setTimer(() => {
-      if (state.timer?.handle !== handle) return;
-      state.timer = undefined;
-      enqueue(key, state);
-    }, delayMs);
-    state.timer = { handle, dueAt };
-  };
+  const timers = createKeyTimers<KeyState>(options.clock ?? systemQueueClock, enqueue);
 
   const run = async (key: string): Promise<void> => {
-    const state = stateOf(key);
+    const state = stateOf(states, key);
     state.queued = false;
     if (stopped) return;
     state.running = true;
@@ -131,37 +104,28 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       state.running = false;
     }
     if (stopped) return;
-    if (next.kind === 'backoff') state.failures += 1;
-    else state.failures = 0;
+    state.failures = next.kind === 'backoff' ? state.failures + 1 : 0;
     if (state.dirty) {
       state.dirty = false;
       enqueue(key, state);
       return;
     }
-    switch (next.kind) {
-      case 'interval':
-        schedule(key, state, jitteredIntervalMs(next.intervalMs, random()));
-        break;
-      case 'backoff':
-        schedule(key, state, backoffDelayMs(state.failures, baseBackoffMs, next.maxDelayMs, random()));
-        break;
-      case 'none':
-        if (!state.queued && state.timer === undefined) states.delete(key);
-        break;
-    }
+    const delayMs = nextRunDelayMs(next, state.failures, baseBackoffMs, random);
+    if (delayMs !== undefined) timers.schedule(key, state, delayMs);
+    else if (!state.queued && state.timer === undefined) states.delete(key);
   };
 
   return {
     add(key) {
       if (stopped) return;
-      const state = stateOf(key);
+      const state = stateOf(states, key);
       if (state.running) state.dirty = true;
       else enqueue(key, state);
     },
     forget(key) {
       const state = states.get(key);
       if (state === undefined) return;
-      clearTimer(state);
+      timers.clear(state);
       state.failures = 0;
       state.dirty = false;
       if (!state.queued && !state.running) states.delete(key);
@@ -173,10 +137,36 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       stopped = true;
       workers.clear();
       workers.pause();
-      for (const state of states.values()) clearTimer(state);
+      for (const state of states.values()) timers.clear(state);
       await Promise.all([...inFlight]);
     },
     depth: () => workers.size + workers.pending,
     scheduled: () => [...states.values()].filter((state) => state.timer !== undefined).length,
   };
+}
+
+function stateOf(states: Map<string, KeyState>, key: string): KeyState {
+  let state = states.get(key);
+  if (state === undefined) {
+    state = { queued: false, running: false, dirty: false, failures: 0 };
+    states.set(key, state);
+  }
+  return state;
+}
+
+/** When the run a finished run asks for is due: after the jittered interval, or the backoff; or never. */
+function nextRunDelayMs(
+  next: Requeue,
+  failures: number,
+  baseBackoffMs: number,
+  random: () => number,
+): number | undefined {
+  switch (next.kind) {
+    case 'interval':
+      return jitteredIntervalMs(next.intervalMs, random());
+    case 'backoff':
+      return backoffDelayMs(failures, baseBackoffMs, next.maxDelayMs, random());
+    case 'none':
+      return undefined;
+  }
 }
