@@ -1,117 +1,135 @@
+import { applyCommand } from '../../src/cli/apply-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { createNamespace, uniqueName, adminKubeConfig } from '../harness/test-cluster.js';
 import {
+  configMapYaml,
   countingClient,
   engineFor,
   getObject,
   kubectl,
   requestFor,
+  runCommand,
   writeSetDirectory,
 } from './apply-test-kit.js';
+import {
+  filesOf,
+  serverNoOpObjects,
+  webhookConfigurationName,
+  type ServerNoOpObject,
+} from './server-no-op-manifests.js';
 
 // Issue #13 point 3: objects whose patch is never empty but which the server leaves as they are.
 // kubectl says `configured` for them on every apply; we say `unchanged` when the resourceVersion did
 // not move, and a long-lived engine (the controller's) does not send that patch again while the
-// object stays at that version. kubectl on the same server shows they are such objects.
+// object stays at that version. kubectl on the same server shows they are such objects: if a server
+// ever starts to change them, or kubectl stops sending the patch, the premise test fails first.
 
-function manifests(namespace: string, suffix: string): Record<string, string> {
+const namespace = uniqueName('noop');
+const suffixes = ['theirs', 'ours', 'cli'] as const;
+
+async function resourceVersions(objects: readonly ServerNoOpObject[]): Promise<Record<string, string>> {
+  const versions: Record<string, string> = {};
+  for (const object of objects) {
+    const live = await getObject(object.path);
+    versions[object.kind] = (live?.['metadata'] as { resourceVersion: string }).resourceVersion;
+  }
+  return versions;
+}
+
+function actionsByKind(outcomes: readonly ObjectOutcome[]): Record<string, string> {
+  return Object.fromEntries(outcomes.map((o) => [`${o.ref.kind}/${o.ref.name}`, o.action]));
+}
+
+/** The set of one copy: the server no-ops, and a ConfigMap whose patch is really empty. */
+function setFiles(suffix: string): Record<string, string> {
   return {
-    'secret.yaml': [
-      'apiVersion: v1',
-      'kind: Secret',
-      'metadata:',
-      `  name: creds-${suffix}`,
-      `  namespace: ${namespace}`,
-      'stringData:',
-      '  password: hunter2',
-      '',
-    ].join('\n'),
-    'deployment.yaml': [
-      'apiVersion: apps/v1',
-      'kind: Deployment',
-      'metadata:',
-      `  name: web-${suffix}`,
-      `  namespace: ${namespace}`,
-      'spec:',
-      '  minReadySeconds: 0',
-      '  selector: { matchLabels: { app: web } }',
-      '  template:',
-      '    metadata: { labels: { app: web } }',
-      '    spec:',
-      '      containers:',
-      '        - name: web',
-      '          image: nginx:1.27',
-      '          volumeMounts:',
-      '            - { name: data, mountPath: /data, readOnly: false }',
-      '      volumes:',
-      '        - { name: data, emptyDir: {} }',
-      '',
-    ].join('\n'),
-    'configmap.yaml': [
-      'apiVersion: v1',
-      'kind: ConfigMap',
-      'metadata:',
-      `  name: plain-${suffix}`,
-      `  namespace: ${namespace}`,
-      'data:',
-      '  a: "1"',
-      '',
-    ].join('\n'),
+    ...filesOf(serverNoOpObjects(namespace, suffix)),
+    'configmap-plain.yaml': configMapYaml(namespace, `plain-${suffix}`, { a: '1' }),
   };
 }
 
+beforeAll(async () => {
+  await createNamespace(adminKubeConfig(), namespace);
+});
+
+afterAll(async () => {
+  // Cluster-scoped, so the namespace's deletion does not take them.
+  const names = suffixes.map((suffix) => webhookConfigurationName(namespace, suffix));
+  await kubectl(['delete', 'validatingwebhookconfiguration', ...names, '--ignore-not-found']);
+});
+
 describe('patches the server ignores', () => {
-  it('are reported unchanged, where kubectl says configured, and not sent again', async () => {
-    const namespace = uniqueName('noop');
-    await createNamespace(adminKubeConfig(), namespace);
-    const ours = await writeSetDirectory(manifests(namespace, 'ours'));
-    const theirs = await writeSetDirectory(manifests(namespace, 'theirs'));
+  it('are configured on every kubectl apply, while the resourceVersion stays (the premise)', async () => {
+    const objects = serverNoOpObjects(namespace, 'theirs');
+    const dir = await writeSetDirectory(setFiles('theirs'));
+    await kubectl(['apply', '-f', dir]);
+    const before = await resourceVersions(objects);
+    for (let apply = 0; apply < 2; apply += 1) {
+      const { stdout } = await kubectl(['apply', '-f', dir]);
+      for (const object of objects) expect(stdout).toContain(`${object.kubectlRef} configured`);
+      expect(stdout).toContain(`configmap/plain-theirs unchanged`);
+      expect(await resourceVersions(objects)).toEqual(before);
+    }
+  });
 
-    // The reference: kubectl's second apply says configured for the Secret and the Deployment, yet
-    // their resourceVersions do not move.
-    await kubectl(['apply', '-f', theirs]);
-    const version = async (path: string) =>
-      ((await getObject(path))?.['metadata'] as { resourceVersion: string }).resourceVersion;
-    const secretPath = (s: string) => `/api/v1/namespaces/${namespace}/secrets/creds-${s}`;
-    const deploymentPath = (s: string) => `/apis/apps/v1/namespaces/${namespace}/deployments/web-${s}`;
-    const before = [await version(secretPath('theirs')), await version(deploymentPath('theirs'))];
-    const { stdout } = await kubectl(['apply', '-f', theirs]);
-    expect(stdout).toContain(`secret/creds-theirs configured`);
-    expect(stdout).toContain(`deployment.apps/web-theirs configured`);
-    expect(stdout).toContain(`configmap/plain-theirs unchanged`);
-    expect([await version(secretPath('theirs')), await version(deploymentPath('theirs'))]).toEqual(before);
-
-    // One engine for all three runs, as the controller keeps one.
+  it('are reported unchanged by the engine, and a long-lived engine does not send them again', async () => {
+    const objects = serverNoOpObjects(namespace, 'ours');
+    const dir = await writeSetDirectory(setFiles('ours'));
+    // One engine for every run, as the controller keeps one.
     const counting = countingClient();
     const engine = engineFor(counting.client);
-    const request = await requestFor(ours, { namespace, name: 'noop-set' });
+    const request = await requestFor(dir, { namespace, name: 'noop-set' });
     const first = await engine(request);
-    expect(first.outcomes.map((o) => o.action)).toEqual(['created', 'created', 'created']);
+    expect(first.outcomes.map((o) => o.action)).toEqual(Array(objects.length + 1).fill('created'));
+    const created = await resourceVersions(objects);
 
+    // The first re-apply sends each patch once (only the server can tell it changes nothing) and says
+    // unchanged, as the resourceVersion did not move.
     const second = await engine(request);
-    expect(Object.fromEntries(second.outcomes.map((o) => [o.ref.kind, o.action]))).toEqual({
-      Secret: 'unchanged',
-      Deployment: 'unchanged',
-      ConfigMap: 'unchanged',
+    expect(actionsByKind(second.outcomes)).toEqual({
+      'Secret/creds-ours': 'unchanged',
+      'Deployment/web-ours': 'unchanged',
+      'PodDisruptionBudget/web-ours': 'unchanged',
+      'ConfigMap/empty-ours': 'unchanged',
+      [`ValidatingWebhookConfiguration/${webhookConfigurationName(namespace, 'ours')}`]: 'unchanged',
+      'ConfigMap/plain-ours': 'unchanged',
     });
+    expect(await resourceVersions(objects)).toEqual(created);
 
-    // The third run sends nothing at all: the ignored patches are not sent again.
+    // The next runs send nothing at all: the ignored patches are not sent again.
     const writesBefore = counting.writes();
-    const third = await engine(request);
-    expect(third.outcomes.every((o) => o.action === 'unchanged')).toBe(true);
+    for (let run = 0; run < 2; run += 1) {
+      const again = await engine(request);
+      expect(again.outcomes.map((o) => o.action)).toEqual(second.outcomes.map(() => 'unchanged'));
+    }
     expect(counting.writes() - writesBefore).toBe(0);
+    expect(await resourceVersions(objects)).toEqual(created);
 
     // A real change of the object is still applied and reported.
+    const deploymentPath = objects.find((o) => o.kind === 'Deployment')!.path;
     await kubectl(['-n', namespace, 'scale', `deployment/web-ours`, '--replicas=3']);
     await kubectl(['-n', namespace, 'set', 'image', `deployment/web-ours`, 'web=nginx:1.28']);
     const fourth = await engine(request);
-    expect(Object.fromEntries(fourth.outcomes.map((o) => [o.ref.kind, o.action]))).toMatchObject({
-      Deployment: 'configured',
-    });
+    expect(actionsByKind(fourth.outcomes)).toMatchObject({ 'Deployment/web-ours': 'configured' });
     const image = (
-      (await getObject(deploymentPath('ours'))) as {
+      (await getObject(deploymentPath)) as {
         spec: { template: { spec: { containers: { image: string }[] } } };
       }
     ).spec.template.spec.containers[0]?.image;
     expect(image).toBe('nginx:1.27');
+  });
+
+  it('are unchanged in the CLI output and summary, where kubectl says configured', async () => {
+    const dir = await writeSetDirectory(setFiles('cli'));
+    const apply = () => runCommand(applyCommand, ['-f', dir, '--applyset', 'noop-cli', '-n', namespace]);
+    expect(await apply()).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    const again = await apply();
+    expect(again).toMatchObject({ code: ExitCode.ok, stderr: '' });
+    for (const object of serverNoOpObjects(namespace, 'cli')) {
+      const ref = object.kubectlRef;
+      expect(again.stdout).toContain(`${ref} unchanged`);
+    }
+    expect(again.stdout).toContain('0 created, 0 configured, 6 unchanged, 0 pruned');
   });
 });
