@@ -37,44 +37,19 @@ export function createParentWriter(
   let live = parent.live;
 
   const create = async (metadata: ParentMetadata) => {
-    live = await context.api.create(
-      parent.location,
-      {
-        apiVersion: spec.group === '' ? spec.version : `${spec.group}/${spec.version}`,
-        kind: spec.kind,
-        metadata: {
-          name: spec.name,
-          ...(spec.namespace === '' ? {} : { namespace: spec.namespace }),
-          labels: { ...metadata.labels },
-          annotations: Object.fromEntries(
-            Object.entries(metadata.annotations).filter(
-              (entry): entry is [string, string] => entry[1] !== null,
-            ),
-          ),
-        },
-      },
-      signal,
-    );
+    live = await context.api.create(parent.location, newParentBody(spec, metadata), signal);
   };
 
   const write = async (metadata: ParentMetadata) => {
     if (live === undefined) return create(metadata);
     const patch = metadataPatch(live, metadata);
     if (patch === undefined) return;
-    // A compare-and-swap on the version this run read and planned on: a replica that lost the
-    // leadership while paused, or any other writer in between, turns this into a 409, never into a
-    // stale inventory merged over a newer one.
-    const resourceVersion = liveResourceVersion(live);
-    const guardedPatch =
-      resourceVersion === undefined
-        ? patch
-        : { ...patch, metadata: { ...(patch['metadata'] as JsonObject), resourceVersion } };
     try {
       live = await context.api.patch(
         parent.location,
         spec.name,
         'application/merge-patch+json',
-        JSON.stringify(guardedPatch),
+        JSON.stringify(guardedByResourceVersion(patch, live)),
         signal,
       );
     } catch (error) {
@@ -111,6 +86,34 @@ export function createParentWriter(
     write,
     writeInventory,
   };
+}
+
+/** The apply-config object as first created: its identity and the set's labels and annotations. */
+function newParentBody(spec: ApplySetRequest['parent'], metadata: ParentMetadata): JsonObject {
+  return {
+    apiVersion: spec.group === '' ? spec.version : `${spec.group}/${spec.version}`,
+    kind: spec.kind,
+    metadata: {
+      name: spec.name,
+      ...(spec.namespace === '' ? {} : { namespace: spec.namespace }),
+      labels: { ...metadata.labels },
+      annotations: Object.fromEntries(
+        Object.entries(metadata.annotations).filter((entry): entry is [string, string] => entry[1] !== null),
+      ),
+    },
+  };
+}
+
+/**
+ * A compare-and-swap on the version this run read and planned on: a replica that lost the leadership
+ * while paused, or any other writer in between, turns the patch into a 409, never into a stale
+ * inventory merged over a newer one.
+ */
+function guardedByResourceVersion(patch: JsonObject, live: JsonObject): JsonObject {
+  const resourceVersion = liveResourceVersion(live);
+  return resourceVersion === undefined
+    ? patch
+    : { ...patch, metadata: { ...(patch['metadata'] as JsonObject), resourceVersion } };
 }
 
 function liveAnnotations(live: JsonObject | undefined): Record<string, string> {
