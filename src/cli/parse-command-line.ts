@@ -42,105 +42,123 @@ export function parseCommandLineWithArgs(
   return parseArguments(argv, specs, maxArgs);
 }
 
+/** A parse in progress: the arguments, where it stands, and what it has collected. */
+interface ParseState {
+  readonly argv: readonly string[];
+  readonly specs: FlagSpecs;
+  readonly maxArgs: number;
+  /** Shorthand letter → flag name. */
+  readonly byShort: ReadonlyMap<string, string>;
+  readonly values: Map<string, string[]>;
+  readonly args: string[];
+  /** The argument being read; a flag that takes the next argument as its value moves it on. */
+  index: number;
+}
+
 function parseArguments(
   argv: readonly string[],
   specs: FlagSpecs,
   maxArgs: number,
 ): { readonly flags: ParsedFlags; readonly args: readonly string[] } {
-  const args: string[] = [];
-  const positional = (arg: string) => {
-    if (args.length >= maxArgs) throw unexpected(arg, maxArgs);
-    args.push(arg);
-  };
   const byShort = new Map<string, string>();
   for (const [name, spec] of Object.entries(specs)) {
     if (spec.short !== undefined) byShort.set(spec.short, name);
   }
-  const values = new Map<string, string[]>();
-  const record = (name: string, value: string, spelled: string) => {
-    const spec = specs[name];
-    const previous = values.get(name);
-    if (previous === undefined) {
-      values.set(name, [value]);
-      return;
-    }
-    if (spec?.type === 'string' && spec.repeats === true) {
-      previous.push(value);
-      return;
-    }
-    const also = spelled === `--${name}` ? '' : ` (${spelled})`;
-    throw new UsageError(
-      `--${name}${also} was given more than once (${JSON.stringify(previous[0])}, then ` +
-        `${JSON.stringify(value)}); it does not repeat, and taking either one could write to the wrong place`,
-    );
-  };
-
-  let index = 0;
-  const next = (spelled: string): string => {
-    const value = argv[index + 1];
-    if (value === undefined) throw new UsageError(`flag needs an argument: ${spelled}`);
-    index += 1;
-    return value;
-  };
-
-  for (; index < argv.length; index += 1) {
-    const arg = argv[index] ?? '';
+  const state: ParseState = { argv, specs, maxArgs, byShort, values: new Map(), args: [], index: 0 };
+  for (; state.index < argv.length; state.index += 1) {
+    const arg = argv[state.index] ?? '';
     if (arg === '--') {
-      for (const rest of argv.slice(index + 1)) positional(rest);
+      for (const rest of argv.slice(state.index + 1)) takePositional(state, rest);
       break;
     }
-    if (arg.startsWith('--')) {
-      const equals = arg.indexOf('=');
-      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-      const inline = equals === -1 ? undefined : arg.slice(equals + 1);
-      const spec = specs[name];
-      if (spec === undefined || name === '') throw new UsageError(`unknown flag: --${name}`);
-      const spelled = `--${name}`;
-      switch (spec.type) {
-        case 'string':
-          record(name, inline ?? next(spelled), spelled);
-          break;
-        case 'boolean':
-          record(name, inline === undefined ? 'true' : booleanValue(spelled, inline), spelled);
-          break;
-        case 'optional-value':
-          record(name, inline ?? spec.bare, spelled);
-          break;
-      }
-      continue;
-    }
-    if (arg.startsWith('-') && arg !== '-') {
-      // Grouped shorthands: `-Rf DIR`. Booleans may be grouped; the first flag taking a value takes
-      // the rest of the group (`-fDIR`, `-f=DIR`) or the next argument.
-      const group = arg.slice(1);
-      for (let at = 0; at < group.length; at += 1) {
-        const letter = group[at] ?? '';
-        const name = byShort.get(letter);
-        if (name === undefined) throw new UsageError(`unknown shorthand flag: '${letter}' in ${arg}`);
-        const spec = specs[name];
-        const spelled = `-${letter}`;
-        const rest = group.slice(at + 1);
-        const inline = rest.startsWith('=') ? rest.slice(1) : rest === '' ? undefined : rest;
-        if (spec?.type === 'string') {
-          record(name, inline ?? next(spelled), spelled);
-          break;
-        }
-        if (spec?.type === 'optional-value') {
-          record(name, rest.startsWith('=') ? rest.slice(1) : spec.bare, spelled);
-          if (rest.startsWith('=')) break;
-          continue;
-        }
-        if (rest.startsWith('=')) {
-          record(name, booleanValue(spelled, rest.slice(1)), spelled);
-          break;
-        }
-        record(name, 'true', spelled);
-      }
-      continue;
-    }
-    positional(arg);
+    if (arg.startsWith('--')) parseLongFlag(state, arg);
+    else if (arg.startsWith('-') && arg !== '-') parseShorthandGroup(state, arg);
+    else takePositional(state, arg);
   }
-  return { flags: values, args };
+  return { flags: state.values, args: state.args };
+}
+
+/** `--name`, `--name=V` or `--name V`. */
+function parseLongFlag(state: ParseState, arg: string): void {
+  const equals = arg.indexOf('=');
+  const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+  const inline = equals === -1 ? undefined : arg.slice(equals + 1);
+  const spec = state.specs[name];
+  if (spec === undefined || name === '') throw new UsageError(`unknown flag: --${name}`);
+  const spelled = `--${name}`;
+  switch (spec.type) {
+    case 'string':
+      recordFlag(state, name, inline ?? nextValue(state, spelled), spelled);
+      break;
+    case 'boolean':
+      recordFlag(state, name, inline === undefined ? 'true' : booleanValue(spelled, inline), spelled);
+      break;
+    case 'optional-value':
+      recordFlag(state, name, inline ?? spec.bare, spelled);
+      break;
+  }
+}
+
+/**
+ * Grouped shorthands: `-Rf DIR`. Booleans may be grouped; the first flag taking a value takes the
+ * rest of the group (`-fDIR`, `-f=DIR`) or the next argument.
+ */
+function parseShorthandGroup(state: ParseState, arg: string): void {
+  const group = arg.slice(1);
+  for (let at = 0; at < group.length; at += 1) {
+    const letter = group[at] ?? '';
+    const name = state.byShort.get(letter);
+    if (name === undefined) throw new UsageError(`unknown shorthand flag: '${letter}' in ${arg}`);
+    const spec = state.specs[name];
+    const spelled = `-${letter}`;
+    const rest = group.slice(at + 1);
+    const inline = rest.startsWith('=') ? rest.slice(1) : rest === '' ? undefined : rest;
+    if (spec?.type === 'string') {
+      recordFlag(state, name, inline ?? nextValue(state, spelled), spelled);
+      return;
+    }
+    if (spec?.type === 'optional-value') {
+      recordFlag(state, name, rest.startsWith('=') ? rest.slice(1) : spec.bare, spelled);
+      if (rest.startsWith('=')) return;
+      continue;
+    }
+    if (rest.startsWith('=')) {
+      recordFlag(state, name, booleanValue(spelled, rest.slice(1)), spelled);
+      return;
+    }
+    recordFlag(state, name, 'true', spelled);
+  }
+}
+
+function takePositional(state: ParseState, arg: string): void {
+  if (state.args.length >= state.maxArgs) throw unexpected(arg, state.maxArgs);
+  state.args.push(arg);
+}
+
+/** The argument after the flag, as its value. */
+function nextValue(state: ParseState, spelled: string): string {
+  const value = state.argv[state.index + 1];
+  if (value === undefined) throw new UsageError(`flag needs an argument: ${spelled}`);
+  state.index += 1;
+  return value;
+}
+
+function recordFlag(state: ParseState, name: string, value: string, spelled: string): void {
+  const spec = state.specs[name];
+  const previous = state.values.get(name);
+  if (previous === undefined) {
+    state.values.set(name, [value]);
+    return;
+  }
+  if (spec?.type === 'string' && spec.repeats === true) {
+    previous.push(value);
+    return;
+  }
+  const also = spelled === `--${name}` ? '' : ` (${spelled})`;
+  throw new UsageError(
+    `--${name}${also} was given more than once (${JSON.stringify(previous[0])}, then ` +
+      `${JSON.stringify(value)}); it does not repeat, and taking either one could write to the wrong place`,
+  );
 }
 
 function unexpected(arg: string, maxArgs: number): UsageError {
