@@ -1,4 +1,5 @@
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { resolve } from 'node:path';
 import type { ApplySetProgress, ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import { isApplySetInputError } from '../apply/apply-set-input-error.js';
@@ -34,31 +35,14 @@ export async function runApplySet(
   io: CliIo,
   mode: RunMode,
 ): Promise<{ result: ApplySetResult } | number> {
-  const fail = (message: string, code: ExitCode) => {
+  const fail: Fail = (message, code) => {
     io.stderr.write(`applyset ${command}: ${message}\n`);
     return code;
   };
 
-  // 1. Read the files, in the order of the -f flags.
-  let files;
-  try {
-    files = await readManifestSources(flags.filenames, {
-      cwd: io.cwd,
-      recursive: flags.recursive,
-      stdin: io.stdin,
-      exclude: flags.exclude,
-    });
-  } catch (error) {
-    if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
-    return fail(`cannot read the manifests: ${messageOf(error)}`, ExitCode.badInput);
-  }
-
-  // 2. What is wrong with them whatever the cluster says, before the cluster is contacted.
-  const problems = findManifestErrorsOffline(files);
-  if (problems.length > 0) {
-    for (const problem of problems) io.stderr.write(`error: ${problem}\n`);
-    return fail('the input was refused; nothing was written', ExitCode.badInput);
-  }
+  // 1 and 2. The files, checked for what is wrong whatever the cluster says.
+  const files = await readCheckedManifests(flags, io, fail);
+  if (typeof files === 'number') return files;
 
   // 3. The kubeconfig, merged as kubectl merges it.
   let loaded: LoadedKubeConfig;
@@ -78,27 +62,7 @@ export async function runApplySet(
   const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
   try {
     const engine = createApplySetEngine({ kubeClient: client });
-    const result = await engine({
-      files,
-      parent: configMapParent(namespace, flags.applyset),
-      defaultNamespace: namespace,
-      enforceNamespace: flags.namespace !== undefined,
-      prune: mode.prune,
-      allowEmpty: flags.allowEmpty,
-      force: flags.force,
-      adopt: flags.adopt,
-      dryRun: mode.dryRun,
-      fieldManager: flags.fieldManager,
-      fieldValidation: flags.fieldValidation,
-      ...(mode.onProgress === undefined ? {} : { onProgress: mode.onProgress }),
-      ...(flags.waitTimeoutMs === undefined || mode.dryRun
-        ? {}
-        : {
-            wait: { timeoutMs: flags.waitTimeoutMs },
-            onReady: (ref: ObjectRef) => io.stderr.write(`${describeObjectRef(ref)} is ready\n`),
-          }),
-    });
-    return { result };
+    return { result: await engine(engineRequest(files, namespace, flags, io, mode)) };
   } catch (error) {
     if (isApplySetInputError(error)) {
       for (const problem of error.problems) io.stderr.write(`error: ${problem}\n`);
@@ -114,6 +78,68 @@ export async function runApplySet(
     }
     return fail(messageOf(error), ExitCode.failure);
   }
+}
+
+/** Prints why the command stops, and returns its exit code. */
+type Fail = (message: string, code: ExitCode) => number;
+
+/**
+ * The files, in the order of the -f flags, or the exit code once a read failure or the problems
+ * found before the cluster is contacted were printed.
+ */
+async function readCheckedManifests(
+  flags: ApplySetFlags,
+  io: CliIo,
+  fail: Fail,
+): Promise<ManifestFile[] | number> {
+  let files: ManifestFile[];
+  try {
+    files = await readManifestSources(flags.filenames, {
+      cwd: io.cwd,
+      recursive: flags.recursive,
+      stdin: io.stdin,
+      exclude: flags.exclude,
+    });
+  } catch (error) {
+    if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
+    return fail(`cannot read the manifests: ${messageOf(error)}`, ExitCode.badInput);
+  }
+  const problems = findManifestErrorsOffline(files);
+  if (problems.length > 0) {
+    for (const problem of problems) io.stderr.write(`error: ${problem}\n`);
+    return fail('the input was refused; nothing was written', ExitCode.badInput);
+  }
+  return files;
+}
+
+/** The engine's request for the command's flags, with a ConfigMap as the apply-config object. */
+function engineRequest(
+  files: readonly ManifestFile[],
+  namespace: string,
+  flags: ApplySetFlags,
+  io: CliIo,
+  mode: RunMode,
+): ApplySetRequest {
+  return {
+    files,
+    parent: configMapParent(namespace, flags.applyset),
+    defaultNamespace: namespace,
+    enforceNamespace: flags.namespace !== undefined,
+    prune: mode.prune,
+    allowEmpty: flags.allowEmpty,
+    force: flags.force,
+    adopt: flags.adopt,
+    dryRun: mode.dryRun,
+    fieldManager: flags.fieldManager,
+    fieldValidation: flags.fieldValidation,
+    ...(mode.onProgress === undefined ? {} : { onProgress: mode.onProgress }),
+    ...(flags.waitTimeoutMs === undefined || mode.dryRun
+      ? {}
+      : {
+          wait: { timeoutMs: flags.waitTimeoutMs },
+          onReady: (ref: ObjectRef) => io.stderr.write(`${describeObjectRef(ref)} is ready\n`),
+        }),
+  };
 }
 
 /** The request that never got an answer, wherever in the chain of causes the engine wrapped it. */
