@@ -139,7 +139,7 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('spec'))).toEqual(Object.keys(spec).sort());
     expect(propertyNames(at('spec', 'source'))).toEqual(Object.keys(spec.source).sort());
     expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
-    expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef).sort());
+    expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());
     expect(at('spec').required).toEqual(['source', 'prune']);
     expect(at('spec', 'source').required).toEqual(['url', 'ref']);
     expect(schema.required).toEqual(['spec']);

@@ -14,7 +14,6 @@ import {
   kubectl,
   patchApplySet,
   PLURAL,
-  startController,
   stopAllControllers,
   waitForAppliedCommit,
   waitFor,
@@ -22,11 +21,15 @@ import {
   VERSION,
   type Cluster,
 } from './e2e-kit.js';
+import {
+  DEFAULT_ACCOUNT,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
 
 // The tenancy lockdown: with --default-service-account, an ApplySet is never applied as the controller.
 // Whatever it does, it does as a ServiceAccount of its own namespace, with that account's rights only.
-
-const DEFAULT_ACCOUNT = 'deployer';
+// The controllers run with the chart's locked-down RBAC and arguments (locked-down-controller.ts).
 
 /**
  * What a tenant's deployer gets: its namespace's ConfigMaps, and get/patch/update on the ApplySets of
@@ -73,13 +76,14 @@ subjects:
     namespace: ${namespace}
 `;
 
-describe('the controller with --default-service-account', () => {
+describe("the controller with --default-service-account, under the chart's locked-down RBAC", () => {
   const c = cluster();
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
   const teamB = uniqueName('team-b');
   const servers: GitTestServer[] = [];
+  const controllers: LockedDownController[] = [];
 
   const serve = async (files: Record<string, string>) => {
     const server = await startGitServer({ files });
@@ -92,14 +96,16 @@ describe('the controller with --default-service-account', () => {
     await createNamespace(c.kc, teamA);
     await createNamespace(c.kc, other);
     await createNamespace(c.kc, teamB);
-    // One controller per tenant namespace: the other suites' ApplySets are none of their business.
-    await startController({ namespace: teamA, args: ['--default-service-account', DEFAULT_ACCOUNT] });
-    await startController({ namespace: teamB, args: ['--default-service-account', DEFAULT_ACCOUNT] });
+    // One controller per tenant namespace (the other suites' ApplySets are none of their business), each
+    // installed as the chart's locked-down mode installs it: it holds no rights on children of its own.
+    controllers.push(await startLockedDownController({ namespace: teamA }));
+    controllers.push(await startLockedDownController({ namespace: teamB }));
   });
 
   afterAll(async () => {
     await stopAllControllers();
     await Promise.all(servers.map((server) => server.close()));
+    for (const controller of controllers) await controller.cleanup();
   });
 
   it('applies an ApplySet without serviceAccountName as the default account of its namespace, and only with its rights', async () => {
