@@ -1,4 +1,4 @@
-import { parseDuration } from '../controller/applyset-types.js';
+import { parseDuration } from '../api/durations.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import {

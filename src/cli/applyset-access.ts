@@ -8,7 +8,7 @@ import {
   APPLYSET_VERSION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
-} from '../controller/applyset-types.js';
+} from '../api/applyset-types.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { single, type FlagSpecs, type ParsedFlags } from './parse-command-line.js';

@@ -1,7 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../controller/applyset-types.js';
+import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, runController, type ControllerConfig } from '../controller/run-controller.js';
 import { parseSourceHostList } from '../git/source-host-list.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';

@@ -1,4 +1,5 @@
-import { parseDuration, type ApplySet } from '../controller/applyset-types.js';
+import { parseDuration } from '../api/durations.js';
+import { type ApplySet } from '../api/applyset-types.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import { accessFlagSpecs, applySetsPath, openApplySetAccess, readyOf } from './applyset-access.js';
 import type { Command } from './cli-io.js';

@@ -9,7 +9,7 @@ import {
   APPLYSET_VERSION,
   type ApplySet,
   type ApplySetStatus,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
 
 export type GitAuthRead =
   | { readonly kind: 'found'; readonly auth: GitAuth }

@@ -5,9 +5,9 @@ import {
   APPLYSET_KIND,
   APPLYSET_PLURAL,
   APPLYSET_VERSION,
-  parseDuration,
   type ApplySet,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
+import { parseDuration } from '../api/durations.js';
 
 /** The ApplySet as the engine's parent: it always exists, so it is never created. */
 export function parentOf(applySet: ApplySet): ApplySetParent {

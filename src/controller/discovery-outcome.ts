@@ -1,7 +1,7 @@
 import { isApplySetInputError } from '../apply/apply-set-input-error.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
 import { classifyFailure } from '../errors/classify-failure.js';
-import type { ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 
 /** How soon a reconcile that waited in vain for a CRD of its set to be Established tries again. */
 export const CRD_WAIT_REQUEUE_MS = 5_000;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClient } from '../kube/kube-client.js';
-import type { ReconcileEvent } from './map-reconcile-outcome.js';
+import type { ReconcileEvent } from '../api/reconcile-outcome.js';
 
 export interface EventSubject {
   readonly apiVersion: string;

@@ -6,9 +6,9 @@ import { GitPathNotFoundError } from '../git/git-error.js';
 import { InventoryParseError } from '../inventory/parse-inventory.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
-import type { ApplySetObjectError, ResolvedApplySetSpec } from './applyset-types.js';
+import type { ApplySetObjectError, ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { discoveryOutcome } from './discovery-outcome.js';
-import type { ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 
 /** The step of a reconcile that threw, with what its messages name. */
 export type FailedStep =

@@ -13,9 +13,9 @@ import {
   type ApplySet,
   type ResolvedApplySetSpec,
   type ResolvedGitRef,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
 import { failureOutcome } from './failure-outcome.js';
-import type { ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { outcomeOf } from './outcome-of.js';
 import type { ReconcilerDeps } from './reconcile-applyset.js';
 

@@ -10,11 +10,11 @@ import {
   DEFAULT_MAX_RETRY_INTERVAL_MS,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
 import { inventoryDamage } from './failure-outcome.js';
-import { mapReconcileOutcome } from './map-reconcile-outcome.js';
+import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { ReconcilerDeps } from './reconcile-applyset.js';
-import type { Requeue } from './work-queue.js';
+import type { Requeue } from '../api/requeue.js';
 
 /**
  * The finalizer path: prune every child with an empty set (deletionPolicy Delete), or release them

@@ -2,9 +2,9 @@ import type { ApplySetResult } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
 import { describeObjectRef, objectRefKey } from '../manifests/object-ref.js';
-import type { ApplySetObjectError } from './applyset-types.js';
-import type { Correction } from './fight-tracker.js';
-import type { OutcomeCounts, ReconcileOutcome, WouldPrune } from './map-reconcile-outcome.js';
+import type { ApplySetObjectError } from '../api/applyset-types.js';
+import type { Correction } from '../api/fight-tracker.js';
+import type { OutcomeCounts, ReconcileOutcome, WouldPrune } from '../api/reconcile-outcome.js';
 
 export const zeroCounts: OutcomeCounts = {
   created: 0,

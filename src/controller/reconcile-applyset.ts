@@ -13,16 +13,16 @@ import {
   DEFAULT_INTERVAL_MS,
   DEFAULT_MAX_RETRY_INTERVAL_MS,
   RECONCILE_REQUESTED_AT_ANNOTATION,
-  resolveApplySetSpec,
   type ApplySet,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
+import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { EventRecorder } from './event-recorder.js';
 import { fetchAndApply, type RunOutcome } from './fetch-and-apply.js';
-import { createFightTracker, type FightVerdict } from './fight-tracker.js';
+import { createFightTracker, type FightVerdict } from '../api/fight-tracker.js';
 import { finalize } from './finalize-applyset.js';
-import { mapReconcileOutcome } from './map-reconcile-outcome.js';
+import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import { zeroCounts } from './outcome-of.js';
-import type { Requeue } from './work-queue.js';
+import type { Requeue } from '../api/requeue.js';
 
 export { impersonatedUser } from './applyset-subject.js';
 export { outcomeOf } from './outcome-of.js';

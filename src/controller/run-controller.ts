@@ -16,7 +16,7 @@ import {
   APPLYSET_VERSION,
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
-} from './applyset-types.js';
+} from '../api/applyset-types.js';
 import { readSecretVersion } from './applyset-api.js';
 import { createEventRecorder } from './event-recorder.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';

@@ -4,7 +4,7 @@ import { startWebhookServer, type WebhookServer } from '../http/start-webhook-se
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
 import { applySetPath } from './applyset-api.js';
-import { RECONCILE_REQUESTED_AT_ANNOTATION } from './applyset-types.js';
+import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
 import { pushTargets } from './push-targets.js';
 
 export interface PushWebhookOptions {

@@ -1,15 +1,7 @@
 import PQueue from 'p-queue';
 import { createKeyTimers, type KeyTimerSlot } from './key-timers.js';
-import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from './requeue-delay.js';
-
-/** What a reconcile asks of the queue when it ends. */
-export type Requeue =
-  /** Success: run again after `intervalMs` (jittered), to check Git and correct drift. */
-  | { readonly kind: 'interval'; readonly intervalMs: number }
-  /** Failure that may fix itself: exponential backoff with jitter, at most `maxDelayMs`. */
-  | { readonly kind: 'backoff'; readonly maxDelayMs: number }
-  /** Nothing to do until the object changes (suspended, deleted). */
-  | { readonly kind: 'none' };
+import type { Requeue } from '../api/requeue.js';
+import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../api/requeue-delay.js';
 
 export type TimerHandle = unknown;
 

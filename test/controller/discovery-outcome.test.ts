@@ -1,7 +1,7 @@
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
 import { CRD_WAIT_REQUEUE_MS, discoveryOutcome } from '../../src/controller/discovery-outcome.js';
-import { mapReconcileOutcome } from '../../src/controller/map-reconcile-outcome.js';
+import { mapReconcileOutcome } from '../../src/api/map-reconcile-outcome.js';
 import { UnknownKindError } from '../../src/kube/kube-api-error.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 

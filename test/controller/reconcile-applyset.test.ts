@@ -2,7 +2,7 @@ import type { ApplySetEngine, ApplySetResult } from '../../src/apply/apply-set-c
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
-import { APPLYSET_FINALIZER } from '../../src/controller/applyset-types.js';
+import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/controller/reconcile-applyset.js';
 import {
   GitAuthError,

@@ -1,5 +1,6 @@
-import { backoffDelayMs, jitteredIntervalMs } from '../../src/controller/requeue-delay.js';
-import { createWorkQueue, type QueueClock, type Requeue } from '../../src/controller/work-queue.js';
+import { backoffDelayMs, jitteredIntervalMs } from '../../src/api/requeue-delay.js';
+import { createWorkQueue, type QueueClock } from '../../src/controller/work-queue.js';
+import { type Requeue } from '../../src/api/requeue.js';
 
 /** A clock whose timers fire only when the test advances it. */
 function fakeClock(): QueueClock & { advance(ms: number): Promise<void>; pending(): number[] } {

@@ -2,25 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
-import {
-  APPLYSET_CRD_NAME,
-  APPLYSET_GROUP,
-  APPLYSET_KIND,
-  APPLYSET_LIST_KIND,
-  APPLYSET_PLURAL,
-  APPLYSET_SINGULAR,
-  APPLYSET_VERSION,
-  DELETION_POLICIES,
-  DURATION_PATTERN,
-  MAX_STATUS_ERRORS,
-  resolveApplySetSpec,
-  type ApplySetCondition,
-  type ApplySetObjectError,
-  type ApplySetSpec,
-  type ApplySetStatus,
-  type ApplySetSummary,
-} from '../../src/controller/applyset-types.js';
-import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/controller/safe-mode-spec.js';
+import { APPLYSET_CRD_NAME, APPLYSET_GROUP, APPLYSET_KIND, APPLYSET_LIST_KIND, APPLYSET_PLURAL, APPLYSET_SINGULAR, APPLYSET_VERSION, DELETION_POLICIES, MAX_STATUS_ERRORS, type ApplySetCondition, type ApplySetObjectError, type ApplySetSpec, type ApplySetStatus, type ApplySetSummary } from '../../src/api/applyset-types.js';
+import { DURATION_PATTERN } from '../../src/api/durations.js';
+import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
+import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/api/safe-mode-spec.js';
 import { parseJsonPointer } from '../../src/plan/drift-ignore.js';
 
 // The CRD is the contract with the API server and applyset-types.ts is the controller's reading of it;

@@ -1,49 +1,10 @@
 import {
   DEFAULT_INTERVAL_MS,
   DEFAULT_TIMEOUT_MS,
-  DURATION_PATTERN,
-  InvalidDurationError,
-  normalizeSourcePath,
-  parseDuration,
-  resolveApplySetSpec,
   type ResolvedApplySetSpec,
-} from '../../src/controller/applyset-types.js';
-
-describe('parseDuration', () => {
-  it.each([
-    ['300ms', 300],
-    ['1s', 1000],
-    ['1m30s', 90_000],
-    ['5m', 300_000],
-    ['1h', 3_600_000],
-    ['1.5h', 5_400_000],
-    ['2h45m', 9_900_000],
-    ['0.5s', 500],
-    ['1m1m', 120_000],
-    ['0s', 0],
-  ])('reads %s as %d ms, like time.ParseDuration', (text, ms) => {
-    expect(DURATION_PATTERN.test(text)).toBe(true);
-    expect(parseDuration(text)).toBe(ms);
-  });
-
-  it.each(['', '5', 'm', '1d', '-1s', '1.s', '.5s', '1 m', ' 1m', '1m ', '1us', '1ns', '1M'])(
-    'refuses %j, as the CRD pattern does',
-    (text) => {
-      expect(DURATION_PATTERN.test(text)).toBe(false);
-      expect(() => parseDuration(text)).toThrow(InvalidDurationError);
-    },
-  );
-
-  it('names the text in the error', () => {
-    const error = captureError(() => parseDuration('ten minutes'));
-    expect(error).toMatchObject({
-      name: 'InvalidDurationError',
-      code: 'INVALID_DURATION',
-      text: 'ten minutes',
-    });
-    expect(String((error as Error).message)).toContain('"ten minutes"');
-  });
-});
+} from '../../src/api/applyset-types.js';
+import { normalizeSourcePath } from '../../src/api/resolve-source-spec.js';
+import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
 
 describe('normalizeSourcePath', () => {
   it.each([
@@ -326,12 +287,3 @@ describe('resolveApplySetSpec', () => {
     expect(input).toEqual(copy);
   });
 });
-
-function captureError(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected an error');
-}

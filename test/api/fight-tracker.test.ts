@@ -1,4 +1,4 @@
-import { countFights, createFightTracker, FIGHT_RUNS } from '../../src/controller/fight-tracker.js';
+import { countFights, createFightTracker, FIGHT_RUNS } from '../../src/api/fight-tracker.js';
 
 const a = 'ns::ConfigMap:a';
 const b = 'ns::ConfigMap:b';

@@ -1,5 +1,5 @@
-import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/controller/map-reconcile-outcome.js';
-import type { ApplySetStatus } from '../../src/controller/applyset-types.js';
+import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/api/map-reconcile-outcome.js';
+import type { ApplySetStatus } from '../../src/api/applyset-types.js';
 
 // The safe modes as mapReconcileOutcome writes them: conditions, bounded lists, events, and their
 // removal when the mode is switched off.

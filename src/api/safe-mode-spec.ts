@@ -1,4 +1,5 @@
 import { parseJsonPointer, type DriftIgnoreRule } from '../plan/drift-ignore.js';
+import { isRecord, type SpecFail } from './spec-fields.js';
 
 /*
  * The spec fields of the safe modes, read as the CRD declares them: spec.prune (true, false or
@@ -9,12 +10,10 @@ export const DRIFT_MODES = ['Correct', 'Warn'] as const;
 export type DriftMode = (typeof DRIFT_MODES)[number];
 export const PRUNE_DRY_RUN = 'DryRun';
 
-type Fail = (field: string, message: string) => undefined;
-
 /** `spec.prune`: `DryRun` judges what would be pruned and deletes nothing. */
 export function resolvePrune(
   raw: unknown,
-  fail: Fail,
+  fail: SpecFail,
 ): { readonly prune: boolean; readonly pruneDryRun: boolean } | undefined {
   if (typeof raw === 'boolean') return { prune: raw, pruneDryRun: false };
   if (raw === PRUNE_DRY_RUN) return { prune: true, pruneDryRun: true };
@@ -26,7 +25,7 @@ const TARGET_KEYS = ['group', 'kind', 'name', 'namespace'] as const;
 /** `spec.driftMode` (default Correct) and `spec.driftIgnore`, every problem reported. */
 export function resolveDrift(
   spec: Readonly<Record<string, unknown>>,
-  fail: Fail,
+  fail: SpecFail,
 ): { readonly driftMode: DriftMode; readonly driftIgnore: readonly DriftIgnoreRule[] } {
   const rawMode = spec['driftMode'];
   let driftMode: DriftMode = 'Correct';
@@ -45,7 +44,7 @@ export function resolveDrift(
   return { driftMode, driftIgnore };
 }
 
-function resolveRule(entry: unknown, field: string, fail: Fail): DriftIgnoreRule | undefined {
+function resolveRule(entry: unknown, field: string, fail: SpecFail): DriftIgnoreRule | undefined {
   if (!isRecord(entry)) return fail(field, 'must be an object');
   const paths = entry['paths'];
   if (!Array.isArray(paths) || paths.length === 0) return fail(`${field}.paths`, 'must be a non-empty list');
@@ -69,8 +68,4 @@ function resolveRule(entry: unknown, field: string, fail: Fail): DriftIgnoreRule
     } else target[key] = value;
   }
   return valid ? { paths: paths as string[], target } : undefined;
-}
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

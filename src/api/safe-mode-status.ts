@@ -7,7 +7,7 @@ import {
   type ConditionStatus,
 } from './applyset-types.js';
 import type { Correction } from './fight-tracker.js';
-import type { ReconcileEvent, ReconcileOutcome } from './map-reconcile-outcome.js';
+import type { ReconcileEvent, ReconcileOutcome } from './reconcile-outcome.js';
 import type { DriftMode } from './safe-mode-spec.js';
 
 /*

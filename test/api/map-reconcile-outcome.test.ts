@@ -1,5 +1,5 @@
-import type { ApplySetStatus } from '../../src/controller/applyset-types.js';
-import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/controller/map-reconcile-outcome.js';
+import type { ApplySetStatus } from '../../src/api/applyset-types.js';
+import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/api/map-reconcile-outcome.js';
 import { needsReconcile } from '../../src/controller/run-controller.js';
 
 const counts = { created: 2, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };

@@ -1,0 +1,221 @@
+/**
+ * The ApplySet custom resource as the controller sees it: its names on the API and the shape of its spec
+ * and status exactly as crds/applyset.dev_applysets.yaml declares them, plus the resolved spec a
+ * reconcile works from. resolveApplySetSpec (resolve-applyset-spec.ts) turns the one into the other.
+ */
+
+import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
+import type { DriftMode, PRUNE_DRY_RUN } from './safe-mode-spec.js';
+
+export const APPLYSET_GROUP = 'applyset.dev';
+export const APPLYSET_VERSION = 'v1alpha1';
+export const APPLYSET_API_VERSION = `${APPLYSET_GROUP}/${APPLYSET_VERSION}`;
+export const APPLYSET_KIND = 'ApplySet';
+export const APPLYSET_LIST_KIND = 'ApplySetList';
+export const APPLYSET_PLURAL = 'applysets';
+export const APPLYSET_SINGULAR = 'applyset';
+export const APPLYSET_CRD_NAME = `${APPLYSET_PLURAL}.${APPLYSET_GROUP}`;
+
+/** Held while the children may still need pruning (deletionPolicy Delete). */
+export const APPLYSET_FINALIZER = 'applyset.dev/finalizer';
+/** Setting this annotation to a new value asks for a reconcile now; status echoes it when handled. */
+export const RECONCILE_REQUESTED_AT_ANNOTATION = 'applyset.dev/reconcile-requested-at';
+/** Its value, a revision, lets a run of that revision prune past spec.pruneLimit. */
+export const APPROVE_PRUNE_ANNOTATION = 'applyset.dev/approve-prune';
+
+/** The CRD's `maxItems` of status.errors.items; the rest is only counted. */
+export const MAX_STATUS_ERRORS = 20;
+
+export const DEFAULT_INTERVAL_MS = 5 * 60_000;
+/** retryInterval, when unset, is the smaller of interval and this. */
+export const DEFAULT_MAX_RETRY_INTERVAL_MS = 60_000;
+export const DEFAULT_TIMEOUT_MS = 2 * 60_000;
+
+export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+
+export interface GitRefSpec {
+  readonly branch?: string;
+  readonly tag?: string;
+  readonly commit?: string;
+}
+
+export interface ApplySetSourceSpec {
+  readonly url: string;
+  readonly ref: GitRefSpec;
+  readonly path?: string;
+  /** Files to leave out, .gitignore format, one pattern a line, paths from the repository root. */
+  readonly ignore?: string;
+  readonly secretRef?: SecretReference;
+}
+
+/**
+ * `spec.source.secretRef`. `namespace` defaults to the ApplySet's own; another namespace is refused
+ * unless the controller runs with `--allow-secret-refs-from` naming it (and without
+ * `--no-cross-namespace-refs`).
+ */
+export interface SecretReference {
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** One entry of `spec.healthChecks`. */
+export interface HealthCheckSpec {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace?: string;
+}
+
+/** `spec` as stored: durations are strings such as `1m30s`. */
+export interface ApplySetSpec {
+  readonly source: ApplySetSourceSpec;
+  readonly interval?: string;
+  readonly retryInterval?: string;
+  readonly timeout?: string;
+  /** `DryRun`: report what would be pruned, delete nothing. */
+  readonly prune: boolean | typeof PRUNE_DRY_RUN;
+  /** `Warn`: report drift on a revision already applied instead of correcting it; default Correct. */
+  readonly driftMode?: DriftMode;
+  /** Fields whose live-side drift is neither corrected nor reported. */
+  readonly driftIgnore?: readonly DriftIgnoreRule[];
+  readonly allowEmpty?: boolean;
+  readonly force?: boolean;
+  /** Take over objects that exist without an apply-owner; default true. */
+  readonly adopt?: boolean;
+  /** The most objects one run may prune: a count, or `"20%"` of the set. */
+  readonly pruneLimit?: number | string;
+  /** Wait for the applied objects to be healthy (kstatus's rules) before Ready. */
+  readonly wait?: boolean;
+  /** Objects outside the set to wait for as well. */
+  readonly healthChecks?: readonly HealthCheckSpec[];
+  readonly suspend?: boolean;
+  readonly targetNamespace?: string;
+  readonly serviceAccountName?: string;
+  readonly deletionPolicy?: DeletionPolicy;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+export type ApplySetConditionType = 'Ready' | 'Reconciling' | 'Stalled' | 'Drifted' | 'Fighting';
+
+/** The shape of metav1.Condition. */
+export interface ApplySetCondition {
+  readonly type: ApplySetConditionType;
+  readonly status: ConditionStatus;
+  readonly observedGeneration?: number;
+  /** RFC 3339. */
+  readonly lastTransitionTime: string;
+  /** CamelCase, as metav1.Condition requires. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface ApplySetSummary {
+  /** Objects created or changed. */
+  readonly applied?: number;
+  readonly unchanged?: number;
+  readonly pruned?: number;
+  /** Objects of the set that existed without an apply-owner and were taken over this run. */
+  readonly adopted?: number;
+  /** Objects that left Git but could not be pruned this run (unreadable, or replaced meanwhile). */
+  readonly pruneSkipped?: number;
+  readonly failed?: number;
+}
+
+export interface ApplySetObjectError {
+  /** `namespace:group:kind:name` as in the inventory, or the path of the file the error is about. */
+  readonly object: string;
+  readonly message: string;
+}
+
+export interface ApplySetErrors {
+  /** At most MAX_STATUS_ERRORS. */
+  readonly items: readonly ApplySetObjectError[];
+  readonly totalCount: number;
+  readonly truncated: boolean;
+}
+
+export interface ApplySetStatus {
+  readonly conditions?: readonly ApplySetCondition[];
+  readonly observedGeneration?: number;
+  /** `branch@sha1:<sha>`, `tag@sha1:<sha>` or `sha1:<sha>`. */
+  readonly lastAppliedRevision?: string;
+  readonly lastAttemptedRevision?: string;
+  readonly summary?: ApplySetSummary;
+  readonly errors?: ApplySetErrors;
+  /** driftMode Warn: the objects found drifted and not corrected, with the fields (`null` clears it). */
+  readonly drift?: ApplySetErrors | null;
+  /** prune DryRun: the objects a prune would delete (`null` clears it). */
+  readonly wouldPrune?: ApplySetErrors | null;
+  readonly lastHandledReconcileAt?: string;
+}
+
+export interface ApplySetMetadata {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid?: string;
+  readonly generation?: number;
+  readonly resourceVersion?: string;
+  readonly creationTimestamp?: string;
+  readonly deletionTimestamp?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly finalizers?: readonly string[];
+}
+
+export interface ApplySet {
+  readonly apiVersion: typeof APPLYSET_API_VERSION;
+  readonly kind: typeof APPLYSET_KIND;
+  readonly metadata: ApplySetMetadata;
+  readonly spec: ApplySetSpec;
+  readonly status?: ApplySetStatus;
+}
+
+export type ResolvedGitRef =
+  | { readonly type: 'branch'; readonly name: string }
+  | { readonly type: 'tag'; readonly name: string }
+  | { readonly type: 'commit'; readonly sha: string };
+
+/** The spec with every default applied and durations in milliseconds: what a reconcile works from. */
+export interface ResolvedApplySetSpec {
+  readonly source: {
+    readonly url: string;
+    readonly ref: ResolvedGitRef;
+    /** Relative, without `./`, leading or trailing slashes; `''` is the repository root. */
+    readonly path: string;
+    readonly secretName: string | undefined;
+    /** `spec.source.secretRef.namespace` as written; undefined means the ApplySet's own namespace. */
+    readonly secretNamespace: string | undefined;
+    /** `spec.source.ignore`, one pattern an entry. */
+    readonly ignore: readonly string[];
+  };
+  readonly intervalMs: number;
+  readonly retryIntervalMs: number;
+  readonly timeoutMs: number;
+  readonly prune: boolean;
+  /** spec.prune DryRun (then `prune` is true): judge the prune, delete nothing. */
+  readonly pruneDryRun: boolean;
+  readonly driftMode: DriftMode;
+  readonly driftIgnore: readonly DriftIgnoreRule[];
+  readonly allowEmpty: boolean;
+  readonly force: boolean;
+  readonly adopt: boolean;
+  readonly pruneLimit: { readonly count: number } | { readonly percent: number } | undefined;
+  readonly wait: boolean;
+  /** `spec.healthChecks` as object identities (the group from the apiVersion). */
+  readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
+  readonly suspend: boolean;
+  readonly targetNamespace: string | undefined;
+  readonly serviceAccountName: string | undefined;
+  readonly deletionPolicy: DeletionPolicy;
+}
+
+export interface SpecFieldError {
+  /** The field, as `spec.source.ref`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export type ResolveApplySetSpecResult =
+  | { readonly ok: true; readonly spec: ResolvedApplySetSpec }
+  | { readonly ok: false; readonly errors: readonly SpecFieldError[] };

@@ -1,0 +1,156 @@
+import {
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_MAX_RETRY_INTERVAL_MS,
+  DEFAULT_TIMEOUT_MS,
+  DELETION_POLICIES,
+  type DeletionPolicy,
+  type ResolveApplySetSpecResult,
+  type ResolvedApplySetSpec,
+  type SpecFieldError,
+} from './applyset-types.js';
+import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
+import { resolveSourceSpec } from './resolve-source-spec.js';
+import {
+  DNS1123_SUBDOMAIN,
+  isNamespaceName,
+  isRecord,
+  readBoolean,
+  readDuration,
+  readString,
+  type SpecFail,
+} from './spec-fields.js';
+
+/*
+ * The API server already validates against the CRD schema, but the controller checks again here: an
+ * ApplySet stored before a schema change, or one from a server that skipped CEL rules, must become a
+ * Stalled condition naming the field, not a crash in the middle of a reconcile.
+ */
+
+/**
+ * Checks a spec read from the cluster against the same rules as the CRD and fills in the defaults:
+ * interval 5m, retryInterval the smaller of interval and 1m, timeout 2m, booleans false but adopt, deletionPolicy
+ * Delete, the repository root as path. Every problem is reported, not just the first.
+ */
+export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
+  const errors: SpecFieldError[] = [];
+  const fail: SpecFail = (field, message) => {
+    errors.push({ field, message });
+    return undefined;
+  };
+  if (!isRecord(spec)) return { ok: false, errors: [{ field: 'spec', message: 'must be an object' }] };
+
+  // Each field is read in the order of the CRD, so the problems are listed in that order.
+  const { url, ref, ...source } = resolveSourceSpec(spec['source'], fail);
+  const intervalMs = readDuration(spec, 'interval', fail) ?? DEFAULT_INTERVAL_MS;
+  const retryIntervalMs =
+    readDuration(spec, 'retryInterval', fail) ?? Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS);
+  const timeoutMs = readDuration(spec, 'timeout', fail) ?? DEFAULT_TIMEOUT_MS;
+  const pruneMode = resolvePrune(spec['prune'], fail);
+  const { driftMode, driftIgnore } = resolveDrift(spec, fail);
+  const switches = resolveSwitches(spec, fail);
+  const pruneLimit = resolvePruneLimit(spec['pruneLimit'], fail);
+  const healthChecks = resolveHealthChecks(spec['healthChecks'], fail);
+  const names = resolveNames(spec, fail);
+  const deletionPolicy = resolveDeletionPolicy(spec['deletionPolicy'], fail);
+
+  if (errors.length > 0 || url === undefined || ref === undefined || pruneMode === undefined)
+    return { ok: false, errors };
+  return {
+    ok: true,
+    spec: {
+      source: { url, ref, ...source },
+      intervalMs,
+      retryIntervalMs,
+      timeoutMs,
+      ...pruneMode,
+      driftMode,
+      driftIgnore,
+      allowEmpty: switches.allowEmpty,
+      force: switches.force,
+      adopt: switches.adopt,
+      pruneLimit,
+      wait: switches.wait,
+      healthChecks,
+      suspend: switches.suspend,
+      ...names,
+      deletionPolicy,
+    },
+  };
+}
+
+type Spec = Readonly<Record<string, unknown>>;
+
+function resolveSwitches(
+  spec: Spec,
+  fail: SpecFail,
+): Pick<ResolvedApplySetSpec, 'allowEmpty' | 'force' | 'adopt' | 'suspend' | 'wait'> {
+  const allowEmpty = readBoolean(spec, 'allowEmpty', fail);
+  const force = readBoolean(spec, 'force', fail);
+  // The one boolean that defaults to true: kubectl adopts, and so did every ApplySet before the field.
+  const adopt = spec['adopt'] === undefined ? true : readBoolean(spec, 'adopt', fail);
+  const suspend = readBoolean(spec, 'suspend', fail);
+  const wait = readBoolean(spec, 'wait', fail);
+  return { allowEmpty, force, adopt, suspend, wait };
+}
+
+function resolvePruneLimit(raw: unknown, fail: SpecFail): ResolvedApplySetSpec['pruneLimit'] {
+  if (typeof raw === 'number' && Number.isInteger(raw) && raw >= 0) return { count: raw };
+  if (typeof raw === 'string' && /^[0-9]+%$/.test(raw)) return { percent: Number(raw.slice(0, -1)) };
+  if (raw !== undefined) fail('spec.pruneLimit', 'must be a count (10) or a percentage ("20%")');
+  return undefined;
+}
+
+type HealthCheck = ResolvedApplySetSpec['healthChecks'][number];
+
+function resolveHealthChecks(raw: unknown, fail: SpecFail): HealthCheck[] {
+  const healthChecks: HealthCheck[] = [];
+  if (raw === undefined) return healthChecks;
+  if (!Array.isArray(raw)) {
+    fail('spec.healthChecks', 'must be a list');
+    return healthChecks;
+  }
+  raw.forEach((entry: unknown, index) => {
+    const check = resolveHealthCheck(entry, `spec.healthChecks[${index}]`, fail);
+    if (check !== undefined) healthChecks.push(check);
+  });
+  return healthChecks;
+}
+
+/** One entry as an object identity: the group is the apiVersion's part before the slash. */
+function resolveHealthCheck(entry: unknown, field: string, fail: SpecFail): HealthCheck | undefined {
+  if (!isRecord(entry)) return fail(field, 'must be an object');
+  const apiVersion = readString(entry, 'apiVersion', `${field}.apiVersion`, fail, { required: true });
+  const kind = readString(entry, 'kind', `${field}.kind`, fail, { required: true });
+  const name = readString(entry, 'name', `${field}.name`, fail, { required: true });
+  const namespace = readString(entry, 'namespace', `${field}.namespace`, fail) ?? '';
+  if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
+  const slash = apiVersion.indexOf('/');
+  return { group: slash < 0 ? '' : apiVersion.slice(0, slash), kind, namespace, name };
+}
+
+function resolveNames(
+  spec: Spec,
+  fail: SpecFail,
+): Pick<ResolvedApplySetSpec, 'targetNamespace' | 'serviceAccountName'> {
+  let targetNamespace = readString(spec, 'targetNamespace', 'spec.targetNamespace', fail);
+  if (targetNamespace !== undefined && !isNamespaceName(targetNamespace))
+    targetNamespace = fail('spec.targetNamespace', 'must be a DNS-1123 label');
+  let serviceAccountName = readString(spec, 'serviceAccountName', 'spec.serviceAccountName', fail);
+  if (
+    serviceAccountName !== undefined &&
+    !(DNS1123_SUBDOMAIN.test(serviceAccountName) && serviceAccountName.length <= 253)
+  )
+    serviceAccountName = fail('spec.serviceAccountName', 'must be a DNS-1123 subdomain');
+  return { targetNamespace, serviceAccountName };
+}
+
+function resolveDeletionPolicy(raw: unknown, fail: SpecFail): DeletionPolicy {
+  if (raw === undefined) return 'Delete';
+  if (isDeletionPolicy(raw)) return raw;
+  fail('spec.deletionPolicy', `must be one of ${DELETION_POLICIES.join(', ')}`);
+  return 'Delete';
+}
+
+function isDeletionPolicy(value: unknown): value is DeletionPolicy {
+  return (DELETION_POLICIES as readonly unknown[]).includes(value);
+}

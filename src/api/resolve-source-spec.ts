@@ -1,0 +1,110 @@
+import type { ResolvedApplySetSpec, ResolvedGitRef } from './applyset-types.js';
+import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
+
+/*
+ * `spec.source`: where the manifests come from. Checked as the CRD checks it, and a little more: a URL
+ * carrying credentials is refused so they never reach the status or a log line.
+ */
+
+const HTTP_URL = /^https?:\/\/\S+$/;
+const URL_WITH_CREDENTIALS = /^https?:\/\/[^/]*@/;
+const SHA1 = /^[0-9a-f]{40}$/;
+
+type ResolvedSource = ResolvedApplySetSpec['source'];
+
+/** `spec.source` with its defaults; undefined url or ref when they are missing or wrong. */
+export function resolveSourceSpec(
+  source: unknown,
+  fail: SpecFail,
+): Omit<ResolvedSource, 'url' | 'ref'> & { url: string | undefined; ref: ResolvedGitRef | undefined } {
+  if (!isRecord(source)) {
+    fail('spec.source', 'is required');
+    return { url: undefined, ref: undefined, path: '', ...NO_SECRET, ignore: [] };
+  }
+  // In the order of the fields, so the problems are listed in that order.
+  const url = resolveUrl(source, fail);
+  const ref = resolveRef(source['ref'], fail);
+  const path = resolvePath(source, fail);
+  const ignore = resolveIgnore(source, fail);
+  return { url, ref, path, ...resolveSecretRef(source['secretRef'], fail), ignore };
+}
+
+/**
+ * `./apps/`, `apps//web` and `.` are the same directories as `apps`, `apps/web` and the root; absolute
+ * paths and `..` segments could leave the checkout, so they have no normal form.
+ */
+export function normalizeSourcePath(path: string): string | undefined {
+  if (path.startsWith('/')) return undefined;
+  const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.');
+  if (segments.includes('..')) return undefined;
+  return segments.join('/');
+}
+
+const NO_SECRET = { secretName: undefined, secretNamespace: undefined };
+
+function resolveUrl(source: Readonly<Record<string, unknown>>, fail: SpecFail): string | undefined {
+  const url = readString(source, 'url', 'spec.source.url', fail, { required: true });
+  if (url === undefined) return undefined;
+  if (!HTTP_URL.test(url)) return fail('spec.source.url', 'must be an http or https URL');
+  if (URL_WITH_CREDENTIALS.test(url))
+    return fail('spec.source.url', 'credentials must not be part of the URL; use secretRef');
+  return url;
+}
+
+function resolveRef(ref: unknown, fail: SpecFail): ResolvedGitRef | undefined {
+  if (!isRecord(ref)) return fail('spec.source.ref', 'is required');
+  const given = (['branch', 'tag', 'commit'] as const).filter((key) => ref[key] !== undefined);
+  if (given.length !== 1) return fail('spec.source.ref', 'exactly one of branch, tag or commit must be set');
+  const [key] = given;
+  const value = readString(ref, key ?? 'branch', `spec.source.ref.${key}`, fail, { required: true });
+  if (value === undefined) return undefined;
+  if (value === '') return fail(`spec.source.ref.${key}`, 'must not be empty');
+  switch (key) {
+    case 'branch':
+      return { type: 'branch', name: value };
+    case 'tag':
+      return { type: 'tag', name: value };
+    case 'commit':
+      return SHA1.test(value)
+        ? { type: 'commit', sha: value }
+        : fail('spec.source.ref.commit', 'must be a full 40-character lowercase SHA-1');
+    default:
+      return undefined;
+  }
+}
+
+function resolvePath(source: Readonly<Record<string, unknown>>, fail: SpecFail): string {
+  const rawPath = readString(source, 'path', 'spec.source.path', fail);
+  if (rawPath === undefined) return '';
+  const normalized = normalizeSourcePath(rawPath);
+  if (normalized !== undefined) return normalized;
+  fail('spec.source.path', pathProblem(rawPath));
+  return '';
+}
+
+function pathProblem(path: string): string {
+  return path.startsWith('/') ? 'must be relative to the repository root' : "must not contain '..' segments";
+}
+
+function resolveIgnore(source: Readonly<Record<string, unknown>>, fail: SpecFail): string[] {
+  const ignoreText = readString(source, 'ignore', 'spec.source.ignore', fail);
+  return ignoreText === undefined ? [] : ignoreText.split(/\r?\n/).filter((line) => line.trim() !== '');
+}
+
+function resolveSecretRef(
+  secretRef: unknown,
+  fail: SpecFail,
+): Pick<ResolvedSource, 'secretName' | 'secretNamespace'> {
+  if (secretRef === undefined) return NO_SECRET;
+  if (!isRecord(secretRef)) {
+    fail('spec.source.secretRef', 'must be an object');
+    return NO_SECRET;
+  }
+  let secretName = readString(secretRef, 'name', 'spec.source.secretRef.name', fail, { required: true });
+  if (secretName !== undefined && !DNS1123_SUBDOMAIN.test(secretName))
+    secretName = fail('spec.source.secretRef.name', 'must be a DNS-1123 subdomain');
+  let secretNamespace = readString(secretRef, 'namespace', 'spec.source.secretRef.namespace', fail);
+  if (secretNamespace !== undefined && !isNamespaceName(secretNamespace))
+    secretNamespace = fail('spec.source.secretRef.namespace', 'must be a namespace name (a DNS-1123 label)');
+  return { secretName, secretNamespace };
+}
