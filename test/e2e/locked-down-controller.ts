@@ -159,15 +159,26 @@ export async function createTenantAccount(
   name: string,
   rules: readonly k8s.V1PolicyRule[],
 ): Promise<void> {
-  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   await c.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
+  await grantAccountIn(c, { namespace, name }, namespace, rules);
+}
+
+/** Gives the ServiceAccount `account` a Role of `rules` in `namespace` (its own, or another one). */
+export async function grantAccountIn(
+  c: Cluster,
+  account: { readonly namespace: string; readonly name: string },
+  namespace: string,
+  rules: readonly k8s.V1PolicyRule[],
+): Promise<void> {
+  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+  const name = account.namespace === namespace ? account.name : `${account.namespace}-${account.name}`;
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: [...rules] } });
   await rbac.createNamespacedRoleBinding({
     namespace,
     body: {
       metadata: { name },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
-      subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      subjects: [{ kind: 'ServiceAccount', name: account.name, namespace: account.namespace }],
     },
   });
 }

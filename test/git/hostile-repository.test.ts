@@ -14,28 +14,8 @@ import path from 'node:path';
 import { GitPathNotFoundError, GitUnsafeTreeError } from '../../src/git/git-error.js';
 import { createGitSource, type GitSource } from '../../src/git/git-source.js';
 import { parseRepositoryUrl } from '../../src/git/parse-repository-url.js';
+import { treeContent, type RawTreeEntry as RawEntry } from '../harness/crafted-tree.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-
-interface RawEntry {
-  readonly mode: string;
-  /** Raw bytes for names that are not valid UTF-8. */
-  readonly name: string | Uint8Array;
-  readonly oid: string;
-}
-
-/** A tree object's content with the entries in the order given: git sorts them, a crafted tree need not. */
-function treeContent(entries: readonly RawEntry[]): Buffer {
-  return Buffer.concat(
-    entries.map((entry) =>
-      Buffer.concat([
-        Buffer.from(`${entry.mode} `),
-        typeof entry.name === 'string' ? Buffer.from(entry.name, 'utf8') : Buffer.from(entry.name),
-        Buffer.from([0]),
-        Buffer.from(entry.oid, 'hex'),
-      ]),
-    ),
-  );
-}
 
 /** Every path under `dir` (links not followed), sorted: the whole of what is on disk. */
 async function listAll(dir: string): Promise<string[]> {
