@@ -7,15 +7,23 @@ import {
   getApplySet,
   installCrd,
   kubectl,
-  startController,
   stopAllControllers,
   waitFor,
   type ControllerProcess,
 } from './e2e-kit.js';
+import {
+  APPLYSET_INVENTORY_RULE,
+  DEFAULT_ACCOUNT,
+  coreRule,
+  createTenantAccount,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
 
 // The hygiene grep: with the controller logging at trace, a Git password and the values of Secrets
 // the server refuses or the decoder cannot read appear in no log line, Event or status, while the
-// messages still say which file or object failed and why.
+// messages still say which file or object failed and why. The controller runs as the chart installs it
+// locked down; the ApplySets apply as their namespace's deployer account.
 
 const GIT_PASSWORD = 'GitPassMarker7q2';
 const BAD_BASE64 = 'not-base64!B64Marker9z';
@@ -37,6 +45,7 @@ describe('no Secret value or Git credential reaches logs, Events or status', () 
   const namespace = uniqueName('e2e-hygiene');
   let git: GitTestServer;
   let controller: ControllerProcess;
+  let lockedDown: LockedDownController | undefined;
 
   beforeAll(async () => {
     await installCrd();
@@ -54,14 +63,23 @@ describe('no Secret value or Git credential reaches logs, Events or status', () 
     });
     await c.core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: 'git-creds' }, stringData: { username: 'deploy', password: GIT_PASSWORD } },
+      body: {
+        metadata: { name: 'git-creds', annotations: { 'applyset.dev/source-hosts': '127.0.0.1' } },
+        stringData: { username: 'deploy', password: GIT_PASSWORD },
+      },
     });
-    controller = await startController({ namespace, env: { LOG_LEVEL: 'trace' } });
+    await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [
+      coreRule('configmaps', 'secrets'),
+      APPLYSET_INVENTORY_RULE,
+    ]);
+    lockedDown = await startLockedDownController({ namespace, env: { LOG_LEVEL: 'trace' } });
+    controller = lockedDown.process;
   });
 
   afterAll(async () => {
     await stopAllControllers();
     await git.close();
+    await lockedDown?.cleanup();
   });
 
   it('redacts refused Secret values and never quotes manifest text, yet names what failed', async () => {
