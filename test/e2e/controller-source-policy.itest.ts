@@ -13,17 +13,25 @@ import {
   installCrd,
   kubectl,
   PLURAL,
-  startController,
   stopAllControllers,
   VERSION,
   waitForReady,
   type ApplySetView,
 } from './e2e-kit.js';
+import {
+  APPLYSET_INVENTORY_RULE,
+  DEFAULT_ACCOUNT,
+  coreRule,
+  createTenantAccount,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
 
 // Where the controller fetches from and where Git credentials go, with the lockdown flags on: a metadata
 // address, a host outside --allowed-source-hosts, a Secret that does not name the host, a Secret that names
 // none, and a redirect to another origin. Each one stalls with a reason naming the host, and the real Git
-// server behind it never receives an Authorization header it was not meant to.
+// server behind it never receives an Authorization header it was not meant to. The controller runs as
+// the chart installs it locked down, with gitSources.allowedHosts=[127.0.0.1].
 
 const PASSWORD = 'n0t-f0r-th1s-h0st';
 const credentials = { username: 'deploy', password: PASSWORD };
@@ -32,6 +40,7 @@ describe('the controller under a source policy', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-source');
   const closers: (() => Promise<void>)[] = [];
+  let controller: LockedDownController | undefined;
 
   /** A Git server behind basic auth whose one ConfigMap is named `name` (each ApplySet its own). */
   const serve = async (name = 'from-git'): Promise<GitTestServer> => {
@@ -72,15 +81,23 @@ describe('the controller under a source policy', () => {
   beforeAll(async () => {
     await installCrd();
     await createNamespace(c.kc, namespace);
-    await startController({
+    await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [
+      coreRule('configmaps'),
+      APPLYSET_INVENTORY_RULE,
+    ]);
+    controller = await startLockedDownController({
       namespace,
-      args: ['--allowed-source-hosts', '127.0.0.1', '--require-secret-source-hosts'],
+      values: { 'gitSources.allowedHosts[0]': '127.0.0.1' },
     });
+    expect(controller.args).toEqual(
+      expect.arrayContaining(['--allowed-source-hosts', '127.0.0.1', '--require-secret-source-hosts']),
+    );
   });
 
   afterAll(async () => {
     await stopAllControllers();
     await Promise.all(closers.map((close) => close()));
+    await controller?.cleanup();
   });
 
   it('refuses a cloud metadata address and a metadata host name', async () => {
