@@ -51,7 +51,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
   const servers: GitTestServer[] = [];
-  let controller: LockedDownController | undefined;
+  let controller: LockedDownController;
 
   /** What the authorizer says `user` (a ServiceAccount, with its groups) may do, as a SubjectAccessReview. */
   const mayServiceAccount = async (
