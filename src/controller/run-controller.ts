@@ -23,7 +23,7 @@ import { LeadershipLostError, startLeaderElection, type LeaderElection } from '.
 import { createReconciler } from './reconcile-applyset.js';
 import { startSecretChangePoller, type SecretReference } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
-import { clientNodeWatchStream, startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
+import { startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
 import { createWorkQueue } from './work-queue.js';
 
 export interface ControllerConfig {
@@ -176,7 +176,6 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
   const informerBase = {
     client,
-    watch: clientNodeWatchStream(config.kubeConfig),
     signal: stopping.signal,
     ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
   };

@@ -1,5 +1,4 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { createInformerCache } from './informer-cache.js';
@@ -14,14 +13,6 @@ export interface InformerEvent {
   readonly previous?: JsonObject;
 }
 
-/** One watch connection: the events it delivers, and how it ended. */
-export type WatchStream = (
-  path: string,
-  query: Readonly<Record<string, string>>,
-  onEvent: (type: string, object: unknown) => void,
-  signal: AbortSignal,
-) => Promise<void>;
-
 export interface InformerLogger {
   info(object: object, message: string): void;
   warn(object: object, message: string): void;
@@ -29,9 +20,8 @@ export interface InformerLogger {
 }
 
 export interface SupervisedInformerOptions {
-  /** For the LIST. */
+  /** For the LIST and the WATCH. */
   readonly client: KubeClient;
-  readonly watch: WatchStream;
   /** The collection, e.g. `/apis/applyset.dev/v1alpha1/applysets` or a namespaced one. */
   readonly path: string;
   readonly onEvent: (event: InformerEvent) => void;
@@ -68,7 +58,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const { logger, signal } = options;
   const cache = createInformerCache(options.onEvent);
   const watch: WatchOnceOptions = {
-    watch: options.watch,
+    watch: (request) => options.client.watch(request),
     path: options.path,
     signal,
     stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
@@ -155,35 +145,6 @@ async function watchUntilRelist(options: WatchOnceOptions, version: string): Pro
     }
   }
   return failures;
-}
-
-/** A WatchStream over client-node's Watch, which streams the response line by line. */
-export function clientNodeWatchStream(kubeConfig: KubeConfig): WatchStream {
-  const watcher = new Watch(kubeConfig);
-  return (path, query, onEvent, signal) =>
-    new Promise<void>((resolve, reject) => {
-      signal.throwIfAborted();
-      let controller: AbortController | undefined;
-      const onAbort = () => {
-        controller?.abort();
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      watcher
-        .watch(path, query, onEvent, (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          if (signal.aborted) reject(signal.reason);
-          else if (error === null || error === undefined) resolve();
-          else reject(error);
-        })
-        .then(
-          (started) => {
-            controller = started;
-            if (signal.aborted) started.abort();
-          },
-          (error: unknown) => reject(error),
-        );
-    });
 }
 
 function retryDelay(failures: number): number {

@@ -1,7 +1,8 @@
 import type { JsonObject } from '../manifests/json-value.js';
 import { isJsonObject } from '../manifests/json-value.js';
 import { resourceVersionOf } from './informer-cache.js';
-import type { InformerLogger, WatchStream } from './supervised-informer.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { InformerLogger } from './supervised-informer.js';
 
 /** 410 Gone: our resourceVersion left the server's window; only a new LIST can continue. */
 export class WatchExpiredError extends Error {
@@ -18,7 +19,7 @@ export class WatchStalledError extends Error {
 }
 
 export interface WatchOnceOptions {
-  readonly watch: WatchStream;
+  readonly watch: KubeClient['watch'];
   readonly path: string;
   readonly signal: AbortSignal;
   readonly stallTimeoutMs: number;
@@ -52,10 +53,10 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
   // The server closes the watch after timeoutSeconds; spread them so watchers do not reconnect at once.
   const timeoutSeconds = String(300 + Math.floor(Math.random() * 300));
   try {
-    await options.watch(
+    await options.watch({
       path,
-      { resourceVersion: current, allowWatchBookmarks: 'true', timeoutSeconds },
-      (type, raw) => {
+      query: { resourceVersion: current, allowWatchBookmarks: 'true', timeoutSeconds },
+      onEvent: (type, raw) => {
         arm();
         if (!isJsonObject(raw)) return;
         if (type === 'ERROR') {
@@ -73,8 +74,8 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
         if (type === 'BOOKMARK') return;
         options.onObject(type, object);
       },
-      both,
-    );
+      signal: both,
+    });
   } finally {
     clearTimeout(watchdog);
   }

@@ -3,6 +3,9 @@ import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } fro
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { JsonValue } from '../manifests/json-value.js';
 import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
+import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
+
+export type { KubeWatchRequest } from './watch-stream.js';
 
 export type KubeMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -27,6 +30,11 @@ export interface KubeClient {
   readonly server: string;
   /** Resolves with the decoded JSON body of a 2xx answer; rejects with KubeApiError or KubeTransportError. */
   request(request: KubeRequest): Promise<JsonValue>;
+  /**
+   * One watch connection, on the same agent, credentials and impersonation as `request`, counted as
+   * a GET: resolves when the server ends it, rejects as `request` does or with the signal's reason.
+   */
+  watch(request: KubeWatchRequest): Promise<void>;
 }
 
 export interface KubeClientOptions {
@@ -85,17 +93,26 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     return { ...opts, agent };
   };
 
-  const request = async (req: KubeRequest): Promise<JsonValue> => {
-    req.signal?.throwIfAborted();
+  /** The connection options and the headers every request carries: credentials, impersonation. */
+  const connect = async (
+    path: string,
+    query: Readonly<Record<string, string>> | undefined,
+  ): Promise<{ url: URL; opts: RequestOptions; headers: Record<string, string> }> => {
     prepared ??= prepare();
     const opts = await prepared;
-    const url = new URL(base.pathname.replace(/\/$/, '') + req.path, base);
-    for (const [key, value] of Object.entries(req.query ?? {})) url.searchParams.set(key, value);
+    const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
+    for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
     const headers: Record<string, string> = {
       ...(opts.headers as Record<string, string>),
       accept: 'application/json',
     };
     if (options.impersonateUser !== undefined) headers['Impersonate-User'] = options.impersonateUser;
+    return { url, opts, headers };
+  };
+
+  const request = async (req: KubeRequest): Promise<JsonValue> => {
+    req.signal?.throwIfAborted();
+    const { url, opts, headers } = await connect(req.path, req.query);
     if (req.body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(req.body, 'utf8'));
@@ -112,7 +129,15 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     }
   };
 
-  return { server, request };
+  const watch = async (req: KubeWatchRequest): Promise<void> => {
+    req.signal.throwIfAborted();
+    const { url, opts, headers } = await connect(req.path, { ...req.query, watch: 'true' });
+    req.signal.throwIfAborted();
+    options.onRequest?.('GET', req.path);
+    await streamWatch(url, { ...opts, headers }, req, timeoutMs);
+  };
+
+  return { server, request, watch };
 }
 
 function send(

@@ -65,6 +65,7 @@ async function reconcile(stubs: Stubs) {
       }
       return {};
     },
+    watch: async () => undefined,
   };
   const gitSource: GitSource = {
     async fetch() {

@@ -2,7 +2,6 @@ import {
   startSupervisedInformer,
   type InformerEvent,
   type SupervisedInformerOptions,
-  type WatchStream,
 } from '../../src/controller/supervised-informer.js';
 import type { KubeClient } from '../../src/kube/kube-client.js';
 import type { JsonValue } from '../../src/manifests/json-value.js';
@@ -25,28 +24,27 @@ function fakeApi(lists: JsonValue[]) {
       listCalls.push(1);
       return lists[Math.min(listCalls.length - 1, lists.length - 1)] ?? null;
     },
+    watch: ({ query = {}, onEvent, signal }) =>
+      new Promise<void>((resolve, reject) => {
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        watches.push({
+          query,
+          send: onEvent,
+          end: (error) => (error === undefined ? resolve() : reject(error)),
+          signal,
+        });
+      }),
   };
-  const watch: WatchStream = (_path, query, onEvent, signal) =>
-    new Promise<void>((resolve, reject) => {
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-      watches.push({
-        query,
-        send: onEvent,
-        end: (error) => (error === undefined ? resolve() : reject(error)),
-        signal,
-      });
-    });
-  return { client, watch, listCalls, watches };
+  return { client, listCalls, watches };
 }
 
 /** The informer under test, on `api`'s collection `/x`, logging nothing. */
 function startOn(
   api: ReturnType<typeof fakeApi>,
-  options: Omit<SupervisedInformerOptions, 'client' | 'watch' | 'path' | 'logger'>,
+  options: Omit<SupervisedInformerOptions, 'client' | 'path' | 'logger'>,
 ) {
   return startSupervisedInformer({
     client: api.client,
-    watch: api.watch,
     path: '/x',
     logger: silent,
     ...options,

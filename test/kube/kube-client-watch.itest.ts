@@ -1,0 +1,76 @@
+import { KubeApiError } from '../../src/kube/kube-api-error.js';
+import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { isJsonObject } from '../../src/manifests/json-value.js';
+import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
+
+/** A client on the test cluster that records the requests it sends. */
+function recordingClient(impersonateUser?: string) {
+  const sent: { method: KubeMethod; path: string }[] = [];
+  const client = createKubeClient({
+    kubeConfig: adminKubeConfig(),
+    onRequest: (method, path) => sent.push({ method, path }),
+    ...(impersonateUser === undefined ? {} : { impersonateUser }),
+  });
+  return { client, sent };
+}
+
+const configMap = (name: string) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
+
+const nameOf = (object: unknown) =>
+  isJsonObject(object) && isJsonObject(object['metadata']) ? object['metadata']['name'] : undefined;
+
+describe('the kube client watch', () => {
+  const namespace = uniqueName('watch');
+  const collection = `/api/v1/namespaces/${namespace}/configmaps`;
+  beforeAll(() => createNamespace(adminKubeConfig(), namespace));
+
+  it('streams events from a resourceVersion, counts itself as a GET and ends with the server', async () => {
+    const { client, sent } = recordingClient();
+    const list = await client.request({ method: 'GET', path: collection });
+    const version =
+      isJsonObject(list) && isJsonObject(list['metadata']) ? list['metadata']['resourceVersion'] : '';
+    await client.request({ method: 'POST', path: collection, body: configMap('first') });
+    const events: { type: string; name: unknown }[] = [];
+    // timeoutSeconds=2: the server ends the watch, which is a normal end.
+    await client.watch({
+      path: collection,
+      query: { resourceVersion: String(version), timeoutSeconds: '2' },
+      onEvent: (type, object) => events.push({ type, name: nameOf(object) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(events).toEqual([{ type: 'ADDED', name: 'first' }]);
+    expect(sent.filter((request) => request.path === collection).map((request) => request.method)).toEqual([
+      'GET',
+      'POST',
+      'GET',
+    ]);
+  });
+
+  it('rejects with the signal reason when aborted while the stream is open', async () => {
+    const { client } = recordingClient();
+    const stop = new AbortController();
+    const reason = new Error('stop watching');
+    const watching = client.watch({
+      path: collection,
+      query: { timeoutSeconds: '60' },
+      onEvent: (type) => {
+        // The first event (the ConfigMap that exists) proves the stream is open.
+        if (type === 'ADDED') stop.abort(reason);
+      },
+      signal: stop.signal,
+    });
+    await expect(watching).rejects.toBe(reason);
+  });
+
+  it('watches as the impersonated user, so RBAC refuses what that user may not watch', async () => {
+    const { client } = recordingClient(`system:serviceaccount:${namespace}:nobody`);
+    const refused = client.watch({
+      path: collection,
+      onEvent: () => undefined,
+      signal: AbortSignal.timeout(30_000),
+    });
+    await expect(refused).rejects.toBeInstanceOf(KubeApiError);
+    await expect(refused).rejects.toMatchObject({ status: 403 });
+  });
+});
