@@ -670,3 +670,16 @@ function writerStep(random: SeededRandom, kind: DiffKind, manifest: JsonObject):
     }
   }
 }
+
+/** The same steps on an object of another name: a replay or a trial cannot reuse an object. */
+export function renameSequence(sequence: DiffSequence, name: string): DiffSequence {
+  const steps = sequence.steps.map((step) =>
+    step.type === 'apply'
+      ? {
+          ...step,
+          manifest: { ...step.manifest, metadata: { ...(step.manifest.metadata as JsonObject), name } },
+        }
+      : step,
+  );
+  return { ...sequence, name, steps };
+}
