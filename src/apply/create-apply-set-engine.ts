@@ -60,7 +60,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const writer = createParentWriter(parent, request, context);
 
   // 3. Read the live state of every object of the files and of the inventory.
-  const live = await readLive(desired, parent.inventory, context, signal);
+  const live = await readLive(desired, parent, context, signal);
 
   // 4. deletionPolicy Orphan: let every owned object go, and nothing else.
   if (request.release === true) {

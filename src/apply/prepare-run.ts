@@ -1,4 +1,4 @@
-import type { ApplySetParent as KepParent } from '../inventory/applyset-id.js';
+import { computeApplySetId, type ApplySetParent as KepParent } from '../inventory/applyset-id.js';
 import type { Inventory } from '../inventory/inventory.js';
 import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
@@ -13,6 +13,7 @@ import {
   type GroupVersionKind,
   type ObjectRef,
 } from '../manifests/object-ref.js';
+import { isNamespace } from '../manifests/apply-waves.js';
 import { parseManifestSet } from '../manifests/parse-manifest-set.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/plan.js';
@@ -21,7 +22,12 @@ import type { RestMapper } from '../kube/rest-mapper.js';
 import type { ApplySetRequest } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
 import { gvkOf } from './object-location.js';
-import { readLiveObjects, type LiveObjects, type ReadTarget } from './read-live-objects.js';
+import {
+  readLiveObjects,
+  type LiveObjects,
+  type LiveReadFilter,
+  type ReadTarget,
+} from './read-live-objects.js';
 import type { RunContext } from './run-context.js';
 
 /*
@@ -117,18 +123,34 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
   return { location, ref, kep: { ...ref }, live, inventory };
 }
 
-/** The live state of every object of the files and of the inventory, read once. */
+/**
+ * The live state of every object of the files and of the inventory, read once. LISTs select the
+ * set's part-of label; in a namespace whose Namespace may be pruned they stay unfiltered, since the
+ * plan keeps a Namespace that others' objects still use (docs/inventory-protocol.md#6-prune-safety).
+ */
 export async function readLive(
   desired: readonly ManifestObject[],
-  inventory: Inventory,
+  parent: ParentState,
   context: RunContext,
   signal: AbortSignal | undefined,
 ): Promise<LiveObjects> {
-  const targets = await readTargets(desired, inventory, context.mapper, signal);
+  const targets = await readTargets(desired, parent.inventory, context.mapper, signal);
+  const filter: LiveReadFilter = {
+    labelSelector: `${MetadataKeys.applySetPartOf}=${computeApplySetId(parent.kep)}`,
+    unfilteredNamespaces: namespacesThatMayBePruned(desired, parent.inventory),
+  };
   return readLiveObjects(context.api, targets, {
     concurrency: context.concurrency,
+    filter,
     ...(signal === undefined ? {} : { signal }),
   });
+}
+
+function namespacesThatMayBePruned(desired: readonly ManifestObject[], inventory: Inventory): Set<string> {
+  const desiredKeys = new Set(desired.map((object) => objectRefKey(object.ref)));
+  return new Set(
+    inventory.filter((ref) => isNamespace(ref) && !desiredKeys.has(objectRefKey(ref))).map((ref) => ref.name),
+  );
 }
 
 async function readTargets(

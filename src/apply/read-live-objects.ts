@@ -20,19 +20,92 @@ export interface LiveObjects {
 }
 
 /**
- * Reads the live state of every target, the cheaper way for each kind and namespace: one LIST when
- * several objects share them, a GET for a single one. Any failure makes the objects concerned
- * `unknown`, never `absent`: the plan writes nothing over, and deletes nothing because of, a read
- * that did not succeed.
+ * How the LISTs are narrowed. `labelSelector` selects the set's own members (its part-of label), so
+ * a LIST costs what the set holds, not what the namespace holds. `unfilteredNamespaces` are those
+ * the plan may prune a Namespace for: there the LISTs stay unfiltered, because what they see of
+ * others' objects is what keeps a Namespace still in use (`namespace-still-used`) at plan time.
+ */
+export interface LiveReadFilter {
+  readonly labelSelector: string;
+  readonly unfilteredNamespaces: ReadonlySet<string>;
+}
+
+/**
+ * Past this many objects of one kind and namespace missing from a filtered LIST (a first apply of
+ * many objects, or a set adopting many unlabelled ones), one unfiltered LIST is cheaper than a GET
+ * each.
+ */
+export const MAX_GETS_AFTER_FILTERED_LIST = 16;
+
+interface ReadGroup {
+  readonly location: ResourceLocation;
+  readonly kind: string;
+  readonly refs: ObjectRef[];
+}
+
+interface ReadState {
+  readonly api: KubeObjectApi;
+  readonly live: Map<string, LiveState>;
+  readonly namespaceMembers: Map<string, ObjectRef[]>;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Reads the live state of every target, the cheaper way for each kind and namespace: a GET for a
+ * single object; for several, one LIST (label-selected with a filter), then a GET for each object
+ * the selected LIST did not return, since it may exist without the label (an object to adopt, one
+ * whose label someone removed: it is read, never assumed absent). Any failure makes the objects
+ * concerned `unknown`, never `absent`: the plan writes nothing over, and deletes nothing because
+ * of, a read that did not succeed.
  */
 export async function readLiveObjects(
   api: KubeObjectApi,
   targets: readonly ReadTarget[],
-  options: { concurrency: number; signal?: AbortSignal },
+  options: { concurrency: number; signal?: AbortSignal; filter?: LiveReadFilter },
 ): Promise<LiveObjects> {
-  const live = new Map<string, LiveState>();
-  const namespaceMembers = new Map<string, ObjectRef[]>();
-  const groups = new Map<string, { location: ResourceLocation; kind: string; refs: ObjectRef[] }>();
+  const state: ReadState = { api, live: new Map(), namespaceMembers: new Map(), signal: options.signal };
+  const groups = groupTargets(targets, state.live);
+  const queue = new PQueue({ concurrency: options.concurrency });
+  const queueOptions = options.signal === undefined ? {} : { signal: options.signal };
+  const { filter } = options;
+  // Two phases over one queue, so that no task waits on another for a slot.
+  const missing = new Map<ReadGroup, ObjectRef[]>();
+  await queue.addAll(
+    groups.map((group) => async () => {
+      if (group.refs.length === 1) return getEach(group, group.refs, state);
+      if (filter === undefined || filter.unfilteredNamespaces.has(group.location.namespace)) {
+        return listAll(group, undefined, state);
+      }
+      const found = await listAll(group, filter.labelSelector, state);
+      if (found !== undefined)
+        missing.set(
+          group,
+          group.refs.filter((ref) => !found.has(ref.name)),
+        );
+    }),
+    queueOptions,
+  );
+  const followUps = [...missing].flatMap(([group, refs]) => followUpOf(group, refs));
+  await queue.addAll(
+    followUps.flatMap(({ group, refs, list }) =>
+      list
+        ? [async () => void (await listAll(group, undefined, state))]
+        : refs.map((ref) => () => getEach(group, [ref], state)),
+    ),
+    queueOptions,
+  );
+  return { live: state.live, namespaceMembers: state.namespaceMembers };
+}
+
+/** What a filtered LIST left to read: nothing, a GET each, or one unfiltered LIST of them all. */
+function followUpOf(group: ReadGroup, missing: readonly ObjectRef[]) {
+  if (missing.length === 0) return [];
+  const list = missing.length > MAX_GETS_AFTER_FILTERED_LIST;
+  return [{ group: { ...group, refs: [...missing] }, refs: missing, list }];
+}
+
+function groupTargets(targets: readonly ReadTarget[], live: Map<string, LiveState>): ReadGroup[] {
+  const groups = new Map<string, ReadGroup>();
   const seen = new Set<string>();
   for (const target of targets) {
     const key = objectRefKey(target.ref);
@@ -53,47 +126,59 @@ export async function readLiveObjects(
     entry.refs.push(target.ref);
     groups.set(groupKey, entry);
   }
+  return [...groups.values()];
+}
 
-  const queue = new PQueue({ concurrency: options.concurrency });
-  const { signal } = options;
-  await queue.addAll(
-    [...groups.values()].map(({ location, kind, refs }) => async () => {
-      const only = refs.length === 1 ? refs[0] : undefined;
-      try {
-        if (only !== undefined) {
-          const object = await api.get(location, only.name, signal);
-          live.set(
-            objectRefKey(only),
-            object === undefined ? { status: 'absent' } : { status: 'present', object },
-          );
-          return;
-        }
-        const items = await api.list(location, kind, signal);
-        const byName = new Map<string, JsonObject>();
-        for (const item of items) {
-          const metadata = item['metadata'];
-          const name = isJsonObject(metadata) ? metadata['name'] : undefined;
-          const namespace = isJsonObject(metadata) ? metadata['namespace'] : undefined;
-          if (typeof name !== 'string') continue;
-          byName.set(name, item);
-          if (typeof namespace === 'string' && namespace !== '') {
-            const members = namespaceMembers.get(namespace) ?? [];
-            members.push({ group: location.group, kind, namespace, name });
-            namespaceMembers.set(namespace, members);
-          }
-        }
-        for (const ref of refs) {
-          const object = byName.get(ref.name);
-          live.set(
-            objectRefKey(ref),
-            object === undefined ? { status: 'absent' } : { status: 'present', object },
-          );
-        }
-      } catch (error) {
-        for (const ref of refs) live.set(objectRefKey(ref), { status: 'unknown', error });
-      }
-    }),
-    { signal },
-  );
-  return { live, namespaceMembers };
+async function getEach(group: ReadGroup, refs: readonly ObjectRef[], state: ReadState): Promise<void> {
+  for (const ref of refs) {
+    try {
+      const object = await state.api.get(group.location, ref.name, state.signal);
+      state.live.set(
+        objectRefKey(ref),
+        object === undefined ? { status: 'absent' } : { status: 'present', object },
+      );
+    } catch (error) {
+      state.live.set(objectRefKey(ref), { status: 'unknown', error });
+    }
+  }
+}
+
+/**
+ * LISTs the group's kind and namespace and records what it saw. Unfiltered, a target the LIST did
+ * not return is absent; filtered, it is left unset for a follow-up read. Returns the names seen, or
+ * `undefined` when the LIST failed (every target is then `unknown`).
+ */
+async function listAll(
+  group: ReadGroup,
+  labelSelector: string | undefined,
+  state: ReadState,
+): Promise<Set<string> | undefined> {
+  const { location, kind, refs } = group;
+  let items: JsonObject[];
+  try {
+    const options = labelSelector === undefined ? undefined : { labelSelector };
+    items = await state.api.list(location, kind, state.signal, options);
+  } catch (error) {
+    for (const ref of refs) state.live.set(objectRefKey(ref), { status: 'unknown', error });
+    return undefined;
+  }
+  const byName = new Map<string, JsonObject>();
+  for (const item of items) {
+    const metadata = item['metadata'];
+    const name = isJsonObject(metadata) ? metadata['name'] : undefined;
+    const namespace = isJsonObject(metadata) ? metadata['namespace'] : undefined;
+    if (typeof name !== 'string') continue;
+    byName.set(name, item);
+    if (typeof namespace === 'string' && namespace !== '') {
+      const members = state.namespaceMembers.get(namespace) ?? [];
+      members.push({ group: location.group, kind, namespace, name });
+      state.namespaceMembers.set(namespace, members);
+    }
+  }
+  for (const ref of refs) {
+    const object = byName.get(ref.name);
+    if (object !== undefined) state.live.set(objectRefKey(ref), { status: 'present', object });
+    else if (labelSelector === undefined) state.live.set(objectRefKey(ref), { status: 'absent' });
+  }
+  return new Set(byName.keys());
 }

@@ -37,8 +37,16 @@ export interface WriteOptions {
 export interface KubeObjectApi {
   /** The object, or `undefined` on 404. Any other failure rejects: a failed read is not "absent". */
   get(location: ResourceLocation, name: string, signal?: AbortSignal): Promise<JsonObject | undefined>;
-  /** The items of a LIST, each with `apiVersion` and `kind` filled in as a GET would return them. */
-  list(location: ResourceLocation, kind: string, signal?: AbortSignal): Promise<JsonObject[]>;
+  /**
+   * The items of a LIST, each with `apiVersion` and `kind` filled in as a GET would return them; only
+   * those matching `labelSelector` when one is given.
+   */
+  list(
+    location: ResourceLocation,
+    kind: string,
+    signal?: AbortSignal,
+    options?: { readonly labelSelector?: string },
+  ): Promise<JsonObject[]>;
   create(
     location: ResourceLocation,
     body: JsonObject,
@@ -86,9 +94,11 @@ export function createKubeObjectApi(client: KubeClient): KubeObjectApi {
         throw error;
       }
     },
-    async list(location, kind, signal) {
+    async list(location, kind, signal, options) {
       const path = resourcePath(location);
-      const list = asObject(await client.request({ method: 'GET', path, signal }), `GET ${path}`);
+      const selector = options?.labelSelector;
+      const query = selector === undefined ? {} : { query: { labelSelector: selector } };
+      const list = asObject(await client.request({ method: 'GET', path, signal, ...query }), `GET ${path}`);
       const items = Array.isArray(list['items']) ? list['items'] : [];
       const apiVersion = location.group === '' ? location.version : `${location.group}/${location.version}`;
       // LIST items carry no apiVersion/kind; the three-way merge must see the object a GET returns.
