@@ -2,7 +2,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../api/durations.js';
-import { defaultIdentity, runController, type ControllerConfig } from '../controller/run-controller.js';
+import { defaultIdentity, type ControllerConfig } from '../controller/controller-config.js';
+import { runController } from '../controller/run-controller.js';
 import { parseSourceHostList } from '../git/source-host-list.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
@@ -93,76 +94,41 @@ export async function runControllerCommand(
   }
 }
 
+const CONTROLLER_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  concurrency: { type: 'string', default: '4' },
+  'metrics-addr': { type: 'string', default: ':8080' },
+  'leader-elect': { type: 'boolean', default: false },
+  namespace: { type: 'string' },
+  'git-cache-dir': { type: 'string' },
+  'lease-duration': { type: 'string', default: '15s' },
+  'renew-deadline': { type: 'string', default: '10s' },
+  'retry-period': { type: 'string', default: '2s' },
+  'shutdown-grace': { type: 'string', default: '45s' },
+  'allowed-source-hosts': { type: 'string', default: '' },
+  'require-secret-source-hosts': { type: 'boolean', default: false },
+  'webhook-addr': { type: 'string' },
+  'webhook-secret': { type: 'string' },
+  'default-service-account': { type: 'string' },
+  'no-cross-namespace-refs': { type: 'boolean', default: false },
+  'allow-secret-refs-from': { type: 'string', default: '' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type ControllerFlagValues = ReturnType<typeof readControllerFlags>;
+
 function parseControllerFlags(
   argv: readonly string[],
   io: CliIo,
 ): { config: ControllerConfig; level: string } | 'help' {
-  const { values, tokens } = parseArgs({
-    args: [...argv],
-    tokens: true,
-    options: {
-      kubeconfig: { type: 'string' },
-      concurrency: { type: 'string', default: '4' },
-      'metrics-addr': { type: 'string', default: ':8080' },
-      'leader-elect': { type: 'boolean', default: false },
-      namespace: { type: 'string' },
-      'git-cache-dir': { type: 'string' },
-      'lease-duration': { type: 'string', default: '15s' },
-      'renew-deadline': { type: 'string', default: '10s' },
-      'retry-period': { type: 'string', default: '2s' },
-      'shutdown-grace': { type: 'string', default: '45s' },
-      'allowed-source-hosts': { type: 'string', default: '' },
-      'require-secret-source-hosts': { type: 'boolean', default: false },
-      'webhook-addr': { type: 'string' },
-      'webhook-secret': { type: 'string' },
-      'default-service-account': { type: 'string' },
-      'no-cross-namespace-refs': { type: 'boolean', default: false },
-      'allow-secret-refs-from': { type: 'string', default: '' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-    allowPositionals: false,
-  });
-  // No flag of the controller repeats: a second value is a mistake to report, never silently the one
-  // that wins (`--namespace a --namespace b` would watch b alone).
-  const seen = new Set<string>();
-  for (const token of tokens) {
-    if (token.kind !== 'option') continue;
-    if (seen.has(token.name)) throw new UsageError(`--${token.name} was given more than once`);
-    seen.add(token.name);
-  }
+  const values = readControllerFlags(argv);
   if (values.help) return 'help';
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new UsageError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
   }
-  const duration = (flag: string, text: string) => {
-    try {
-      return parseDuration(text);
-    } catch (error) {
-      throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-  const defaultServiceAccount = values['default-service-account'];
-  if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
-    throw new UsageError(
-      `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
-    );
-  }
-  const allowSecretRefsFrom = namespaceList('allow-secret-refs-from', values['allow-secret-refs-from']);
-  if (values['no-cross-namespace-refs'] && allowSecretRefsFrom.length > 0) {
-    throw new UsageError(
-      '--no-cross-namespace-refs refuses every reference to another namespace: drop it or --allow-secret-refs-from',
-    );
-  }
-  const webhookAddress = values['webhook-addr'];
-  const webhookSecret = values['webhook-secret'];
-  if ((webhookAddress === undefined) !== (webhookSecret === undefined)) {
-    throw new UsageError('--webhook-addr and --webhook-secret go together');
-  }
-  if (webhookSecret !== undefined && !/^[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*$/.test(webhookSecret)) {
-    throw new UsageError(`--webhook-secret must be NAMESPACE/NAME, got "${webhookSecret}"`);
-  }
+  const references = checkReferenceFlags(values);
+  const webhook = checkWebhookFlags(values);
   const { kubeConfig } = loadKubeConfig(
     io.env,
     values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
@@ -184,19 +150,88 @@ function parseControllerFlags(
       identity: defaultIdentity(env),
       leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
       leaseName: 'applyset-controller-leader',
-      leaseDurationMs: duration('lease-duration', values['lease-duration']),
-      renewDeadlineMs: duration('renew-deadline', values['renew-deadline']),
-      retryPeriodMs: duration('retry-period', values['retry-period']),
-      shutdownGraceMs: duration('shutdown-grace', values['shutdown-grace']),
+      ...durationFlags(values),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
-      ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
-      noCrossNamespaceRefs: values['no-cross-namespace-refs'],
-      allowSecretRefsFrom,
-      ...(webhookAddress === undefined || webhookSecret === undefined
-        ? {}
-        : { webhookAddress, webhookSecret }),
+      ...references,
+      ...webhook,
     },
+  };
+}
+
+/** The flags as given, none of them twice. */
+function readControllerFlags(argv: readonly string[]) {
+  const { values, tokens } = parseArgs({
+    args: [...argv],
+    tokens: true,
+    options: CONTROLLER_OPTIONS,
+    strict: true,
+    allowPositionals: false,
+  });
+  // No flag of the controller repeats: a second value is a mistake to report, never silently the one
+  // that wins (`--namespace a --namespace b` would watch b alone).
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} was given more than once`);
+    seen.add(token.name);
+  }
+  return values;
+}
+
+/** The ServiceAccount an ApplySet is applied as by default, and which namespaces it may reach into. */
+function checkReferenceFlags(
+  values: ControllerFlagValues,
+): Pick<ControllerConfig, 'defaultServiceAccountName' | 'noCrossNamespaceRefs' | 'allowSecretRefsFrom'> {
+  const defaultServiceAccount = values['default-service-account'];
+  if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
+    throw new UsageError(
+      `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
+    );
+  }
+  const allowSecretRefsFrom = namespaceList('allow-secret-refs-from', values['allow-secret-refs-from']);
+  if (values['no-cross-namespace-refs'] && allowSecretRefsFrom.length > 0) {
+    throw new UsageError(
+      '--no-cross-namespace-refs refuses every reference to another namespace: drop it or --allow-secret-refs-from',
+    );
+  }
+  return {
+    ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
+    noCrossNamespaceRefs: values['no-cross-namespace-refs'],
+    allowSecretRefsFrom,
+  };
+}
+
+function checkWebhookFlags(
+  values: ControllerFlagValues,
+): Pick<ControllerConfig, 'webhookAddress' | 'webhookSecret'> {
+  const webhookAddress = values['webhook-addr'];
+  const webhookSecret = values['webhook-secret'];
+  if ((webhookAddress === undefined) !== (webhookSecret === undefined)) {
+    throw new UsageError('--webhook-addr and --webhook-secret go together');
+  }
+  if (webhookSecret !== undefined && !/^[a-z0-9][-a-z0-9]*\/[a-z0-9][-a-z0-9.]*$/.test(webhookSecret)) {
+    throw new UsageError(`--webhook-secret must be NAMESPACE/NAME, got "${webhookSecret}"`);
+  }
+  return webhookAddress === undefined || webhookSecret === undefined ? {} : { webhookAddress, webhookSecret };
+}
+
+/** The leader election's timings and the shutdown grace, read once the kubeconfig has loaded. */
+function durationFlags(
+  values: ControllerFlagValues,
+): Pick<ControllerConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'shutdownGraceMs'> {
+  const duration = (flag: 'lease-duration' | 'renew-deadline' | 'retry-period' | 'shutdown-grace') => {
+    try {
+      return parseDuration(values[flag]);
+    } catch (error) {
+      throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  return {
+    leaseDurationMs: duration('lease-duration'),
+    renewDeadlineMs: duration('renew-deadline'),
+    retryPeriodMs: duration('retry-period'),
+    shutdownGraceMs: duration('shutdown-grace'),
   };
 }
 

@@ -1,92 +1,43 @@
 import { setMaxListeners } from 'node:events';
-import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { createApplySetEngine, type ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
+import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
+import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../api/applyset-types.js';
 import { createGitSource } from '../git/git-source.js';
-import type { SourceHostList } from '../git/source-host-list.js';
-import { startProbeServer } from '../http/start-probe-server.js';
-import { createKubeClient } from '../kube/kube-client.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import { createControllerMetrics } from '../observability/controller-metrics.js';
+import { startProbeServer, type ProbeServer } from '../http/start-probe-server.js';
+import type { WebhookServer } from '../http/start-webhook-server.js';
+import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import { createControllerMetrics, type ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
-import {
-  APPLYSET_GROUP,
-  APPLYSET_PLURAL,
-  APPLYSET_VERSION,
-  APPROVE_PRUNE_ANNOTATION,
-  RECONCILE_REQUESTED_AT_ANNOTATION,
-} from '../api/applyset-types.js';
 import { readSecretVersion } from './applyset-api.js';
+import type { ControllerConfig, RunningController } from './controller-config.js';
 import { createEventRecorder } from './event-recorder.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
-import { createReconciler } from './reconcile-applyset.js';
-import { startSecretChangePoller, type SecretReference } from './secret-change-poller.js';
+import { createReconciler, type Reconciler } from './reconcile-applyset.js';
+import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
-import { startSupervisedInformer, type InformerEvent } from './supervised-informer.js';
-import { createWorkQueue } from './work-queue.js';
+import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
+import { applySetKey, isReady, needsReconcile, secretReferenceOf } from './watched-applyset.js';
+import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
-export interface ControllerConfig {
-  readonly kubeConfig: KubeConfig;
-  /** ApplySets reconciled at once. */
-  readonly concurrency: number;
-  /** `:8080`; `:0` picks a free port. */
-  readonly metricsAddress: string;
-  readonly leaderElect: boolean;
-  /** Watch this namespace only; undefined watches all. */
-  readonly namespace: string | undefined;
-  readonly gitCacheDir: string;
-  /** POD_NAME, else hostname and pid. */
-  readonly identity: string;
-  /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */
-  readonly leaseNamespace: string;
-  readonly leaseName: string;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-  /** How long in-flight reconciles may run after a shutdown request before they are aborted. */
-  readonly shutdownGraceMs: number;
-  readonly watchStallTimeoutMs?: number;
-  /** Hosts a source URL may name (`--allowed-source-hosts`); empty: any. */
-  readonly allowedSourceHosts?: SourceHostList;
-  /** Refuse Git credentials Secrets without `applyset.dev/source-hosts` (`--require-secret-source-hosts`). */
-  readonly requireSecretSourceHosts?: boolean;
-  /**
-   * `--default-service-account`: an ApplySet without spec.serviceAccountName is applied as this
-   * ServiceAccount of its own namespace, never as the controller.
-   */
-  readonly defaultServiceAccountName?: string;
-  /**
-   * `--allow-secret-refs-from`: namespaces whose Secrets an ApplySet of another namespace may name as its
-   * Git credentials. Empty or absent: none (a secretRef is read in the ApplySet's own namespace only).
-   */
-  readonly allowSecretRefsFrom?: readonly string[];
-  /** `--no-cross-namespace-refs`: every reference stays in the ApplySet's namespace (no allow list). */
-  readonly noCrossNamespaceRefs?: boolean;
-  /** `--webhook-addr`: serve push webhooks there; with `webhookSecret`. */
-  readonly webhookAddress?: string;
-  /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
-  readonly webhookSecret?: string;
-  /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
-  readonly secretPollIntervalMs?: number;
-  /**
-   * Called by the engine after each step of a plan; the split-brain fault test pauses the process
-   * there (SIGSTOP) to play a leader frozen mid-reconcile. Not settable from the command line.
-   */
-  readonly afterEngineStep?: ApplySetEngineOptions['afterStep'];
+type StopReason = 'stopped' | 'lost-leadership';
+
+/** The signals of the controller's life: stop taking work, abort in-flight work, leadership lost. */
+interface ControllerSignals {
+  readonly stopping: AbortController;
+  readonly hardStop: AbortController;
+  readonly lostLeadership: AbortController;
+  /** What each reconcile's requests listen to: the end of the grace period, or the lost leadership. */
+  readonly reconcile: AbortSignal;
 }
 
-export interface RunningController {
-  /** Stop taking work, finish in-flight reconciles, release the Lease, close the HTTP server. */
-  stop(): Promise<void>;
-  /** Resolves with why the controller ended: asked to stop, or it lost the leadership. */
-  readonly done: Promise<'stopped' | 'lost-leadership'>;
-  readonly port: number;
-}
-
-export function defaultIdentity(env: Readonly<Record<string, string | undefined>>): string {
-  const pod = env['POD_NAME'];
-  return pod !== undefined && pod !== '' ? pod : `${hostname()}-${process.pid}`;
+/** The clients of the controller, all counted by its metrics: the one door to the API server. */
+interface ControllerClients {
+  /** The controller's own identity; its writes pass the leader fence. */
+  readonly client: KubeClient;
+  /** An unfenced client: the Lease's own requests, and the webhook's annotation of ApplySets. */
+  unfenced(): KubeClient;
+  /** One engine per impersonated user (the ApplySet's ServiceAccount), its writes fenced too. */
+  engineFor(user: string | undefined): ApplySetEngine;
 }
 
 /**
@@ -96,27 +47,98 @@ export function defaultIdentity(env: Readonly<Record<string, string | undefined>
  * ready too.
  */
 export async function runController(config: ControllerConfig, logger: Logger): Promise<RunningController> {
+  const signals = controllerSignals();
+  const metrics = createControllerMetrics();
+  const leadership: { election?: LeaderElection } = {};
+  const clients = controllerClients(config, logger, metrics, leadership);
+  const secretRefNamespaces: ReadonlySet<string> = new Set(
+    config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
+  );
+  const reconcile = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
+  const work = startWork(config, logger, clients.client, reconcile, signals, secretRefNamespaces);
+  metrics.setQueueDepthSource(() => work.queue.depth());
+
+  let resolveDone!: (why: StopReason) => void;
+  const done = new Promise<StopReason>((resolve) => {
+    resolveDone = resolve;
+  });
+  const servers = await startServers(
+    config,
+    logger,
+    clients,
+    metrics,
+    work.applySets,
+    signals.stopping.signal,
+  );
+  let stopped: Promise<void> | undefined;
+  const stop = (why: StopReason): Promise<void> => {
+    stopped ??= shutDown(why, config, logger, signals, work, servers, leadership.election).then(() =>
+      resolveDone(why),
+    );
+    return stopped;
+  };
+
+  const lead = () => {
+    void work.applySets.synced.then(() => {
+      if (!signals.stopping.signal.aborted) work.queue.start();
+    });
+  };
+  if (config.leaderElect) {
+    leadership.election = startLeaderElection(
+      {
+        client: clients.unfenced(),
+        namespace: config.leaseNamespace,
+        name: config.leaseName,
+        identity: config.identity,
+        leaseDurationMs: config.leaseDurationMs,
+        renewDeadlineMs: config.renewDeadlineMs,
+        retryPeriodMs: config.retryPeriodMs,
+        logger,
+      },
+      {
+        onStartedLeading: lead,
+        onStoppedLeading: () => {
+          signals.lostLeadership.abort(new LeadershipLostError());
+          void stop('lost-leadership');
+        },
+      },
+    );
+  } else {
+    lead();
+  }
+
+  return { stop: () => stop('stopped'), done, port: servers.probe.port };
+}
+
+function controllerSignals(): ControllerSignals {
   const stopping = new AbortController();
   const hardStop = new AbortController();
   // Every reconcile's deadline signal listens to these two; there may be many at once.
   setMaxListeners(0, stopping.signal, hardStop.signal);
-  const metrics = createControllerMetrics();
+  // In-flight requests end the moment the leadership is lost, not after the shutdown grace period.
+  const lostLeadership = new AbortController();
+  const reconcile = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
+  setMaxListeners(0, reconcile);
+  return { stopping, hardStop, lostLeadership, reconcile };
+}
+
+function controllerClients(
+  config: ControllerConfig,
+  logger: Logger,
+  metrics: ControllerMetrics,
+  leadership: { readonly election?: LeaderElection },
+): ControllerClients {
   const countRequest = (method: string) => metrics.countKubeRequest(method);
-  let election: LeaderElection | undefined;
   // With leader election, every write of this replica (children, inventory, status, events) must
   // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
   const writeFence = config.leaderElect
     ? () => {
-        if (election === undefined) throw new LeadershipLostError();
-        election.assertLeading();
+        if (leadership.election === undefined) throw new LeadershipLostError();
+        leadership.election.assertLeading();
       }
     : undefined;
   const fenced = writeFence === undefined ? {} : { writeFence };
   const client = createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig, ...fenced });
-  // In-flight requests end the moment the leadership is lost, not after the shutdown grace period.
-  const lostLeadership = new AbortController();
-  const reconcileSignal = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
-  setMaxListeners(0, reconcileSignal);
   const engines = new Map<string, ApplySetEngine>();
   const engineFor = (user: string | undefined): ApplySetEngine => {
     const key = user ?? '';
@@ -136,12 +158,22 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     }
     return engine;
   };
-  const secretRefNamespaces: ReadonlySet<string> = new Set(
-    config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
-  );
-  const reconcile = createReconciler({
+  const unfenced = () => createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig });
+  return { client, unfenced, engineFor };
+}
+
+function wireReconciler(
+  config: ControllerConfig,
+  logger: Logger,
+  clients: ControllerClients,
+  metrics: ControllerMetrics,
+  signal: AbortSignal,
+  secretRefNamespaces: ReadonlySet<string>,
+): Reconciler {
+  const { client } = clients;
+  return createReconciler({
     client,
-    engineFor,
+    engineFor: clients.engineFor,
     defaultServiceAccountName: config.defaultServiceAccountName,
     allowSecretRefsFrom: secretRefNamespaces,
     noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
@@ -158,33 +190,45 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     metrics,
     logger,
     now: Date.now,
-    signal: reconcileSignal,
+    signal,
   });
+}
+
+interface ControllerWork {
+  readonly queue: WorkQueue;
+  readonly applySets: SupervisedInformer;
+  readonly secretPoller: SecretChangePoller;
+}
+
+/** The informer on ApplySets and the poller of their Secrets, feeding the work queue. */
+function startWork(
+  config: ControllerConfig,
+  logger: Logger,
+  client: KubeClient,
+  reconcile: Reconciler,
+  signals: ControllerSignals,
+  secretRefNamespaces: ReadonlySet<string>,
+): ControllerWork {
   const queue = createWorkQueue({
     concurrency: config.concurrency,
     process: async (key) => {
       await secretPoller.beforeReconcile(
         key,
-        AbortSignal.any([reconcileSignal, AbortSignal.timeout(10_000)]),
+        AbortSignal.any([signals.reconcile, AbortSignal.timeout(10_000)]),
       );
       return reconcile(key);
     },
     onError: (key, error) => logger.error({ applyset: key, err: error }, 'reconcile failed; backing off'),
   });
-  metrics.setQueueDepthSource(() => queue.depth());
-
   const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
-  const informerBase = {
-    client,
-    signal: stopping.signal,
-    ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
-  };
   const applySets = startSupervisedInformer({
-    ...informerBase,
+    client,
+    signal: signals.stopping.signal,
+    ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
     path: `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`,
     logger: logger.child({ informer: 'applysets' }),
     onEvent: (event) => {
-      const key = keyOf(event.object);
+      const key = applySetKey(event.object);
       if (event.type === 'deleted') {
         queue.forget(key);
         secretPoller.forget(key);
@@ -196,7 +240,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const secretPoller = startSecretChangePoller({
     readVersion: (namespace, name, signal) => readSecretVersion(client, namespace, name, signal),
     secretOf: (key) => {
-      const applySet = applySets.list().find((object) => keyOf(object) === key);
+      const applySet = applySets.list().find((object) => applySetKey(object) === key);
       return applySet === undefined ? undefined : secretReferenceOf(applySet, secretRefNamespaces);
     },
     failing: () =>
@@ -207,20 +251,30 @@ export async function runController(config: ControllerConfig, logger: Logger): P
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
     intervalMs: config.secretPollIntervalMs ?? 5_000,
-    signal: stopping.signal,
+    signal: signals.stopping.signal,
     logger: logger.child({ poller: 'secrets' }),
   });
+  return { queue, applySets, secretPoller };
+}
 
-  let resolveDone!: (why: 'stopped' | 'lost-leadership') => void;
-  const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => {
-    resolveDone = resolve;
-  });
-  let stopped: Promise<void> | undefined;
+interface ControllerServers {
+  readonly probe: ProbeServer;
+  readonly webhook: WebhookServer | undefined;
+}
 
-  const server = await startProbeServer({
+/** The probe and metrics server, and the push webhook when its address and Secret are given. */
+async function startServers(
+  config: ControllerConfig,
+  logger: Logger,
+  clients: ControllerClients,
+  metrics: ControllerMetrics,
+  applySets: SupervisedInformer,
+  stopping: AbortSignal,
+): Promise<ControllerServers> {
+  const probe = await startProbeServer({
     address: config.metricsAddress,
-    isHealthy: () => !stopping.signal.aborted,
-    isReady: () => applySets.hasSynced() && !stopping.signal.aborted,
+    isHealthy: () => !stopping.aborted,
+    isReady: () => applySets.hasSynced() && !stopping.aborted,
     registry: metrics.registry,
   });
   const webhook =
@@ -229,142 +283,49 @@ export async function runController(config: ControllerConfig, logger: Logger): P
       : await servePushWebhook({
           address: config.webhookAddress,
           secret: config.webhookSecret,
-          client: createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig }),
+          client: clients.unfenced(),
           applySets: () => applySets.list(),
           now: () => new Date(),
           logger: logger.child({ server: 'webhook' }),
         });
   logger.info(
     {
-      port: server.port,
+      port: probe.port,
       ...(webhook === undefined ? {} : { webhookPort: webhook.port }),
       identity: config.identity,
       namespace: config.namespace ?? '(all)',
     },
     'controller started',
   );
+  return { probe, webhook };
+}
 
-  const stop = (why: 'stopped' | 'lost-leadership'): Promise<void> => {
-    stopped ??= (async () => {
-      logger.info({ why }, 'stopping: finishing in-flight reconciles');
-      stopping.abort();
-      const grace = setTimeout(
-        () => hardStop.abort(new Error('shutdown grace period over')),
-        config.shutdownGraceMs,
-      );
-      try {
-        await queue.shutdown();
-      } finally {
-        clearTimeout(grace);
-      }
-      await Promise.all([applySets.done, secretPoller.done]);
-      if (why === 'stopped') await election?.release();
-      await Promise.all([server.close(), webhook?.close()]);
-      logger.info({}, 'stopped');
-      resolveDone(why);
-    })();
-    return stopped;
-  };
-
-  const lead = () => {
-    void applySets.synced.then(() => {
-      if (!stopping.signal.aborted) queue.start();
-    });
-  };
-  if (config.leaderElect) {
-    election = startLeaderElection(
-      {
-        client: createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig }),
-        namespace: config.leaseNamespace,
-        name: config.leaseName,
-        identity: config.identity,
-        leaseDurationMs: config.leaseDurationMs,
-        renewDeadlineMs: config.renewDeadlineMs,
-        retryPeriodMs: config.retryPeriodMs,
-        logger,
-      },
-      {
-        onStartedLeading: lead,
-        onStoppedLeading: () => {
-          lostLeadership.abort(new LeadershipLostError());
-          void stop('lost-leadership');
-        },
-      },
-    );
-  } else {
-    lead();
+/**
+ * Stop taking work and let in-flight reconciles finish within the grace period, then abort them; stop
+ * the informer and the poller, release the Lease unless it was lost, close the servers.
+ */
+async function shutDown(
+  why: StopReason,
+  config: ControllerConfig,
+  logger: Logger,
+  signals: ControllerSignals,
+  work: ControllerWork,
+  servers: ControllerServers,
+  election: LeaderElection | undefined,
+): Promise<void> {
+  logger.info({ why }, 'stopping: finishing in-flight reconciles');
+  signals.stopping.abort();
+  const grace = setTimeout(
+    () => signals.hardStop.abort(new Error('shutdown grace period over')),
+    config.shutdownGraceMs,
+  );
+  try {
+    await work.queue.shutdown();
+  } finally {
+    clearTimeout(grace);
   }
-
-  return { stop: () => stop('stopped'), done, port: server.port };
-}
-
-/**
- * Flux's predicates: a new object, a new generation (a spec change), a deletion starting, or a new
- * value of the reconcile-requested-at annotation. Our own writes (status, finalizer, inventory
- * annotations) change none of these, so they do not loop back into the queue.
- */
-export function needsReconcile(event: InformerEvent): boolean {
-  if (event.type !== 'modified' || event.previous === undefined) return true;
-  const before = metadataOf(event.previous);
-  const after = metadataOf(event.object);
-  const annotation = (m: JsonObject, key: string) => {
-    const annotations = m['annotations'];
-    return isJsonObject(annotations) ? annotations[key] : undefined;
-  };
-  // A request to reconcile, or an approval to prune past the limit, is acted on at once.
-  const asked = (key: string) => annotation(before, key) !== annotation(after, key);
-  return (
-    before['generation'] !== after['generation'] ||
-    (before['deletionTimestamp'] === undefined && after['deletionTimestamp'] !== undefined) ||
-    asked(RECONCILE_REQUESTED_AT_ANNOTATION) ||
-    asked(APPROVE_PRUNE_ANNOTATION)
-  );
-}
-
-function metadataOf(object: JsonObject): JsonObject {
-  const metadata = object['metadata'];
-  return isJsonObject(metadata) ? metadata : {};
-}
-
-function keyOf(object: JsonObject): string {
-  const metadata = metadataOf(object);
-  return `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
-}
-
-/**
- * The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch), or
- * lives in another namespace the controller does not trust (the reconcile refuses it; never polled).
- */
-function secretReferenceOf(
-  applySet: JsonObject,
-  trustedNamespaces: ReadonlySet<string>,
-): SecretReference | undefined {
-  const ref = secretRefOf(applySet);
-  const spec = applySet['spec'];
-  if (ref === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
-  const metadata = metadataOf(applySet);
-  if (metadata['deletionTimestamp'] !== undefined) return undefined;
-  const ownNamespace = String(metadata['namespace'] ?? '');
-  const namespace = ref.namespace ?? ownNamespace;
-  if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
-  return { key: keyOf(applySet), namespace, secretName: ref.name };
-}
-
-function isReady(applySet: JsonObject): boolean {
-  const status = applySet['status'];
-  const conditions = isJsonObject(status) ? status['conditions'] : undefined;
-  return (
-    Array.isArray(conditions) &&
-    conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
-  );
-}
-
-function secretRefOf(object: JsonObject): { name: string; namespace?: string } | undefined {
-  const spec = object['spec'];
-  const source = isJsonObject(spec) ? spec['source'] : undefined;
-  const ref = isJsonObject(source) ? source['secretRef'] : undefined;
-  if (!isJsonObject(ref) || typeof ref['name'] !== 'string') return undefined;
-  return typeof ref['namespace'] === 'string'
-    ? { name: ref['name'], namespace: ref['namespace'] }
-    : { name: ref['name'] };
+  await Promise.all([work.applySets.done, work.secretPoller.done]);
+  if (why === 'stopped') await election?.release();
+  await Promise.all([servers.probe.close(), servers.webhook?.close()]);
+  logger.info({}, 'stopped');
 }

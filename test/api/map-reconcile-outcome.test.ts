@@ -1,6 +1,6 @@
 import type { ApplySetStatus } from '../../src/api/applyset-types.js';
 import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/api/map-reconcile-outcome.js';
-import { needsReconcile } from '../../src/controller/run-controller.js';
+import { needsReconcile } from '../../src/controller/watched-applyset.js';
 
 const counts = { created: 2, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };
 const base: Omit<MapOutcomeInput, 'outcome'> = {

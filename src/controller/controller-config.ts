@@ -1,0 +1,67 @@
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
+import type { SourceHostList } from '../git/source-host-list.js';
+
+export interface ControllerConfig {
+  readonly kubeConfig: KubeConfig;
+  /** ApplySets reconciled at once. */
+  readonly concurrency: number;
+  /** `:8080`; `:0` picks a free port. */
+  readonly metricsAddress: string;
+  readonly leaderElect: boolean;
+  /** Watch this namespace only; undefined watches all. */
+  readonly namespace: string | undefined;
+  readonly gitCacheDir: string;
+  /** POD_NAME, else hostname and pid. */
+  readonly identity: string;
+  /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */
+  readonly leaseNamespace: string;
+  readonly leaseName: string;
+  readonly leaseDurationMs: number;
+  readonly renewDeadlineMs: number;
+  readonly retryPeriodMs: number;
+  /** How long in-flight reconciles may run after a shutdown request before they are aborted. */
+  readonly shutdownGraceMs: number;
+  readonly watchStallTimeoutMs?: number;
+  /** Hosts a source URL may name (`--allowed-source-hosts`); empty: any. */
+  readonly allowedSourceHosts?: SourceHostList;
+  /** Refuse Git credentials Secrets without `applyset.dev/source-hosts` (`--require-secret-source-hosts`). */
+  readonly requireSecretSourceHosts?: boolean;
+  /**
+   * `--default-service-account`: an ApplySet without spec.serviceAccountName is applied as this
+   * ServiceAccount of its own namespace, never as the controller.
+   */
+  readonly defaultServiceAccountName?: string;
+  /**
+   * `--allow-secret-refs-from`: namespaces whose Secrets an ApplySet of another namespace may name as its
+   * Git credentials. Empty or absent: none (a secretRef is read in the ApplySet's own namespace only).
+   */
+  readonly allowSecretRefsFrom?: readonly string[];
+  /** `--no-cross-namespace-refs`: every reference stays in the ApplySet's namespace (no allow list). */
+  readonly noCrossNamespaceRefs?: boolean;
+  /** `--webhook-addr`: serve push webhooks there; with `webhookSecret`. */
+  readonly webhookAddress?: string;
+  /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
+  readonly webhookSecret?: string;
+  /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
+  readonly secretPollIntervalMs?: number;
+  /**
+   * Called by the engine after each step of a plan; the split-brain fault test pauses the process
+   * there (SIGSTOP) to play a leader frozen mid-reconcile. Not settable from the command line.
+   */
+  readonly afterEngineStep?: ApplySetEngineOptions['afterStep'];
+}
+
+export interface RunningController {
+  /** Stop taking work, finish in-flight reconciles, release the Lease, close the HTTP server. */
+  stop(): Promise<void>;
+  /** Resolves with why the controller ended: asked to stop, or it lost the leadership. */
+  readonly done: Promise<'stopped' | 'lost-leadership'>;
+  readonly port: number;
+}
+
+export function defaultIdentity(env: Readonly<Record<string, string | undefined>>): string {
+  const pod = env['POD_NAME'];
+  return pod !== undefined && pod !== '' ? pod : `${hostname()}-${process.pid}`;
+}

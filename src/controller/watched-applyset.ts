@@ -1,0 +1,81 @@
+import { APPROVE_PRUNE_ANNOTATION, RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import type { SecretReference } from './secret-change-poller.js';
+import type { InformerEvent } from './supervised-informer.js';
+
+/*
+ * Pure readings of an ApplySet as the informer holds it (raw JSON): which watch events call for a
+ * reconcile, its queue key, whether it is Ready and which Secret to poll for it.
+ */
+
+/**
+ * Flux's predicates: a new object, a new generation (a spec change), a deletion starting, or a new
+ * value of the reconcile-requested-at annotation. Our own writes (status, finalizer, inventory
+ * annotations) change none of these, so they do not loop back into the queue.
+ */
+export function needsReconcile(event: InformerEvent): boolean {
+  if (event.type !== 'modified' || event.previous === undefined) return true;
+  const before = metadataOf(event.previous);
+  const after = metadataOf(event.object);
+  const annotation = (m: JsonObject, key: string) => {
+    const annotations = m['annotations'];
+    return isJsonObject(annotations) ? annotations[key] : undefined;
+  };
+  // A request to reconcile, or an approval to prune past the limit, is acted on at once.
+  const asked = (key: string) => annotation(before, key) !== annotation(after, key);
+  return (
+    before['generation'] !== after['generation'] ||
+    (before['deletionTimestamp'] === undefined && after['deletionTimestamp'] !== undefined) ||
+    asked(RECONCILE_REQUESTED_AT_ANNOTATION) ||
+    asked(APPROVE_PRUNE_ANNOTATION)
+  );
+}
+
+function metadataOf(object: JsonObject): JsonObject {
+  const metadata = object['metadata'];
+  return isJsonObject(metadata) ? metadata : {};
+}
+
+/** `namespace/name`: the work queue's key of an ApplySet. */
+export function applySetKey(object: JsonObject): string {
+  const metadata = metadataOf(object);
+  return `${String(metadata['namespace'] ?? '')}/${String(metadata['name'])}`;
+}
+
+/**
+ * The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch), or
+ * lives in another namespace the controller does not trust (the reconcile refuses it; never polled).
+ */
+export function secretReferenceOf(
+  applySet: JsonObject,
+  trustedNamespaces: ReadonlySet<string>,
+): SecretReference | undefined {
+  const ref = secretRefOf(applySet);
+  const spec = applySet['spec'];
+  if (ref === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
+  const metadata = metadataOf(applySet);
+  if (metadata['deletionTimestamp'] !== undefined) return undefined;
+  const ownNamespace = String(metadata['namespace'] ?? '');
+  const namespace = ref.namespace ?? ownNamespace;
+  if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
+  return { key: applySetKey(applySet), namespace, secretName: ref.name };
+}
+
+export function isReady(applySet: JsonObject): boolean {
+  const status = applySet['status'];
+  const conditions = isJsonObject(status) ? status['conditions'] : undefined;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
+  );
+}
+
+function secretRefOf(object: JsonObject): { name: string; namespace?: string } | undefined {
+  const spec = object['spec'];
+  const source = isJsonObject(spec) ? spec['source'] : undefined;
+  const ref = isJsonObject(source) ? source['secretRef'] : undefined;
+  if (!isJsonObject(ref) || typeof ref['name'] !== 'string') return undefined;
+  return typeof ref['namespace'] === 'string'
+    ? { name: ref['name'], namespace: ref['namespace'] }
+    : { name: ref['name'] };
+}
