@@ -18,6 +18,7 @@ import type { PatchMeta } from '../merge/patch-meta.js';
 import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
 import { ignoredPathsFor, maskIgnoredFields } from '../plan/drift-ignore.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
+import type { PatchContentType } from '../kube/kube-object-api.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { conflictMessage } from './conflict-message.js';
 import { deleteAndWait } from './delete-and-wait.js';
@@ -101,8 +102,44 @@ export async function updateObject(
   context: ObjectContext,
   attempt: number,
 ): Promise<ObjectOutcome> {
-  const { signal } = context.request;
-  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(gvkOf(object), signal);
+  const update = await planUpdate(object, live, context);
+  if (update === undefined) return { action: 'unchanged', ref: object.ref };
+  if (context.request.dryRun) return previewUpdate(object, live, update);
+
+  // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
+  // `readOnly: false`): kubectl says `configured` for them on every apply. We say what the server did,
+  // and do not send again the patch it ignored while the object is still at the version it ignored
+  // it at.
+  const noOpKey = `${objectRefKey(object.ref)}\n${liveUid(live) ?? ''}`;
+  const noOp = `${liveResourceVersion(live) ?? ''}\n${update.contentType}\n${update.body}`;
+  if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
+  // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
+  if (context.request.drift?.correct === false) {
+    const drift = fieldsPatchWouldChange(live, update.patch, update.meta);
+    return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
+  }
+  return sendUpdate(object, live, context, attempt, update, { key: noOpKey, value: noOp });
+}
+
+/** The three-way patch for one live object, as kubectl computes it, with the set's marks added. */
+interface PlannedUpdate {
+  readonly meta: PatchMeta | 'json-merge';
+  readonly computed: ReturnType<typeof computeApplyPatch>;
+  readonly patch: JsonObject;
+  readonly body: string;
+  readonly contentType: PatchContentType;
+}
+
+/** The patch to send, or undefined when there is nothing to change. */
+async function planUpdate(
+  object: ManifestObject,
+  live: JsonObject,
+  context: ObjectContext,
+): Promise<PlannedUpdate | undefined> {
+  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(
+    gvkOf(object),
+    context.request.signal,
+  );
   // spec.driftIgnore: the merge sees the ignored fields as last applied, so only Git changes them.
   const ignored = ignoredPathsFor(context.request.drift?.ignore ?? [], object.ref);
   const current =
@@ -111,55 +148,60 @@ export async function updateObject(
       : maskIgnoredFields(live, readLastAppliedConfiguration(live) ?? undefined, ignored);
   const computed = computeApplyPatch({ manifest: object.manifest, current, meta });
   const patch = withMemberPatch(computed.kind === 'patch' ? computed.patch : undefined, live, context.member);
-  if (patch === undefined) return { action: 'unchanged', ref: object.ref };
+  if (patch === undefined) return undefined;
   const body = computed.kind === 'patch' && patch === computed.patch ? computed.body : encodeGoJson(patch);
   const contentType =
     meta === 'json-merge' ? 'application/merge-patch+json' : 'application/strategic-merge-patch+json';
+  return { meta, computed, patch, body, contentType };
+}
 
-  if (context.request.dryRun) {
-    const after =
-      meta === 'json-merge'
-        ? (applyJsonMergePatch(live, patch) as JsonObject)
-        : applyStrategicMergePatch(live, patch, meta);
-    const diff = diffFields(live, after)
-      .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
-      .map(formatFieldChange);
-    return diff.length === 0 && computed.kind === 'unchanged'
-      ? { action: 'unchanged', ref: object.ref }
-      : { action: 'would-configure', ref: object.ref, diff };
-  }
+/** A dry run: the fields the patch would change, as the server would apply it, and nothing sent. */
+function previewUpdate(object: ManifestObject, live: JsonObject, update: PlannedUpdate): ObjectOutcome {
+  const { meta, patch } = update;
+  const after =
+    meta === 'json-merge'
+      ? (applyJsonMergePatch(live, patch) as JsonObject)
+      : applyStrategicMergePatch(live, patch, meta);
+  const diff = diffFields(live, after)
+    .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
+    .map(formatFieldChange);
+  return diff.length === 0 && update.computed.kind === 'unchanged'
+    ? { action: 'unchanged', ref: object.ref }
+    : { action: 'would-configure', ref: object.ref, diff };
+}
 
-  // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
-  // `readOnly: false`): kubectl says `configured` for them on every apply. We say what the server did,
-  // and do not send again the patch it ignored while the object is still at the version it ignored
-  // it at.
-  const noOpKey = `${objectRefKey(object.ref)}\n${liveUid(live) ?? ''}`;
-  const noOp = `${liveResourceVersion(live) ?? ''}\n${contentType}\n${body}`;
-  if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
-  // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
-  if (context.request.drift?.correct === false) {
-    const drift = fieldsPatchWouldChange(live, patch, meta);
-    return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
-  }
+/**
+ * PATCH, and what the server did with it: unchanged when it kept the resourceVersion (remembered, so
+ * the same patch is not sent again), configured otherwise; a 409 judges the object again, an
+ * immutable field recreates it when forced.
+ */
+async function sendUpdate(
+  object: ManifestObject,
+  live: JsonObject,
+  context: ObjectContext,
+  attempt: number,
+  update: PlannedUpdate,
+  noOp: { readonly key: string; readonly value: string },
+): Promise<ObjectOutcome> {
   const location = await locationOf(object, context);
   const warnings: string[] = [];
   try {
     const after = await context.api.patch(
       location,
       object.ref.name,
-      contentType,
-      body,
-      signal,
+      update.contentType,
+      update.body,
+      context.request.signal,
       writeOptions(context.request, warnings),
     );
     if (
       liveResourceVersion(after) !== undefined &&
       liveResourceVersion(after) === liveResourceVersion(live)
     ) {
-      rememberNoOp(context.serverNoOps, noOpKey, noOp);
+      rememberNoOp(context.serverNoOps, noOp.key, noOp.value);
       return { action: 'unchanged', ref: object.ref, ...warned(warnings) };
     }
-    context.serverNoOps.delete(noOpKey);
+    context.serverNoOps.delete(noOp.key);
     return {
       action: 'configured',
       ref: object.ref,
@@ -171,19 +213,17 @@ export async function updateObject(
     if (error.status === 409 && attempt < MAX_CONFLICT_RETRIES) {
       return reconcileWithLive(object, context, attempt + 1);
     }
-    if (error.immutableField) {
-      if (!context.request.force) {
-        return {
-          action: 'failed',
-          ref: object.ref,
-          message: `${error.detail} (a field that cannot change was changed; apply with --force to delete and recreate the object)`,
-          cause: error,
-        };
-      }
-      await deleteAndWait(location, object.ref.name, liveUid(live), context);
-      await createObject(object, context, attempt);
-      return { action: 'configured', ref: object.ref };
+    if (!error.immutableField) throw error;
+    if (!context.request.force) {
+      return {
+        action: 'failed',
+        ref: object.ref,
+        message: `${error.detail} (a field that cannot change was changed; apply with --force to delete and recreate the object)`,
+        cause: error,
+      };
     }
-    throw error;
+    await deleteAndWait(location, object.ref.name, liveUid(live), context);
+    await createObject(object, context, attempt);
+    return { action: 'configured', ref: object.ref };
   }
 }

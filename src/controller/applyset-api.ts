@@ -2,7 +2,7 @@ import type { GitAuth } from '../git/git-source.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../git/source-host-list.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject } from '../manifests/json-value.js';
+import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import {
   APPLYSET_GROUP,
   APPLYSET_PLURAL,
@@ -140,25 +140,7 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
           return { kind: 'missing', problem: 'does not exist' };
         throw error;
       }
-      const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
-      const field = (key: string) =>
-        typeof data[key] === 'string' ? Buffer.from(data[key], 'base64').toString('utf8') : undefined;
-      // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
-      const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
-      const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
-      const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
-      const scope = {
-        from: `Secret ${namespace}/${secretName}`,
-        ...(typeof hostList === 'string' ? { hosts: parseSourceHostList(hostList) } : {}),
-      };
-      const token = field('token');
-      if (token !== undefined && token !== '') return { kind: 'found', auth: { token, ...scope } };
-      const username = field('username');
-      const password = field('password');
-      if (username !== undefined && password !== undefined) {
-        return { kind: 'found', auth: { username, password, ...scope } };
-      }
-      return { kind: 'missing', problem: 'has neither token nor username and password' };
+      return gitAuthOf(secret, `Secret ${namespace}/${secretName}`);
     },
     async serviceAccountExists(namespace, name, signal) {
       try {
@@ -170,4 +152,27 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
       }
     },
   };
+}
+
+/** The credentials a Git credentials Secret holds: a token, or a username and password. */
+function gitAuthOf(secret: JsonValue, from: string): GitAuthRead {
+  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
+  const field = (key: string) =>
+    typeof data[key] === 'string' ? Buffer.from(data[key], 'base64').toString('utf8') : undefined;
+  // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
+  const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
+  const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
+  const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
+  const scope = {
+    from,
+    ...(typeof hostList === 'string' ? { hosts: parseSourceHostList(hostList) } : {}),
+  };
+  const token = field('token');
+  if (token !== undefined && token !== '') return { kind: 'found', auth: { token, ...scope } };
+  const username = field('username');
+  const password = field('password');
+  if (username !== undefined && password !== undefined) {
+    return { kind: 'found', auth: { username, password, ...scope } };
+  }
+  return { kind: 'missing', problem: 'has neither token nor username and password' };
 }

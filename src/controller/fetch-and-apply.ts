@@ -1,6 +1,6 @@
 import { excludeFiles } from '../manifests/exclude-files.js';
 import { setMaxListeners } from 'node:events';
-import type { ApplySetResult } from '../apply/apply-set-contract.js';
+import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
@@ -49,12 +49,8 @@ export async function fetchAndApply(
   // 5. The account the set is applied as must exist before anything is fetched or written: an
   // impersonated account that does not exist has no rights, and would fail object by object.
   const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
-  if (serviceAccount !== undefined && !(await api.serviceAccountExists(namespace, serviceAccount, signal))) {
-    const given =
-      spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
-    const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
-    return { outcome: { kind: 'stalled', reason: 'ServiceAccountNotFound', message } };
-  }
+  const missing = await missingServiceAccount(api, namespace, spec, serviceAccount, signal);
+  if (missing !== undefined) return { outcome: missing };
   const auth = await readCredentials(deps, api, namespace, spec, signal);
   if ('done' in auth) return { outcome: auth.done };
 
@@ -73,45 +69,16 @@ export async function fetchAndApply(
   log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
 
   // 7. Read the files under spec.source.path at that commit straight from the object store.
-  let files: ManifestFile[];
-  try {
-    files = await deps.gitSource.readManifests(
-      { url: spec.source.url, commit, path: spec.source.path },
-      { signal },
-    );
-  } catch (error) {
-    return { outcome: failureOutcome(error, { step: 'load', spec, revision }) };
-  }
-  // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
-  // a manifest, so it can neither break the set nor add to it.
-  files = excludeFiles(files, spec.source.ignore, (file) =>
-    spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
-  ).kept;
+  const files = await readFiles(deps, spec, commit, revision, signal);
+  if ('done' in files) return { outcome: files.done };
 
   // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
   const steady = appliedBefore(applySet, revision);
   let result: ApplySetResult;
   try {
-    result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
-      files,
-      parent: parentOf(applySet),
-      defaultNamespace: spec.targetNamespace ?? namespace,
-      prune: spec.prune,
-      ...(spec.pruneDryRun ? { pruneDryRun: true } : {}),
-      // driftMode Warn holds back only drift: a new revision or spec is applied in full.
-      drift: { correct: !(steady && spec.driftMode === 'Warn'), ignore: spec.driftIgnore },
-      allowEmpty: spec.allowEmpty,
-      force: spec.force,
-      adopt: spec.adopt,
-      dryRun: false,
-      ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
-      // A revision approved with applyset.dev/approve-prune prunes past the limit.
-      ...(spec.pruneLimit === undefined ||
-      applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision
-        ? {}
-        : { pruneLimit: spec.pruneLimit }),
-      signal,
-    });
+    result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))(
+      engineRequest(applySet, spec, files.value, revision, steady, signal),
+    );
   } catch (error) {
     return { outcome: failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted }) };
   }
@@ -121,6 +88,80 @@ export async function fetchAndApply(
     ...(result.parentResourceVersion === undefined
       ? {}
       : { parentResourceVersion: result.parentResourceVersion }),
+  };
+}
+
+/** Stalled when the ServiceAccount to impersonate does not exist; undefined when it does, or none is. */
+async function missingServiceAccount(
+  api: ApplySetApi,
+  namespace: string,
+  spec: ResolvedApplySetSpec,
+  serviceAccount: string | undefined,
+  signal: AbortSignal,
+): Promise<ReconcileOutcome | undefined> {
+  if (serviceAccount === undefined || (await api.serviceAccountExists(namespace, serviceAccount, signal)))
+    return undefined;
+  const given =
+    spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
+  const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
+  return { kind: 'stalled', reason: 'ServiceAccountNotFound', message };
+}
+
+/** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
+async function readFiles(
+  deps: ReconcilerDeps,
+  spec: ResolvedApplySetSpec,
+  commit: string,
+  revision: string,
+  signal: AbortSignal,
+): Promise<Step<ManifestFile[]>> {
+  let files: ManifestFile[];
+  try {
+    files = await deps.gitSource.readManifests(
+      { url: spec.source.url, commit, path: spec.source.path },
+      { signal },
+    );
+  } catch (error) {
+    return { done: failureOutcome(error, { step: 'load', spec, revision }) };
+  }
+  // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
+  // a manifest, so it can neither break the set nor add to it.
+  return {
+    value: excludeFiles(files, spec.source.ignore, (file) =>
+      spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
+    ).kept,
+  };
+}
+
+/** What the engine is asked to do for this ApplySet at this revision. */
+function engineRequest(
+  applySet: ApplySet,
+  spec: ResolvedApplySetSpec,
+  files: ManifestFile[],
+  revision: string,
+  steady: boolean,
+  signal: AbortSignal,
+): ApplySetRequest {
+  const { namespace } = applySet.metadata;
+  return {
+    files,
+    parent: parentOf(applySet),
+    defaultNamespace: spec.targetNamespace ?? namespace,
+    prune: spec.prune,
+    ...(spec.pruneDryRun ? { pruneDryRun: true } : {}),
+    // driftMode Warn holds back only drift: a new revision or spec is applied in full.
+    drift: { correct: !(steady && spec.driftMode === 'Warn'), ignore: spec.driftIgnore },
+    allowEmpty: spec.allowEmpty,
+    force: spec.force,
+    adopt: spec.adopt,
+    dryRun: false,
+    ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
+    // A revision approved with applyset.dev/approve-prune prunes past the limit.
+    ...(spec.pruneLimit === undefined ||
+    applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision
+      ? {}
+      : { pruneLimit: spec.pruneLimit }),
+    signal,
   };
 }
 

@@ -104,8 +104,8 @@ function noteSafeModes(
 
 /** The engine's per-object results as counts, errors and one outcome. */
 export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOutcome {
-  const { counts, errors, pruneErrors, adopted, keptForOthers, mergeErrors, changes, serverSide, safeModes } =
-    tally(result.outcomes);
+  const tallied = tally(result.outcomes);
+  const { counts, errors, pruneErrors, mergeErrors } = tallied;
   const first = errors[0];
   const detail = first === undefined ? '' : `: ${first.object}: ${first.message}`;
   if (counts.conflicts > 0) {
@@ -152,25 +152,39 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       errors: pruneErrors,
     };
   }
-  // spec.wait: everything was applied, but Ready means healthy. Each object that is not is named with
-  // why (`deployment.apps/web -n shop: 1 of 3 replicas available`); it is judged again after a backoff.
+  return unhealthyOutcome(result, revision, counts) ?? appliedOutcome(tallied, revision);
+}
+
+/**
+ * spec.wait: everything was applied, but Ready means healthy. Each object that is not is named with
+ * why (`deployment.apps/web -n shop: 1 of 3 replicas available`); it is judged again after a backoff.
+ */
+function unhealthyOutcome(
+  result: ApplySetResult,
+  revision: string,
+  counts: OutcomeCounts,
+): ReconcileOutcome | undefined {
   const unhealthy = (result.health ?? []).filter((report) => report.status !== 'Current');
   const firstUnhealthy = unhealthy[0];
-  if (firstUnhealthy !== undefined) {
-    const healthErrors = unhealthy.map((report) => ({
-      object: objectRefKey(report.ref),
-      message: `${report.status}: ${report.message}`,
-    }));
-    const why = result.healthTimedOut === true ? 'not ready within spec.timeout' : 'failed';
-    return {
-      kind: 'retryable',
-      reason: 'HealthCheckFailed',
-      message: `applied, but ${unhealthy.length} object(s) ${why}: ${describeObjectRef(firstUnhealthy.ref)}: ${firstUnhealthy.message}`,
-      revision,
-      counts,
-      errors: healthErrors,
-    };
-  }
+  if (firstUnhealthy === undefined) return undefined;
+  const healthErrors = unhealthy.map((report) => ({
+    object: objectRefKey(report.ref),
+    message: `${report.status}: ${report.message}`,
+  }));
+  const why = result.healthTimedOut === true ? 'not ready within spec.timeout' : 'failed';
+  return {
+    kind: 'retryable',
+    reason: 'HealthCheckFailed',
+    message: `applied, but ${unhealthy.length} object(s) ${why}: ${describeObjectRef(firstUnhealthy.ref)}: ${firstUnhealthy.message}`,
+    revision,
+    counts,
+    errors: healthErrors,
+  };
+}
+
+/** The whole set in place, with what the events and the safe modes report. */
+function appliedOutcome(tallied: ReturnType<typeof tally>, revision: string): ReconcileOutcome {
+  const { counts, adopted, keptForOthers, changes, serverSide, safeModes } = tallied;
   return {
     kind: 'applied',
     revision,

@@ -32,6 +32,40 @@ export interface ControllerMetrics {
 export function createControllerMetrics(): ControllerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const runs = createRunMetrics(registry);
+  const kubeRequests = new Counter({
+    name: 'applyset_kube_requests_total',
+    help: 'Requests the controller sent to the API server, by verb (the Lease and each watch connection included).',
+    labelNames: ['verb'] as const,
+    registers: [registry],
+  });
+  const perApplySet = createApplySetMetrics(registry);
+  let depthSource: () => number = () => 0;
+  new Gauge({
+    name: 'applyset_queue_depth',
+    help: 'ApplySets due for a reconcile: waiting for a worker or being reconciled.',
+    registers: [registry],
+    collect() {
+      this.set(depthSource());
+    },
+  });
+  return {
+    registry,
+    ...runs,
+    ...perApplySet,
+    countKubeRequest(verb) {
+      kubeRequests.inc({ verb });
+    },
+    setQueueDepthSource(depth) {
+      depthSource = depth;
+    },
+  };
+}
+
+/** What reconciles did: their results and durations, the children they touched, their Git fetches. */
+function createRunMetrics(
+  registry: Registry,
+): Pick<ControllerMetrics, 'observeReconcile' | 'countObjects' | 'observeGitFetch'> {
   const reconcileDuration = new Histogram({
     name: 'applyset_reconcile_duration_seconds',
     help: 'How long one reconcile of an ApplySet took, by result.',
@@ -58,12 +92,24 @@ export function createControllerMetrics(): ControllerMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const kubeRequests = new Counter({
-    name: 'applyset_kube_requests_total',
-    help: 'Requests the controller sent to the API server, by verb (the Lease included, watch streams aside).',
-    labelNames: ['verb'] as const,
-    registers: [registry],
-  });
+  return {
+    observeReconcile(result, seconds) {
+      reconcileDuration.observe({ result }, seconds);
+      reconciles.inc({ result });
+    },
+    countObjects(action, count) {
+      if (count > 0) objects.inc({ action }, count);
+    },
+    observeGitFetch(result, seconds) {
+      gitFetch.observe({ result }, seconds);
+    },
+  };
+}
+
+/** The series labelled by ApplySet: Ready, drift and fights, removed together when it is deleted. */
+function createApplySetMetrics(
+  registry: Registry,
+): Pick<ControllerMetrics, 'setReady' | 'countDrift' | 'countFights'> {
   const ready = new Gauge({
     name: 'applyset_ready',
     help: 'Ready of each ApplySet: 1 True, 0 False, -1 Unknown.',
@@ -82,27 +128,7 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['namespace', 'name'] as const,
     registers: [registry],
   });
-  let depthSource: () => number = () => 0;
-  new Gauge({
-    name: 'applyset_queue_depth',
-    help: 'ApplySets due for a reconcile: waiting for a worker or being reconciled.',
-    registers: [registry],
-    collect() {
-      this.set(depthSource());
-    },
-  });
   return {
-    registry,
-    observeReconcile(result, seconds) {
-      reconcileDuration.observe({ result }, seconds);
-      reconciles.inc({ result });
-    },
-    countObjects(action, count) {
-      if (count > 0) objects.inc({ action }, count);
-    },
-    observeGitFetch(result, seconds) {
-      gitFetch.observe({ result }, seconds);
-    },
     setReady(namespace, name, value) {
       if (value === undefined) {
         // A deleted ApplySet's series go with it.
@@ -116,12 +142,6 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     countFights(namespace, name, objects) {
       if (objects > 0) fights.inc({ namespace, name }, objects);
-    },
-    countKubeRequest(verb) {
-      kubeRequests.inc({ verb });
-    },
-    setQueueDepthSource(depth) {
-      depthSource = depth;
     },
   };
 }
