@@ -1,6 +1,5 @@
 import type { ApplySetStatus } from '../../src/api/applyset-types.js';
 import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/api/map-reconcile-outcome.js';
-import { needsReconcile } from '../../src/controller/watched-applyset.js';
 
 const counts = { created: 2, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };
 const base: Omit<MapOutcomeInput, 'outcome'> = {
@@ -187,25 +186,5 @@ describe('mapReconcileOutcome', () => {
     });
     expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 5000 });
     expect(mapped.status.lastHandledReconcileAt).toBe('2024-05-01T09:59:00Z');
-  });
-});
-
-describe('needsReconcile', () => {
-  const object = (generation: number, annotations: Record<string, string> = {}, extra: object = {}) => ({
-    metadata: { name: 'a', namespace: 'n', generation, annotations, ...extra },
-  });
-  it.each([
-    ['a status or metadata write by the controller', object(1), object(1, { note: 'x' }), false],
-    ['a spec change', object(1), object(2), true],
-    ['a reconcile request', object(1), object(1, { 'applyset.dev/reconcile-requested-at': 'now' }), true],
-    ['a deletion', object(1), object(1, {}, { deletionTimestamp: '2024-01-01T00:00:00Z' }), true],
-    [
-      'an approval to prune past the limit',
-      object(1),
-      object(1, { 'applyset.dev/approve-prune': 'main@sha1:abc' }),
-      true,
-    ],
-  ])('%s: reconcile is %s', (_what, previous, next, expected) => {
-    expect(needsReconcile({ type: 'modified', object: next, previous })).toBe(expected);
   });
 });
