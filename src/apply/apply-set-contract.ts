@@ -18,6 +18,12 @@ export interface ApplySetParent {
   readonly name: string;
   /** Create the parent when it is absent (the command's ConfigMap); the controller's ApplySet always exists. */
   readonly createIfMissing: boolean;
+  /**
+   * A finalizer the parent must hold before any member is written (the controller's, so a deletion
+   * waits for the children to be handled). When missing, it is added by the run's first write of the
+   * parent, the inventory widen, rather than by a write of its own.
+   */
+  readonly finalizer?: string;
 }
 
 export interface ApplySetRequest {

@@ -42,7 +42,7 @@ export function createParentWriter(
 
   const write = async (metadata: ParentMetadata) => {
     if (live === undefined) return create(metadata);
-    const patch = metadataPatch(live, metadata);
+    const patch = withFinalizer(metadataPatch(live, metadata), live, spec.finalizer);
     if (patch === undefined) return;
     try {
       live = await context.api.patch(
@@ -96,12 +96,29 @@ function newParentBody(spec: ApplySetRequest['parent'], metadata: ParentMetadata
     metadata: {
       name: spec.name,
       ...(spec.namespace === '' ? {} : { namespace: spec.namespace }),
+      ...(spec.finalizer === undefined ? {} : { finalizers: [spec.finalizer] }),
       labels: { ...metadata.labels },
       annotations: Object.fromEntries(
         Object.entries(metadata.annotations).filter((entry): entry is [string, string] => entry[1] !== null),
       ),
     },
   };
+}
+
+/**
+ * `patch` plus the finalizer the parent must hold, when it lacks it. A merge patch replaces the whole
+ * list, so it is the live list with ours added; the resourceVersion guard makes it a compare-and-swap.
+ */
+function withFinalizer(
+  patch: JsonObject | undefined,
+  live: JsonObject,
+  finalizer: string | undefined,
+): JsonObject | undefined {
+  const metadata = live['metadata'];
+  const held = isJsonObject(metadata) && Array.isArray(metadata['finalizers']) ? metadata['finalizers'] : [];
+  if (finalizer === undefined || held.includes(finalizer)) return patch;
+  const patchMetadata = isJsonObject(patch?.['metadata']) ? patch['metadata'] : {};
+  return { ...patch, metadata: { ...patchMetadata, finalizers: [...held, finalizer] } };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ApplySetParent } from '../apply/apply-set-contract.js';
 import {
   APPLYSET_API_VERSION,
+  APPLYSET_FINALIZER,
   APPLYSET_GROUP,
   APPLYSET_KIND,
   APPLYSET_PLURAL,
@@ -19,6 +20,8 @@ export function parentOf(applySet: ApplySet): ApplySetParent {
     namespace: applySet.metadata.namespace,
     name: applySet.metadata.name,
     createIfMissing: false,
+    // Folded into the run's inventory widen: a first reconcile costs no write of its own for it.
+    finalizer: APPLYSET_FINALIZER,
   };
 }
 

@@ -23,6 +23,8 @@ import { finalize } from './finalize-applyset.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import { zeroCounts } from './outcome-of.js';
 import type { Requeue } from '../api/requeue.js';
+import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
 
 export { impersonatedUser } from './applyset-subject.js';
 export { outcomeOf } from './outcome-of.js';
@@ -83,10 +85,12 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       return finish('deleted', await finalize(deps, api, applySet, log));
     }
 
-    // 3. First sight: hold the finalizer, so a deletion waits until the children are handled.
+    // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
+    // records no children yet gets it with the engine's inventory widen, the write before any child
+    // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
     // Every later write of the ApplySet is conditional on the version this run last saw or wrote.
     let version = applySet.metadata.resourceVersion;
-    if (!(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER)) {
+    if (!(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER) && recordsChildren(applySet)) {
       version = await api.setFinalizers(
         applySet,
         [...(applySet.metadata.finalizers ?? []), APPLYSET_FINALIZER],
@@ -123,6 +127,13 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
     return finish(run.outcome.kind === 'applied' ? 'success' : run.outcome.kind, requeue);
   };
+}
+
+/** Whether the ApplySet's inventory lists anything (plain or compressed). */
+function recordsChildren(applySet: ApplySet): boolean {
+  const annotations = applySet.metadata.annotations ?? {};
+  const plain = annotations[MetadataKeys.lastAppliedObjects];
+  return (plain !== undefined && plain.trim() !== '') || annotations[COMPRESSED_INVENTORY_KEY] !== undefined;
 }
 
 /** Steps 5-8: an invalid spec stalls; a valid one is fetched, loaded, applied and pruned. */

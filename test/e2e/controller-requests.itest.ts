@@ -1,0 +1,162 @@
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import {
+  cluster,
+  configMapYaml,
+  createApplySet,
+  getApplySet,
+  httpGet,
+  installCrd,
+  logCount,
+  patchApplySet,
+  startController,
+  stopAllControllers,
+  waitFor,
+  waitForAppliedCommit,
+  type ControllerProcess,
+} from './e2e-kit.js';
+
+// Issue #14, what a fleet costs. Requests are counted by the controller's own
+// applyset_kube_requests_total{verb}: the API server's apiserver_request_total has no namespace label
+// and the integration suite runs its files in parallel against one API server, so the server's
+// counts of configmaps, applysets and events include other tests' requests. The controller watches
+// only this test's namespace (--namespace), so its counter holds this test's requests and nothing
+// else. Git fetches are counted on the test Git server.
+
+type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+async function requestsByVerb(controller: ControllerProcess): Promise<Record<Verb, number>> {
+  const { body } = await httpGet(controller.port, '/metrics');
+  const counts: Record<Verb, number> = { GET: 0, POST: 0, PUT: 0, PATCH: 0, DELETE: 0 };
+  for (const line of body.split('\n')) {
+    const match = /^applyset_kube_requests_total\{verb="([A-Z]+)"\} (\d+)/.exec(line);
+    if (match !== null && match[1] !== undefined && match[1] in counts)
+      counts[match[1] as Verb] = Number(match[2]);
+  }
+  return counts;
+}
+
+function difference(after: Record<Verb, number>, before: Record<Verb, number>): Record<Verb, number> {
+  const verbs: Verb[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  return Object.fromEntries(verbs.map((verb) => [verb, after[verb] - before[verb]])) as Record<Verb, number>;
+}
+
+const writesOf = (counts: Record<Verb, number>) => counts.POST + counts.PUT + counts.PATCH + counts.DELETE;
+
+/** Git fetches so far: each starts with the ref advertisement. */
+const fetches = (git: GitTestServer) =>
+  git.requests.filter((request) => request.method === 'GET' && request.url.includes('/info/refs')).length;
+
+describe('requests of ApplySets', () => {
+  const c = cluster();
+  const namespace = uniqueName('e2e-req');
+  let git: GitTestServer;
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    git = await startGitServer({
+      files: Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.yaml`, configMapYaml(n, { v: '1' })])),
+    });
+    controller = await startController({ namespace });
+  });
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await git?.close();
+  });
+
+  it('first reconcile of 4 objects writes 8 times at most, a reconcile at rest not once', async () => {
+    const before = await requestsByVerb(controller);
+    // An interval of an hour: nothing but the first reconcile runs while it is counted.
+    await createApplySet(c, namespace, 'four', { url: git.url, interval: '1h' });
+    await waitForAppliedCommit(c, namespace, 'four', await git.revParse('main'), 60_000);
+    await waitFor('the ReconciliationSucceeded event', async () => {
+      const events = await c.core.listNamespacedEvent({
+        namespace,
+        fieldSelector: 'involvedObject.name=four',
+      });
+      return events.items.some((event) => event.reason === 'ReconciliationSucceeded') ? true : undefined;
+    });
+    // 4 creates and the event (POST); the inventory widen with the finalizer folded in, the hash, the
+    // status (PATCH).
+    const first = difference(await requestsByVerb(controller), before);
+    expect(first).toMatchObject({ POST: 5, PATCH: 3, PUT: 0, DELETE: 0 });
+    expect(writesOf(first)).toBeLessThanOrEqual(8);
+    expect((await getApplySet(c, namespace, 'four'))?.metadata.finalizers).toContain(
+      'applyset.dev/finalizer',
+    );
+
+    // At rest: a short interval (a spec change, so one status write for observedGeneration), and once
+    // a reconcile has found the status as it would write it, three more on the interval.
+    const key = `${namespace}/four`;
+    await patchApplySet(namespace, 'four', { spec: { interval: '2s' } });
+    const settled = logCount(controller, key, 'reconciled') + 2;
+    await waitFor(
+      'the spec change to be reconciled',
+      async () => (logCount(controller, key, 'reconciled') >= settled ? true : undefined),
+      60_000,
+    );
+    const atRest = await requestsByVerb(controller);
+    const reconciled = logCount(controller, key, 'reconciled');
+    await waitFor(
+      'three reconciles on the interval',
+      async () => (logCount(controller, key, 'reconciled') >= reconciled + 3 ? true : undefined),
+      60_000,
+    );
+    const noOps = difference(await requestsByVerb(controller), atRest);
+    const reconciles = logCount(controller, key, 'reconciled') - reconciled;
+    expect(writesOf(noOps)).toBe(0);
+    // Reads: the ApplySet, its parent read by the engine, one label-selected LIST of ConfigMaps. (A
+    // watch the informer renews meanwhile is a GET too, hence the one spare.)
+    expect(noOps.GET).toBeLessThanOrEqual(3 * reconciles + 1);
+  });
+
+  it('50 ApplySets on one repository fetch it about once per interval', async () => {
+    const fleet = 50;
+    const intervalSeconds = 10;
+    const files: Record<string, string> = {};
+    for (let i = 0; i < fleet; i += 1) {
+      for (const n of ['a', 'b', 'c', 'd'])
+        files[`set-${i}/${n}.yaml`] = configMapYaml(`f${i}-${n}`, { v: '1' });
+    }
+    const shared = await startGitServer({ files });
+    try {
+      const sha = await shared.revParse('main');
+      const names = Array.from({ length: fleet }, (_, i) => `fleet-${i}`);
+      await Promise.all(
+        names.map((name, i) =>
+          createApplySet(c, namespace, name, {
+            url: shared.url,
+            path: `set-${i}`,
+            interval: `${intervalSeconds}s`,
+          }),
+        ),
+      );
+      for (const name of names) await waitForAppliedCommit(c, namespace, name, sha, 180_000);
+
+      const fetchesBefore = fetches(shared);
+      const startedAt = Date.now();
+      const counts = names.map((name) => logCount(controller, `${namespace}/${name}`, 'reconciled'));
+      await waitFor(
+        'two reconciles of every ApplySet on its interval',
+        async () =>
+          names.every(
+            (name, i) => logCount(controller, `${namespace}/${name}`, 'reconciled') >= (counts[i] ?? 0) + 2,
+          )
+            ? true
+            : undefined,
+        180_000,
+      );
+      const elapsedSeconds = (Date.now() - startedAt) / 1000;
+      const fetched = fetches(shared) - fetchesBefore;
+      // A reconcile on schedule takes a fetch younger than its interval: one fetch per interval
+      // elapsed, plus the one in progress, however many ApplySets share the URL.
+      expect(fetched).toBeGreaterThanOrEqual(1);
+      expect(fetched).toBeLessThanOrEqual(Math.floor(elapsedSeconds / intervalSeconds) + 1);
+    } finally {
+      await shared.close();
+    }
+  });
+});
