@@ -51,7 +51,8 @@ describe('spec.wait: Ready means healthy', () => {
       spec: {
         suspend: false,
         wait: true,
-        timeout: '5s',
+        // Long enough that fetch and apply fit in it on a loaded machine: the wait is what must time out.
+        timeout: '20s',
         healthChecks: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'made-elsewhere', namespace }],
       },
     });
@@ -61,7 +62,7 @@ describe('spec.wait: Ready means healthy', () => {
       'site',
       'False',
       (view) => condition(view, 'Ready')?.reason === 'HealthCheckFailed',
-      60_000,
+      120_000,
     );
     expect(condition(waiting, 'Ready')?.message).toMatch(
       /applied, but 2 object\(s\) not ready within spec.timeout/,
@@ -80,7 +81,7 @@ describe('spec.wait: Ready means healthy', () => {
     // The rollout completes (as the deployment controller would write it) and the checked object appears.
     await markDeploymentRolledOut(namespace, 'web', 3);
     await kubectlAdmin(['-n', namespace, 'create', 'configmap', 'made-elsewhere']);
-    const ready = await waitForReady(c, namespace, 'site', 'True', undefined, 60_000);
+    const ready = await waitForReady(c, namespace, 'site', 'True', undefined, 120_000);
     expect(condition(ready, 'Ready')?.reason).toBe('ReconciliationSucceeded');
     expect((await getApplySet(c, namespace, 'site'))?.status?.errors?.totalCount).toBe(0);
   });
