@@ -17,7 +17,8 @@ import {
   renameSequence,
   type DiffSequence,
 } from '../test/merge-differential/generate-sequence.js';
-import { comparable, runSequence, type StepReport } from '../test/merge-differential/run-sequence.js';
+import { comparable } from '../test/merge-differential/compare-live.js';
+import { runSequence, type StepReport } from '../test/merge-differential/run-sequence.js';
 
 function printer(nsK: string, nsE: string) {
   return (report: StepReport) => {

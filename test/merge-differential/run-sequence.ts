@@ -2,15 +2,17 @@ import { spawn } from 'node:child_process';
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import type { KubeClient } from '../../src/kube/kube-client.js';
 import type { PatchMetaSource } from '../../src/kube/openapi-patch-meta-source.js';
+import { decodeDocuments } from '../../src/manifests/decode-documents.js';
 import { isJsonObject, type JsonObject } from '../../src/manifests/json-value.js';
 import { computeApplyPatch } from '../../src/merge/compute-apply-patch.js';
 import { encodeGoJson } from '../../src/merge/encode-go-json.js';
 import {
   buildCreateBody,
   buildLastAppliedConfiguration,
-  LAST_APPLIED_ANNOTATION,
 } from '../../src/merge/last-applied-configuration.js';
-import type { DiffKind, DiffSequence, DiffStep } from './generate-sequence.js';
+import { comparable, differingPaths } from './compare-live.js';
+import { resourceOfKind, type DiffSequence, type DiffStep } from './generate-sequence.js';
+import { renderYaml } from './yaml11-scalars.js';
 
 /** What `kubectl apply` printed for the object, or the error both sides must agree on. */
 export type Verdict = 'created' | 'configured' | 'unchanged' | 'error';
@@ -57,21 +59,43 @@ export class SequenceMismatch extends Error {
   }
 }
 
-const RESOURCES: Record<DiffKind, { readonly group: string; readonly resource: string }> = {
-  Deployment: { group: 'apps', resource: 'deployments' },
-  StatefulSet: { group: 'apps', resource: 'statefulsets' },
-  Service: { group: '', resource: 'services' },
-  ConfigMap: { group: '', resource: 'configmaps' },
-  Secret: { group: '', resource: 'secrets' },
-  PodDisruptionBudget: { group: 'policy', resource: 'poddisruptionbudgets' },
-  Widget: { group: '', resource: 'widgets' },
-};
+/** The collection the sequence's object lives in, on one side. */
+function collectionPath(sequence: DiffSequence, apiVersion: string, namespace: string): string {
+  const { plural, clusterScoped } = resourceOfKind(sequence.kind);
+  const root = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  return clusterScoped === true ? `${root}/${plural}` : `${root}/namespaces/${namespace}/${plural}`;
+}
 
-function collectionPath(sequence: DiffSequence, namespace: string, crdGroup: string): string {
-  const { group, resource } = RESOURCES[sequence.kind];
-  const g = sequence.kind === 'Widget' ? crdGroup : group;
-  const root = g === '' ? '/api/v1' : `/apis/${g}/v1`;
-  return `${root}/namespaces/${namespace}/${resource}`;
+/**
+ * The object's name on one side: a cluster-scoped object cannot be told apart by its namespace, so
+ * it carries the side's namespace in its name (and `comparable` takes it out again).
+ */
+function sideName(sequence: DiffSequence, namespace: string): string {
+  return resourceOfKind(sequence.kind).clusterScoped === true
+    ? `${sequence.name}-${namespace}`
+    : sequence.name;
+}
+
+/** One side's object: its path, and a manifest of it as that side applies it. */
+interface Side {
+  readonly namespace: string;
+  readonly path: string;
+  manifest(step: DiffStep & { type: 'apply' }): { text: string; manifest: JsonObject };
+}
+
+function side(sequence: DiffSequence, namespace: string): Side {
+  const first = sequence.steps.find((step) => step.type === 'apply');
+  const apiVersion = String(first?.type === 'apply' ? first.manifest.apiVersion : 'v1');
+  const name = sideName(sequence, namespace);
+  return {
+    namespace,
+    path: `${collectionPath(sequence, apiVersion, namespace)}/${name}`,
+    manifest(step) {
+      const manifest = { ...step.manifest, metadata: { ...(step.manifest.metadata as JsonObject), name } };
+      const text = step.yaml11 === undefined ? JSON.stringify(manifest) : renderYaml(manifest, step.yaml11);
+      return { text, manifest };
+    },
+  };
 }
 
 /**
@@ -80,25 +104,25 @@ function collectionPath(sequence: DiffSequence, namespace: string, crdGroup: str
  * verdicts and the live objects must agree. Throws SequenceMismatch at the first disagreement.
  */
 export async function runSequence(context: DiffContext, sequence: DiffSequence): Promise<void> {
-  const pathKubectl = collectionPath(sequence, context.namespaceKubectl, context.crdGroup);
-  const pathEngine = collectionPath(sequence, context.namespaceEngine, context.crdGroup);
+  const kubectlSide = side(sequence, context.namespaceKubectl);
+  const engineSide = side(sequence, context.namespaceEngine);
   for (const [index, step] of sequence.steps.entries()) {
     let kubectl: StepReport['kubectl'];
     let engine: StepReport['engine'];
     if (step.type === 'apply') {
       [kubectl, engine] = await Promise.all([
-        kubectlApply(context, step.manifest),
-        engineApply(context, sequence, pathEngine, step.manifest),
+        kubectlApply(context, kubectlSide.manifest(step).text),
+        engineApply(context, sequence, engineSide, step),
       ]);
     } else {
       [kubectl, engine] = await Promise.all([
-        write(context.client, `${pathKubectl}/${sequence.name}`, step),
-        write(context.client, `${pathEngine}/${sequence.name}`, step),
+        write(context.client, kubectlSide.path, step),
+        write(context.client, engineSide.path, step),
       ]);
     }
     const [liveKubectl, liveEngine] = await Promise.all([
-      getLive(context.client, `${pathKubectl}/${sequence.name}`),
-      getLive(context.client, `${pathEngine}/${sequence.name}`),
+      getLive(context.client, kubectlSide.path),
+      getLive(context.client, engineSide.path),
     ]);
     context.onStep?.({ index, step, kubectl, engine, liveKubectl, liveEngine });
     if (kubectl.verdict !== engine.verdict) {
@@ -125,7 +149,7 @@ export async function runSequence(context: DiffContext, sequence: DiffSequence):
   }
 }
 
-async function kubectlApply(context: DiffContext, manifest: JsonObject): Promise<StepReport['kubectl']> {
+async function kubectlApply(context: DiffContext, text: string): Promise<StepReport['kubectl']> {
   const verbose = context.onStep !== undefined;
   const args = [
     '--kubeconfig',
@@ -139,7 +163,7 @@ async function kubectlApply(context: DiffContext, manifest: JsonObject): Promise
     '-',
     ...(verbose ? ['-v=9'] : []),
   ];
-  const { code, stdout, stderr } = await run(context.kubectl, args, JSON.stringify(manifest));
+  const { code, stdout, stderr } = await run(context.kubectl, args, text);
   const patch = verbose ? patchFromLog(stderr) : undefined;
   if (code !== 0)
     return {
@@ -165,35 +189,40 @@ function patchFromLog(log: string): string | undefined {
   return undefined;
 }
 
-/** The engine side, as the controller will do it: GET; create when absent; else compute and PATCH. */
+/**
+ * The engine side, as the controller will do it: decode the text kubectl got (when it is YAML), GET;
+ * create when absent; else compute and PATCH.
+ */
 async function engineApply(
   context: DiffContext,
   sequence: DiffSequence,
-  collection: string,
-  manifest: JsonObject,
+  engineSide: Side,
+  step: DiffStep & { type: 'apply' },
 ): Promise<StepReport['engine']> {
-  const withNamespace: JsonObject = {
-    ...manifest,
-    metadata: { ...(manifest.metadata as JsonObject), namespace: context.namespaceEngine },
-  };
-  const [group, version] = String(manifest.apiVersion).includes('/')
-    ? String(manifest.apiVersion).split('/')
-    : ['', String(manifest.apiVersion)];
-  const gvk = { group: group ?? '', version: version ?? 'v1', kind: sequence.kind };
   const query = { fieldManager: 'kubectl-client-side-apply', fieldValidation: 'Strict' };
   try {
-    const current = await getLive(context.client, `${collection}/${sequence.name}`);
+    const decoded = decodedManifest(engineSide.manifest(step));
+    const clusterScoped = resourceOfKind(sequence.kind).clusterScoped === true;
+    const manifest: JsonObject = clusterScoped
+      ? decoded
+      : { ...decoded, metadata: { ...(decoded.metadata as JsonObject), namespace: engineSide.namespace } };
+    const [group, version] = String(manifest.apiVersion).includes('/')
+      ? String(manifest.apiVersion).split('/')
+      : ['', String(manifest.apiVersion)];
+    const gvk = { group: group ?? '', version: version ?? 'v1', kind: sequence.kind };
+    const collection = engineSide.path.slice(0, engineSide.path.lastIndexOf('/'));
+    const current = await getLive(context.client, engineSide.path);
     if (current === undefined) {
-      const body = buildCreateBody(buildLastAppliedConfiguration(withNamespace).modified);
+      const body = buildCreateBody(buildLastAppliedConfiguration(manifest).modified);
       await context.client.request({ method: 'POST', path: collection, query, body: JSON.stringify(body) });
       return { verdict: 'created', output: 'created', patch: encodeGoJson(body) };
     }
     const meta = await context.metaSource.metaFor(gvk);
-    const result = computeApplyPatch({ manifest: withNamespace, current, meta });
+    const result = computeApplyPatch({ manifest, current, meta });
     if (result.kind === 'unchanged') return { verdict: 'unchanged', output: 'unchanged', patch: '{}' };
     await context.client.request({
       method: 'PATCH',
-      path: `${collection}/${sequence.name}`,
+      path: engineSide.path,
       query,
       body: result.body,
       contentType: result.patchType,
@@ -202,6 +231,14 @@ async function engineApply(
   } catch (error) {
     return { verdict: 'error', output: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** A YAML text is decoded as the engine decodes files; a JSON one is the manifest itself. */
+function decodedManifest({ text, manifest }: { text: string; manifest: JsonObject }): JsonObject {
+  if (text.startsWith('{')) return manifest;
+  const [document] = decodeDocuments(text, 'manifest.yaml');
+  if (document === undefined || !isJsonObject(document.value)) throw new Error('the YAML holds no object');
+  return document.value;
 }
 
 async function write(
@@ -230,71 +267,6 @@ async function getLive(client: KubeClient, path: string): Promise<JsonObject | u
     if (error instanceof KubeApiError && error.notFound) return undefined;
     throw error;
   }
-}
-
-/**
- * The live object without what legitimately differs between two objects of the same name in two
- * namespaces, or between two writes of the same content:
- * - metadata.uid, resourceVersion, creationTimestamp, generation: identity and bookkeeping, not content
- *   (generation counts spec writes; kubectl and the engine may reach the same spec in different
- *   numbers of writes only if a verdict differs, which is checked separately);
- * - metadata.managedFields: holds timestamps; both sides use the manager `kubectl-client-side-apply`;
- * - metadata.namespace, and the namespace inside the last-applied annotation (compared byte for byte
- *   after substituting the namespace, so the annotation is otherwise held to be identical);
- * - Service spec.clusterIP/clusterIPs: allocated by the server, different for each Service.
- */
-export function comparable(
-  live: JsonObject | undefined,
-  namespaceKubectl: string,
-  namespaceEngine: string,
-): JsonObject | undefined {
-  if (live === undefined) return undefined;
-  const copy = structuredClone(live);
-  const metadata = isJsonObject(copy.metadata) ? copy.metadata : {};
-  for (const key of [
-    'uid',
-    'resourceVersion',
-    'creationTimestamp',
-    'generation',
-    'managedFields',
-    'namespace',
-  ]) {
-    delete metadata[key];
-  }
-  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : undefined;
-  const lastApplied = annotations?.[LAST_APPLIED_ANNOTATION];
-  if (annotations !== undefined && typeof lastApplied === 'string') {
-    annotations[LAST_APPLIED_ANNOTATION] = lastApplied
-      .split(`"namespace":"${namespaceKubectl}"`)
-      .join('"namespace":"<ns>"')
-      .split(`"namespace":"${namespaceEngine}"`)
-      .join('"namespace":"<ns>"');
-  }
-  if (copy.kind === 'Service' && isJsonObject(copy.spec)) {
-    delete copy.spec.clusterIP;
-    delete copy.spec.clusterIPs;
-  }
-  return copy;
-}
-
-export function differingPaths(
-  a: unknown,
-  b: unknown,
-  path = '',
-): { path: string; a: unknown; b: unknown }[] {
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return [{ path: path || '/', a, b }];
-    return a.flatMap((item, i) => differingPaths(item, b[i], `${path}/${i}`));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
-    return keys.flatMap((k) => differingPaths(a[k], b[k], `${path}/${k}`));
-  }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [{ path: path || '/', a, b }];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function run(

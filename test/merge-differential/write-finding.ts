@@ -2,7 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiffSequence } from './generate-sequence.js';
 import type { Disagreement } from './minimize-sequence.js';
-import { comparable, differingPaths, type DiffContext, type StepReport } from './run-sequence.js';
+import { renderYaml } from './yaml11-scalars.js';
+import { comparable, differingPaths } from './compare-live.js';
+import type { DiffContext, StepReport } from './run-sequence.js';
 
 export interface Finding {
   /** The disagreement as first seen, with the whole sequence up to it. */
@@ -17,7 +19,7 @@ export interface Finding {
  * Writes one disagreement as a directory a person can read and replay without the fuzzer:
  *   README.md            what disagreed, the seed, how to replay
  *   sequence.json        the minimal sequence (scripts/replay-differential.ts --finding <dir>)
- *   steps/NN-apply.json  each manifest version, as kubectl received it
+ *   steps/NN-apply.json  each manifest version, as kubectl received it (.yaml with YAML 1.1 lines)
  *   steps/NN-write.json  each other writer's change: description, patch type, body
  *   live-kubectl.json, live-engine.json   both live objects after the last step, as compared
  *   patches.txt          the request bodies of the last step, kubectl's (from its -v=9 log) and ours
@@ -57,7 +59,12 @@ async function writeSteps(dir: string, sequence: DiffSequence): Promise<void> {
   for (const [index, step] of sequence.steps.entries()) {
     const n = String(index).padStart(2, '0');
     if (step.type === 'apply') {
-      await writeFile(join(dir, `${n}-apply.json`), `${JSON.stringify(step.manifest, null, 2)}\n`);
+      // What kubectl read: the YAML text when the step has YAML 1.1 lines, else the manifest as JSON.
+      if (step.yaml11 === undefined) {
+        await writeFile(join(dir, `${n}-apply.json`), `${JSON.stringify(step.manifest, null, 2)}\n`);
+      } else {
+        await writeFile(join(dir, `${n}-apply.yaml`), renderYaml(step.manifest, step.yaml11));
+      }
     } else {
       const { description, contentType, patch } = step;
       await writeFile(

@@ -20,7 +20,7 @@ import {
   createNamespace,
   uniqueName,
 } from '../harness/test-cluster.js';
-import { comparable, differingPaths } from '../merge-differential/run-sequence.js';
+import { comparable, differingPaths } from '../merge-differential/compare-live.js';
 
 /**
  * The worked examples of the kubectl documentation (declarative management with configuration files,
