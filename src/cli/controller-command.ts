@@ -12,6 +12,7 @@ import { ExitCode } from './exit-codes.js';
 
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
+                          [--watch-label-selector SELECTOR] [--lease-name NAME]
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
                           [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
                           [--default-service-account NAME]
@@ -23,6 +24,10 @@ one's Git source and applies and prunes it as kubectl apply would, every spec.in
 /readyz and /metrics on --metrics-addr (default :8080). With --leader-elect, replicas elect one leader
 through a Lease in POD_NAMESPACE (else --namespace, else default). SIGTERM finishes in-flight work,
 releases the Lease and exits 0. Environment: LOG_LEVEL, POD_NAME, POD_NAMESPACE, APPLYSET_GIT_CACHE_DIR.
+
+Shards: --watch-label-selector (e.g. 'sharding.applyset.dev/key in (shard1)') reconciles only the
+ApplySets it matches; run one controller per shard, each with its own --lease-name (default
+applyset-controller-leader), so that each shard elects a leader of its own.
 
 Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
 fe80::/10, metadata.google.internal, ...; checked again on what DNS answers). --allowed-source-hosts
@@ -100,6 +105,8 @@ const CONTROLLER_OPTIONS = {
   'metrics-addr': { type: 'string', default: ':8080' },
   'leader-elect': { type: 'boolean', default: false },
   namespace: { type: 'string' },
+  'watch-label-selector': { type: 'string' },
+  'lease-name': { type: 'string', default: 'applyset-controller-leader' },
   'git-cache-dir': { type: 'string' },
   'lease-duration': { type: 'string', default: '15s' },
   'renew-deadline': { type: 'string', default: '10s' },
@@ -129,6 +136,7 @@ function parseControllerFlags(
   }
   const references = checkReferenceFlags(values);
   const webhook = checkWebhookFlags(values);
+  const shard = shardFlags(values);
   const { kubeConfig } = loadKubeConfig(
     io.env,
     values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
@@ -146,10 +154,10 @@ function parseControllerFlags(
       metricsAddress: values['metrics-addr'],
       leaderElect: values['leader-elect'],
       namespace: values.namespace,
+      ...shard,
       gitCacheDir: resolve(io.cwd, gitCacheDir),
       identity: defaultIdentity(env),
       leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
-      leaseName: 'applyset-controller-leader',
       ...durationFlags(values),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
@@ -177,6 +185,25 @@ function readControllerFlags(argv: readonly string[]) {
     seen.add(token.name);
   }
   return values;
+}
+
+/**
+ * Which ApplySets this controller reconciles beyond the namespace, and the Lease its replicas share.
+ * The selector is checked by the API server at the first LIST (a bad one fails the start, loudly); an
+ * empty one would silently mean every ApplySet, so it is refused here.
+ */
+function shardFlags(
+  values: ControllerFlagValues,
+): Pick<ControllerConfig, 'watchLabelSelector' | 'leaseName'> {
+  const selector = values['watch-label-selector'];
+  if (selector !== undefined && selector.trim() === '') {
+    throw new UsageError('--watch-label-selector must not be empty: leave it out to watch every ApplySet');
+  }
+  const leaseName = values['lease-name'];
+  if (!LEASE_NAME.test(leaseName)) {
+    throw new UsageError(`--lease-name must be a Lease name (a DNS-1123 subdomain), got "${leaseName}"`);
+  }
+  return { ...(selector === undefined ? {} : { watchLabelSelector: selector.trim() }), leaseName };
 }
 
 /** The ServiceAccount an ApplySet is applied as by default, and which namespaces it may reach into. */
@@ -237,6 +264,8 @@ function durationFlags(
 
 /** A bare name: `ns:name` or `system:serviceaccount:…` would escape the ApplySet's own namespace. */
 const SERVICE_ACCOUNT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** A Lease name is a DNS-1123 subdomain too. */
+const LEASE_NAME = SERVICE_ACCOUNT_NAME;
 
 /** A comma-separated list of namespace names; empty text is an empty list. */
 function namespaceList(flag: string, text: string): string[] {

@@ -12,6 +12,8 @@ export interface ControllerConfig {
   readonly leaderElect: boolean;
   /** Watch this namespace only; undefined watches all. */
   readonly namespace: string | undefined;
+  /** Watch only the ApplySets this label selector matches (`--watch-label-selector`, a shard). */
+  readonly watchLabelSelector?: string;
   readonly gitCacheDir: string;
   /** POD_NAME, else hostname and pid. */
   readonly identity: string;

@@ -226,6 +226,8 @@ function startWork(
     signal: signals.stopping.signal,
     ...(config.watchStallTimeoutMs === undefined ? {} : { stallTimeoutMs: config.watchStallTimeoutMs }),
     path: `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`,
+    // A shard sees only its ApplySets; one relabelled away is reported deleted and forgotten here.
+    ...(config.watchLabelSelector === undefined ? {} : { labelSelector: config.watchLabelSelector }),
     logger: logger.child({ informer: 'applysets' }),
     onEvent: (event) => {
       const key = applySetKey(event.object);
@@ -294,6 +296,7 @@ async function startServers(
       ...(webhook === undefined ? {} : { webhookPort: webhook.port }),
       identity: config.identity,
       namespace: config.namespace ?? '(all)',
+      ...(config.watchLabelSelector === undefined ? {} : { watchLabelSelector: config.watchLabelSelector }),
     },
     'controller started',
   );

@@ -24,6 +24,11 @@ export interface SupervisedInformerOptions {
   readonly client: KubeClient;
   /** The collection, e.g. `/apis/applyset.dev/v1alpha1/applysets` or a namespaced one. */
   readonly path: string;
+  /**
+   * Only the objects this label selector matches, in the LIST and the WATCH (a shard's ApplySets). An
+   * object whose labels stop matching is reported deleted, as the server's watch reports it.
+   */
+  readonly labelSelector?: string;
   readonly onEvent: (event: InformerEvent) => void;
   readonly logger: InformerLogger;
   /** With no event or bookmark for this long, the watch is presumed dead and restarted. Default 3 min. */
@@ -60,6 +65,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const watch: WatchOnceOptions = {
     watch: (request) => options.client.watch(request),
     path: options.path,
+    ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
     signal,
     stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
     transform,
@@ -74,7 +80,9 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
 
   /** LIST into the cache; the list's resourceVersion, to watch from. */
   const relist = async (): Promise<string> => {
-    const list = await options.client.request({ method: 'GET', path: options.path, signal });
+    const query =
+      options.labelSelector === undefined ? {} : { query: { labelSelector: options.labelSelector } };
+    const list = await options.client.request({ method: 'GET', path: options.path, signal, ...query });
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
     cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];

@@ -21,6 +21,7 @@ export class WatchStalledError extends Error {
 export interface WatchOnceOptions {
   readonly watch: KubeClient['watch'];
   readonly path: string;
+  readonly labelSelector?: string;
   readonly signal: AbortSignal;
   readonly stallTimeoutMs: number;
   readonly transform: (object: JsonObject) => JsonObject;
@@ -55,7 +56,12 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
   try {
     await options.watch({
       path,
-      query: { resourceVersion: current, allowWatchBookmarks: 'true', timeoutSeconds },
+      query: {
+        resourceVersion: current,
+        allowWatchBookmarks: 'true',
+        timeoutSeconds,
+        ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      },
       onEvent: (type, raw) => {
         arm();
         if (!isJsonObject(raw)) return;

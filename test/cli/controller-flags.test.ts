@@ -55,3 +55,23 @@ describe('applyset controller: cross-namespace references', () => {
     },
   );
 });
+
+describe('applyset controller: shards', () => {
+  it('refuses an empty --watch-label-selector, which would mean every ApplySet', async () => {
+    const run = await runController(['--watch-label-selector', ' ']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain('--watch-label-selector must not be empty');
+  });
+
+  it.each(['Shard1', 'a_b', ''])('refuses %j as --lease-name, naming it', async (name) => {
+    const run = await runController(['--lease-name', name]);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain(`--lease-name must be a Lease name (a DNS-1123 subdomain), got "${name}"`);
+  });
+
+  it('refuses --watch-label-selector given twice', async () => {
+    const run = await runController(['--watch-label-selector', 'a=1', '--watch-label-selector', 'a=2']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain('--watch-label-selector was given more than once');
+  });
+});
