@@ -431,6 +431,21 @@ describe('the chart values', () => {
     expect(service.spec.ports).toEqual([{ name: 'webhook', port: 80, targetPort: 'webhook', protocol: 'TCP' }]);
   }, HELM_TIMEOUT_MS);
 
+  it('make a shard: a label selector on the ApplySets and a Lease of the release', async () => {
+    const objects = await render({ watchLabelSelector: 'sharding.applyset.dev/key in (shard1)' });
+    expect(controllerContainer(objects).container.args).toEqual(
+      expect.arrayContaining([
+        '--lease-name',
+        `${release}-applyset-controller-leader`,
+        '--watch-label-selector',
+        'sharding.applyset.dev/key in (shard1)',
+      ]),
+    );
+    const named = await render({ 'leaderElection.leaseName': 'shard-one' });
+    expect(controllerContainer(named).container.args).toEqual(expect.arrayContaining(['--lease-name', 'shard-one']));
+    expect(controllerContainer(named).container.args).not.toContain('--watch-label-selector');
+  }, HELM_TIMEOUT_MS);
+
   it('turn leader election off', async () => {
     const objects = await render({ 'leaderElection.enabled': 'false' });
     expect(controllerContainer(objects).container.args).not.toContain('--leader-elect');
