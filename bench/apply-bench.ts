@@ -217,4 +217,16 @@ async function main() {
   }
 }
 
-await main();
+// `--controller 100,1000`: the controller fleet benchmark instead (bench/controller-bench.ts).
+const controllerFlag = process.argv.indexOf('--controller');
+if (controllerFlag >= 0) {
+  const { runControllerBench } = await import('./controller-bench.js');
+  await runControllerBench(
+    (process.argv[controllerFlag + 1] ?? '100')
+      .split(',')
+      .map(Number)
+      .filter((n) => n > 0),
+  );
+} else {
+  await main();
+}
