@@ -61,8 +61,8 @@ const MAX_CHANGES = Number(process.env.DIFF_MAX_STEPS ?? '5');
 /**
  * A random but replayable sequence: create from a manifest, then a few steps that each change the
  * manifest and apply it, re-apply it unchanged, or let another writer patch the live object. Manifests
- * carry no namespace; the runner applies each version into two namespaces. Kinds with YAML 1.1 lines
- * (yaml11-scalars.ts) sometimes apply a YAML text with such keys and values. Everything is a function
+ * carry no namespace; the runner applies each version into two namespaces. Some versions are applied
+ * as a YAML text with YAML 1.1 keys and values (yaml11-scalars.ts). Everything is a function
  * of `seed` (and the CRD group, which only names the custom resource's apiVersion).
  */
 export function generateSequence(seed: number, crdGroup: string): DiffSequence {
@@ -98,17 +98,21 @@ function mutateManifest(random: SeededRandom, manifest: JsonObject, model: KindM
   return next;
 }
 
+// Kinds without a free-form place take the lines as label keys, which the strategic merge handles as
+// a map: `on` becomes the label "true", `0x1F` the label "31" (a key no label may have is refused).
+const LABELS_YAML11: NonNullable<KindModel['yaml11']> = { path: ['metadata', 'labels'], anyValue: false };
+
 /** Lines are kept, changed or dropped from one version to the next, as a person edits a file. */
 function nextYaml11(
   random: SeededRandom,
   model: KindModel,
   previous: Yaml11Lines | undefined,
 ): Yaml11Lines | undefined {
-  if (model.yaml11 === undefined) return undefined;
+  const place = model.yaml11 ?? LABELS_YAML11;
   const roll = random.next();
   if (roll < 0.4) return previous;
   if (roll < 0.7) return undefined;
-  return yaml11Lines(random, model.yaml11.path, model.yaml11.anyValue);
+  return yaml11Lines(random, place.path, place.anyValue);
 }
 
 function writerStep(random: SeededRandom, kind: DiffKind, model: KindModel, manifest: JsonObject): DiffStep {

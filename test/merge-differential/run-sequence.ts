@@ -165,17 +165,17 @@ async function kubectlApply(context: DiffContext, text: string): Promise<StepRep
   ];
   const { code, stdout, stderr } = await run(context.kubectl, args, text);
   const patch = verbose ? patchFromLog(stderr) : undefined;
-  if (code !== 0)
-    return {
-      verdict: 'error',
-      output: stderr
-        .split('\n')
-        .filter((l) => !/^I\d{4}/.test(l))
-        .join('\n'),
-    };
+  if (code !== 0) return { verdict: 'error', output: kubectlError(stderr) };
   const verdict = / (created|configured|unchanged)$/m.exec(stdout)?.[1] as Verdict | undefined;
   if (verdict === undefined) throw new Error(`unexpected kubectl output: ${stdout}`);
   return { verdict, output: stdout, ...(patch === undefined ? {} : { patch }) };
+}
+
+/** kubectl's own error lines, without the -v=9 request log (whose curl lines span several lines). */
+function kubectlError(stderr: string): string {
+  const lines = stderr.split('\n');
+  const errors = lines.filter((l) => /^(error|Error|The |Warning)/.test(l));
+  return (errors.length > 0 ? errors : lines.filter((l) => !/^I\d{4}/.test(l))).join('\n');
 }
 
 /** kubectl -v=9 logs each request body as a Go-quoted string just before the request's curl line. */
