@@ -207,13 +207,11 @@ export async function runControllerBench(sizes: readonly number[]): Promise<void
     const kubeconfig = controlPlane.kubeconfigPath;
     await kubectl(kubeconfig, ['apply', '-f', join(repoRoot, 'crds')]);
     await kubectl(kubeconfig, ['wait', '--for', 'condition=Established', 'crd/applysets.applyset.dev']);
-    const lines = [`load at start ${load()}`];
-    for (const n of sizes) {
-      lines.push(...(await benchFleet(kubeconfig, n, work)));
-      process.stderr.write(`N=${n} done\n`);
-    }
+    process.stdout.write(`load at start ${load()}\n`);
+    // Each fleet's figures as soon as they are measured: a long run stopped midway keeps the rest.
+    for (const n of sizes) process.stdout.write(`${(await benchFleet(kubeconfig, n, work)).join('\n')}\n`);
     process.stdout.write(
-      `${lines.join('\n')}\n\nrequests: apiserver_request_total before and after, by verb and resource ` +
+      `\nrequests: apiserver_request_total before and after, by verb and resource ` +
         `(the control plane's leases and endpoints, these /metrics reads and the bench's creates of the ApplySets left out).\n` +
         `One controller process (--concurrency 4, the chart's default), watching the fleet's namespace.\n`,
     );
