@@ -206,7 +206,7 @@ function summaryOf(counts: OutcomeCounts): ApplySetSummary {
 }
 
 /** metav1.Condition semantics: lastTransitionTime only moves when the status does. */
-function withTransition(
+export function withTransition(
   next: ApplySetCondition,
   previous: readonly ApplySetCondition[] | undefined,
 ): ApplySetCondition {

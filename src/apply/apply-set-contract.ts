@@ -80,6 +80,12 @@ export interface ApplySetRequest {
   readonly pruneLimit?: { readonly count: number } | { readonly percent: number };
   /** Hears of each object as it becomes Current while waiting. */
   readonly onReady?: (ref: ObjectRef) => void;
+  /**
+   * With `wait`: after each poll that leaves objects not Current yet, the objects still waited for and
+   * the parent's resourceVersion after the run's writes (so the controller can show the wait in its
+   * status). Awaited before the next poll; it must not throw.
+   */
+  readonly onHealthWait?: (wait: HealthWait) => Promise<void>;
   readonly signal?: AbortSignal;
   /**
    * kubectl's `--field-manager` (default `kubectl-client-side-apply`), sent as the `fieldManager`
@@ -196,6 +202,12 @@ export interface ApplySetInputError extends Error {
   readonly problems: readonly string[];
   /** The object a refusal is about when it is not a file's (the set's parent), for status. */
   readonly subject?: string | undefined;
+}
+
+/** What `onHealthWait` hears: the objects still waited for, and the parent's version. */
+export interface HealthWait {
+  readonly pending: readonly ObjectHealthReport[];
+  readonly parentResourceVersion: string | undefined;
 }
 
 /** One object's health after a wait: kstatus's status and what a person should read. */

@@ -96,11 +96,20 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
     .map((o) => o.ref);
+  const { onHealthWait } = request;
   const { health, timedOut } = await waitForHealth(
     [...applied, ...(request.wait.healthChecks ?? [])],
     request,
     context,
-    request.wait,
+    {
+      ...request.wait,
+      ...(onHealthWait === undefined
+        ? {}
+        : {
+            onPending: (pending) =>
+              onHealthWait({ pending, parentResourceVersion: result.parentResourceVersion }),
+          }),
+    },
   );
   return { ...result, health, healthTimedOut: timedOut };
 }

@@ -16,7 +16,12 @@ export async function waitForHealth(
   refs: readonly ObjectRef[],
   request: ApplySetRequest,
   context: RunContext,
-  options: { readonly timeoutMs: number; readonly pollMs?: number },
+  options: {
+    readonly timeoutMs: number;
+    readonly pollMs?: number;
+    /** Hears the objects still waited for after each poll that leaves some. */
+    readonly onPending?: (pending: readonly ObjectHealthReport[]) => Promise<void>;
+  },
 ): Promise<{ readonly health: readonly ObjectHealthReport[]; readonly timedOut: boolean }> {
   const { signal } = request;
   const deadline = Date.now() + options.timeoutMs;
@@ -38,6 +43,9 @@ export async function waitForHealth(
         timedOut: pending.length > 0 && !failed,
       };
     }
+    await options.onPending?.(
+      pending.map((ref) => ({ ref, ...(latest.get(ref) ?? { status: 'NotFound', message: '' }) })),
+    );
     await delay(options.pollMs ?? DEFAULT_POLL_MS, undefined, signal === undefined ? {} : { signal });
   }
 }

@@ -15,6 +15,10 @@ export type GitAuthRead =
   | { readonly kind: 'found'; readonly auth: GitAuth }
   | { readonly kind: 'missing'; readonly problem: string };
 
+export type StatusWrite =
+  | { readonly kind: 'written'; readonly resourceVersion: string | undefined }
+  | { readonly kind: 'conflict' | 'gone' };
+
 /** The few calls the reconciler makes as the controller itself. */
 export interface ApplySetApi {
   get(namespace: string, name: string, signal: AbortSignal): Promise<ApplySet | undefined>;
@@ -31,13 +35,14 @@ export interface ApplySetApi {
    * Writes the whole status through the status subresource, on condition that the ApplySet is still
    * at `resourceVersion` (the version the run's plan was made on and its own writes left it at).
    * `conflict`: someone else wrote it meanwhile, the run's view is stale, nothing was written.
+   * `written` comes with the ApplySet's new resourceVersion, the condition of a later write of the run.
    */
   writeStatus(
     applySet: ApplySet,
     status: ApplySetStatus,
     resourceVersion: string | undefined,
     signal: AbortSignal,
-  ): Promise<'written' | 'conflict' | 'gone'>;
+  ): Promise<StatusWrite>;
   readGitAuth(namespace: string, secretName: string, signal: AbortSignal): Promise<GitAuthRead>;
   /** Whether the ServiceAccount exists: impersonating one that does not would fail object by object. */
   serviceAccountExists(namespace: string, name: string, signal: AbortSignal): Promise<boolean>;
@@ -102,14 +107,12 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         body: JSON.stringify({ metadata: { finalizers, resourceVersion } }),
         signal,
       });
-      const metadata = isJsonObject(updated) ? updated['metadata'] : undefined;
-      const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
-      return typeof version === 'string' ? version : undefined;
+      return resourceVersionOf(updated);
     },
     async writeStatus(applySet, status, resourceVersion, signal) {
       const { namespace, name } = applySet.metadata;
       try {
-        await client.request({
+        const written = await client.request({
           method: 'PATCH',
           path: `${applySetPath(namespace, name)}/status`,
           contentType: 'application/merge-patch+json',
@@ -119,11 +122,11 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
           }),
           signal,
         });
-        return 'written';
+        return { kind: 'written', resourceVersion: resourceVersionOf(written) };
       } catch (error) {
         // Deleted while we reconciled: there is no status left to write.
-        if (error instanceof KubeApiError && error.notFound) return 'gone';
-        if (error instanceof KubeApiError && error.status === 409) return 'conflict';
+        if (error instanceof KubeApiError && error.notFound) return { kind: 'gone' };
+        if (error instanceof KubeApiError && error.status === 409) return { kind: 'conflict' };
         throw error;
       }
     },
@@ -175,4 +178,10 @@ function gitAuthOf(secret: JsonValue, from: string): GitAuthRead {
     return { kind: 'found', auth: { username, password, ...scope } };
   }
   return { kind: 'missing', problem: 'has neither token nor username and password' };
+}
+
+function resourceVersionOf(object: JsonValue): string | undefined {
+  const metadata = isJsonObject(object) ? object['metadata'] : undefined;
+  const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
+  return typeof version === 'string' ? version : undefined;
 }

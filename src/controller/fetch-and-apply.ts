@@ -11,10 +11,12 @@ import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
+  type ApplySetStatus,
   type ResolvedApplySetSpec,
   type ResolvedGitRef,
 } from '../api/applyset-types.js';
 import { failureOutcome } from './failure-outcome.js';
+import { createHealthWaitStatus, type HealthWaitStatus } from './health-wait-status.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { outcomeOf } from './outcome-of.js';
 import type { ReconcilerDeps } from './reconcile-applyset.js';
@@ -28,6 +30,8 @@ export interface RunOutcome {
    * drift (counted by the fight tracker), and driftMode Warn only reported it.
    */
   readonly steady?: boolean;
+  /** The status the run wrote on its way (the health wait's Progressing), if it wrote one. */
+  readonly storedStatus?: ApplySetStatus;
 }
 
 /** A step that ended the run early, or what it produced for the next. */
@@ -73,22 +77,32 @@ export async function fetchAndApply(
   if ('done' in files) return { outcome: files.done };
 
   // 8. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default one.
+  // With spec.wait, the status says Progressing while the objects become healthy.
   const steady = appliedBefore(applySet, revision);
+  const healthWait = spec.wait ? createHealthWaitStatus(deps, api, applySet, revision, log) : undefined;
+  const request = engineRequest(applySet, spec, files.value, revision, steady, signal);
   let result: ApplySetResult;
   try {
     result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))(
-      engineRequest(applySet, spec, files.value, revision, steady, signal),
+      healthWait === undefined ? request : { ...request, onHealthWait: healthWait.onHealthWait },
     );
   } catch (error) {
-    return { outcome: failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted }) };
+    const outcome = failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
+    return { outcome, ...storedBy(healthWait) };
   }
+  const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
   return {
     outcome: outcomeOf(result, revision),
     steady,
-    ...(result.parentResourceVersion === undefined
-      ? {}
-      : { parentResourceVersion: result.parentResourceVersion }),
+    ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
+    ...storedBy(healthWait),
   };
+}
+
+/** The status the health wait wrote, which the run's final status is compared with. */
+function storedBy(healthWait: HealthWaitStatus | undefined): Pick<RunOutcome, 'storedStatus'> {
+  const written = healthWait?.written();
+  return written === undefined ? {} : { storedStatus: written.status };
 }
 
 /** Stalled when the ServiceAccount to impersonate does not exist; undefined when it does, or none is. */

@@ -198,11 +198,17 @@ async function report(
   // over while this one was paused, a spec change) wins, and this run's view is read again.
   // A reconcile that found nothing new writes nothing, its status included: at rest, a fleet costs the
   // API server reads only. (Compared in Go's JSON form, whose key order is fixed.)
+  // The run may have written a status on its way (Progressing while waiting for health): the stored
+  // status is then that one, while `previous` stays the run's start, so a failure repeated after the
+  // wait is still one event.
+  const stored = run.storedStatus ?? applySet.status;
   const unchanged =
-    applySet.status !== undefined &&
-    encodeGoJson(mapped.status as unknown as JsonValue) ===
-      encodeGoJson(applySet.status as unknown as JsonValue);
-  if (!unchanged && (await api.writeStatus(applySet, mapped.status, version, deps.signal)) === 'conflict') {
+    stored !== undefined &&
+    encodeGoJson(mapped.status as unknown as JsonValue) === encodeGoJson(stored as unknown as JsonValue);
+  if (
+    !unchanged &&
+    (await api.writeStatus(applySet, mapped.status, version, deps.signal)).kind === 'conflict'
+  ) {
     log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }

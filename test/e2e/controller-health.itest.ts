@@ -6,11 +6,14 @@ import {
   condition,
   createApplySet,
   getApplySet,
+  httpGet,
   installCrd,
   patchApplySet,
   startController,
   stopAllControllers,
+  waitFor,
   waitForReady,
+  type ControllerProcess,
 } from './e2e-kit.js';
 
 // Issue #15 point 1 with the controller as its own process: with spec.wait, Ready means the objects are
@@ -32,12 +35,13 @@ describe('spec.wait: Ready means healthy', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-health');
   let git: GitTestServer;
+  let controller: ControllerProcess;
 
   beforeAll(async () => {
     await installCrd();
     await createNamespace(c.kc, namespace);
     git = await startGitServer({ files: { 'deploy.yaml': deployment(namespace) } });
-    await startController({ namespace });
+    controller = await startController({ namespace });
   });
 
   afterAll(async () => {
@@ -56,6 +60,31 @@ describe('spec.wait: Ready means healthy', () => {
         healthChecks: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'made-elsewhere', namespace }],
       },
     });
+    // While the wait lasts the status says so: Ready Unknown, Progressing, naming what is not ready
+    // (each attempt shows it for most of spec.timeout, so a slow poll still sees it), and the gauge is -1.
+    const progressing = await waitForReady(
+      c,
+      namespace,
+      'site',
+      'Unknown',
+      (view) => condition(view, 'Ready')?.reason === 'Progressing',
+      120_000,
+    );
+    expect(condition(progressing, 'Ready')?.message).toBe(
+      'waiting for deployment.apps/web: the Deployment has no status yet; ' +
+        'configmap/made-elsewhere: the object does not exist',
+    );
+    expect(condition(progressing, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Progressing' });
+    expect(progressing.status?.lastAttemptedRevision).toMatch(/^main@sha1:/);
+    await waitFor(
+      'applyset_ready -1 while progressing',
+      async () => {
+        const { body } = await httpGet(controller.port, '/metrics');
+        return body.includes(`applyset_ready{namespace="${namespace}",name="site"} -1`) ? true : undefined;
+      },
+      120_000,
+    );
+
     const waiting = await waitForReady(
       c,
       namespace,

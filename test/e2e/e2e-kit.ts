@@ -322,7 +322,7 @@ export function waitForReady(
   c: Cluster,
   namespace: string,
   name: string,
-  status: 'True' | 'False',
+  status: 'True' | 'False' | 'Unknown',
   match: (view: ApplySetView) => boolean = () => true,
   timeoutMs = 30_000,
 ): Promise<ApplySetView> {
