@@ -1,5 +1,6 @@
+import { createCollectionKeyCheck } from './check-collection-keys.js';
 import { createQuotedEscapeCheck } from './check-quoted-escapes.js';
-import { GoFloat } from './go-float.js';
+import { GoScalar, mappingToJson } from './go-scalar.js';
 import { goYamlV2Schema } from './go-yaml-v2-schema.js';
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
@@ -99,6 +100,7 @@ export function decodeDocuments(
   // Each document is measured before `toJsonValue` (the first walk that would expand its aliases).
   const merges = createMergeKeyRecorder();
   const checkEscapes = createQuotedEscapeCheck(text);
+  const checkKeys = createCollectionKeyCheck();
   const take = (doc: unknown) => {
     const contentBytes = checkExpansion(doc, source, docs.length, limits, total, merges.sources);
     total += contentBytes;
@@ -111,6 +113,7 @@ export function decodeDocuments(
     listener: (eventType, state) => {
       merges.listener(eventType, state);
       checkEscapes(eventType, state);
+      checkKeys(eventType, state);
     },
     maxTotalMergeKeys: MAX_MERGED_KEYS_PER_FILE,
     // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.
@@ -251,17 +254,20 @@ function excessiveAliasing(measure: ExpansionMeasure): string {
   );
 }
 
-/** go-yaml v2 yields NaN/Inf for `.nan`/`.inf`; sigs.k8s.io/yaml then fails to encode them as JSON. */
-function toJsonValue(value: unknown): JsonValue {
-  if (value instanceof GoFloat) return toJsonValue(value.value);
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw new yaml.YAMLException(`json: unsupported value: ${String(value)}`);
+/**
+ * The JSON value of a decoded document, as sigs.k8s.io/yaml converts go-yaml's: scalars unwrapped,
+ * mapping keys as `mappingToJson` spells (or refuses) them. go-yaml v2 yields NaN/Inf for
+ * `.nan`/`.inf`, which JSON cannot hold: kubectl refuses them, and so does this.
+ */
+function toJsonValue(value: unknown, path = ''): JsonValue {
+  if (value instanceof GoScalar) {
+    const scalar = value.value;
+    if (typeof scalar === 'number' && !Number.isFinite(scalar)) {
+      throw new yaml.YAMLException(`json: unsupported value: ${String(scalar)}`);
+    }
+    return scalar;
   }
-  if (Array.isArray(value)) return value.map(toJsonValue);
-  if (value !== null && typeof value === 'object') {
-    const result: Record<string, JsonValue> = {};
-    for (const [key, item] of Object.entries(value)) result[key] = toJsonValue(item);
-    return result;
-  }
+  if (Array.isArray(value)) return value.map((item, index) => toJsonValue(item, `${path}[${index}]`));
+  if (value !== null && typeof value === 'object') return mappingToJson(value, path, toJsonValue);
   return (value ?? null) as JsonValue;
 }

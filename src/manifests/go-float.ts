@@ -1,26 +1,4 @@
-/**
- * A YAML float as go-yaml v2 hands it over. Its value is the number; its text as a mapping KEY is the
- * one sigs.k8s.io/yaml gives it when kubectl turns YAML into JSON: Go's
- * `strconv.FormatFloat(key, 'g', -1, 32)` — 32-bit precision, so `3.14159265358979:` becomes
- * `3.1415927` and `16777217.0:` becomes `1.6777216e+07` — with `.inf`, `-.inf` and `.nan` for the
- * special values. js-yaml turns every key into text with `String()`, which calls `toString()` here.
- */
-export class GoFloat {
-  constructor(readonly value: number) {}
-
-  toString(): string {
-    return formatGoFloatKey(this.value);
-  }
-
-  valueOf(): number {
-    return this.value;
-  }
-
-  // js-yaml turns a plain object used as a key into "[object Object]"; this one is not plain.
-  get [Symbol.toStringTag](): string {
-    return 'GoFloat';
-  }
-}
+// How sigs.k8s.io/yaml spells a float mapping key when kubectl turns YAML into JSON (see GoScalar).
 
 /** Go's strconv.FormatFloat(value, 'g', -1, 32), as sigs.k8s.io/yaml spells float keys. */
 export function formatGoFloatKey(value: number): string {

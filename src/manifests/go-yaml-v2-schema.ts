@@ -1,5 +1,5 @@
 import yaml from 'js-yaml';
-import { GoFloat } from './go-float.js';
+import { GoScalar } from './go-scalar.js';
 
 // go-yaml v2's resolve.go: which plain scalars are not strings. Only the exact spellings listed.
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
@@ -58,11 +58,8 @@ function scalarType(tag: string, kind: ScalarKind): yaml.Type {
   return new yaml.Type(tag, {
     kind: 'scalar',
     resolve: (data: string | null) => resolvePlainScalar(data ?? '')?.kind === kind,
-    // A float stays a GoFloat until toJsonValue, so that as a key it is spelled as kubectl spells it.
-    construct: (data: string | null) => {
-      const value = resolvePlainScalar(data ?? '')?.value ?? null;
-      return kind === 'float' && typeof value === 'number' ? new GoFloat(value) : value;
-    },
+    // Wrapped until toJsonValue, so that as a key it keeps its Go type and kubectl's spelling.
+    construct: (data: string | null) => new GoScalar(kind, resolvePlainScalar(data ?? '')?.value ?? null),
   });
 }
 

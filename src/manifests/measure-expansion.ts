@@ -9,6 +9,7 @@
  * and refuses the document before anything expands it.
  */
 
+import { GoScalar, readKey } from './go-scalar.js';
 import type { MergeSources } from './record-merge-keys.js';
 
 /** go-yaml's decoder (decode.go): the alias share it allows falls from 99% to 10% over this range. */
@@ -92,7 +93,7 @@ export function measureExpansion(
   };
 
   const visit = (value: unknown): void => {
-    if (value === null || typeof value !== 'object') {
+    if (value === null || typeof value !== 'object' || value instanceof GoScalar) {
       count(1, false, typeof value === 'string' ? Math.max(1, value.length) : 1);
       return;
     }
@@ -123,7 +124,7 @@ export function measureExpansion(
       for (const [key, item] of Object.entries(value)) {
         // Counted with the merged mapping it came from.
         if (fromMerges.has(key) && fromMerges.get(key) === item) continue;
-        count(1, false, Math.max(1, key.length));
+        count(1, false, Math.max(1, readKey(key).text.length));
         visit(item);
       }
     }

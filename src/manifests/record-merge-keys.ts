@@ -11,6 +11,9 @@
 /** For each mapping (the object js-yaml built), the values of its `<<` keys, in document order. */
 export type MergeSources = ReadonlyMap<object, readonly unknown[]>;
 
+import { GoScalar } from './go-scalar.js';
+import { yamlErrorAt } from './yaml-error-at.js';
+
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
 
 /** The parts of js-yaml's parser state a `listener` sees that this needs. */
@@ -19,6 +22,7 @@ interface ParseEventState {
   readonly position: number;
   readonly tag: string | null;
   readonly result: unknown;
+  readonly input: string;
 }
 
 /**
@@ -41,6 +45,7 @@ export function createMergeKeyRecorder(): {
     const state = raw as ParseEventState;
     const { depth } = state;
     if (afterMergeKey.delete(depth)) {
+      refuseUnmergeable(state);
       const siblings = pending.get(depth - 1) ?? new Map<number, unknown>();
       siblings.set(state.position, state.result);
       pending.set(depth - 1, siblings);
@@ -56,4 +61,16 @@ export function createMergeKeyRecorder(): {
     }
   };
   return { listener, sources };
+}
+
+/**
+ * go-yaml merges only a mapping or a sequence of mappings. js-yaml refuses other values in its own
+ * words, except a scalar go-yaml does not read as a string (`<<: 5`, a wrapped object to js-yaml),
+ * which it would merge as nothing: refused here, before js-yaml sees it, in go-yaml's words.
+ */
+function refuseUnmergeable({ result: value, input, position }: ParseEventState): void {
+  const isMapping = (item: unknown) =>
+    typeof item === 'object' && item !== null && !Array.isArray(item) && !(item instanceof GoScalar);
+  if (isMapping(value) || (Array.isArray(value) && value.every(isMapping))) return;
+  throw yamlErrorAt(input, position, 'map merge requires map or sequence of maps as the value');
 }
