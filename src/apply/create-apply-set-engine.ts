@@ -9,6 +9,7 @@ import type { ApplySetEngine, ApplySetRequest, ApplySetResult } from './apply-se
 import { createParentWriter } from './parent-writer.js';
 import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
+import { createNoOpMemo } from './remember-no-op.js';
 import { runPlan } from './run-plan.js';
 import type { ApplySetEngineOptions, RunContext } from './run-context.js';
 
@@ -24,12 +25,15 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
   const api = createKubeObjectApi(options.kubeClient);
   const concurrency = options.concurrency ?? 16;
   const tooling = options.tooling ?? DEFAULT_TOOLING;
-  // One mapper per engine: the controller reuses discovery across reconciles; each run gets a view
-  // in which an unknown kind asks its group-version again at most once (a CRD installed since).
-  const mapper = createRestMapper(
-    options.kubeClient,
-    options.discoveryRecheckMs === undefined ? {} : { recheckAfterMs: options.discoveryRecheckMs },
-  );
+  // One mapper per engine unless one is given (the controller shares one between identities); each
+  // run gets a view in which an unknown kind asks its group-version again at most once (a CRD
+  // installed since).
+  const mapper =
+    options.restMapper ??
+    createRestMapper(
+      options.kubeClient,
+      options.discoveryRecheckMs === undefined ? {} : { recheckAfterMs: options.discoveryRecheckMs },
+    );
   const patchMeta =
     options.patchMetaSource ??
     createOpenApiPatchMetaSource({
@@ -37,7 +41,7 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
       onFetchError: (path, error) =>
         options.logger?.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
     });
-  const serverNoOps = new Map<string, string>();
+  const serverNoOps = options.serverNoOps ?? createNoOpMemo();
   return (request) =>
     runApplySet(request, {
       ...options,

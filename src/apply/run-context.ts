@@ -4,6 +4,7 @@ import type { KubeObjectApi } from '../kube/kube-object-api.js';
 import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import type { PlanStep } from '../plan/plan.js';
+import type { NoOpMemo } from './remember-no-op.js';
 import type { ApplySetRequest } from './apply-set-contract.js';
 
 /** The subset of a pino logger the engine uses. */
@@ -38,6 +39,13 @@ export interface ApplySetEngineOptions {
    * read once per group-version, falling back to the compiled-in table, as kubectl does.
    */
   readonly patchMetaSource?: PatchMetaSource;
+  /**
+   * Discovery to use instead of the engine's own: the controller shares one mapper between the
+   * engines of every identity (discovery does not depend on who asks, see createRestMapper).
+   */
+  readonly restMapper?: RestMapper;
+  /** The memo of patches the server ignored; default: the engine's own, kept as long as the engine. */
+  readonly serverNoOps?: NoOpMemo;
 }
 
 /** What every step of one run shares: the options, the adapters, and what outlives a run. */
@@ -47,7 +55,7 @@ export interface RunContext extends ApplySetEngineOptions {
    * Per object of every run of this engine: the (resourceVersion, patch) the server last answered
    * without a change. The same patch on the same version is not sent again.
    */
-  readonly serverNoOps: Map<string, string>;
+  readonly serverNoOps: NoOpMemo;
   readonly mapper: RestMapper;
   readonly patchMeta: PatchMetaSource;
   readonly concurrency: number;

@@ -11,7 +11,6 @@ import {
 } from '../merge/last-applied-configuration.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { locationOf } from './object-location.js';
-import { rememberNoOp } from './remember-no-op.js';
 import type { ObjectContext } from './run-context.js';
 import { warned, writeOptions } from './write-options.js';
 
@@ -77,7 +76,7 @@ export async function serverSideApply(
   // controller's interval re-apply of an unchanged object writes nothing).
   const noOpKey = `${objectRefKey(object.ref)}\n${live === undefined ? '' : (liveUid(live) ?? '')}`;
   const noOp = `${live === undefined ? '' : (liveResourceVersion(live) ?? '')}\nserver-side\n${body}`;
-  if (live !== undefined && context.serverNoOps.get(noOpKey) === noOp) {
+  if (live !== undefined && context.serverNoOps.has(noOpKey, noOp)) {
     return { action: 'unchanged', ref: object.ref, ...serverSide };
   }
   const warnings: string[] = [];
@@ -104,7 +103,7 @@ export async function serverSideApply(
       : liveResourceVersion(after) === liveResourceVersion(live)
         ? 'unchanged'
         : 'configured';
-  if (action === 'unchanged') rememberNoOp(context.serverNoOps, noOpKey, noOp);
-  else context.serverNoOps.delete(noOpKey);
+  if (action === 'unchanged') context.serverNoOps.remember(noOpKey, noOp);
+  else context.serverNoOps.forget(noOpKey);
   return { action, ref: object.ref, ...warned(warnings), ...serverSide };
 }

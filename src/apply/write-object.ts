@@ -24,7 +24,6 @@ import { conflictMessage } from './conflict-message.js';
 import { deleteAndWait } from './delete-and-wait.js';
 import { changedFields, fieldsPatchWouldChange } from './drift-check.js';
 import { gvkOf, locationOf } from './object-location.js';
-import { rememberNoOp } from './remember-no-op.js';
 import type { ObjectContext } from './run-context.js';
 import { warned, writeOptions } from './write-options.js';
 
@@ -112,7 +111,7 @@ export async function updateObject(
   // it at.
   const noOpKey = `${objectRefKey(object.ref)}\n${liveUid(live) ?? ''}`;
   const noOp = `${liveResourceVersion(live) ?? ''}\n${update.contentType}\n${update.body}`;
-  if (context.serverNoOps.get(noOpKey) === noOp) return { action: 'unchanged', ref: object.ref };
+  if (context.serverNoOps.has(noOpKey, noOp)) return { action: 'unchanged', ref: object.ref };
   // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
   if (context.request.drift?.correct === false) {
     const drift = fieldsPatchWouldChange(live, update.patch, update.meta);
@@ -198,10 +197,10 @@ async function sendUpdate(
       liveResourceVersion(after) !== undefined &&
       liveResourceVersion(after) === liveResourceVersion(live)
     ) {
-      rememberNoOp(context.serverNoOps, noOp.key, noOp.value);
+      context.serverNoOps.remember(noOp.key, noOp.value);
       return { action: 'unchanged', ref: object.ref, ...warned(warnings) };
     }
-    context.serverNoOps.delete(noOp.key);
+    context.serverNoOps.forget(noOp.key);
     return {
       action: 'configured',
       ref: object.ref,

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../api/applyset-types.js';
 import { createGitSource } from '../git/git-source.js';
 import { startProbeServer, type ProbeServer } from '../http/start-probe-server.js';
@@ -11,6 +10,7 @@ import type { Logger } from '../observability/create-logger.js';
 import { readSecretVersion } from './applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { createEventRecorder } from './event-recorder.js';
+import { sharedEngines } from './shared-engines.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler, type Reconciler } from './reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
@@ -36,7 +36,10 @@ interface ControllerClients {
   readonly client: KubeClient;
   /** An unfenced client: the Lease's own requests, and the webhook's annotation of ApplySets. */
   unfenced(): KubeClient;
-  /** One engine per impersonated user (the ApplySet's ServiceAccount), its writes fenced too. */
+  /**
+   * An engine acting as the impersonated user (the ApplySet's ServiceAccount), its writes fenced too.
+   * Engines are made per reconcile and hold nothing of their own: see controllerClients.
+   */
   engineFor(user: string | undefined): ApplySetEngine;
 }
 
@@ -128,7 +131,7 @@ function controllerClients(
   metrics: ControllerMetrics,
   leadership: { readonly election?: LeaderElection },
 ): ControllerClients {
-  const countRequest = (method: string) => metrics.countKubeRequest(method);
+  const countRequest = (method: string, path: string) => metrics.countKubeRequest(method, path);
   // With leader election, every write of this replica (children, inventory, status, events) must
   // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
   const writeFence = config.leaderElect
@@ -139,25 +142,13 @@ function controllerClients(
     : undefined;
   const fenced = writeFence === undefined ? {} : { writeFence };
   const client = createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig, ...fenced });
-  const engines = new Map<string, ApplySetEngine>();
-  const engineFor = (user: string | undefined): ApplySetEngine => {
-    const key = user ?? '';
-    let engine = engines.get(key);
-    if (engine === undefined) {
-      engine = createApplySetEngine({
-        kubeClient: createKubeClient({
-          onRequest: countRequest,
-          kubeConfig: config.kubeConfig,
-          ...(user === undefined ? {} : { impersonateUser: user }),
-          ...fenced,
-        }),
-        logger: logger.child({ engine: key === '' ? 'controller' : key }),
-        ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
-      });
-      engines.set(key, engine);
-    }
-    return engine;
-  };
+  const engineFor = sharedEngines({
+    kubeConfig: config.kubeConfig,
+    logger,
+    countRequest,
+    ...fenced,
+    ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
+  });
   const unfenced = () => createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig });
   return { client, unfenced, engineFor };
 }

@@ -1,7 +1,10 @@
+import { LruMap } from '../kube/lru-map.js';
+
 /**
  * Single flight: one fetch per key (repository, ref, credentials) at a time, shared by every caller.
  * A finished one is kept, so a caller that accepts its age gets its answer without a round trip; a
- * failed one is never handed to a later caller, who fetches again.
+ * failed one is never handed to a later caller, who fetches again. At most `maxFlights` are kept,
+ * the least recently joined dropped first: keys name credentials too, so a rotated Secret adds one.
  */
 export interface FetchFlights<T> {
   /** The flight of `key` if one is running or finished less than `maxAgeMs` ago, else a new one. */
@@ -14,8 +17,8 @@ interface Flight<T> {
   settledAt?: number;
 }
 
-export function createFetchFlights<T>(now: () => number): FetchFlights<T> {
-  const flights = new Map<string, Flight<T>>();
+export function createFetchFlights<T>(now: () => number, maxFlights = 10_000): FetchFlights<T> {
+  const flights = new LruMap<string, Flight<T>>(maxFlights);
   return {
     join(key, maxAgeMs, start) {
       const previous = flights.get(key);
@@ -32,7 +35,7 @@ export function createFetchFlights<T>(now: () => number): FetchFlights<T> {
           started.settledAt = now();
         },
         () => {
-          if (flights.get(key) === started) flights.delete(key);
+          if (flights.peek(key) === started) flights.delete(key);
         },
       );
       return started.result;

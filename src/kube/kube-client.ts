@@ -1,8 +1,9 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { JsonValue } from '../manifests/json-value.js';
 import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
+import { createKubeConnection, type KubeConnection } from './kube-connection.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
 
 export type { KubeWatchRequest } from './watch-stream.js';
@@ -37,8 +38,18 @@ export interface KubeClient {
   watch(request: KubeWatchRequest): Promise<void>;
 }
 
-export interface KubeClientOptions {
-  readonly kubeConfig: KubeConfig;
+/** Where a client's requests go: a connection of its own made from a kubeconfig, or a shared one. */
+export type KubeClientOptions = KubeClientSettings &
+  (
+    | {
+        readonly kubeConfig: KubeConfig;
+        /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
+        readonly maxSockets?: number;
+      }
+    | { readonly connection: KubeConnection }
+  );
+
+export interface KubeClientSettings {
   /**
    * Act as this user on every request (`Impersonate-User`), e.g.
    * `system:serviceaccount:<ns>:<name>` for an ApplySet's `serviceAccountName`, so RBAC limits what
@@ -49,8 +60,6 @@ export interface KubeClientOptions {
   readonly onRequest?: (method: KubeMethod, path: string) => void;
   /** Per-request timeout; default 30 s. */
   readonly timeoutMs?: number;
-  /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
-  readonly maxSockets?: number;
   /**
    * Called synchronously right before every request that writes (anything but GET) is sent, in the
    * same tick as the send. It throws to refuse the write: a controller replica that can no longer
@@ -61,45 +70,27 @@ export interface KubeClientOptions {
 
 /**
  * A thin client over a KubeConfig: the kubeconfig supplies the server, TLS material and credentials
- * (via `applyToHTTPSOptions`), and we send raw JSON so patch bodies and content types are exactly
- * kubectl's. The TLS options are resolved once and shared by one keep-alive agent: a set of 1,000
- * objects must not pay a TLS handshake per request.
+ * (via `applyToHTTPSOptions`, see createKubeConnection), and we send raw JSON so patch bodies and
+ * content types are exactly kubectl's.
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
-  const cluster = options.kubeConfig.getCurrentCluster();
-  if (cluster === null) throw new Error('the kubeconfig has no current cluster');
-  const server = cluster.server.replace(/\/+$/, '');
+  const connection =
+    'connection' in options
+      ? options.connection
+      : createKubeConnection({
+          kubeConfig: options.kubeConfig,
+          ...(options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets }),
+        });
+  const { server } = connection;
   const base = new URL(server);
   const timeoutMs = options.timeoutMs ?? 30_000;
-  let prepared: Promise<RequestOptions> | undefined;
-
-  const prepare = async (): Promise<RequestOptions> => {
-    const opts: RequestOptions = { headers: {} };
-    await options.kubeConfig.applyToHTTPSOptions(opts);
-    const agent =
-      base.protocol === 'https:'
-        ? new HttpsAgent({
-            keepAlive: true,
-            maxSockets: options.maxSockets ?? 32,
-            ca: opts.ca,
-            cert: opts.cert,
-            key: opts.key,
-            pfx: opts.pfx,
-            passphrase: opts.passphrase,
-            rejectUnauthorized: opts.rejectUnauthorized,
-            servername: opts.servername,
-          })
-        : undefined;
-    return { ...opts, agent };
-  };
 
   /** The connection options and the headers every request carries: credentials, impersonation. */
   const connect = async (
     path: string,
     query: Readonly<Record<string, string>> | undefined,
   ): Promise<{ url: URL; opts: RequestOptions; headers: Record<string, string> }> => {
-    prepared ??= prepare();
-    const opts = await prepared;
+    const opts = await connection.options();
     const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
     const headers: Record<string, string> = {

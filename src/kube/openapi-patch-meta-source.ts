@@ -5,6 +5,7 @@ import { readOpenApiPatchInfo, type OpenApiPatchInfo } from '../merge/openapi-pa
 import type { PatchMeta } from '../merge/patch-meta.js';
 import { KubeApiError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
+import { LruMap } from './lru-map.js';
 
 /**
  * The one lookup the apply engine needs: how to patch a kind. Strategic merge metadata for kinds
@@ -16,8 +17,21 @@ export interface PatchMetaSource {
 }
 
 export interface OpenApiPatchMetaSourceOptions {
-  /** The server to read; the source caches per client, so use one source per server. */
+  /**
+   * The server to read; the source caches per client, so use one source per server. The answers do
+   * not depend on the user (`/openapi/*` is open to every authenticated user, `system:discovery`), so
+   * the controller shares one source between every identity it impersonates.
+   */
   readonly client: KubeClient;
+  /**
+   * How long the OpenAPI v3 index is trusted before it is read again (the group-version documents it
+   * points at carry a content hash in their URLs, so they never go stale themselves); default 10 min.
+   * A long-running controller thus sees a changed schema (a server upgrade, a CRD's new version).
+   */
+  readonly indexMaxAgeMs?: number;
+  /** Documents kept, the least recently used dropped past it; default 256. */
+  readonly maxDocuments?: number;
+  readonly now?: () => number;
   /**
    * Told once per fetch that failed for another reason than "not served", before the source falls
    * back to the next step; kubectl prints a warning in the same places.
@@ -31,24 +45,31 @@ export interface OpenApiPatchMetaSourceOptions {
  * 2. OpenAPI v2 (`/openapi/v2`) when v3 is not served or does not know the group-version;
  * 3. the compiled-in table (`builtinPatchMeta`) when the server cannot be read or has no schema for
  *    the kind, and JSON merge for kinds the table does not know either.
- * A document the server answered is cached for the life of the source: kubectl too reads it once per
- * invocation, and a kind's patch strategies do not change while the server runs. A failed fetch is
- * not cached, so the next object tries again.
+ * A document the server answered is cached (kubectl too reads it once per invocation): a
+ * group-version document, whose URL names its content hash, until the bound drops it; the v3 index
+ * for `indexMaxAgeMs`. A failed fetch is not cached, so the next object tries again.
  */
 export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOptions): PatchMetaSource {
   const { client } = options;
+  const now = options.now ?? Date.now;
+  const indexMaxAgeMs = options.indexMaxAgeMs ?? DEFAULT_OPENAPI_INDEX_MAX_AGE_MS;
   // Promises, not values, so concurrent lookups of one document share a single request.
-  const documents = new Map<string, Promise<JsonValue | undefined>>();
+  const documents = new LruMap<string, Promise<JsonValue | undefined>>(options.maxDocuments ?? 256);
+  let indexReadAt = Number.NEGATIVE_INFINITY;
 
   /** The document at `path`; undefined when the server does not serve it (404) or cannot be read. */
   const fetchDocument = (path: string, query: Record<string, string>, signal?: AbortSignal) => {
     const key = cacheKey(path, query);
+    if (key === INDEX_KEY) {
+      if (now() - indexReadAt >= indexMaxAgeMs) documents.delete(INDEX_KEY);
+      if (!documents.has(INDEX_KEY)) indexReadAt = now();
+    }
     const cached = documents.get(key);
     if (cached !== undefined) return cached;
     const pending = client.request({ method: 'GET', path, query, signal }).then(
       (document) => document,
       (error: unknown) => {
-        documents.delete(key);
+        if (documents.peek(key) === pending) documents.delete(key);
         if (signal?.aborted) throw error;
         if (!(error instanceof KubeApiError && error.notFound)) options.onFetchError?.(path, error);
         return undefined;
@@ -67,7 +88,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     let url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
     if (url === undefined) {
       // A CRD installed after the index was read: read the index again once before giving up on v3.
-      documents.delete(cacheKey('/openapi/v3', {}));
+      documents.delete(INDEX_KEY);
       url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
     }
     if (url === undefined) return undefined;
@@ -97,6 +118,9 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     },
   };
 }
+
+export const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
+const INDEX_KEY = cacheKey('/openapi/v3', {});
 
 function cacheKey(path: string, query: Record<string, string>): string {
   return `${path}?${new URLSearchParams(query).toString()}`;

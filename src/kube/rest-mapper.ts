@@ -4,6 +4,7 @@ import type { ScopeResolver } from '../manifests/scope-resolver.js';
 import { mappingsOfResourceList, versionsOfApiGroup, type RestMapping } from './discovery-documents.js';
 import { KubeApiError, UnknownKindError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
+import { LruMap } from './lru-map.js';
 
 export type { RestMapping } from './discovery-documents.js';
 
@@ -19,7 +20,14 @@ export interface DiscoveryTarget {
  * are asked for (`GET /api/v1`, `GET /apis/<g>/<v>`, and `GET /apis/<g>` for the versions of a group,
  * for an inventory entry, which records no version), never a sweep of every API group.
  *
- * Answers are cached for the life of the mapper, but an answer that lacks a kind someone asks for (a
+ * One mapper serves every identity of a server: the controller shares it between the ServiceAccounts
+ * it impersonates, because discovery does not depend on who asks. The API server answers `/api`,
+ * `/apis` and below with every resource it serves to any authenticated user (the `system:discovery`
+ * ClusterRole, bound to `system:authenticated`); RBAC decides what a user may do with a resource, not
+ * whether discovery lists it (test/kube/shared-discovery.itest.ts compares the answers).
+ *
+ * Answers are cached for the life of the mapper (at most `maxAnswers` of each kind, the least recently
+ * used dropped first), but an answer that lacks a kind someone asks for (a
  * 404 for the group-version, or the kind absent from it) is asked again once it is older than
  * `recheckAfterMs`, and at most once per run (`forRun`): a CRD installed after the first failure is
  * seen without a restart, as kubectl's deferred discovery mapper resets on a miss, while a set full of
@@ -52,12 +60,20 @@ export interface RestMapperOptions {
   /** How old an answer lacking a wanted kind must be before the server is asked again; default 10 s. */
   readonly recheckAfterMs?: number;
   readonly now?: () => number;
+  /**
+   * Answers kept per cache (group-versions, groups), the least recently used dropped past it: a
+   * manifest may name any apiVersion, and each one the server does not serve is an answer too (a 404).
+   */
+  readonly maxAnswers?: number;
 }
 
 export const DEFAULT_DISCOVERY_RECHECK_MS = 10_000;
+/** Far more group-versions than a server serves (a v1.33 apiserver: about 30, plus its CRDs). */
+export const DEFAULT_MAX_DISCOVERY_ANSWERS = 2_000;
 
 export function createRestMapper(client: KubeClient, options: RestMapperOptions = {}): RestMapper {
   const now = options.now ?? Date.now;
+  const maxAnswers = options.maxAnswers ?? DEFAULT_MAX_DISCOVERY_ANSWERS;
   // A 404 is an answer (nothing served there yet); any other failure is not cached.
   const getOrEmpty = async (path: string, signal: AbortSignal | undefined): Promise<JsonValue> => {
     try {
@@ -71,12 +87,12 @@ export function createRestMapper(client: KubeClient, options: RestMapperOptions 
     {
       now,
       recheckAfterMs: options.recheckAfterMs ?? DEFAULT_DISCOVERY_RECHECK_MS,
-      groupVersions: createAnswerCache(now, async (key: string, signal) => {
+      groupVersions: createAnswerCache(now, maxAnswers, async (key: string, signal) => {
         const { group, version } = splitKey(key);
         const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
         return mappingsOfResourceList(await getOrEmpty(path, signal), group, version);
       }),
-      groups: createAnswerCache(now, async (group: string, signal) =>
+      groups: createAnswerCache(now, maxAnswers, async (group: string, signal) =>
         versionsOfApiGroup(await getOrEmpty(`/apis/${group}`, signal)),
       ),
     },
@@ -223,22 +239,24 @@ interface AnswerCache<T> {
 
 function createAnswerCache<T>(
   now: () => number,
+  maxAnswers: number,
   fetch: (key: string, signal: AbortSignal | undefined) => Promise<T>,
 ): AnswerCache<T> {
-  // Promises, not values, so concurrent lookups of one document share a single request.
-  const pending = new Map<string, { readonly answer: Promise<T>; readonly askedAt: number }>();
-  const received = new Map<string, T>();
+  // Promises, not values, so concurrent lookups of one document share a single request. An answer
+  // dropped from either map past the bound is only asked again when next needed.
+  const pending = new LruMap<string, { readonly answer: Promise<T>; readonly askedAt: number }>(maxAnswers);
+  const received = new LruMap<string, T>(maxAnswers);
   const ask = (key: string, signal?: AbortSignal): Promise<T> => {
     const answer = fetch(key, signal);
     const entry = { answer, askedAt: now() };
     pending.set(key, entry);
     answer.then(
       (value) => {
-        if (pending.get(key) === entry) received.set(key, value);
+        if (pending.peek(key) === entry) received.set(key, value);
       },
       // A failed request is not an answer: the next lookup asks again.
       () => {
-        if (pending.get(key) === entry) pending.delete(key);
+        if (pending.peek(key) === entry) pending.delete(key);
       },
     );
     return answer;
@@ -246,7 +264,7 @@ function createAnswerCache<T>(
   return {
     get: (key, signal) => pending.get(key)?.answer ?? ask(key, signal),
     ask,
-    askedAt: (key) => pending.get(key)?.askedAt,
+    askedAt: (key) => pending.peek(key)?.askedAt,
     settled: (key) => received.get(key),
   };
 }

@@ -22,8 +22,11 @@ export interface ControllerMetrics {
   countDrift(namespace: string, name: string, objects: number): void;
   /** Objects of one ApplySet that began a fight (corrected on three runs in a row). */
   countFights(namespace: string, name: string, objects: number): void;
-  /** One request sent to the API server (every client of the controller counts here). */
-  countKubeRequest(verb: string): void;
+  /**
+   * One request sent to the API server (every client of the controller counts here); a GET of a
+   * discovery or OpenAPI document is counted by document too.
+   */
+  countKubeRequest(verb: string, path: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
 }
@@ -37,6 +40,12 @@ export function createControllerMetrics(): ControllerMetrics {
     name: 'applyset_kube_requests_total',
     help: 'Requests the controller sent to the API server, by verb (the Lease and each watch connection included).',
     labelNames: ['verb'] as const,
+    registers: [registry],
+  });
+  const schemaRequests = new Counter({
+    name: 'applyset_kube_schema_requests_total',
+    help: 'Discovery and OpenAPI documents the controller fetched, for every identity it acts as, by document kind.',
+    labelNames: ['document'] as const,
     registers: [registry],
   });
   const perApplySet = createApplySetMetrics(registry);
@@ -53,13 +62,25 @@ export function createControllerMetrics(): ControllerMetrics {
     registry,
     ...runs,
     ...perApplySet,
-    countKubeRequest(verb) {
+    countKubeRequest(verb, path) {
       kubeRequests.inc({ verb });
+      const document = verb === 'GET' ? schemaDocumentOf(path) : undefined;
+      if (document !== undefined) schemaRequests.inc({ document });
     },
     setQueueDepthSource(depth) {
       depthSource = depth;
     },
   };
+}
+
+/**
+ * `discovery` for `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>` (no resource below them),
+ * `openapi` for `/openapi/...`; undefined for any other path.
+ */
+export function schemaDocumentOf(path: string): 'discovery' | 'openapi' | undefined {
+  if (path === '/openapi' || path.startsWith('/openapi/')) return 'openapi';
+  if (/^\/api(\/[^/]+)?\/?$/.test(path) || /^\/apis(\/[^/]+){0,2}\/?$/.test(path)) return 'discovery';
+  return undefined;
 }
 
 /** What reconciles did: their results and durations, the children they touched, their Git fetches. */

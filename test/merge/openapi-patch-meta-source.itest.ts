@@ -44,6 +44,28 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     expect(requests).not.toContain('/openapi/v2');
   });
 
+  it('reads the v3 index again once it is older than indexMaxAgeMs, and no document it already has', async () => {
+    const requests: string[] = [];
+    const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
+    let now = 0;
+    const source = createOpenApiPatchMetaSource({
+      client: createKubeClient({ kubeConfig: kc, onRequest }),
+      indexMaxAgeMs: 60_000,
+      now: () => now,
+    });
+    const configMap = { group: '', version: 'v1', kind: 'ConfigMap' };
+    await source.metaFor(configMap);
+    now = 59_999;
+    await source.metaFor(configMap);
+    expect(requests.filter((path) => path === '/openapi/v3')).toHaveLength(1);
+    now = 60_000;
+    await source.metaFor(configMap);
+    // A long-running controller notices a new schema: the index again, but the api/v1 document, whose
+    // URL names its content hash, is the same one and not downloaded twice.
+    expect(requests.filter((path) => path === '/openapi/v3')).toHaveLength(2);
+    expect(requests.filter((path) => path === '/openapi/v3/api/v1')).toHaveLength(1);
+  });
+
   it('says json-merge for a custom resource whose CRD the server serves', async () => {
     const source = createOpenApiPatchMetaSource({ client: createKubeClient({ kubeConfig: kc }) });
     await expect(source.metaFor(crd.gvk)).resolves.toBe('json-merge');

@@ -1,0 +1,61 @@
+/**
+ * The apply engines of the controller, one per identity it acts as, sharing everything an engine
+ * would otherwise keep for itself (issue #14: 1,000 tenants, each with a ServiceAccount of its own).
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
+import { createNoOpMemo, noOpMemoFor } from '../apply/remember-no-op.js';
+import type { ApplySetEngineOptions } from '../apply/run-context.js';
+import { createKubeClient } from '../kube/kube-client.js';
+import { createKubeConnection } from '../kube/kube-connection.js';
+import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
+import { createRestMapper } from '../kube/rest-mapper.js';
+import type { Logger } from '../observability/create-logger.js';
+
+export interface SharedEnginesOptions {
+  readonly kubeConfig: KubeConfig;
+  readonly logger: Logger;
+  readonly countRequest: (method: string, path: string) => void;
+  /** The leader fence every write of every identity passes. */
+  readonly writeFence?: () => void;
+  readonly afterStep?: ApplySetEngineOptions['afterStep'];
+}
+
+/**
+ * Engines for any number of identities at the cost of one (issue #14: 1,000 tenants, each with a
+ * ServiceAccount of its own). Everything an engine would keep is shared by all, read as the
+ * controller and bounded: one connection (sockets, TLS), one discovery mapper and one OpenAPI source
+ * (their answers are the same for every user, see createRestMapper), one memo of ignored patches
+ * (scoped by identity, least recently used dropped). An identity's engine is made per reconcile and
+ * dropped after it, so there is no table of identities to grow or to evict.
+ */
+export function sharedEngines(options: SharedEnginesOptions): (user: string | undefined) => ApplySetEngine {
+  const { logger, countRequest, writeFence, afterStep } = options;
+  const connection = createKubeConnection({ kubeConfig: options.kubeConfig });
+  // Discovery and OpenAPI only read: as the controller itself, unfenced.
+  const reader = createKubeClient({ connection, onRequest: countRequest });
+  const restMapper = createRestMapper(reader);
+  const patchMetaSource = createOpenApiPatchMetaSource({
+    client: reader,
+    onFetchError: (path, error) =>
+      logger.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
+  });
+  const noOps = createNoOpMemo();
+  return (user) => {
+    const identity = user ?? '';
+    return createApplySetEngine({
+      kubeClient: createKubeClient({
+        connection,
+        onRequest: countRequest,
+        ...(user === undefined ? {} : { impersonateUser: user }),
+        ...(writeFence === undefined ? {} : { writeFence }),
+      }),
+      logger: logger.child({ engine: identity === '' ? 'controller' : identity }),
+      restMapper,
+      patchMetaSource,
+      serverNoOps: noOpMemoFor(noOps, identity),
+      ...(afterStep === undefined ? {} : { afterStep }),
+    });
+  };
+}

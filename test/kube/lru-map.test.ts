@@ -1,0 +1,34 @@
+import { LruMap } from '../../src/kube/lru-map.js';
+
+describe('LruMap', () => {
+  it('drops the least recently used entry past its bound, a get counting as a use', () => {
+    const map = new LruMap<string, number>(2);
+    map.set('a', 1).set('b', 2);
+    expect(map.get('a')).toBe(1);
+    map.set('c', 3);
+    expect(map.has('b')).toBe(false);
+    expect(map.get('a')).toBe(1);
+    expect(map.get('c')).toBe(3);
+    expect(map.size).toBe(2);
+  });
+
+  it('does not count a peek as a use, and setting a key again keeps one entry', () => {
+    const map = new LruMap<string, number>(2);
+    map.set('a', 1).set('b', 2);
+    expect(map.peek('a')).toBe(1);
+    map.set('b', 20).set('c', 3);
+    expect(map.has('a')).toBe(false);
+    expect([map.get('b'), map.get('c'), map.size]).toEqual([20, 3, 2]);
+  });
+
+  it('stays at its bound however many keys pass through it', () => {
+    const map = new LruMap<number, number>(100);
+    for (let i = 0; i < 10_000; i += 1) map.set(i, i);
+    expect(map.size).toBe(100);
+    expect(map.has(9_999) && !map.has(9_899)).toBe(true);
+  });
+
+  it('refuses a bound below one', () => {
+    expect(() => new LruMap(0)).toThrow(RangeError);
+  });
+});
