@@ -147,7 +147,17 @@ export interface ApplySetStatus {
   readonly drift?: ApplySetErrors | null;
   /** prune DryRun: the objects a prune would delete (`null` clears it). */
   readonly wouldPrune?: ApplySetErrors | null;
+  /** What the set holds after the last run that reached the engine, as compact ids (status-inventory.ts). */
+  readonly inventory?: ApplySetInventory;
   readonly lastHandledReconcileAt?: string;
+}
+
+/** `status.inventory`: the objects the set holds, the first few of them, and how many there are. */
+export interface ApplySetInventory {
+  /** `<namespace>_<name>_<group>_<kind>`, sorted; at most MAX_INVENTORY_ITEMS (status-inventory.ts). */
+  readonly items: readonly string[];
+  readonly totalCount: number;
+  readonly truncated: boolean;
 }
 
 export interface ApplySetMetadata {

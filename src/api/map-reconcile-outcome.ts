@@ -8,9 +8,11 @@ import {
   type ApplySetSummary,
   type ConditionStatus,
 } from './applyset-types.js';
-import { describeAdopted, describeChanges, describeCounts } from './describe-outcome.js';
+import { describeAdopted, describeChanges, describeCounts, EVENT_MESSAGE_LIMIT } from './describe-outcome.js';
 import type { OutcomeCounts, ReconcileEvent, ReconcileOutcome } from './reconcile-outcome.js';
 import type { Requeue } from './requeue.js';
+import type { ObjectRef } from '../manifests/object-ref.js';
+import { statusInventory } from './status-inventory.js';
 import { carriedSafeModeConditions, reportSafeModes, type SafeModeInput } from './safe-mode-status.js';
 
 export interface MapOutcomeInput {
@@ -25,6 +27,8 @@ export interface MapOutcomeInput {
   readonly handledReconcileAt: string | undefined;
   /** driftMode, prune DryRun and the fights counted; default: none of them. */
   readonly safeModes?: SafeModeInput;
+  /** What the set holds after the run (status.inventory); undefined keeps the previous list. */
+  readonly held?: readonly ObjectRef[];
 }
 
 const NO_SAFE_MODES: SafeModeInput = {
@@ -53,6 +57,7 @@ export function mapReconcileOutcome(input: MapOutcomeInput): MappedOutcome {
     ...previous,
     ...generationField(input.generation),
     ...(input.handledReconcileAt === undefined ? {} : { lastHandledReconcileAt: input.handledReconcileAt }),
+    ...(input.held === undefined ? {} : { inventory: statusInventory(input.held) }),
   };
   switch (outcome.kind) {
     case 'applied':
@@ -121,11 +126,12 @@ function appliedEvents(
   const changed = counts.created + counts.configured + counts.pruned > 0;
   const kept = outcome.keptForOthers ?? [];
   const events: ReconcileEvent[] = [];
+  const head = `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}`;
   if (changed || previous?.lastAppliedRevision !== revision)
     events.push({
       type: 'Normal',
       reason: 'ReconciliationSucceeded',
-      message: `${message}: ${describeCounts(counts)}${describeAdopted(outcome.adopted ?? [])}${describeChanges(outcome.changes)}`,
+      message: `${head}${describeChanges(outcome.changes, EVENT_MESSAGE_LIMIT - head.length)}`,
     });
   if (kept.length > 0)
     events.push({

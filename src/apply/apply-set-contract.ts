@@ -184,6 +184,11 @@ export interface ApplySetResult {
    * written): the precondition for the caller's own next write of the parent, e.g. its status.
    */
   readonly parentResourceVersion?: string;
+  /**
+   * What the parent's inventory records after the run: as the run's last inventory write left it, or
+   * as read when the run wrote none (a dry run). The controller shows it as status.inventory.
+   */
+  readonly inventory?: readonly ObjectRef[];
   /** True when every step ran and the hash was written. */
   readonly completed: boolean;
   /** With `wait`: the last health of every object waited for. */

@@ -25,6 +25,8 @@ export interface ParentWriter {
   readonly write: (metadata: ParentMetadata) => Promise<void>;
   /** Writes the inventory annotation and its group-kinds, without the hash. */
   readonly writeInventory: (inventory: Inventory) => Promise<void>;
+  /** The inventory the parent records: as last written by this run, or as read. */
+  readonly inventory: () => Inventory;
 }
 
 export function createParentWriter(
@@ -35,6 +37,7 @@ export function createParentWriter(
   const { signal } = request;
   const spec = request.parent;
   let live = parent.live;
+  let recorded = parent.inventory;
 
   const create = async (metadata: ParentMetadata) => {
     live = await context.api.create(parent.location, newParentBody(spec, metadata), signal);
@@ -78,6 +81,7 @@ export function createParentWriter(
       throw new InventoryTooLargeError(describeObjectRef(parent.ref), inventory.length, bytes);
     }
     await write(metadata);
+    recorded = inventory;
   };
 
   return {
@@ -85,6 +89,7 @@ export function createParentWriter(
     ownerUid: () => (live === undefined ? undefined : liveUid(live)),
     write,
     writeInventory,
+    inventory: () => recorded,
   };
 }
 

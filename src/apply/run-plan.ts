@@ -87,6 +87,7 @@ export async function runPlan(
     outcomes: run.outcomes,
     parentUid: writer.ownerUid() ?? '',
     ...(live === undefined ? {} : { parentResourceVersion: liveResourceVersion(live) ?? '' }),
+    inventory: writer.inventory(),
     completed: !request.dryRun,
   };
 }

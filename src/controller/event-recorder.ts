@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { ReconcileEvent } from '../api/reconcile-outcome.js';
+import { EVENT_MESSAGE_LIMIT } from '../api/describe-outcome.js';
 
 export interface EventSubject {
   readonly apiVersion: string;
@@ -48,7 +49,10 @@ export function createEventRecorder(options: {
       type: event.type,
       reason: event.reason,
       // The API server refuses messages over 1 kB in events.k8s.io; keep core events as short.
-      message: event.message.length > 1024 ? `${event.message.slice(0, 1021)}...` : event.message,
+      message:
+        event.message.length > EVENT_MESSAGE_LIMIT
+          ? `${event.message.slice(0, EVENT_MESSAGE_LIMIT - 3)}...`
+          : event.message,
       source: { component: REPORTING_COMPONENT },
       reportingComponent: REPORTING_COMPONENT,
       reportingInstance: options.instance,

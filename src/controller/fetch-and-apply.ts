@@ -4,6 +4,7 @@ import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contrac
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
@@ -32,6 +33,8 @@ export interface RunOutcome {
   readonly steady?: boolean;
   /** The status the run wrote on its way (the health wait's Progressing), if it wrote one. */
   readonly storedStatus?: ApplySetStatus;
+  /** What the set's inventory records after the engine ran (status.inventory); unset when it did not. */
+  readonly held?: readonly ObjectRef[];
 }
 
 /** A step that ended the run early, or what it produced for the next. */
@@ -94,6 +97,7 @@ export async function fetchAndApply(
   return {
     outcome: outcomeOf(result, revision),
     steady,
+    ...(result.inventory === undefined ? {} : { held: result.inventory }),
     ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
     ...storedBy(healthWait),
   };

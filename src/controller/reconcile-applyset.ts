@@ -67,7 +67,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     const log = deps.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') });
     const started = deps.now();
     const finish = (result: ReconcileResult, requeue: Requeue): Requeue => {
-      deps.metrics.observeReconcile(result, (deps.now() - started) / 1000);
+      deps.metrics.observeReconcile(result, (deps.now() - started) / 1000, { namespace, name });
       log.debug({ result, requeue }, 'reconcile finished');
       return requeue;
     };
@@ -181,6 +181,7 @@ async function report(
       : Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
     now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    ...(run.held === undefined ? {} : { held: run.held }),
     ...(resolved.ok
       ? {
           safeModes: {
@@ -212,23 +213,21 @@ async function report(
     log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }
+  const { namespace, name } = applySet.metadata;
   const ready = mapped.status.conditions?.find((c) => c.type === 'Ready')?.status;
-  deps.metrics.setReady(
-    applySet.metadata.namespace,
-    applySet.metadata.name,
-    ready === 'True' ? 1 : ready === 'False' ? 0 : -1,
-  );
+  deps.metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
+  deps.metrics.setRevision(namespace, name, mapped.status.lastAppliedRevision);
   for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
   if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
     const counts = outcome.counts ?? zeroCounts;
-    deps.metrics.countObjects('created', counts.created);
-    deps.metrics.countObjects('configured', counts.configured);
-    deps.metrics.countObjects('unchanged', counts.unchanged);
-    deps.metrics.countObjects('pruned', counts.pruned);
-    deps.metrics.countObjects('failed', counts.failed);
-    deps.metrics.countObjects('conflict', counts.conflicts);
+    const of = { namespace, name };
+    deps.metrics.countObjects('created', counts.created, of);
+    deps.metrics.countObjects('configured', counts.configured, of);
+    deps.metrics.countObjects('unchanged', counts.unchanged, of);
+    deps.metrics.countObjects('pruned', counts.pruned, of);
+    deps.metrics.countObjects('failed', counts.failed, of);
+    deps.metrics.countObjects('conflict', counts.conflicts, of);
   }
-  const { namespace, name } = applySet.metadata;
   if (outcome.kind === 'applied') deps.metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
   deps.metrics.countFights(namespace, name, run.fought.newlyFighting.length);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';

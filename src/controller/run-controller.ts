@@ -58,7 +58,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
   const reconcile = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
-  const work = startWork(config, logger, clients.client, reconcile, signals, secretRefNamespaces);
+  const work = startWork(config, logger, clients.client, reconcile, signals, secretRefNamespaces, metrics);
   metrics.setQueueDepthSource(() => work.queue.depth());
 
   let resolveDone!: (why: StopReason) => void;
@@ -199,6 +199,7 @@ function startWork(
   reconcile: Reconciler,
   signals: ControllerSignals,
   secretRefNamespaces: ReadonlySet<string>,
+  metrics: ControllerMetrics,
 ): ControllerWork {
   const queue = createWorkQueue({
     concurrency: config.concurrency,
@@ -225,6 +226,9 @@ function startWork(
       if (event.type === 'deleted') {
         queue.forget(key);
         secretPoller.forget(key);
+        // Its series go with it: no reconcile runs for a deleted ApplySet to remove them.
+        const [namespace = '', name = ''] = key.split('/');
+        metrics.setReady(namespace, name, undefined);
       } else if (needsReconcile(event)) queue.add(key);
     },
   });

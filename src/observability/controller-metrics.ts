@@ -1,27 +1,32 @@
+/**
+ * The controller's Prometheus metrics: the fleet's (reconciles, objects, Git fetches, API requests,
+ * the queue) and, through applyset-metrics.ts, the series of each ApplySet.
+ */
+
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import {
+  createApplySetMetrics,
+  type ApplySetMetrics,
+  type ObjectAction,
+  type ReconcileResult,
+} from './applyset-metrics.js';
 
-export type ReconcileResult =
-  | 'success'
-  | 'stalled'
-  | 'retryable'
-  | 'waiting'
-  | 'suspended'
-  | 'deleted'
-  | 'error';
+export type { ObjectAction, ReconcileResult } from './applyset-metrics.js';
 
-export type ObjectAction = 'created' | 'configured' | 'unchanged' | 'pruned' | 'conflict' | 'failed';
+/** The ApplySet a reconcile or a count is about, for its own series. */
+export interface ApplySetName {
+  readonly namespace: string;
+  readonly name: string;
+}
 
-export interface ControllerMetrics {
+export interface ControllerMetrics
+  extends Pick<ApplySetMetrics, 'setReady' | 'setRevision' | 'countDrift' | 'countFights'> {
   readonly registry: Registry;
-  observeReconcile(result: ReconcileResult, seconds: number): void;
-  countObjects(action: ObjectAction, count: number): void;
+  /** Fleet-wide by result, and in the ApplySet's own series when `applySet` is given (not once deleted). */
+  observeReconcile(result: ReconcileResult, seconds: number, applySet?: ApplySetName): void;
+  /** Fleet-wide by action, and in the ApplySet's own series by verb when `applySet` is given. */
+  countObjects(action: ObjectAction, count: number, applySet?: ApplySetName): void;
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
-  /** Ready of one ApplySet: 1 True, 0 False, -1 Unknown; `undefined` forgets it (deleted). */
-  setReady(namespace: string, name: string, ready: 1 | 0 | -1 | undefined): void;
-  /** Objects of one ApplySet found drifted and left alone (driftMode Warn), on one run. */
-  countDrift(namespace: string, name: string, objects: number): void;
-  /** Objects of one ApplySet that began a fight (corrected on three runs in a row). */
-  countFights(namespace: string, name: string, objects: number): void;
   /**
    * One request sent to the API server (every client of the controller counts here); a GET of a
    * discovery or OpenAPI document is counted by document too.
@@ -35,7 +40,8 @@ export interface ControllerMetrics {
 export function createControllerMetrics(): ControllerMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const runs = createRunMetrics(registry);
+  const perApplySet = createApplySetMetrics(registry);
+  const runs = createRunMetrics(registry, perApplySet);
   const kubeRequests = new Counter({
     name: 'applyset_kube_requests_total',
     help: 'Requests the controller sent to the API server, by verb (the Lease and each watch connection included).',
@@ -48,7 +54,6 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['document'] as const,
     registers: [registry],
   });
-  const perApplySet = createApplySetMetrics(registry);
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -61,7 +66,10 @@ export function createControllerMetrics(): ControllerMetrics {
   return {
     registry,
     ...runs,
-    ...perApplySet,
+    setReady: perApplySet.setReady,
+    setRevision: perApplySet.setRevision,
+    countDrift: perApplySet.countDrift,
+    countFights: perApplySet.countFights,
     countKubeRequest(verb, path) {
       kubeRequests.inc({ verb });
       const document = verb === 'GET' ? schemaDocumentOf(path) : undefined;
@@ -86,6 +94,7 @@ export function schemaDocumentOf(path: string): 'discovery' | 'openapi' | undefi
 /** What reconciles did: their results and durations, the children they touched, their Git fetches. */
 function createRunMetrics(
   registry: Registry,
+  perApplySet: ApplySetMetrics,
 ): Pick<ControllerMetrics, 'observeReconcile' | 'countObjects' | 'observeGitFetch'> {
   const reconcileDuration = new Histogram({
     name: 'applyset_reconcile_duration_seconds',
@@ -114,55 +123,20 @@ function createRunMetrics(
     registers: [registry],
   });
   return {
-    observeReconcile(result, seconds) {
+    observeReconcile(result, seconds, applySet) {
       reconcileDuration.observe({ result }, seconds);
       reconciles.inc({ result });
+      // A deleted ApplySet's series were just removed: observing would bring them back.
+      if (applySet !== undefined && result !== 'deleted')
+        perApplySet.observeApplySetReconcile(applySet.namespace, applySet.name, result, seconds);
     },
-    countObjects(action, count) {
+    countObjects(action, count, applySet) {
       if (count > 0) objects.inc({ action }, count);
+      if (applySet !== undefined)
+        perApplySet.countApplySetObjects(applySet.namespace, applySet.name, action, count);
     },
     observeGitFetch(result, seconds) {
       gitFetch.observe({ result }, seconds);
-    },
-  };
-}
-
-/** The series labelled by ApplySet: Ready, drift and fights, removed together when it is deleted. */
-function createApplySetMetrics(
-  registry: Registry,
-): Pick<ControllerMetrics, 'setReady' | 'countDrift' | 'countFights'> {
-  const ready = new Gauge({
-    name: 'applyset_ready',
-    help: 'Ready of each ApplySet: 1 True, 0 False, -1 Unknown.',
-    labelNames: ['namespace', 'name'] as const,
-    registers: [registry],
-  });
-  const drift = new Counter({
-    name: 'applyset_drift_total',
-    help: 'Objects found changed on the cluster and not corrected (driftMode Warn), summed over runs, by ApplySet.',
-    labelNames: ['namespace', 'name'] as const,
-    registers: [registry],
-  });
-  const fights = new Counter({
-    name: 'applyset_fights_total',
-    help: 'Fights detected: an object corrected on three runs in a row because someone keeps changing it back, by ApplySet.',
-    labelNames: ['namespace', 'name'] as const,
-    registers: [registry],
-  });
-  return {
-    setReady(namespace, name, value) {
-      if (value === undefined) {
-        // A deleted ApplySet's series go with it.
-        ready.remove({ namespace, name });
-        drift.remove({ namespace, name });
-        fights.remove({ namespace, name });
-      } else ready.set({ namespace, name }, value);
-    },
-    countDrift(namespace, name, objects) {
-      if (objects > 0) drift.inc({ namespace, name }, objects);
-    },
-    countFights(namespace, name, objects) {
-      if (objects > 0) fights.inc({ namespace, name }, objects);
     },
   };
 }

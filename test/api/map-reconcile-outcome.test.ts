@@ -1,4 +1,5 @@
 import type { ApplySetStatus } from '../../src/api/applyset-types.js';
+import { EVENT_MESSAGE_LIMIT } from '../../src/api/describe-outcome.js';
 import { mapReconcileOutcome, type MapOutcomeInput } from '../../src/api/map-reconcile-outcome.js';
 
 const counts = { created: 2, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };
@@ -44,8 +45,53 @@ describe('mapReconcileOutcome', () => {
     });
     expect(mapped.events[0]?.message).toBe(
       'Applied revision: main@sha1:abc: 12 created, 1 configured, 3 unchanged, 1 pruned; created ' +
-        `${created.slice(0, 10).join(', ')} (+2 more); configured deployment.apps/web -n shop; pruned configmap/old -n shop`,
+        `${created.slice(0, 10).join(', ')} (+2 more, 12 in all); configured deployment.apps/web -n shop; pruned configmap/old -n shop`,
     );
+  });
+
+  it('keeps the event within the length limit: long lists are counted, and every verb keeps its total', () => {
+    const long = (verb: string) =>
+      Array.from({ length: 40 }, (_, i) => `deployment.apps/${verb}-${'x'.repeat(60)}-${i} -n shop`);
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: {
+        kind: 'applied',
+        revision: 'main@sha1:abc',
+        counts: { ...counts, created: 40, configured: 40, pruned: 40 },
+        changes: { created: long('c'), configured: long('u'), pruned: long('p') },
+      },
+    });
+    const message = mapped.events[0]?.message ?? '';
+    expect(message.length).toBeLessThanOrEqual(EVENT_MESSAGE_LIMIT);
+    for (const verb of ['created', 'configured', 'pruned'])
+      expect(message).toMatch(new RegExp(`; ${verb} deployment\\.apps/[^;]* \\(\\+\\d+ more, 40 in all\\)`));
+    expect(message).toContain(`pruned ${long('p')[0]}`);
+  });
+
+  it('status.inventory lists what the engine says the set holds, sorted compact ids', () => {
+    const mapped = mapReconcileOutcome({
+      ...base,
+      outcome: { kind: 'applied', revision: 'r', counts },
+      held: [
+        { group: '', kind: 'Service', namespace: 'shop', name: 'web' },
+        { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+      ],
+    });
+    expect(mapped.status.inventory).toEqual({
+      items: ['shop_web__Service', 'shop_web_apps_Deployment'],
+      totalCount: 2,
+      truncated: false,
+    });
+  });
+
+  it('status.inventory stays as it was when the run did not reach the engine', () => {
+    const inventory = { items: ['shop_web__Service'], totalCount: 1, truncated: false };
+    const mapped = mapReconcileOutcome({
+      ...base,
+      previous: { inventory },
+      outcome: { kind: 'retryable', reason: 'GitUnreachable', message: 'down' },
+    });
+    expect(mapped.status.inventory).toEqual(inventory);
   });
 
   it('success: Ready, the revision, the counts, an event, requeue after the interval', () => {

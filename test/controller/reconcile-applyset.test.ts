@@ -87,6 +87,7 @@ async function reconcile(stubs: Stubs) {
     countObjects() {},
     observeGitFetch() {},
     setReady() {},
+    setRevision() {},
     countDrift() {},
     countFights() {},
   } as unknown as ControllerMetrics;

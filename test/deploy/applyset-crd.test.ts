@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
 import { APPLYSET_CRD_NAME, APPLYSET_GROUP, APPLYSET_KIND, APPLYSET_LIST_KIND, APPLYSET_PLURAL, APPLYSET_SINGULAR, APPLYSET_VERSION, DELETION_POLICIES, MAX_STATUS_ERRORS, type ApplySetCondition, type ApplySetObjectError, type ApplySetSpec, type ApplySetStatus, type ApplySetSummary } from '../../src/api/applyset-types.js';
 import { DURATION_PATTERN } from '../../src/api/durations.js';
+import { MAX_INVENTORY_ITEMS } from '../../src/api/status-inventory.js';
 import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
 import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/api/safe-mode-spec.js';
 import { parseJsonPointer } from '../../src/plan/drift-ignore.js';
@@ -140,6 +141,7 @@ describe('the ApplySet CRD', () => {
       errors: { items: [], totalCount: 0, truncated: false },
       drift: { items: [], totalCount: 0, truncated: false },
       wouldPrune: { items: [], totalCount: 0, truncated: false },
+      inventory: { items: [], totalCount: 0, truncated: false },
       lastHandledReconcileAt: '',
     };
     const condition: Required<ApplySetCondition> = {
@@ -170,6 +172,9 @@ describe('the ApplySet CRD', () => {
       expect(propertyNames(at('status', list, 'items', '[]'))).toEqual(Object.keys(error).sort());
       expect(at('status', list, 'items').maxItems).toBe(MAX_STATUS_ERRORS);
     }
+    expect(propertyNames(at('status', 'inventory'))).toEqual(Object.keys(status.inventory).sort());
+    expect(at('status', 'inventory', 'items').maxItems).toBe(MAX_INVENTORY_ITEMS);
+    expect(at('status', 'inventory', 'items', '[]').type).toBe('string');
   });
 
   it('accepts for spec.prune what the resolver accepts: true, false and DryRun', () => {

@@ -33,3 +33,56 @@ describe('requests counted by document', () => {
     expect(text).toContain('applyset_kube_requests_total{verb="GET"} 3');
   });
 });
+
+const web = { namespace: 'shop', name: 'web' };
+
+/** The exposition lines of the series labelled by `web`. */
+async function webSeries(metrics: ReturnType<typeof createControllerMetrics>): Promise<string[]> {
+  const text = await metrics.registry.metrics();
+  return text.split('\n').filter((line) => line.includes('namespace="shop",name="web"'));
+}
+
+describe('per-ApplySet metrics', () => {
+  it('carries the revision last applied in one info series, replaced when the revision changes', async () => {
+    const metrics = createControllerMetrics();
+    metrics.setRevision('shop', 'web', 'main@sha1:aaa');
+    metrics.setRevision('shop', 'web', 'main@sha1:bbb');
+    const info = (await webSeries(metrics)).filter((line) => line.startsWith('applyset_info'));
+    expect(info).toEqual(['applyset_info{namespace="shop",name="web",revision="main@sha1:bbb"} 1']);
+  });
+
+  it('labels reconcile durations and object counts by ApplySet, result and verb, beside the fleet totals', async () => {
+    const metrics = createControllerMetrics();
+    metrics.observeReconcile('success', 0.5, web);
+    metrics.countObjects('created', 3, web);
+    metrics.countObjects('pruned', 1, web);
+    metrics.countObjects('configured', 2);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'applyset_set_reconcile_duration_seconds_count{namespace="shop",name="web",result="success"} 1',
+    );
+    expect(text).toContain('applyset_set_objects_total{namespace="shop",name="web",verb="created"} 3');
+    expect(text).toContain('applyset_set_objects_total{namespace="shop",name="web",verb="pruned"} 1');
+    expect(text).toContain('applyset_reconcile_duration_seconds_count{result="success"} 1');
+    expect(text).toContain('applyset_objects_total{action="created"} 3');
+    expect(text).toContain('applyset_objects_total{action="configured"} 2');
+  });
+
+  it('removes every series of a deleted ApplySet, and a last "deleted" reconcile adds none back', async () => {
+    const metrics = createControllerMetrics();
+    metrics.setReady('shop', 'web', 1);
+    metrics.setRevision('shop', 'web', 'main@sha1:aaa');
+    metrics.observeReconcile('success', 0.5, web);
+    metrics.observeReconcile('retryable', 0.5, web);
+    metrics.countObjects('created', 3, web);
+    metrics.countDrift('shop', 'web', 1);
+    metrics.countFights('shop', 'web', 1);
+    metrics.setReady('shop', 'other', 1);
+    expect((await webSeries(metrics)).length).toBeGreaterThan(10);
+
+    metrics.setReady('shop', 'web', undefined);
+    metrics.observeReconcile('deleted', 0.1, web);
+    expect(await webSeries(metrics)).toEqual([]);
+    expect(await metrics.registry.metrics()).toContain('applyset_ready{namespace="shop",name="other"} 1');
+  });
+});
