@@ -10,6 +10,7 @@
 // are left for inspection.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJsonLossless } from '../src/manifests/lossless-json.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { openDiffSession } from '../test/merge-differential/diff-session.js';
 import {
@@ -49,7 +50,9 @@ async function sequencesFromArguments(
   args: readonly string[],
 ): Promise<(crdGroup: string) => DiffSequence[]> {
   if (args[0] === '--finding' && args[1] !== undefined) {
-    const recorded = JSON.parse(await readFile(join(args[1], 'sequence.json'), 'utf8')) as DiffSequence;
+    const recorded = parseJsonLossless(
+      await readFile(join(args[1], 'sequence.json'), 'utf8'),
+    ) as DiffSequence;
     // The finding's CRD group was its run's own: the custom resource takes this run's group.
     return (crdGroup) => [renameSequence(withCrdGroup(recorded, crdGroup), `${recorded.name}-replay`)];
   }

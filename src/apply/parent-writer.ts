@@ -14,6 +14,7 @@ import type { ApplySetRequest } from './apply-set-contract.js';
 import { ParentChangedError } from './parent-changed-error.js';
 import type { ParentState } from './prepare-run.js';
 import type { RunContext } from './run-context.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** The run's writes of its apply-config object, and the object as the last of them left it. */
 export interface ParentWriter {
@@ -52,7 +53,7 @@ export function createParentWriter(
         parent.location,
         spec.name,
         'application/merge-patch+json',
-        JSON.stringify(guardedByResourceVersion(patch, live)),
+        stringifyJson(guardedByResourceVersion(patch, live)),
         signal,
       );
     } catch (error) {

@@ -1,6 +1,7 @@
 import type { KubeObjectApi, ResourceLocation } from '../kube/kube-object-api.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * Removes a set's claim on one object: the apply-owner annotation and the KEP-3659 part-of label,
@@ -24,5 +25,5 @@ export async function releaseObject(
       labels: { [MetadataKeys.applySetPartOf]: null },
     },
   };
-  await api.patch(location, name, 'application/merge-patch+json', JSON.stringify(patch), signal);
+  await api.patch(location, name, 'application/merge-patch+json', stringifyJson(patch), signal);
 }

@@ -13,6 +13,7 @@ import type { ObjectOutcome } from './apply-set-contract.js';
 import { locationOf } from './object-location.js';
 import type { ObjectContext } from './run-context.js';
 import { warned, writeOptions } from './write-options.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** The annotation on a manifest that asks for server-side apply whatever its size. */
 export const APPLY_STRATEGY_ANNOTATION = 'applyset.dev/apply-strategy';
@@ -32,7 +33,7 @@ export function serverSideReason(object: ManifestObject): string | undefined {
   }
   // The annotation is the object once more, and the object's own annotations are counted twice at
   // most: an object whose JSON is under half the limit cannot be over it, and costs nothing more here.
-  if (JSON.stringify(object.manifest).length * 2 < TOTAL_ANNOTATION_LIMIT_BYTES) return undefined;
+  if (stringifyJson(object.manifest).length * 2 < TOTAL_ANNOTATION_LIMIT_BYTES) return undefined;
   const { modified } = buildLastAppliedConfiguration(object.manifest);
   const metadata = isJsonObject(modified['metadata']) ? modified['metadata'] : {};
   const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
@@ -71,7 +72,7 @@ export async function serverSideApply(
   }
   const { signal } = context.request;
   const location = await locationOf(object, context);
-  const body = JSON.stringify(buildCreateBody(withMember(object.manifest, context.member)));
+  const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
   // As for client-side patches: the same apply to the same version is not sent again (the
   // controller's interval re-apply of an unchanged object writes nothing).
   const noOpKey = `${objectRefKey(object.ref)}\n${live === undefined ? '' : (liveUid(live) ?? '')}`;
@@ -93,7 +94,7 @@ export async function serverSideApply(
       location,
       object.ref.name,
       'application/merge-patch+json',
-      JSON.stringify({ metadata: { annotations: { [LAST_APPLIED_ANNOTATION]: null } } }),
+      stringifyJson({ metadata: { annotations: { [LAST_APPLIED_ANNOTATION]: null } } }),
       signal,
     );
   }

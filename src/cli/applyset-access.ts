@@ -12,6 +12,7 @@ import {
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { single, type FlagSpecs, type ParsedFlags } from './parse-command-line.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** The flags every command about ApplySet resources shares, as kubectl's. */
 export const accessFlagSpecs: FlagSpecs = {
@@ -70,7 +71,7 @@ export async function patchApplySet(access: ApplySetAccess, name: string, patch:
     method: 'PATCH',
     path: applySetsPath(access.namespace, name),
     contentType: 'application/merge-patch+json',
-    body: JSON.stringify(patch),
+    body: stringifyJson(patch),
   })) as unknown as ApplySet;
 }
 

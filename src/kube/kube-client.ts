@@ -5,6 +5,7 @@ import type { JsonValue } from '../manifests/json-value.js';
 import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
 import { createKubeConnection, type KubeConnection } from './kube-connection.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
+import { parseJsonLossless } from '../manifests/lossless-json.js';
 
 export type { KubeWatchRequest } from './watch-stream.js';
 
@@ -114,7 +115,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     if (body === '') return null;
     try {
-      return JSON.parse(body) as JsonValue;
+      return parseJsonLossless(body) as JsonValue;
     } catch (error) {
       throw new KubeTransportError(req.method, req.path, { cause: error });
     }

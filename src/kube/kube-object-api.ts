@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { KubeApiError } from './kube-api-error.js';
 import type { KubeClient, KubeRequest } from './kube-client.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** Where one resource lives: what a REST mapping gives for a kind, plus the namespace. */
 export interface ResourceLocation {
@@ -110,7 +111,7 @@ export function createKubeObjectApi(client: KubeClient): KubeObjectApi {
         await client.request({
           method: 'POST',
           path,
-          body: JSON.stringify(body),
+          body: stringifyJson(body),
           ...writeRequestOptions(options),
           ...(signal === undefined ? {} : { signal }),
         }),
@@ -139,7 +140,7 @@ export function createKubeObjectApi(client: KubeClient): KubeObjectApi {
         propagationPolicy: options.propagationPolicy,
         ...(options.uid === undefined ? {} : { preconditions: { uid: options.uid } }),
       };
-      await client.request({ method: 'DELETE', path, body: JSON.stringify(body), signal });
+      await client.request({ method: 'DELETE', path, body: stringifyJson(body), signal });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
+import { parseJsonLossless } from '../manifests/lossless-json.js';
 
 /** One watch connection: `GET <path>?watch=true`, read as the server streams it, one event a line. */
 export interface KubeWatchRequest {
@@ -119,7 +120,7 @@ function parseEventLine(line: string): { type: string; object: unknown } | undef
   if (line.trim() === '') return undefined;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(line);
+    parsed = parseJsonLossless(line);
   } catch {
     return undefined;
   }

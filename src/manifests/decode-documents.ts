@@ -8,6 +8,7 @@ import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
 import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
 import { locateJsonSyntaxError, type JsonSyntaxLocation } from './locate-json-syntax-error.js';
+import { parseJsonLossless } from './lossless-json.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
 export interface DecodedDocument {
@@ -84,7 +85,7 @@ export class ManifestExpansionError extends Error {
  * 1.1 resolver. A YAML 1.2 parser reads `enabled: yes`, `mode: 0644` or `on: push` differently, so
  * plain scalars here are resolved by `goYamlV2Schema` (go-yaml-v2-schema.ts), not by js-yaml's defaults.
  *
- * Known limitation: integers beyond ±2^53 lose precision (JS numbers); kubectl keeps int64.
+ * Integers beyond ±2^53 that fit an int64 are `bigint`s, exact as kubectl keeps them (lossless-json.ts).
  */
 export function decodeDocuments(
   text: string,
@@ -185,7 +186,7 @@ function throwDecodeError(
 function decodeJson(text: string, source: string, limits: DecodeLimits): DecodedDocument[] {
   let value: JsonValue;
   try {
-    value = JSON.parse(text) as JsonValue;
+    value = parseJsonLossless(text) as JsonValue;
   } catch (error) {
     // JSON.parse's message quotes the input around the error (a Secret value, maybe): only where and
     // why are kept, and the error itself is not carried as the cause.

@@ -126,7 +126,9 @@ function firstNullPath(value: JsonValue, path: readonly string[] = []): readonly
 }
 
 function notAnObject(source: ManifestSource, value: JsonValue): ManifestEntry {
-  const what = Array.isArray(value) ? 'a sequence' : `a ${typeof value}`;
+  const what = Array.isArray(value)
+    ? 'a sequence'
+    : `a ${typeof value === 'bigint' ? 'number' : typeof value}`;
   return {
     type: 'error',
     error: new ManifestError('not-an-object', source, undefined, `expected an object, found ${what}`),

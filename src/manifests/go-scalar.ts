@@ -15,9 +15,9 @@ import type { JsonObject, JsonValue } from './json-value.js';
  */
 export class GoScalar {
   readonly #kind: GoScalarKind;
-  readonly #value: null | boolean | number;
+  readonly #value: null | boolean | number | bigint;
 
-  constructor(kind: GoScalarKind, value: null | boolean | number) {
+  constructor(kind: GoScalarKind, value: null | boolean | number | bigint) {
     this.#kind = kind;
     this.#value = value;
   }
@@ -26,7 +26,7 @@ export class GoScalar {
     return this.#kind;
   }
 
-  get value(): null | boolean | number {
+  get value(): null | boolean | number | bigint {
     return this.#value;
   }
 
@@ -48,7 +48,7 @@ export type GoScalarKind = 'int' | 'float' | 'bool' | 'null';
 const TYPED_KEY_MARK = '\u0000';
 
 /** The text sigs.k8s.io/yaml gives a key of this type (nil has none: kubectl refuses it). */
-function keyText(kind: GoScalarKind, value: null | boolean | number): string {
+function keyText(kind: GoScalarKind, value: null | boolean | number | bigint): string {
   if (kind === 'float') return formatGoFloatKey(value as number);
   return String(value);
 }

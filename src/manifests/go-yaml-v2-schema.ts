@@ -1,5 +1,6 @@
 import yaml from 'js-yaml';
 import { GoScalar } from './go-scalar.js';
+import { integerValue } from './lossless-json.js';
 
 // go-yaml v2's resolve.go: which plain scalars are not strings. Only the exact spellings listed.
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
@@ -17,8 +18,12 @@ const SPECIAL_FLOATS: ReadonlyMap<string, number> = new Map([
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const LEADING_DOT_FLOAT = /^\.[0-9]+([eE][-+]?[0-9]+)?$/;
 
-/** Go's strconv.ParseInt/ParseUint with base 0 (0x, 0o, 0b prefixes; a leading 0 means octal). */
-function parseGoInt(text: string): number | undefined {
+/**
+ * Go's strconv.ParseInt/ParseUint with base 0 (0x, 0o, 0b prefixes; a leading 0 means octal), as the
+ * value kubectl ends up with: an int64 beyond 2^53 is a `bigint` (kept exact, as Go keeps it); past
+ * int64, go-yaml's uint64 becomes a float64 once kubectl decodes the JSON (`integerValue`).
+ */
+function parseGoInt(text: string): number | bigint | undefined {
   const match = /^([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)$/.exec(text);
   if (match === null) return undefined;
   const [, sign = '', digits = ''] = match;
@@ -28,7 +33,7 @@ function parseGoInt(text: string): number | undefined {
   else if (digits.length > 1 && digits.startsWith('0')) magnitude = BigInt(`0o${digits.slice(1)}`);
   else magnitude = BigInt(digits);
   const value = sign === '-' ? -magnitude : magnitude;
-  if (value >= -(2n ** 63n) && value < 2n ** 63n) return Number(value);
+  if (value >= -(2n ** 63n) && value < 2n ** 63n) return integerValue(value.toString());
   // ParseInt failed (beyond int64); ParseUint takes unsigned text up to 2^64-1.
   if (sign === '' && value < 2n ** 64n) return Number(value);
   return undefined;
@@ -37,7 +42,9 @@ function parseGoInt(text: string): number | undefined {
 type ScalarKind = 'null' | 'bool' | 'int' | 'float';
 
 /** The value go-yaml v2 gives a plain scalar, and its type, or undefined when it stays a string. */
-function resolvePlainScalar(text: string): { value: null | boolean | number; kind: ScalarKind } | undefined {
+function resolvePlainScalar(
+  text: string,
+): { value: null | boolean | number | bigint; kind: ScalarKind } | undefined {
   if (NULLS.has(text)) return { value: null, kind: 'null' };
   const bool = BOOLEANS.get(text);
   if (bool !== undefined) return { value: bool, kind: 'bool' };

@@ -1,9 +1,10 @@
 /**
  * The value model of decoded manifests, live objects and patches: what Go's encoding/json produces
- * into interface{}. Numbers are JS numbers; an integral number is an "int"
+ * into interface{}. Numbers are JS numbers, except an integer beyond 2^53 that fits an int64, which is
+ * a `bigint` so that it stays exact as in Go (`lossless-json.ts`); an integral number is an "int"
  * (docs/merge-semantics.md#2-values).
  */
-export type JsonPrimitive = null | boolean | number | string;
+export type JsonPrimitive = null | boolean | number | bigint | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;

@@ -7,6 +7,7 @@ import {
   RETAIN_KEYS_DIRECTIVE,
   SET_ELEMENT_ORDER_PREFIX,
 } from './patch-directives.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * apimachinery applyRetainKeysDirective. The client carries `$retainKeys` over (two deltas must agree
@@ -22,7 +23,7 @@ export function applyRetainKeys(original: JsonObject, patch: JsonObject, mode: M
       if (!goDeepEqual(original[RETAIN_KEYS_DIRECTIVE], retain)) {
         throw new MergeError(
           'retain-keys-mismatch',
-          `${JSON.stringify(original[RETAIN_KEYS_DIRECTIVE])} and ${JSON.stringify(retain)} are not deep equal: this may happen when calculating the 3-way diff patch`,
+          `${stringifyJson(original[RETAIN_KEYS_DIRECTIVE])} and ${stringifyJson(retain)} are not deep equal: this may happen when calculating the 3-way diff patch`,
         );
       }
     } else {

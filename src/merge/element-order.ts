@@ -3,6 +3,7 @@ import { goScalarEqual, type GoKind } from './go-value.js';
 import { mergeKeyValue } from './list-elements.js';
 import { MergeError } from './merge-error.js';
 import { DIRECTIVE_MARKER, SET_ELEMENT_ORDER_PREFIX } from './patch-directives.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * The order of list elements in a diff and after a merge, as apimachinery computes it
@@ -84,7 +85,7 @@ export function validatePatchWithSetOrderList(
   if (p < nonDelete.length && o >= order.length) {
     throw new MergeError(
       'set-element-order-mismatch',
-      `The order in patch list:\n${JSON.stringify(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${JSON.stringify(order)}\n`,
+      `The order in patch list:\n${stringifyJson(patchList)}\n doesn't match ${SET_ELEMENT_ORDER_PREFIX} list:\n${stringifyJson(order)}\n`,
     );
   }
 }

@@ -16,7 +16,8 @@ const HTML_ESCAPES: Readonly<Record<string, string>> = {
  * Serialises a value byte for byte as Go's `json.Marshal` does for `map[string]interface{}`: keys
  * sorted bytewise, compact, `<>&` and U+2028/2029 escaped. kubectl writes both the patch and the
  * last-applied annotation this way, and "unchanged" is decided by comparing the patch text with `{}`.
- * Numbers print as JSON.stringify prints them, which matches Go for int64 and float64 alike.
+ * Numbers print as JSON.stringify prints them, which matches Go for int64 and float64 alike; a
+ * `bigint` (an int64 beyond 2^53) prints its digits.
  */
 export function encodeGoJson(value: JsonValue): string {
   if (value === null) return 'null';
@@ -28,6 +29,8 @@ export function encodeGoJson(value: JsonValue): string {
       return Object.is(value, -0) ? '0' : JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
+    case 'bigint':
+      return value.toString();
     default:
       break;
   }

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * The dynamic type a value would have after apimachinery's `util/json.Unmarshal` into interface{}:
@@ -20,6 +21,8 @@ export function goKind(value: JsonValue): GoKind {
       return 'bool';
     case 'number':
       return Number.isInteger(value) && Math.abs(value) < INT64_LIMIT ? 'int' : 'float';
+    case 'bigint':
+      return 'int';
     default:
       return 'map';
   }
@@ -69,9 +72,11 @@ export function goString(value: JsonValue | undefined): string {
       return value ? 'true' : 'false';
     case 'number':
       return goKind(value) === 'int' ? String(value) : goFloatString(value);
+    case 'bigint':
+      return value.toString();
     default:
       // %v of a map or slice is never needed for ordering real manifests; any stable text will do.
-      return JSON.stringify(value);
+      return stringifyJson(value);
   }
 }
 

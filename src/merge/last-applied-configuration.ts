@@ -3,6 +3,7 @@ import { encodeGoJson } from './encode-go-json.js';
 import { cloneJson } from './go-value.js';
 import { MergeError } from './merge-error.js';
 import { pruneNulls } from './prune-nulls.js';
+import { parseJsonLossless } from '../manifests/lossless-json.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -52,7 +53,7 @@ export function readLastAppliedConfiguration(live: JsonValue): JsonObject | null
   if (typeof text !== 'string' || text === '') return null;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonLossless(text);
   } catch (error) {
     throw new MergeError('invalid-document', 'invalid JSON document', { cause: error });
   }

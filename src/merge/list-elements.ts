@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import { goKind, goMapString, goScalarEqual, type GoKind } from './go-value.js';
 import { MergeError } from './merge-error.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * The checks and helpers on list elements that both the diff and the merge need, with the refusals
@@ -20,7 +21,7 @@ export function sliceElementKind(...lists: readonly (readonly JsonValue[])[]): G
       } else if (kind !== current) {
         throw new MergeError(
           'bad-list-elements',
-          `list element types are not identical: ${JSON.stringify(lists)}`,
+          `list element types are not identical: ${stringifyJson(lists)}`,
         );
       }
     }
@@ -53,7 +54,7 @@ export function deduplicateScalars(values: JsonValue[]): JsonValue[] {
 export function mergeKeyValue(item: JsonValue, mergeKey: string): JsonValue {
   if (mergeKey === '') return item;
   if (!isJsonObject(item)) {
-    throw new MergeError('bad-list-elements', `expected a map, but got ${JSON.stringify(item)}`);
+    throw new MergeError('bad-list-elements', `expected a map, but got ${stringifyJson(item)}`);
   }
   if (!Object.hasOwn(item, mergeKey)) {
     throw new MergeError(

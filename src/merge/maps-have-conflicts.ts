@@ -4,6 +4,7 @@ import { deduplicateScalars, sliceElementKind } from './list-elements.js';
 import { MergeError } from './merge-error.js';
 import { DIRECTIVE_MARKER, RETAIN_KEYS_DIRECTIVE } from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * apimachinery MergingMapsHaveConflicts, used only with `--overwrite=false`: whether the patch
@@ -91,12 +92,12 @@ function byMergeKey(list: readonly JsonValue[], mergeKey: string): Map<string, J
     if (!isJsonObject(item))
       throw new MergeError(
         'bad-list-elements',
-        `invalid element type in merging list:${JSON.stringify(list)}`,
+        `invalid element type in merging list:${stringifyJson(list)}`,
       );
     if (!Object.hasOwn(item, mergeKey)) {
       throw new MergeError(
         'missing-merge-key',
-        `cannot find merge key \`${mergeKey}\` in merging list element:${JSON.stringify(item)}`,
+        `cannot find merge key \`${mergeKey}\` in merging list element:${stringifyJson(item)}`,
       );
     }
     const value = item[mergeKey] as JsonValue;

@@ -16,6 +16,7 @@ import {
   removeDirectives,
 } from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /**
  * The two ways apimachinery's mergeMap runs: the API server applying a patch (`server`: deletion
@@ -177,7 +178,7 @@ function mergeSetElementOrderLists(
 
 function expectList(value: JsonValue): JsonValue[] {
   if (!Array.isArray(value))
-    throw new MergeError('bad-patch', `expected a list, but got ${JSON.stringify(value)}`);
+    throw new MergeError('bad-patch', `expected a list, but got ${stringifyJson(value)}`);
   return value;
 }
 

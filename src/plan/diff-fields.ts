@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** One changed leaf (or subtree added, removed, or changed in type). `undefined` means absent. */
 export interface FieldChange {
@@ -83,7 +84,7 @@ function joinKey(path: string, key: string): string {
   // Annotation and label keys hold dots and slashes: quote them so the path stays readable and
   // unambiguous.
   if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(key)) return path === '' ? key : `${path}.${key}`;
-  return `${path}[${JSON.stringify(key)}]`;
+  return `${path}[${stringifyJson(key)}]`;
 }
 
 function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
@@ -101,6 +102,6 @@ function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
 
 /** `path: before → after`, with `(absent)` for a missing side; values as compact JSON. */
 export function formatFieldChange(change: FieldChange): string {
-  const show = (value: JsonValue | undefined) => (value === undefined ? '(absent)' : JSON.stringify(value));
+  const show = (value: JsonValue | undefined) => (value === undefined ? '(absent)' : stringifyJson(value));
   return `${change.path}: ${show(change.before)} → ${show(change.after)}`;
 }

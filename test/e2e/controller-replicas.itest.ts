@@ -56,7 +56,8 @@ describe('the controller as a deployment runs it', () => {
     startController({
       namespace,
       ...(kubeconfig === undefined ? {} : { kubeconfig }),
-      args: ['--leader-elect', '--lease-duration', '3s', '--renew-deadline', '2s', '--retry-period', '500ms'],
+      // Short enough for a quick takeover, long enough that a loaded machine does not miss renewals.
+      args: ['--leader-elect', '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '500ms'],
       env: { POD_NAME: name, POD_NAMESPACE: namespace },
     });
 
@@ -86,6 +87,10 @@ describe('the controller as a deployment runs it', () => {
       replicas[name]!.logs.some(
         (line) => line['applyset'] === `${namespace}/ha` && line['msg'] === 'reconciled',
       );
+    // Ready is written before the log line reaches us through the pipe: wait for the line itself.
+    await waitFor('the reconciled log line', async () =>
+      reconciledBy(leader) || reconciledBy(follower) ? true : undefined,
+    );
     expect(reconciledBy(leader)).toBe(true);
     expect(reconciledBy(follower)).toBe(false);
 
@@ -93,10 +98,10 @@ describe('the controller as a deployment runs it', () => {
     await waitFor(
       'the follower to take over',
       async () => ((await holder(namespace)) === follower ? true : undefined),
-      20_000,
+      40_000,
     );
     const sha = await git.writeFiles({ 'cm.yaml': configMapYaml('ha', { v: '2' }) });
-    await waitForAppliedCommit(c, namespace, 'ha', sha, 20_000);
+    await waitForAppliedCommit(c, namespace, 'ha', sha, 60_000);
     expect(await configMapData(c, namespace, 'ha')).toEqual({ v: '2' });
 
     // SIGTERM: in-flight work finishes, the Lease is released for the next replica, exit code 0.

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../../src/manifests/json-value.js';
 import { LAST_APPLIED_ANNOTATION } from '../../src/merge/last-applied-configuration.js';
+import { stringifyJson } from '../../src/manifests/lossless-json.js';
 
 // How the differential test compares the live objects of its two sides.
 
@@ -65,7 +66,7 @@ export function differingPaths(
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
     return keys.flatMap((k) => differingPaths(a[k], b[k], `${path}/${k}`));
   }
-  return JSON.stringify(a) === JSON.stringify(b) ? [] : [{ path: path || '/', a, b }];
+  return stringifyJson(a) === stringifyJson(b) ? [] : [{ path: path || '/', a, b }];
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

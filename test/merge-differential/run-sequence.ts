@@ -13,6 +13,7 @@ import {
 import { comparable, differingPaths } from './compare-live.js';
 import { resourceOfKind, type DiffSequence, type DiffStep } from './generate-sequence.js';
 import { renderYaml } from './yaml11-scalars.js';
+import { stringifyJson } from '../../src/manifests/lossless-json.js';
 
 /** What `kubectl apply` printed for the object, or the error both sides must agree on. */
 export type Verdict = 'created' | 'configured' | 'unchanged' | 'error';
@@ -92,7 +93,7 @@ function side(sequence: DiffSequence, namespace: string): Side {
     path: `${collectionPath(sequence, apiVersion, namespace)}/${name}`,
     manifest(step) {
       const manifest = { ...step.manifest, metadata: { ...(step.manifest.metadata as JsonObject), name } };
-      const text = step.yaml11 === undefined ? JSON.stringify(manifest) : renderYaml(manifest, step.yaml11);
+      const text = step.yaml11 === undefined ? stringifyJson(manifest) : renderYaml(manifest, step.yaml11);
       return { text, manifest };
     },
   };
@@ -142,7 +143,7 @@ export async function runSequence(context: DiffContext, sequence: DiffSequence):
         `live objects differ after ${step.type === 'apply' ? 'apply' : step.description} at ` +
           differences
             .slice(0, 5)
-            .map((d) => `${d.path}: kubectl ${JSON.stringify(d.a)} vs engine ${JSON.stringify(d.b)}`)
+            .map((d) => `${d.path}: kubectl ${stringifyJson(d.a)} vs engine ${stringifyJson(d.b)}`)
             .join('; '),
       );
     }
@@ -214,7 +215,7 @@ async function engineApply(
     const current = await getLive(context.client, engineSide.path);
     if (current === undefined) {
       const body = buildCreateBody(buildLastAppliedConfiguration(manifest).modified);
-      await context.client.request({ method: 'POST', path: collection, query, body: JSON.stringify(body) });
+      await context.client.request({ method: 'POST', path: collection, query, body: stringifyJson(body) });
       return { verdict: 'created', output: 'created', patch: encodeGoJson(body) };
     }
     const meta = await context.metaSource.metaFor(gvk);
@@ -250,7 +251,7 @@ async function write(
     await client.request({
       method: 'PATCH',
       path,
-      body: JSON.stringify(step.patch),
+      body: stringifyJson(step.patch),
       contentType: step.contentType,
     });
     return { verdict: 'configured', output: step.description };

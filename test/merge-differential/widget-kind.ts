@@ -7,6 +7,12 @@ import type { SeededRandom } from './seeded-random.js';
 
 const ITEM_NAMES = ['one', 'two', 'three'] as const;
 const TAGS = ['x', 'y', 'z', 'w'] as const;
+const BIG_INTEGERS = [
+  9007199254740993n,
+  9007199254740994n,
+  -9223372036854775808n,
+  9223372036854775807n,
+] as const;
 
 export const WIDGET_KIND = {
   resource: { plural: 'widgets' },
@@ -38,7 +44,8 @@ export const WIDGET_KIND = {
       const spec = m.spec as JsonObject;
       if (random.next() < 0.3) spec.size = null;
       else if (random.chance(0.4)) delete spec.size;
-      else spec.size = random.int(1, 9);
+      // Now and then an int64 beyond 2^53, which a float64 would round (9007199254740993 → …992).
+      else spec.size = random.chance(0.2) ? random.pick(BIG_INTEGERS) : random.int(1, 9);
     },
     // one item's nested lists: tags (scalars), ports (maps), or the item's own nested map
     (random, m) => {

@@ -5,6 +5,7 @@ import type { Disagreement } from './minimize-sequence.js';
 import { renderYaml } from './yaml11-scalars.js';
 import { comparable, differingPaths } from './compare-live.js';
 import type { DiffContext, StepReport } from './run-sequence.js';
+import { stringifyJson } from '../../src/manifests/lossless-json.js';
 
 export interface Finding {
   /** The disagreement as first seen, with the whole sequence up to it. */
@@ -31,13 +32,13 @@ export async function writeFinding(root: string, context: DiffContext, finding: 
   const dir = join(root, `seed-${original.sequence.seed}`);
   await mkdir(join(dir, 'steps'), { recursive: true });
   await writeSteps(join(dir, 'steps'), minimal.sequence);
-  await writeFile(join(dir, 'sequence.json'), `${JSON.stringify(minimal.sequence, null, 2)}\n`);
+  await writeFile(join(dir, 'sequence.json'), `${stringifyJson(minimal.sequence, 2)}\n`);
   const last = reports.at(-1);
   const live = (side: 'liveKubectl' | 'liveEngine') =>
     comparable(last?.[side], context.namespaceKubectl, context.namespaceEngine);
   if (last !== undefined) {
-    await writeFile(join(dir, 'live-kubectl.json'), `${JSON.stringify(live('liveKubectl'), null, 2)}\n`);
-    await writeFile(join(dir, 'live-engine.json'), `${JSON.stringify(live('liveEngine'), null, 2)}\n`);
+    await writeFile(join(dir, 'live-kubectl.json'), `${stringifyJson(live('liveKubectl'), 2)}\n`);
+    await writeFile(join(dir, 'live-engine.json'), `${stringifyJson(live('liveEngine'), 2)}\n`);
     await writeFile(
       join(dir, 'patches.txt'),
       `kubectl: ${last.kubectl.verdict} ${last.kubectl.output.trim()}\n  ${last.kubectl.patch ?? '(no body)'}\n` +
@@ -47,7 +48,7 @@ export async function writeFinding(root: string, context: DiffContext, finding: 
     await writeFile(
       join(dir, 'diff.txt'),
       paths
-        .map((d) => `${d.path}\n  kubectl: ${JSON.stringify(d.a)}\n  engine:  ${JSON.stringify(d.b)}\n`)
+        .map((d) => `${d.path}\n  kubectl: ${stringifyJson(d.a)}\n  engine:  ${stringifyJson(d.b)}\n`)
         .join('') || '(live objects equal: the verdicts differ, see patches.txt)\n',
     );
   }
@@ -61,7 +62,7 @@ async function writeSteps(dir: string, sequence: DiffSequence): Promise<void> {
     if (step.type === 'apply') {
       // What kubectl read: the YAML text when the step has YAML 1.1 lines, else the manifest as JSON.
       if (step.yaml11 === undefined) {
-        await writeFile(join(dir, `${n}-apply.json`), `${JSON.stringify(step.manifest, null, 2)}\n`);
+        await writeFile(join(dir, `${n}-apply.json`), `${stringifyJson(step.manifest, 2)}\n`);
       } else {
         await writeFile(join(dir, `${n}-apply.yaml`), renderYaml(step.manifest, step.yaml11));
       }
@@ -69,7 +70,7 @@ async function writeSteps(dir: string, sequence: DiffSequence): Promise<void> {
       const { description, contentType, patch } = step;
       await writeFile(
         join(dir, `${n}-write.json`),
-        `${JSON.stringify({ description, contentType, patch }, null, 2)}\n`,
+        `${stringifyJson({ description, contentType, patch }, 2)}\n`,
       );
     }
   }

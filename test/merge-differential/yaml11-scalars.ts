@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src/manifests/json-value.js';
 import type { Yaml11Lines } from './diff-step.js';
 import type { SeededRandom } from './seeded-random.js';
+import { stringifyJson } from '../../src/manifests/lossless-json.js';
 
 // YAML 1.1 plain scalars, as a person writes them in a manifest: go-yaml v2 (kubectl) resolves them
 // by YAML 1.1 rules, a YAML 1.2 parser differently. As keys they become strings the way
@@ -73,7 +74,7 @@ export function yaml11Lines(random: SeededRandom, path: readonly string[], anyVa
   const keys = sampled.includes('1_000') ? sampled.filter((key) => key !== '1e3') : sampled;
   const entries = keys.map((key): [string, string] => {
     const raw = anyValue || random.chance(0.05);
-    if (!raw) return [key, JSON.stringify(`v-${random.int(0, 9)}`)];
+    if (!raw) return [key, stringifyJson(`v-${random.int(0, 9)}`)];
     return [key, random.chance(0.03) ? random.pick(UNENCODABLE_FORMS) : random.pick(VALUE_FORMS)];
   });
   return { path, entries };
@@ -107,10 +108,10 @@ function writeMapping(
     const value: JsonValue | undefined = onPath && !isJsonObject(map[key]) ? {} : map[key];
     if (value === undefined) continue;
     if (onPath || (isJsonObject(value) && Object.keys(value).length > 0)) {
-      out.push(`${indent}${JSON.stringify(key)}:`);
+      out.push(`${indent}${stringifyJson(key)}:`);
       writeMapping(out, value as JsonObject, `${indent}  `, onPath ? rest : undefined, entries);
     } else {
-      out.push(`${indent}${JSON.stringify(key)}: ${JSON.stringify(value)}`);
+      out.push(`${indent}${stringifyJson(key)}: ${stringifyJson(value)}`);
     }
   }
   if (target?.length === 0) for (const [key, value] of entries) out.push(`${indent}${key}: ${value}`);

@@ -1,0 +1,62 @@
+import { integerValue, parseJsonLossless, stringifyJson } from '../../src/manifests/lossless-json.js';
+import { encodeGoJson } from '../../src/merge/encode-go-json.js';
+import { goDeepEqual, goKind, goString } from '../../src/merge/go-value.js';
+import { decodeDocuments } from '../../src/manifests/decode-documents.js';
+
+// int64 integers beyond 2^53 as Go keeps them (docs/merge-semantics.md#2-values): a bigint between
+// 2^53 and int64's bounds, a number everywhere else, so each value has one representation.
+
+describe('lossless JSON', () => {
+  it.each([
+    ['9007199254740991', 9007199254740991],
+    ['9007199254740992', 9007199254740992n],
+    ['-9223372036854775808', -9223372036854775808n],
+    ['9223372036854775807', 9223372036854775807n],
+    ['9223372036854775808', 9223372036854775808],
+    ['12', 12],
+  ])('the integer literal %s is %p', (digits, value) => {
+    expect(integerValue(digits)).toBe(value);
+  });
+
+  it('parses long integers exactly, and leaves strings, fractions and exponents alone', () => {
+    const text =
+      '{"a":9007199254740993,"s":"x 12345678901234567 y","f":0.12345678901234567,' +
+      '"e":1234567890123456e3,"l":[-9223372036854775808, 1234567890123456],"q":"\\"12345678901234567"}';
+    expect(parseJsonLossless(text)).toEqual({
+      a: 9007199254740993n,
+      s: 'x 12345678901234567 y',
+      f: Number('0.12345678901234567'),
+      e: 1234567890123456e3,
+      l: [-9223372036854775808n, 1234567890123456],
+      q: '"12345678901234567',
+    });
+  });
+
+  it('throws what JSON.parse throws on invalid text', () => {
+    expect(() => parseJsonLossless('{"a": 90071992547409930,}')).toThrow(SyntaxError);
+  });
+
+  it('writes bigints as digits, in plain JSON and in Go-encoded JSON', () => {
+    const value = { b: 9007199254740993n, a: [1, -9223372036854775808n], s: 'x' };
+    expect(stringifyJson(value)).toBe('{"b":9007199254740993,"a":[1,-9223372036854775808],"s":"x"}');
+    expect(encodeGoJson(value)).toBe('{"a":[1,-9223372036854775808],"b":9007199254740993,"s":"x"}');
+    expect(parseJsonLossless(stringifyJson(value))).toEqual(value);
+  });
+
+  it('treats a bigint as a Go int in the merge engine', () => {
+    expect(goKind(9007199254740993n)).toBe('int');
+    expect(goString(-9223372036854775808n)).toBe('-9223372036854775808');
+    expect(goDeepEqual({ a: 9007199254740993n }, { a: 9007199254740993n })).toBe(true);
+    expect(goDeepEqual({ a: 9007199254740993n }, { a: 9007199254740992n })).toBe(false);
+  });
+
+  it('decodes YAML and JSON manifests without losing int64 integers', () => {
+    const yaml = decodeDocuments(
+      'a: 9007199254740993\nb: 0x7FFFFFFFFFFFFFFF\nc: 9223372036854775808\n',
+      'x.yaml',
+    );
+    expect(yaml[0]?.value).toEqual({ a: 9007199254740993n, b: 9223372036854775807n, c: 9223372036854775808 });
+    const json = decodeDocuments('{"a": 9007199254740993}', 'x.json');
+    expect(json[0]?.value).toEqual({ a: 9007199254740993n });
+  });
+});
