@@ -217,9 +217,14 @@ async function main() {
   }
 }
 
-// `--controller 100,1000`: the controller fleet benchmark instead (bench/controller-bench.ts).
+// `--controller 100,1000`: the controller fleet benchmark instead (bench/controller-bench.ts);
+// `--startup [runs]`: the command's start-up beside kubectl's (bench/startup-bench.ts).
 const controllerFlag = process.argv.indexOf('--controller');
-if (controllerFlag >= 0) {
+const startupFlag = process.argv.indexOf('--startup');
+if (startupFlag >= 0) {
+  const { runStartupBench } = await import('./startup-bench.js');
+  runStartupBench(Number(process.argv[startupFlag + 1] ?? '') || 9);
+} else if (controllerFlag >= 0) {
   const { runControllerBench } = await import('./controller-bench.js');
   await runControllerBench(
     (process.argv[controllerFlag + 1] ?? '100')

@@ -14,7 +14,7 @@ commands:
   reconcile   ask the controller to reconcile an ApplySet now, and wait for the outcome
   suspend     stop reconciling an ApplySet
   resume      reconcile a suspended ApplySet again, and wait for the outcome
-  version     print the version
+  version     print the version (also --version)
 `;
 
 // Subcommands are loaded lazily so `applyset patch` does not pay for the controller's imports.
@@ -42,7 +42,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     env: { ...process.env },
     cwd: process.cwd(),
   };
-  const [name, ...rest] = argv;
+  const [first, ...rest] = argv;
+  // `applyset --version`, the spelling most commands answer to, is `applyset version`.
+  const name = first === '--version' ? 'version' : first;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(usage);
     return name === undefined ? ExitCode.badInput : ExitCode.ok;

@@ -5,7 +5,6 @@ import { applyFlagSpecs, parseApplySetFlags } from './apply-set-flags.js';
 import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { createProgressLine } from './progress-line.js';
-import { runApplySet } from './run-apply-set.js';
 
 const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
@@ -35,6 +34,8 @@ export const applyCommand: Command = async (argv, io) => {
     pruneByDefault: false,
   });
   if (typeof flags === 'number') return flags;
+  // The engine and the Kubernetes client load only now: `--help` and a usage error do not wait for them.
+  const { runApplySet } = await import('./run-apply-set.js');
   const progress = createProgressLine(io.stderr);
   const run = await runApplySet('apply', flags, io, {
     dryRun: flags.dryRun,

@@ -1,7 +1,5 @@
 import type { KubeClient } from '../kube/kube-client.js';
-import { createKubeClient } from '../kube/kube-client.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
-import { contextNamespace, KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import {
   APPLYSET_GROUP,
   APPLYSET_PLURAL,
@@ -29,8 +27,20 @@ export interface ApplySetAccess {
   readonly server: string;
 }
 
-/** Reads the kubeconfig as `apply` does (`--kubeconfig`, `KUBECONFIG`, `--context`); an exit code on failure. */
-export function openApplySetAccess(flags: ParsedFlags, io: CliIo, command: string): ApplySetAccess | number {
+/**
+ * Reads the kubeconfig as `apply` does (`--kubeconfig`, `KUBECONFIG`, `--context`); an exit code on
+ * failure. The kubeconfig reader and the client load only now, after the flags were parsed, so
+ * `--help` and a usage error answer at once.
+ */
+export async function openApplySetAccess(
+  flags: ParsedFlags,
+  io: CliIo,
+  command: string,
+): Promise<ApplySetAccess | number> {
+  const [{ createKubeClient }, { contextNamespace, KubeConfigError, loadKubeConfig }] = await Promise.all([
+    import('../kube/kube-client.js'),
+    import('../kube/load-kube-config.js'),
+  ]);
   try {
     const loaded = loadKubeConfig(io.env, single(flags, 'kubeconfig'), single(flags, 'context'));
     const client = createKubeClient({ kubeConfig: loaded.kubeConfig });

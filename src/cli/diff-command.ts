@@ -2,7 +2,6 @@ import { kubectlName } from './apply-command.js';
 import { diffFlagSpecs, parseApplySetFlags } from './apply-set-flags.js';
 import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
-import { runApplySet } from './run-apply-set.js';
 
 const usage = `usage: applyset diff -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
                     [--prune[=true|false]] [--allow-empty] [--kubeconfig PATH] [--context NAME]
@@ -32,6 +31,8 @@ export const diffCommand: Command = async (argv, io) => {
     pruneByDefault: true,
   });
   if (typeof flags === 'number') return flags;
+  // Loaded only now, as in apply: `--help` does not wait for the engine and the Kubernetes client.
+  const { runApplySet } = await import('./run-apply-set.js');
   const run = await runApplySet('diff', flags, io, { dryRun: true, prune: flags.prune });
   if (typeof run === 'number') return run === ExitCode.partialFailure ? ExitCode.failure : run;
   let changed = false;

@@ -32,7 +32,7 @@ export const getCommand: Command = async (argv, io) => {
     return ExitCode.ok;
   }
   const all = flagIsTrue(flags, 'all-namespaces');
-  const access = openApplySetAccess(flags, io, 'get');
+  const access = await openApplySetAccess(flags, io, 'get');
   if (typeof access === 'number') return access;
   const [name] = args;
   let items: ApplySet[];

@@ -83,7 +83,7 @@ function command(verb: Verb): Command {
   return async (argv, io) => {
     const parsed = parse(verb, argv, io);
     if (typeof parsed === 'number') return parsed;
-    const access = openApplySetAccess(parsed.flags, io, verb);
+    const access = await openApplySetAccess(parsed.flags, io, verb);
     if (typeof access === 'number') return access;
     try {
       const current = await getApplySet(access, parsed.name);

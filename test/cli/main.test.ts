@@ -18,4 +18,19 @@ describe('the applyset CLI', () => {
     }
     expect(written).toContain('unknown command "frobnicate"');
   });
+
+  it('answers --version as the version command does', async () => {
+    const original = process.stdout.write.bind(process.stdout);
+    let written = '';
+    process.stdout.write = ((chunk: string) => {
+      written += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      expect(await main(['--version'])).toBe(0);
+    } finally {
+      process.stdout.write = original;
+    }
+    expect(written).toMatch(/^applyset \d+\.\d+\.\d+\n$/);
+  });
 });
