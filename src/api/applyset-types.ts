@@ -67,6 +67,15 @@ export interface HealthCheckSpec {
   readonly namespace?: string;
 }
 
+/**
+ * One entry of `spec.dependsOn`: an ApplySet that must be Ready at its current generation before this
+ * one is fetched and applied. `namespace` defaults to the ApplySet's own.
+ */
+export interface DependencyReference {
+  readonly name: string;
+  readonly namespace?: string;
+}
+
 /** `spec` as stored: durations are strings such as `1m30s`. */
 export interface ApplySetSpec {
   readonly source: ApplySetSourceSpec;
@@ -89,6 +98,8 @@ export interface ApplySetSpec {
   readonly wait?: boolean;
   /** Objects outside the set to wait for as well. */
   readonly healthChecks?: readonly HealthCheckSpec[];
+  /** ApplySets to wait for: Ready at their current generation. */
+  readonly dependsOn?: readonly DependencyReference[];
   readonly suspend?: boolean;
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
@@ -214,6 +225,8 @@ export interface ResolvedApplySetSpec {
   readonly wait: boolean;
   /** `spec.healthChecks` as object identities (the group from the apiVersion). */
   readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
+  /** `spec.dependsOn` in order; a missing namespace is the ApplySet's own. */
+  readonly dependsOn: readonly DependencyReference[];
   readonly suspend: boolean;
   readonly targetNamespace: string | undefined;
   readonly serviceAccountName: string | undefined;

@@ -4,6 +4,7 @@ import {
   DEFAULT_TIMEOUT_MS,
   DELETION_POLICIES,
   type DeletionPolicy,
+  type DependencyReference,
   type ResolveApplySetSpecResult,
   type ResolvedApplySetSpec,
   type SpecFieldError,
@@ -50,6 +51,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   const switches = resolveSwitches(spec, fail);
   const pruneLimit = resolvePruneLimit(spec['pruneLimit'], fail);
   const healthChecks = resolveHealthChecks(spec['healthChecks'], fail);
+  const dependsOn = resolveDependsOn(spec['dependsOn'], fail);
   const names = resolveNames(spec, fail);
   const deletionPolicy = resolveDeletionPolicy(spec['deletionPolicy'], fail);
 
@@ -71,6 +73,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       pruneLimit,
       wait: switches.wait,
       healthChecks,
+      dependsOn,
       suspend: switches.suspend,
       ...names,
       deletionPolicy,
@@ -126,6 +129,29 @@ function resolveHealthCheck(entry: unknown, field: string, fail: SpecFail): Heal
   if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
   const slash = apiVersion.indexOf('/');
   return { group: slash < 0 ? '' : apiVersion.slice(0, slash), kind, namespace, name };
+}
+
+/** `spec.dependsOn`: names of ApplySets, each with its namespace when not the ApplySet's own. */
+function resolveDependsOn(raw: unknown, fail: SpecFail): DependencyReference[] {
+  const dependsOn: DependencyReference[] = [];
+  if (raw === undefined) return dependsOn;
+  if (!Array.isArray(raw)) {
+    fail('spec.dependsOn', 'must be a list');
+    return dependsOn;
+  }
+  raw.forEach((entry: unknown, index) => {
+    const field = `spec.dependsOn[${index}]`;
+    if (!isRecord(entry)) return fail(field, 'must be an object');
+    const name = readString(entry, 'name', `${field}.name`, fail, { required: true });
+    const namespace = readString(entry, 'namespace', `${field}.namespace`, fail);
+    if (name !== undefined && !(DNS1123_SUBDOMAIN.test(name) && name.length <= 253))
+      return fail(`${field}.name`, 'must be a DNS-1123 subdomain');
+    if (namespace !== undefined && !isNamespaceName(namespace))
+      return fail(`${field}.namespace`, 'must be a DNS-1123 label');
+    if (name !== undefined) dependsOn.push(namespace === undefined ? { name } : { name, namespace });
+    return undefined;
+  });
+  return dependsOn;
 }
 
 function resolveNames(

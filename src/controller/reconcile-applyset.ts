@@ -16,6 +16,7 @@ import {
   type ApplySet,
 } from '../api/applyset-types.js';
 import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
+import { checkDependencies } from './check-dependencies.js';
 import type { EventRecorder } from './event-recorder.js';
 import { fetchAndApply, type RunOutcome } from './fetch-and-apply.js';
 import { createFightTracker, type FightVerdict } from '../api/fight-tracker.js';
@@ -44,7 +45,10 @@ export interface ReconcilerDeps {
    * spec.source.secretRef. Empty (the default): a Secret is only ever read from the ApplySet's own namespace.
    */
   readonly allowSecretRefsFrom: ReadonlySet<string>;
-  /** `--no-cross-namespace-refs`: said in the refusal, so the user knows which setting refused. */
+  /**
+   * `--no-cross-namespace-refs`: said in a Secret's refusal, so the user knows which setting refused;
+   * a spec.dependsOn of another namespace is refused under it.
+   */
   readonly noCrossNamespaceRefs: boolean;
   readonly gitSource: GitSource;
   readonly recordEvent: EventRecorder;
@@ -144,7 +148,15 @@ async function resolveAndRun(
   log: Logger,
 ): Promise<RunOutcome> {
   const resolved = resolveApplySetSpec(applySet.spec);
-  if (resolved.ok) return fetchAndApply(deps, api, applySet, resolved.spec, log);
+  if (resolved.ok) {
+    // spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
+    const blocked = await checkDependencies(api, applySet, resolved.spec, {
+      noCrossNamespaceRefs: deps.noCrossNamespaceRefs,
+      signal: deps.signal,
+    });
+    if (blocked !== undefined) return { outcome: blocked };
+    return fetchAndApply(deps, api, applySet, resolved.spec, log);
+  }
   return {
     outcome: {
       kind: 'stalled',

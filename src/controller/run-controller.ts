@@ -16,7 +16,13 @@ import { createReconciler, type Reconciler } from './reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
-import { applySetKey, isReady, needsReconcile, secretReferenceOf } from './watched-applyset.js';
+import {
+  applySetKey,
+  dependentsToWake,
+  isReady,
+  needsReconcile,
+  secretReferenceOf,
+} from './watched-applyset.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 type StopReason = 'stopped' | 'lost-leadership';
@@ -230,6 +236,8 @@ function startWork(
         const [namespace = '', name = ''] = key.split('/');
         metrics.setReady(namespace, name, undefined);
       } else if (needsReconcile(event)) queue.add(key);
+      // spec.dependsOn: those waiting for this ApplySet look again when its readiness changes.
+      for (const dependent of dependentsToWake(event, applySets.list())) queue.add(dependent);
     },
   });
   // No list or watch of Secrets (the controller may only get them): a fixed credential is noticed by

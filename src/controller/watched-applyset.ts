@@ -1,11 +1,17 @@
-import { APPROVE_PRUNE_ANNOTATION, RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
+import {
+  APPROVE_PRUNE_ANNOTATION,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  type ApplySet,
+} from '../api/applyset-types.js';
+import { dependentsOf, readinessProblem } from '../api/dependencies.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from './supervised-informer.js';
 
 /*
  * Pure readings of an ApplySet as the informer holds it (raw JSON): which watch events call for a
- * reconcile, its queue key, whether it is Ready and which Secret to poll for it.
+ * reconcile, of it or of the ApplySets depending on it, its queue key, whether it is Ready and which
+ * Secret to poll for it.
  */
 
 /**
@@ -29,6 +35,26 @@ export function needsReconcile(event: InformerEvent): boolean {
     asked(RECONCILE_REQUESTED_AT_ANNOTATION) ||
     asked(APPROVE_PRUNE_ANNOTATION)
   );
+}
+
+/**
+ * The keys of the ApplySets whose spec.dependsOn names the one `event` is about, when the event may
+ * change what they decide: it appeared, went, or its readiness changed (Ready, its reason, the
+ * generation observed, a new generation). Any other write of it, such as a new message, wakes nobody.
+ */
+export function dependentsToWake(event: InformerEvent, applySets: readonly JsonObject[]): string[] {
+  if (
+    event.type === 'modified' &&
+    event.previous !== undefined &&
+    readinessProblem(asApplySet(event.previous)) === readinessProblem(asApplySet(event.object))
+  )
+    return [];
+  return dependentsOf(applySetKey(event.object), applySets.map(asApplySet));
+}
+
+/** The informer holds ApplySets exactly as the API server sends them. */
+function asApplySet(object: JsonObject): ApplySet {
+  return object as unknown as ApplySet;
 }
 
 function metadataOf(object: JsonObject): JsonObject {

@@ -50,6 +50,7 @@ describe('resolveApplySetSpec', () => {
       pruneLimit: undefined,
       wait: false,
       healthChecks: [],
+      dependsOn: [],
       suspend: false,
       targetNamespace: undefined,
       serviceAccountName: undefined,
@@ -114,6 +115,31 @@ describe('resolveApplySetSpec', () => {
     });
   });
 
+  it('reads spec.dependsOn in order, and names each malformed entry', () => {
+    const resolved = resolveApplySetSpec({
+      ...minimal,
+      dependsOn: [{ name: 'db' }, { name: 'queue', namespace: 'infra' }],
+    });
+    expect(resolved.ok && resolved.spec.dependsOn).toEqual([
+      { name: 'db' },
+      { name: 'queue', namespace: 'infra' },
+    ]);
+    expect(
+      resolveApplySetSpec({ ...minimal, dependsOn: [{ namespace: 'x' }, 'db', { name: 'Bad_Name' }] }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        { field: 'spec.dependsOn[0].name', message: 'is required' },
+        { field: 'spec.dependsOn[1]', message: 'must be an object' },
+        { field: 'spec.dependsOn[2].name', message: 'must be a DNS-1123 subdomain' },
+      ],
+    });
+    expect(resolveApplySetSpec({ ...minimal, dependsOn: 'db' })).toEqual({
+      ok: false,
+      errors: [{ field: 'spec.dependsOn', message: 'must be a list' }],
+    });
+  });
+
   it('reads every field of a full spec', () => {
     const result = resolveApplySetSpec({
       source: {
@@ -129,6 +155,7 @@ describe('resolveApplySetSpec', () => {
       allowEmpty: true,
       force: true,
       adopt: false,
+      dependsOn: [{ name: 'db' }],
       suspend: true,
       targetNamespace: 'team-a',
       serviceAccountName: 'deployer',
@@ -158,6 +185,7 @@ describe('resolveApplySetSpec', () => {
         pruneLimit: undefined,
         wait: false,
         healthChecks: [],
+        dependsOn: [{ name: 'db' }],
         suspend: true,
         targetNamespace: 'team-a',
         serviceAccountName: 'deployer',

@@ -117,6 +117,7 @@ describe('the ApplySet CRD', () => {
       pruneLimit: 1,
       wait: false,
       healthChecks: [],
+      dependsOn: [],
       suspend: false,
       targetNamespace: 'n',
       serviceAccountName: 's',

@@ -1,0 +1,142 @@
+/**
+ * spec.dependsOn decided as data: whether a dependency is Ready at its current generation, and if
+ * not why; which ApplySets name a given one (so a change of its status wakes them); and what a
+ * reconcile does before anything is fetched: refuse another namespace under
+ * --no-cross-namespace-refs, stall on a cycle, wait for dependencies not ready. The controller reads
+ * the ApplySets (src/controller/check-dependencies.ts); everything it decides is here.
+ */
+
+import type { ApplySet, DependencyReference } from './applyset-types.js';
+import { findDependencyCycle } from './dependency-cycle.js';
+import type { ReconcileOutcome } from './reconcile-outcome.js';
+
+/** `namespace/name`, as the work queue keys ApplySets. */
+export function dependencyKey(reference: DependencyReference, ownNamespace: string): string {
+  return `${reference.namespace ?? ownNamespace}/${reference.name}`;
+}
+
+/**
+ * The keys an ApplySet's spec.dependsOn names, read leniently: the informer's objects are as stored,
+ * and an entry without a string name names nothing (resolving the spec reports it).
+ */
+export function dependencyKeysOf(applySet: Pick<ApplySet, 'metadata' | 'spec'>): string[] {
+  const raw: unknown = applySet.spec?.dependsOn;
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter(
+      (entry): entry is DependencyReference =>
+        typeof entry === 'object' && entry !== null && typeof entry.name === 'string',
+    )
+    .map((entry) =>
+      dependencyKey(
+        typeof entry.namespace === 'string' ? entry : { name: entry.name },
+        applySet.metadata.namespace,
+      ),
+    );
+}
+
+/**
+ * Why a dependency is not Ready at its current generation, or undefined when it is. A suspended
+ * ApplySet counts when its Ready is True at its generation; suspending changes the generation, so one
+ * suspended since its last reconcile is reported as not observed.
+ */
+export function readinessProblem(dependency: ApplySet | undefined): string | undefined {
+  if (dependency === undefined) return 'not found';
+  if (dependency.metadata.deletionTimestamp !== undefined) return 'being deleted';
+  const { generation } = dependency.metadata;
+  const ready = dependency.status?.conditions?.find((c) => c.type === 'Ready');
+  const observed = ready?.observedGeneration ?? dependency.status?.observedGeneration;
+  if (generation !== undefined && observed !== generation) {
+    const suspended = dependency.spec?.suspend === true ? 'suspended, ' : '';
+    return `${suspended}generation ${generation} not yet observed`;
+  }
+  if (ready === undefined) return 'no Ready condition yet';
+  if (ready.status !== 'True') return `Ready=${ready.status} (${ready.reason})`;
+  return undefined;
+}
+
+/** The keys of the ApplySets whose dependsOn names `key`: to reconcile when its readiness changes. */
+export function dependentsOf(
+  key: string,
+  applySets: Iterable<Pick<ApplySet, 'metadata' | 'spec'>>,
+): string[] {
+  const dependents: string[] = [];
+  for (const applySet of applySets) {
+    if (dependencyKeysOf(applySet).includes(key))
+      dependents.push(`${applySet.metadata.namespace}/${applySet.metadata.name}`);
+  }
+  return dependents;
+}
+
+/** An ApplySet as the dependency check read it: found, absent, or unreadable (with why). */
+export type DependencyRead =
+  | { readonly kind: 'found'; readonly applySet: ApplySet }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly message: string };
+
+export interface DependencyCheckInput {
+  readonly applySet: Pick<ApplySet, 'metadata'>;
+  /** The resolved spec.dependsOn, in order. */
+  readonly dependsOn: readonly DependencyReference[];
+  /** `--no-cross-namespace-refs`: a dependency of another namespace is refused. */
+  readonly noCrossNamespaceRefs: boolean;
+  /** Every ApplySet the check read, by key: the dependencies and, for the cycle, theirs in turn. */
+  readonly reads: ReadonlyMap<string, DependencyRead>;
+  /** How long to wait before looking again without a watch event (the ApplySet's interval). */
+  readonly safetyRequeueMs: number;
+}
+
+/**
+ * What spec.dependsOn makes of this reconcile before anything is fetched: undefined to go on, or an
+ * outcome that ends it (a refusal, a cycle, dependencies not ready). Nothing is applied in each case.
+ */
+export function dependencyOutcome(input: DependencyCheckInput): ReconcileOutcome | undefined {
+  const { namespace, name } = input.applySet.metadata;
+  const keys = input.dependsOn.map((reference) => dependencyKey(reference, namespace));
+  if (keys.length === 0) return undefined;
+  const foreign = input.dependsOn.filter((r) => r.namespace !== undefined && r.namespace !== namespace);
+  if (input.noCrossNamespaceRefs && foreign.length > 0) {
+    const names = foreign.map((r) => dependencyKey(r, namespace)).join(', ');
+    return {
+      kind: 'stalled',
+      reason: 'CrossNamespaceRefRefused',
+      message: `spec.dependsOn names ApplySet ${names} of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+    };
+  }
+  const self = `${namespace}/${name}`;
+  const cycle = findDependencyCycle(self, (key) => {
+    if (key === self) return keys;
+    const read = input.reads.get(key);
+    return read?.kind === 'found' ? dependencyKeysOf(read.applySet) : [];
+  });
+  if (cycle !== undefined) {
+    return {
+      kind: 'stalled',
+      reason: 'DependencyCycle',
+      message: `spec.dependsOn makes a cycle: ${cycle.join(' -> ')}; nothing was fetched or applied`,
+    };
+  }
+  return notReadyOutcome(keys, input);
+}
+
+/** Waiting while some dependency is not Ready at its generation; retried soon when one was unreadable. */
+function notReadyOutcome(keys: readonly string[], input: DependencyCheckInput): ReconcileOutcome | undefined {
+  const problems: string[] = [];
+  let unreadable = false;
+  for (const key of new Set(keys)) {
+    const read = input.reads.get(key);
+    const problem =
+      read === undefined || read.kind === 'unreadable'
+        ? `could not be read: ${read?.kind === 'unreadable' ? read.message : 'not read'}`
+        : readinessProblem(read.kind === 'found' ? read.applySet : undefined);
+    if (read === undefined || read.kind === 'unreadable') unreadable = true;
+    if (problem !== undefined) problems.push(`${key}: ${problem}`);
+  }
+  if (problems.length === 0) return undefined;
+  const message = `waiting for dependencies: ${problems.join('; ')}`;
+  // A dependency that could not be read is an API problem of the moment: back off and try again.
+  // Otherwise the dependency's own status change wakes this ApplySet; the interval is only a safety net.
+  return unreadable
+    ? { kind: 'retryable', reason: 'DependencyNotReady', message }
+    : { kind: 'waiting', reason: 'DependencyNotReady', message, afterMs: input.safetyRequeueMs };
+}
