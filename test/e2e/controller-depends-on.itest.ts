@@ -142,3 +142,79 @@ describe('spec.dependsOn', () => {
     expect(await configMapData(c, namespace, 'b-settings')).toEqual({ set: 'b' });
   });
 });
+
+describe('spec.dependsOn across namespaces', () => {
+  const c = cluster();
+  const locked = uniqueName('e2e-depends-locked');
+  const open = uniqueName('e2e-depends-open');
+  const infra = uniqueName('e2e-depends-infra');
+  let git: GitTestServer;
+
+  beforeAll(async () => {
+    await installCrd();
+    for (const namespace of [locked, open, infra]) await createNamespace(c.kc, namespace);
+    git = await startGitServer({ files: { 'cm.yaml': configMapYaml('app-settings', { k: 'v' }) } });
+    // infra/queue exists, but no controller here watches infra: nothing ever reconciles it.
+    await c.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: infra,
+      plural: PLURAL,
+      body: applySetBody(infra, 'queue', { url: git.url, interval: '1h' }),
+    });
+    await startController({ namespace: locked, args: ['--no-cross-namespace-refs'] });
+    await startController({ namespace: open });
+  });
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await git?.close();
+  });
+
+  const createApp = async (namespace: string) => {
+    const body = applySetBody(namespace, 'app', { url: git.url, interval: '1h' });
+    await c.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      body: {
+        ...body,
+        spec: { ...(body['spec'] as object), dependsOn: [{ name: 'queue', namespace: infra }] },
+      },
+    });
+  };
+
+  it('is refused under --no-cross-namespace-refs, before anything is read or applied', async () => {
+    await createApp(locked);
+    const view = await waitForReady(
+      c,
+      locked,
+      'app',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'CrossNamespaceRefRefused',
+      120_000,
+    );
+    expect(condition(view, 'Stalled')).toMatchObject({ status: 'True', reason: 'CrossNamespaceRefRefused' });
+    expect(condition(view, 'Ready')?.message).toBe(
+      `spec.dependsOn names ApplySet ${infra}/queue of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+    );
+    expect(await configMapData(c, locked, 'app-settings')).toBeUndefined();
+  });
+
+  it('is read, beyond the namespace the controller watches, without the flag', async () => {
+    await createApp(open);
+    const view = await waitForReady(
+      c,
+      open,
+      'app',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'DependencyNotReady',
+      120_000,
+    );
+    expect(condition(view, 'Ready')?.message).toBe(
+      `waiting for dependencies: ${infra}/queue: generation 1 not yet observed`,
+    );
+    expect(await configMapData(c, open, 'app-settings')).toBeUndefined();
+  });
+});
