@@ -1,4 +1,4 @@
-import type { ApplySetEngine, ApplySetResult } from '../../src/apply/apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, ApplySetResult } from '../../src/apply/apply-set-contract.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
@@ -50,6 +50,10 @@ interface Stubs {
   readonly read?: unknown;
   readonly engine?: unknown;
   readonly result?: ApplySetResult;
+  /** The ApplySet as stored, in place of the one above. */
+  readonly stored?: JsonObject;
+  /** Called by the engine before it returns (to play the health wait's status). */
+  readonly duringRun?: (request: ApplySetRequest) => Promise<void>;
 }
 
 /** A reconcile with plain-object stubs: what status it wrote and what requeue it asked for. */
@@ -58,10 +62,10 @@ async function reconcile(stubs: Stubs) {
   const client: KubeClient = {
     server: 'https://stub',
     async request(request: KubeRequest) {
-      if (request.method === 'GET' && request.path.includes('/applysets/')) return applySet;
+      if (request.method === 'GET' && request.path.includes('/applysets/')) return stubs.stored ?? applySet;
       if (request.method === 'PATCH' && request.path.endsWith('/status')) {
         statuses.push(JSON.parse(String(request.body)) as JsonObject);
-        return applySet;
+        return stubs.stored ?? applySet;
       }
       return {};
     },
@@ -77,7 +81,8 @@ async function reconcile(stubs: Stubs) {
       return [];
     },
   } as unknown as GitSource;
-  const engine: ApplySetEngine = async () => {
+  const engine: ApplySetEngine = async (request) => {
+    await stubs.duringRun?.(request);
     if (stubs.engine !== undefined) throw stubs.engine;
     return stubs.result ?? { outcomes: [], parentUid: 'uid-1', completed: true };
   };
@@ -108,7 +113,7 @@ async function reconcile(stubs: Stubs) {
     conditions?: { type: string; status: string; reason: string }[];
   };
   const condition = (type: string) => status.conditions?.find((c) => c.type === type);
-  return { requeue, ready: condition('Ready'), stalled: condition('Stalled') };
+  return { requeue, ready: condition('Ready'), stalled: condition('Stalled'), statuses };
 }
 
 describe('reconcile: a thrown error becomes a condition, a reason and a requeue', () => {
@@ -209,3 +214,43 @@ describe('reconcile: a thrown error becomes a condition, a reason and a requeue'
     expect(result.requeue.kind).toBe('interval');
   });
 });
+
+describe('reconcile with spec.wait', () => {
+  const waiting: JsonObject = { ...applySet, spec: { ...(applySet['spec'] as JsonObject), wait: true } };
+  const timedOut: ApplySetResult = {
+    outcomes: [{ action: 'unchanged', ref }],
+    parentUid: 'uid-1',
+    parentResourceVersion: '8',
+    completed: true,
+    health: [{ ref, status: 'InProgress', message: '1 of 3 replicas available' }],
+    healthTimedOut: true,
+  };
+
+  it('writes the outcome after the Progressing status even when it equals the status the run started from', async () => {
+    // The status a first run leaves: HealthCheckFailed.
+    const first = await reconcile({ stored: waiting, result: timedOut });
+    const previous = first.statuses[0]?.['status'] as JsonObject;
+    expect(first.ready).toMatchObject({ status: 'False', reason: 'HealthCheckFailed' });
+
+    // The same outcome again, with the wait's Progressing written on the way: it must not stay shown.
+    const second = await reconcile({
+      stored: { ...waiting, status: previous },
+      result: timedOut,
+      duringRun: async (request) =>
+        request.onHealthWait?.({
+          pending: [{ ref, status: 'InProgress', message: '1 of 3 replicas available' }],
+          parentResourceVersion: '8',
+        }),
+    });
+    const readyOf = (body: JsonObject | undefined) =>
+      ((body?.['status'] as ApplySetStatusLike | undefined)?.conditions ?? []).find(
+        (c) => c.type === 'Ready',
+      );
+    expect(second.statuses).toHaveLength(2);
+    expect(readyOf(second.statuses[0])).toMatchObject({ status: 'Unknown', reason: 'Progressing' });
+    expect(readyOf(second.statuses[1])).toMatchObject({ status: 'False', reason: 'HealthCheckFailed' });
+    expect(second.statuses[1]?.['status']).toEqual(previous);
+  });
+});
+
+type ApplySetStatusLike = { conditions?: { type: string; status: string; reason: string }[] };

@@ -1,0 +1,89 @@
+import type { ApplySet, ApplySetStatus } from '../../src/api/applyset-types.js';
+import type { ApplySetApi, StatusWrite } from '../../src/controller/applyset-api.js';
+import { createHealthWaitStatus, REWRITE_AFTER_MS } from '../../src/controller/health-wait-status.js';
+import type { ControllerMetrics } from '../../src/observability/controller-metrics.js';
+import type { Logger } from '../../src/observability/create-logger.js';
+
+const applySet: ApplySet = {
+  apiVersion: 'applyset.dev/v1alpha1',
+  kind: 'ApplySet',
+  metadata: { name: 'site', namespace: 'shop', generation: 2, resourceVersion: '10' },
+  spec: { source: { url: 'https://h/r', ref: { branch: 'main' } }, prune: true },
+};
+const web = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' };
+const db = { ...web, name: 'db' };
+const pending = (...refs: (typeof web)[]) =>
+  refs.map((ref) => ({ ref, status: 'InProgress' as const, message: 'rolling out' }));
+
+/** The wait's status writer with a clock the test moves and an API that records each write. */
+function setUp(answers: StatusWrite[] = []) {
+  const writes: { status: ApplySetStatus; version: string | undefined }[] = [];
+  const ready: (number | undefined)[] = [];
+  let now = 1_000_000;
+  const api = {
+    async writeStatus(_applySet: ApplySet, status: ApplySetStatus, version: string | undefined) {
+      writes.push({ status, version });
+      return answers.shift() ?? { kind: 'written', resourceVersion: String(11 + writes.length) };
+    },
+  } as unknown as ApplySetApi;
+  const metrics = { setReady: (_ns: string, _name: string, value: number | undefined) => ready.push(value) };
+  const logger = { warn: () => undefined } as unknown as Logger;
+  const wait = createHealthWaitStatus(
+    {
+      metrics: metrics as unknown as ControllerMetrics,
+      now: () => now,
+      signal: new AbortController().signal,
+    },
+    api,
+    applySet,
+    'main@sha1:abc',
+    logger,
+  );
+  return { wait, writes, ready, advance: (ms: number) => (now += ms) };
+}
+
+describe('createHealthWaitStatus', () => {
+  it('writes Progressing when the wait starts, conditional on the version the run left, and sets the gauge to -1', async () => {
+    const { wait, writes, ready } = setUp();
+    await wait.onHealthWait({ pending: pending(web), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(1);
+    expect(writes[0]?.version).toBe('11');
+    expect(writes[0]?.status.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'Unknown',
+      reason: 'Progressing',
+      message: 'waiting for deployment.apps/web: rolling out',
+    });
+    expect(ready).toEqual([-1]);
+    expect(wait.written()).toEqual({ status: writes[0]?.status, resourceVersion: '12' });
+  });
+
+  it('does not write on every poll: only when the objects waited for change, and 15 s apart', async () => {
+    const { wait, writes, advance } = setUp();
+    await wait.onHealthWait({ pending: pending(web, db), parentResourceVersion: '11' });
+    advance(60_000);
+    await wait.onHealthWait({ pending: pending(db, web), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(1);
+
+    await wait.onHealthWait({ pending: pending(web), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(2);
+    // The next write is conditional on the version the previous one left.
+    expect(writes[1]?.version).toBe('12');
+
+    advance(REWRITE_AFTER_MS - 1);
+    await wait.onHealthWait({ pending: pending(db), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(2);
+    advance(1);
+    await wait.onHealthWait({ pending: pending(db), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(3);
+  });
+
+  it('writes nothing more after a conflict, and reports nothing written', async () => {
+    const { wait, writes, ready, advance } = setUp([{ kind: 'conflict' }]);
+    await wait.onHealthWait({ pending: pending(web), parentResourceVersion: '11' });
+    advance(60_000);
+    await wait.onHealthWait({ pending: pending(db), parentResourceVersion: '11' });
+    expect(writes).toHaveLength(1);
+    expect(ready).toEqual([]);
+    expect(wait.written()).toBeUndefined();
+  });
+});
