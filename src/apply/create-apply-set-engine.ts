@@ -11,6 +11,7 @@ import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
 import { createNoOpMemo } from './remember-no-op.js';
 import { runPlan } from './run-plan.js';
+import { refuseInvalidListItems } from './validate-list-items.js';
 import type { ApplySetEngineOptions, RunContext } from './run-context.js';
 
 export type { ApplySetEngineOptions, EngineLogger } from './run-context.js';
@@ -58,6 +59,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const { signal } = request;
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
   const desired = request.release === true ? [] : await loadManifests(request, context.mapper);
+  await refuseInvalidListItems(desired, request, context.patchMeta);
 
   // 2. Read the apply-config object and the inventory it holds.
   const parent = await readParent(request, context);

@@ -14,6 +14,11 @@ import { LruMap } from './lru-map.js';
  */
 export interface PatchMetaSource {
   metaFor(gvk: GroupVersionKind, signal?: AbortSignal): Promise<PatchMeta | 'json-merge'>;
+  /**
+   * The OpenAPI v3 document of the kind's group-version, for the client-side validation of List items
+   * (`findUnknownFields`); undefined when the server serves no v3 document for it.
+   */
+  schemaDocumentFor?(gvk: GroupVersionKind, signal?: AbortSignal): Promise<JsonValue | undefined>;
 }
 
 export interface OpenApiPatchMetaSourceOptions {
@@ -80,10 +85,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
   };
 
   /** v3: the index names each group-version's document with a content hash in its URL. */
-  const fromV3 = async (
-    gvk: GroupVersionKind,
-    signal?: AbortSignal,
-  ): Promise<OpenApiPatchInfo | undefined> => {
+  const v3Document = async (gvk: GroupVersionKind, signal?: AbortSignal): Promise<JsonValue | undefined> => {
     const groupVersion = gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`;
     let url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
     if (url === undefined) {
@@ -91,8 +93,14 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
       documents.delete(INDEX_KEY);
       url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
     }
-    if (url === undefined) return undefined;
-    const document = await fetchDocument(url.path, url.query, signal);
+    return url === undefined ? undefined : fetchDocument(url.path, url.query, signal);
+  };
+
+  const fromV3 = async (
+    gvk: GroupVersionKind,
+    signal?: AbortSignal,
+  ): Promise<OpenApiPatchInfo | undefined> => {
+    const document = await v3Document(gvk, signal);
     return document === undefined ? undefined : knownKind(readOpenApiPatchInfo(document, gvk), document, gvk);
   };
 
@@ -116,6 +124,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
       // The compiled-in types: kubectl's scheme knows every built-in kind and no custom resource.
       return builtinPatchMeta(gvk) ?? 'json-merge';
     },
+    schemaDocumentFor: v3Document,
   };
 }
 

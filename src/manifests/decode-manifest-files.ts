@@ -93,36 +93,10 @@ function flattenList(value: JsonObject, source: ManifestSource): ManifestEntry[]
     const itemSource: ManifestSource = { ...source, itemIndex };
     if (item === null) return [];
     if (!isJsonObject(item)) return [notAnObject(itemSource, item)];
-    // kubectl still validates the items of a List on the client, against the kind's schema, and
-    // refuses the whole file for a null anywhere in one (a plain document's nulls go to the server,
-    // which drops them). The same null refuses the set here.
-    const nullAt = firstNullPath(item);
-    if (nullAt !== undefined) {
-      const kind = typeof item['kind'] === 'string' ? item['kind'] : 'object';
-      const detail = `unknown object type "nil" in ${[kind, ...nullAt].join('.')} (kubectl validates the items of a List before sending and refuses the file)`;
-      return [{ type: 'error', error: new ManifestError('invalid-field', itemSource, undefined, detail) }];
-    }
+    // kubectl also validates the items of a List against their kind's schema before sending: that
+    // needs the server's OpenAPI, so it happens before the first write (apply/validate-list-items.ts).
     return flattenList(item, itemSource);
   });
-}
-
-/** The path of the first null in a value (keys of mappings, indexes of sequences), if any. */
-function firstNullPath(value: JsonValue, path: readonly string[] = []): readonly string[] | undefined {
-  if (value === null) return path;
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = firstNullPath(item, [...path, String(index)]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (isJsonObject(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      const found = firstNullPath(item, [...path, key]);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
 }
 
 function notAnObject(source: ManifestSource, value: JsonValue): ManifestEntry {

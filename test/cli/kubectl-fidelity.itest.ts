@@ -157,6 +157,59 @@ describe('the same file through kubectl and through applyset', () => {
     expect(await getObject(`/api/v1/namespaces/${ns}/configmaps/ours`)).toBeUndefined();
   });
 
+  // Point 5b: kubectl checks a List's items against their kinds' OpenAPI schemas before sending, and
+  // refuses the whole file for an unknown field (a typo), at any depth; a null field of an object
+  // (`creationTimestamp: null`, as `kubectl get -o yaml` writes it) is fine.
+  it.each([
+    [
+      'an unknown field',
+      'bogus: 1',
+      'ValidationError(ConfigMap): unknown field "bogus" in io.k8s.api.core.v1.ConfigMap',
+    ],
+    [
+      'an unknown field in metadata',
+      'metadata: {bogusMeta: x}',
+      'ValidationError(ConfigMap.metadata): unknown field "bogusMeta" in io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta',
+    ],
+    ['a null field of an object', 'metadata: {creationTimestamp: null}', undefined],
+  ])('a List item with %s: the same verdict as kubectl, in its words', async (_what, extra, refusal) => {
+    const ns = await freshNamespace('fid-list-schema');
+    const list = (name: string) => {
+      const [key, value] = extra.startsWith('metadata:')
+        ? ['metadata', `{name: ${name}-2, namespace: ${ns}, ${extra.slice('metadata: {'.length, -1)}}`]
+        : [undefined, undefined];
+      return [
+        'apiVersion: v1',
+        'kind: List',
+        'items:',
+        `- {apiVersion: v1, kind: ConfigMap, metadata: {name: ${name}, namespace: ${ns}}, data: {a: "1"}}`,
+        '- apiVersion: v1',
+        '  kind: ConfigMap',
+        key === undefined
+          ? `  metadata: {name: ${name}-2, namespace: ${ns}}\n  ${extra}`
+          : `  ${key}: ${value}`,
+        '',
+      ].join('\n');
+    };
+    const result = await applyBoth(ns, list);
+    if (refusal === undefined) {
+      expect({ kubectl: result.kubectlOk, ours: result.ourCode }).toEqual({
+        kubectl: true,
+        ours: ExitCode.ok,
+      });
+      expect(result.ours).toEqual(result.theirs);
+      return;
+    }
+    expect({ kubectl: result.kubectlOk, ours: result.ourCode }).toEqual({
+      kubectl: false,
+      ours: ExitCode.badInput,
+    });
+    expect(result.run.stderr).toContain(refusal);
+    // Nothing of the file was written, not even the valid first item.
+    expect(result.ours).toBeUndefined();
+    expect(result.theirs).toBeUndefined();
+  });
+
   // Point 5b: a List's items are validated before anything is sent; a null in one refuses the file.
   it('refuses a List whose item holds a null, where kubectl does, and applies the same null outside a List', async () => {
     const ns = await freshNamespace('fid-list');
