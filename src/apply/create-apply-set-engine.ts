@@ -39,6 +39,7 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
     options.patchMetaSource ??
     createOpenApiPatchMetaSource({
       client: options.kubeClient,
+      ...(options.openApiStore === undefined ? {} : { store: options.openApiStore }),
       onFetchError: (path, error) =>
         options.logger?.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
     });

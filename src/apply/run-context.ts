@@ -1,6 +1,7 @@
 import type { MemberMetadata } from '../inventory/applyset-metadata.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi } from '../kube/kube-object-api.js';
+import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import type { PlanStep } from '../plan/plan.js';
@@ -39,6 +40,8 @@ export interface ApplySetEngineOptions {
    * read once per group-version, falling back to the compiled-in table, as kubectl does.
    */
   readonly patchMetaSource?: PatchMetaSource;
+  /** Where the default patch-metadata source keeps OpenAPI documents between runs (the command's). */
+  readonly openApiStore?: OpenApiDocumentStore;
   /**
    * Discovery to use instead of the engine's own: the controller shares one mapper between the
    * engines of every identity (discovery does not depend on who asks, see createRestMapper).

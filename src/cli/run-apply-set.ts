@@ -7,6 +7,7 @@ import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
 import { createKubeClient } from '../kube/kube-client.js';
+import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import {
   contextNamespace,
   KubeConfigError,
@@ -61,7 +62,9 @@ export async function runApplySet(
   const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
   const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
   try {
-    const engine = createApplySetEngine({ kubeClient: client });
+    // OpenAPI documents kept on disk between runs, as kubectl keeps discovery in ~/.kube/cache.
+    const openApiStore = createOpenApiDiskCache(openApiCacheDir(io.env));
+    const engine = createApplySetEngine({ kubeClient: client, openApiStore });
     return { result: await engine(engineRequest(files, namespace, flags, io, mode)) };
   } catch (error) {
     if (isApplySetInputError(error)) {

@@ -6,6 +6,7 @@ import type { PatchMeta } from '../merge/patch-meta.js';
 import { KubeApiError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
 import { LruMap } from './lru-map.js';
+import type { OpenApiDocumentStore } from './openapi-disk-cache.js';
 
 /**
  * The one lookup the apply engine needs: how to patch a kind. Strategic merge metadata for kinds
@@ -37,6 +38,11 @@ export interface OpenApiPatchMetaSourceOptions {
   /** Documents kept, the least recently used dropped past it; default 256. */
   readonly maxDocuments?: number;
   readonly now?: () => number;
+  /**
+   * Where documents named by their content hash are kept between runs (the command's disk cache,
+   * createOpenApiDiskCache); such a document found there is not downloaded.
+   */
+  readonly store?: OpenApiDocumentStore;
   /**
    * Told once per fetch that failed for another reason than "not served", before the source falls
    * back to the next step; kubectl prints a warning in the same places.
@@ -71,7 +77,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     }
     const cached = documents.get(key);
     if (cached !== undefined) return cached;
-    const pending = client.request({ method: 'GET', path, query, signal }).then(
+    const pending = download(path, query, signal).then(
       (document) => document,
       (error: unknown) => {
         if (documents.peek(key) === pending) documents.delete(key);
@@ -82,6 +88,18 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     );
     documents.set(key, pending);
     return pending;
+  };
+
+  /** From the store when the URL names the content's hash and the store has it, else from the server. */
+  const download = async (path: string, query: Record<string, string>, signal?: AbortSignal) => {
+    const { store } = options;
+    const storeKey =
+      store !== undefined && query['hash'] !== undefined ? client.server + cacheKey(path, query) : '';
+    const stored = storeKey === '' ? undefined : await store?.read(storeKey);
+    if (stored !== undefined) return stored;
+    const document = await client.request({ method: 'GET', path, query, signal });
+    if (storeKey !== '') await store?.write(storeKey, document);
+    return document;
   };
 
   /** v3: the index names each group-version's document with a content hash in its URL. */

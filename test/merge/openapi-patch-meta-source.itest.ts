@@ -1,5 +1,9 @@
 import { KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOpenApiDiskCache } from '../../src/kube/openapi-disk-cache.js';
 import { createOpenApiPatchMetaSource } from '../../src/kube/openapi-patch-meta-source.js';
 import type { PatchMeta } from '../../src/merge/patch-meta.js';
 import { adminKubeConfig, uniqueName } from '../harness/test-cluster.js';
@@ -64,6 +68,33 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     // URL names its content hash, is the same one and not downloaded twice.
     expect(requests.filter((path) => path === '/openapi/v3')).toHaveLength(2);
     expect(requests.filter((path) => path === '/openapi/v3/api/v1')).toHaveLength(1);
+  });
+
+  it('keeps hashed documents on disk: a second run reads the index only, a damaged file is downloaded again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'applyset-openapi-cache-'));
+    try {
+      const run = async () => {
+        const requests: string[] = [];
+        const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
+        const source = createOpenApiPatchMetaSource({
+          client: createKubeClient({ kubeConfig: kc, onRequest }),
+          store: createOpenApiDiskCache(dir),
+        });
+        const deployment = asStrategic(
+          await source.metaFor({ group: 'apps', version: 'v1', kind: 'Deployment' }),
+        );
+        expect(deployment.lookupObjectField('spec').meta.lookupObjectField('template')).toBeDefined();
+        return requests;
+      };
+      expect(await run()).toEqual(['/openapi/v3', '/openapi/v3/apis/apps/v1']);
+      expect(await run()).toEqual(['/openapi/v3']);
+      const [file] = (await readdir(dir)).filter((name) => name.endsWith('.json'));
+      await writeFile(join(dir, file ?? 'missing.json'), '{"cut short');
+      expect(await run()).toEqual(['/openapi/v3', '/openapi/v3/apis/apps/v1']);
+      expect(await run()).toEqual(['/openapi/v3']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('says json-merge for a custom resource whose CRD the server serves', async () => {
