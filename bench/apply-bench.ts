@@ -231,6 +231,8 @@ if (startupFlag >= 0) {
       .split(',')
       .map(Number)
       .filter((n) => n > 0),
+    // `--tenants`: each ApplySet applied as a ServiceAccount of its own.
+    process.argv.includes('--tenants'),
   );
 } else {
   await main();

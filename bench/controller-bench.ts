@@ -136,13 +136,40 @@ const load = () =>
     .map((value) => value.toFixed(2))
     .join(' ');
 
-function applySetsYaml(namespace: string, url: string, n: number, intervalSeconds: number): string {
+function applySetsYaml(
+  namespace: string,
+  url: string,
+  n: number,
+  intervalSeconds: number,
+  tenants: boolean,
+): string {
   return Array.from(
     { length: n },
     (_, i) =>
       `apiVersion: applyset.dev/v1alpha1\nkind: ApplySet\nmetadata: { name: fleet-${i}, namespace: ${namespace} }\n` +
-      `spec:\n  source: { url: "${url}", ref: { branch: main }, path: set-${i} }\n  interval: ${intervalSeconds}s\n  prune: true\n`,
+      `spec:\n  source: { url: "${url}", ref: { branch: main }, path: set-${i} }\n  interval: ${intervalSeconds}s\n  prune: true\n` +
+      (tenants ? `  serviceAccountName: tenant-${i}\n` : ''),
   ).join('---\n');
+}
+
+/**
+ * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps and
+ * the inventory, so the controller acts as n identities (what one identity costs it).
+ */
+function tenantsYaml(namespace: string, n: number): string {
+  const role =
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: { name: tenant, namespace: ${namespace} }\n` +
+    `rules:\n  - { apiGroups: [""], resources: [configmaps], verbs: [get, list, watch, create, update, patch, delete] }\n` +
+    `  - { apiGroups: [applyset.dev], resources: [applysets], verbs: [get, patch, update] }\n`;
+  const accounts = Array.from(
+    { length: n },
+    (_, i) =>
+      `apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: tenant-${i}, namespace: ${namespace} }\n---\n` +
+      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: { name: tenant-${i}, namespace: ${namespace} }\n` +
+      `roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: tenant }\n` +
+      `subjects: [{ kind: ServiceAccount, name: tenant-${i}, namespace: ${namespace} }]\n`,
+  );
+  return [role, ...accounts].join('---\n');
 }
 
 /** Every ApplySet logged `reconciled` at least `times` times. */
@@ -150,7 +177,7 @@ const allReconciled = (controller: BenchController, keys: readonly string[], tim
   keys.every((key) => (controller.reconciled.get(key) ?? 0) >= times);
 
 /** One fleet of `n`: create, wait for all Ready, then the second reconcile and two at rest. */
-async function benchFleet(kubeconfig: string, n: number, work: string): Promise<string[]> {
+async function benchFleet(kubeconfig: string, n: number, work: string, tenants: boolean): Promise<string[]> {
   const namespace = `fleet-${n}`;
   const intervalSeconds = Math.max(20, Math.ceil(n * 0.06));
   const files: Record<string, string> = {};
@@ -162,6 +189,7 @@ async function benchFleet(kubeconfig: string, n: number, work: string): Promise<
   }
   const git = await startGitServer({ files });
   await kubectl(kubeconfig, ['create', 'namespace', namespace]);
+  if (tenants) await kubectl(kubeconfig, ['create', '-f', '-'], tenantsYaml(namespace, n));
   const controller = startBenchController(kubeconfig, namespace, await mkdtemp(join(work, 'git-cache-')));
   const keys = Array.from({ length: n }, (_, i) => `${namespace}/fleet-${i}`);
   const lines: string[] = [];
@@ -169,13 +197,17 @@ async function benchFleet(kubeconfig: string, n: number, work: string): Promise<
     await controller.port;
     const before = await serverRequests(kubeconfig);
     const started = performance.now();
-    await kubectl(kubeconfig, ['create', '-f', '-'], applySetsYaml(namespace, git.url, n, intervalSeconds));
+    await kubectl(
+      kubeconfig,
+      ['create', '-f', '-'],
+      applySetsYaml(namespace, git.url, n, intervalSeconds, tenants),
+    );
     await waitUntil('every ApplySet Ready', allReconciled(controller, keys, 1), 30 * 60_000);
     const readyMs = performance.now() - started;
     const afterFirst = await serverRequests(kubeconfig);
     const firstFetches = fetchesOf(git);
     lines.push(
-      `N=${n}: all Ready in ${(readyMs / 1000).toFixed(1)} s; peak RSS ${mib(controller.rss.peak)}; ` +
+      `N=${n}${tenants ? ` (${n} ServiceAccounts)` : ''}: all Ready in ${(readyMs / 1000).toFixed(1)} s; peak RSS ${mib(controller.rss.peak)}; ` +
         `Git fetches ${firstFetches}; load ${load()}`,
       `  first reconcile, requests per ApplySet: ${perReconcile(before, afterFirst, n)}`,
     );
@@ -199,7 +231,7 @@ async function benchFleet(kubeconfig: string, n: number, work: string): Promise<
   return lines;
 }
 
-export async function runControllerBench(sizes: readonly number[]): Promise<void> {
+export async function runControllerBench(sizes: readonly number[], tenants = false): Promise<void> {
   process.stderr.write('starting a local control plane...\n');
   const controlPlane = await startControlPlane({ ownerPid: process.pid });
   const work = await mkdtemp(join(tmpdir(), 'applyset-controller-bench-'));
@@ -209,7 +241,9 @@ export async function runControllerBench(sizes: readonly number[]): Promise<void
     await kubectl(kubeconfig, ['wait', '--for', 'condition=Established', 'crd/applysets.applyset.dev']);
     process.stdout.write(`load at start ${load()}\n`);
     // Each fleet's figures as soon as they are measured: a long run stopped midway keeps the rest.
-    for (const n of sizes) process.stdout.write(`${(await benchFleet(kubeconfig, n, work)).join('\n')}\n`);
+    for (const n of sizes) {
+      process.stdout.write(`${(await benchFleet(kubeconfig, n, work, tenants)).join('\n')}\n`);
+    }
     process.stdout.write(
       `\nrequests: apiserver_request_total before and after, by verb and resource ` +
         `(the control plane's leases and endpoints, these /metrics reads and the bench's creates of the ApplySets left out).\n` +
