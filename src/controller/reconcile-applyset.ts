@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_RETRY_INTERVAL_MS,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
+  type ApplySetStatus,
 } from '../api/applyset-types.js';
 import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { checkDependencies } from './check-dependencies.js';
@@ -225,11 +226,30 @@ async function report(
     log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }
-  const { namespace, name } = applySet.metadata;
-  const ready = mapped.status.conditions?.find((c) => c.type === 'Ready')?.status;
-  deps.metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
-  deps.metrics.setRevision(namespace, name, mapped.status.lastAppliedRevision);
   for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
+  recordMetrics(deps, applySet, mapped.status, run);
+  const level = outcome.kind === 'applied' ? 'info' : 'warn';
+  log[level](
+    outcome.kind === 'applied'
+      ? { revision: outcome.revision, counts: outcome.counts }
+      : { reason: outcome.reason, revision: outcome.revision },
+    outcome.kind === 'applied' ? 'reconciled' : `not reconciled: ${outcome.message}`,
+  );
+  return mapped.requeue;
+}
+
+/** The run in the ApplySet's series: Ready, revision, objects by verb, drift and fights. */
+function recordMetrics(
+  deps: ReconcilerDeps,
+  applySet: ApplySet,
+  status: ApplySetStatus,
+  run: RunOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> },
+): void {
+  const { outcome } = run;
+  const { namespace, name } = applySet.metadata;
+  const ready = status.conditions?.find((c) => c.type === 'Ready')?.status;
+  deps.metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
+  deps.metrics.setRevision(namespace, name, status.lastAppliedRevision);
   if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
     const counts = outcome.counts ?? zeroCounts;
     const of = { namespace, name };
@@ -242,12 +262,4 @@ async function report(
   }
   if (outcome.kind === 'applied') deps.metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
   deps.metrics.countFights(namespace, name, run.fought.newlyFighting.length);
-  const level = outcome.kind === 'applied' ? 'info' : 'warn';
-  log[level](
-    outcome.kind === 'applied'
-      ? { revision: outcome.revision, counts: outcome.counts }
-      : { reason: outcome.reason, revision: outcome.revision },
-    outcome.kind === 'applied' ? 'reconciled' : `not reconciled: ${outcome.message}`,
-  );
-  return mapped.requeue;
 }

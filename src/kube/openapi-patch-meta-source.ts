@@ -61,7 +61,6 @@ export interface OpenApiPatchMetaSourceOptions {
  * for `indexMaxAgeMs`. A failed fetch is not cached, so the next object tries again.
  */
 export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOptions): PatchMetaSource {
-  const { client } = options;
   const now = options.now ?? Date.now;
   const indexMaxAgeMs = options.indexMaxAgeMs ?? DEFAULT_OPENAPI_INDEX_MAX_AGE_MS;
   // Promises, not values, so concurrent lookups of one document share a single request.
@@ -77,7 +76,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     }
     const cached = documents.get(key);
     if (cached !== undefined) return cached;
-    const pending = download(path, query, signal).then(
+    const pending = download(options, path, query, signal).then(
       (document) => document,
       (error: unknown) => {
         if (documents.peek(key) === pending) documents.delete(key);
@@ -88,18 +87,6 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     );
     documents.set(key, pending);
     return pending;
-  };
-
-  /** From the store when the URL names the content's hash and the store has it, else from the server. */
-  const download = async (path: string, query: Record<string, string>, signal?: AbortSignal) => {
-    const { store } = options;
-    const storeKey =
-      store !== undefined && query['hash'] !== undefined ? client.server + cacheKey(path, query) : '';
-    const stored = storeKey === '' ? undefined : await store?.read(storeKey);
-    if (stored !== undefined) return stored;
-    const document = await client.request({ method: 'GET', path, query, signal });
-    if (storeKey !== '') await store?.write(storeKey, document);
-    return document;
   };
 
   /** v3: the index names each group-version's document with a content hash in its URL. */
@@ -147,6 +134,23 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
 }
 
 export const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
+
+/** From the store when the URL names the content's hash and the store has it, else from the server. */
+async function download(
+  options: OpenApiPatchMetaSourceOptions,
+  path: string,
+  query: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<JsonValue> {
+  const { client, store } = options;
+  const storeKey =
+    store !== undefined && query['hash'] !== undefined ? client.server + cacheKey(path, query) : '';
+  const stored = storeKey === '' ? undefined : await store?.read(storeKey);
+  if (stored !== undefined) return stored;
+  const document = await client.request({ method: 'GET', path, query, signal });
+  if (storeKey !== '') await store?.write(storeKey, document);
+  return document;
+}
 const INDEX_KEY = cacheKey('/openapi/v3', {});
 
 function cacheKey(path: string, query: Record<string, string>): string {
