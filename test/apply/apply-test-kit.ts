@@ -15,6 +15,7 @@ import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
+import { cliHome } from '../harness/cli-home.js';
 
 const execFileAsync = promisify(execFile);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/apply');
@@ -156,7 +157,7 @@ export async function runCommand(
   const io: CliIo = {
     stdout: sink((text) => (stdout += text)),
     stderr: sink((text) => (stderr += text)),
-    env: { KUBECONFIG: adminKubeconfigPath(), HOME: tmpdir() },
+    env: { KUBECONFIG: adminKubeconfigPath(), HOME: cliHome() },
     cwd: process.cwd(),
   };
   const code = await command(argv, io);

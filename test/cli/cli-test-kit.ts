@@ -1,4 +1,3 @@
-import { tmpdir } from 'node:os';
 import { Readable, Writable } from 'node:stream';
 import type { CliIo, Command } from '../../src/cli/cli-io.js';
 import {
@@ -7,6 +6,7 @@ import {
   createNamespace,
   uniqueName,
 } from '../harness/test-cluster.js';
+import { cliHome } from '../harness/cli-home.js';
 
 export interface CliRun {
   readonly code: number;
@@ -47,7 +47,7 @@ export async function runCli(
     stdout: sink((text) => (stdout += text)),
     stderr: err,
     ...(options.stdin === undefined ? {} : { stdin: Readable.from([Buffer.from(options.stdin)]) }),
-    env: options.env ?? { KUBECONFIG: adminKubeconfigPath(), HOME: tmpdir() },
+    env: options.env ?? { KUBECONFIG: adminKubeconfigPath(), HOME: cliHome() },
     cwd: options.cwd ?? process.cwd(),
   };
   const code = await command(argv, io);

@@ -7,6 +7,7 @@ import { ExitCode } from '../../src/cli/exit-codes.js';
 import { configMapYaml, getObject, writeSetDirectory } from '../apply/apply-test-kit.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
+import { cliHome } from '../harness/cli-home.js';
 
 // Issue #11: --kubeconfig, --context and a KUBECONFIG listing several files are read as kubectl reads
 // them; a broken manifest is named before any connection; an unreachable cluster names the server and
@@ -36,7 +37,7 @@ async function unreachableKubeconfig(): Promise<string> {
   return path;
 }
 
-const envWith = (kubeconfig: string) => ({ KUBECONFIG: kubeconfig, HOME: tmpdir() });
+const envWith = (kubeconfig: string) => ({ KUBECONFIG: kubeconfig, HOME: cliHome() });
 
 describe('applyset apply and the kubeconfig', () => {
   it('merges a KUBECONFIG of several files, skipping a missing one, and honours --context', async () => {

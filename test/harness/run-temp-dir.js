@@ -21,9 +21,10 @@ export async function leaveRunTempDir() {
   let leftovers;
   try {
     // tsx (which runs the TypeScript sources of every process a test starts with `--import tsx`)
-    // keeps its compile cache in the temp dir as tsx-<uid>: tsx's, not a test's leftover. It goes with
-    // the directory like everything else.
-    leftovers = (await readdir(dir)).filter((name) => !/^tsx-\d+$/.test(name));
+    // keeps its compile cache in the temp dir as tsx-<uid>: tsx's, not a test's leftover. cli-home is
+    // the HOME of the commands tests run (cli-home.ts), where they keep their OpenAPI cache as they
+    // would in a user's home. Both go with the directory like everything else.
+    leftovers = (await readdir(dir)).filter((name) => !/^tsx-\d+$/.test(name) && name !== 'cli-home');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
