@@ -7,17 +7,18 @@ import { pruneNulls } from './prune-nulls.js';
  * The JSON merge patch path of `kubectl apply`, for custom resources and kinds without patch
  * metadata: apimachinery's CreateThreeWayJSONMergePatch over evanphx/json-patch v4
  * (docs/merge-semantics.md#10-json-merge-patch). Every list is atomic, maps merge key by key,
- * deletions come only from original → modified. Numbers compare as float64, which is what JS
- * numbers do natively.
+ * deletions come only from original → modified. Numbers are float64 here, as json-patch decodes
+ * them: an int64 beyond 2^53 (a `bigint` elsewhere) is rounded in the comparison and in the patch,
+ * exactly as kubectl's patch carries it, while the last-applied annotation inside keeps it exact.
  */
 export function createThreeWayJsonMergePatch(input: {
   readonly original: JsonValue;
   readonly modified: JsonValue;
   readonly current: JsonValue;
 }): JsonObject {
-  const original = documentOrEmpty(input.original);
-  const modified = documentOrEmpty(input.modified);
-  const current = documentOrEmpty(input.current);
+  const original = documentOrEmpty(asFloat64Numbers(input.original));
+  const modified = documentOrEmpty(asFloat64Numbers(input.modified));
+  const current = documentOrEmpty(asFloat64Numbers(input.current));
   const addAndChange = filterNulls(createMergePatch(current, modified), false);
   const deletions = filterNulls(createMergePatch(original, modified), true);
   const patch = mergeDocuments(cloneJson(deletions), cloneJson(addAndChange));
@@ -134,5 +135,17 @@ function mergeDocuments(doc: JsonObject, patch: JsonObject): JsonObject {
 function documentOrEmpty(value: JsonValue): JsonObject {
   if (value === null) return {};
   if (!isJsonObject(value)) throw new MergeError('invalid-document', 'invalid JSON document');
+  return value;
+}
+
+/** The value with every `bigint` as the float64 Go's encoding/json would decode it to. */
+function asFloat64Numbers(value: JsonValue): JsonValue {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(asFloat64Numbers);
+  if (isJsonObject(value)) {
+    const result: JsonObject = {};
+    for (const [key, item] of Object.entries(value)) result[key] = asFloat64Numbers(item);
+    return result;
+  }
   return value;
 }
