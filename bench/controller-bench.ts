@@ -1,6 +1,8 @@
 // Controller benchmark (issue #14, fleet scale): N ApplySets × 4 ConfigMaps from one repository URL,
 // one controller process, on a local control plane of its own (so the API server's counters hold our
 // requests only). Run: npm run bench -- --controller 100,1000
+// The controller runs from dist/ (built first), with the node flags in APPLYSET_BENCH_NODE_FLAGS if set,
+// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where its time goes.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -64,9 +66,10 @@ function startBenchController(kubeconfig: string, namespace: string, cacheDir: s
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      join(repoRoot, 'test/e2e/controller-entry.ts'),
+      // What a user runs (the chart's image runs the same build): dist/, not the sources through tsx,
+      // whose compiler would be part of the memory figures.
+      ...(process.env['APPLYSET_BENCH_NODE_FLAGS']?.split(' ').filter((flag) => flag !== '') ?? []),
+      join(repoRoot, 'bin/applyset.js'),
       'controller',
       '--kubeconfig',
       kubeconfig,
@@ -176,6 +179,16 @@ function tenantsYaml(namespace: string, n: number): string {
 const allReconciled = (controller: BenchController, keys: readonly string[], times: number) => () =>
   keys.every((key) => (controller.reconciled.get(key) ?? 0) >= times);
 
+/** The controller's own view of its memory at idle, from its /metrics (prom-client's default metrics). */
+async function memoryBreakdown(port: number): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
+  return (
+    `heap used ${mib(value('nodejs_heap_size_used_bytes'))} of ${mib(value('nodejs_heap_size_total_bytes'))}, ` +
+    `external ${mib(value('nodejs_external_memory_bytes'))}`
+  );
+}
+
 /** One fleet of `n`: create, wait for all Ready, then the second reconcile and two at rest. */
 async function benchFleet(kubeconfig: string, n: number, work: string, tenants: boolean): Promise<string[]> {
   const namespace = `fleet-${n}`;
@@ -222,7 +235,7 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
     lines.push(
       `  at rest (2 reconciles each, ${restSeconds.toFixed(0)} s, interval ${intervalSeconds} s), per reconcile: ` +
         `${perReconcile(afterSecond, afterRest, 2 * n)}; Git fetches ${fetchesOf(git) - restFetches}; ` +
-        `idle RSS ${mib(controller.rss.last)}; load ${load()}`,
+        `idle RSS ${mib(controller.rss.last)} (${await memoryBreakdown(await controller.port)}); load ${load()}`,
     );
   } finally {
     await controller.stop();
@@ -232,7 +245,9 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
 }
 
 export async function runControllerBench(sizes: readonly number[], tenants = false): Promise<void> {
-  process.stderr.write('starting a local control plane...\n');
+  process.stderr.write('building dist/ and starting a local control plane...\n');
+  const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
+  await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: repoRoot });
   const controlPlane = await startControlPlane({ ownerPid: process.pid });
   const work = await mkdtemp(join(tmpdir(), 'applyset-controller-bench-'));
   try {

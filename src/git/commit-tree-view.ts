@@ -4,6 +4,22 @@ import { joinPath, parseTreeObject, type TreeEntry } from './parse-tree-object.j
 /** Reads objects of one repository by sha; the object store or, in tests, a map. */
 export interface GitObjectReader {
   read(oid: string): Promise<{ readonly type: string; readonly content: Uint8Array }>;
+  /**
+   * Trees already parsed and checked, kept across reads of the repository: a tree object never
+   * changes, so a tree that passed the checks once passes them again (one that fails is never kept).
+   */
+  readonly parsedTrees?: ParsedTreeCache;
+}
+
+/** A tree's checked entries, and the same entries by name. */
+export interface ParsedTree {
+  readonly entries: readonly TreeEntry[];
+  readonly byName: ReadonlyMap<string, TreeEntry>;
+}
+
+export interface ParsedTreeCache {
+  get(oid: string): ParsedTree | undefined;
+  set(oid: string, tree: ParsedTree): void;
 }
 
 /** What a path of the commit names once its links are followed, by where it really is. */
@@ -46,7 +62,7 @@ export function createCommitTreeView(input: {
 }): CommitTreeView {
   const { reader, signal } = input;
   const objects = new Map<string, { readonly type: string; readonly content: Uint8Array }>();
-  const trees = new Map<string, { entries: readonly TreeEntry[]; byName: Map<string, TreeEntry> }>();
+  const trees: ParsedTreeCache = reader.parsedTrees ?? new Map<string, ParsedTree>();
 
   const readTyped = async (oid: string, type: string, entryPath: string): Promise<Uint8Array> => {
     signal?.throwIfAborted();

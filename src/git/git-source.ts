@@ -12,9 +12,10 @@ import { fetchIntoCache } from './git-fetch.js';
 import { GitCredentialsNotForHostError, GitSourceNotAllowedError, GitUnreachableError } from './git-error.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { KeyedMutex } from './keyed-mutex.js';
+import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
 import { readCachedManifests } from './read-cached-manifests.js';
+import { RepositoryObjectCaches } from './repository-object-caches.js';
 import type { SourceHostList } from './source-host-list.js';
 import { sourceUrlRefusal } from './source-url-refusal.js';
 
@@ -132,15 +133,18 @@ export function repositoryCachePaths(cacheDir: string, cacheKey: string): Reposi
  * interleave). A fetch that times out or is aborted rejects at once, but keeps the repository locked
  * until isomorphic-git has really stopped, which its HTTP client, bound to the same signal, makes quick;
  * the next fetch therefore never sees a half-written cache from a fetch still running. Reads take the
- * same lock, so a fetch that starts the cache over never removes objects under a read.
+ * same lock for reading: they run together, between fetches, so a fetch that starts the cache over
+ * never removes objects under a read, and share one object cache per repository.
  */
 export function createGitSource(options: GitSourceOptions): GitSource {
   const timeoutMs = options.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   const allowedHosts = options.allowedHosts ?? [];
-  const mutex = new KeyedMutex();
+  const lock = new KeyedReadWriteLock();
+  const objectCaches = new RepositoryObjectCaches();
   const shared: SharedFetchContext = {
     cacheDir: options.cacheDir,
-    mutex,
+    lock,
+    objectCaches,
     lookup: options.lookup ?? guardedLookup(),
     allowedHosts,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
@@ -173,9 +177,10 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       signal?.throwIfAborted();
       const repository = parseRepositoryUrl(request.url);
       const { gitdir } = repositoryCachePaths(options.cacheDir, repository.cacheKey);
-      const read = mutex.run(repository.cacheKey, () =>
+      const read = lock.run(repository.cacheKey, 'read', async () =>
         readCachedManifests({
           gitdir,
+          readCache: await objectCaches.forRead(repository.cacheKey, gitdir),
           url: repository.url,
           commit: request.commit,
           path: request.path,
@@ -191,7 +196,8 @@ export function createGitSource(options: GitSourceOptions): GitSource {
 /** What a shared fetch needs of its source: the cache, the repository locks, the network policy. */
 interface SharedFetchContext {
   readonly cacheDir: string;
-  readonly mutex: KeyedMutex;
+  readonly lock: KeyedReadWriteLock;
+  readonly objectCaches: RepositoryObjectCaches;
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
   readonly maxPackFiles: number;
@@ -208,7 +214,7 @@ async function fetchShared(
   credentials: BasicCredentials | undefined,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
-  const { cacheDir, mutex, lookup, allowedHosts, maxPackFiles } = context;
+  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles } = context;
   const signal = AbortSignal.timeout(deadlineMs);
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
@@ -217,8 +223,10 @@ async function fetchShared(
     repositoryUrl: repository.url,
     allowedHosts,
   });
-  const work = mutex.run(repository.cacheKey, async () => {
+  const work = lock.run(repository.cacheKey, 'write', async () => {
     const { url } = repository;
+    // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
+    objectCaches.drop(repository.cacheKey);
     const resolved = await fetchIntoCache({ url, ref, credentials, gitdir, signal, http, maxPackFiles });
     return {
       revision: formatRevision(ref, resolved.commit),

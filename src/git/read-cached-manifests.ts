@@ -5,10 +5,16 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
+import type { RepositoryReadCache } from './repository-object-caches.js';
 
 export interface CachedManifestsRequest {
   /** The cache's bare repository the commit was fetched into. */
   readonly gitdir: string;
+  /**
+   * What reads of this repository share between two fetches (the caller drops it when a fetch runs):
+   * pack indexes and packs are loaded, and trees parsed, once, not once per read.
+   */
+  readonly readCache: RepositoryReadCache;
   /** The repository URL without credentials, for messages. */
   readonly url: string;
   readonly commit: string;
@@ -25,7 +31,7 @@ export interface CachedManifestsRequest {
  */
 export async function readCachedManifests(request: CachedManifestsRequest): Promise<ManifestFile[]> {
   const { gitdir, url, commit, limits, signal } = request;
-  const reader = objectStoreReader(gitdir);
+  const reader = objectStoreReader(gitdir, request.readCache);
   let tree: string;
   try {
     ({ tree } = (await git.readCommit({ fs, gitdir, oid: commit, cache: reader.cache })).commit);
@@ -43,11 +49,15 @@ export async function readCachedManifests(request: CachedManifestsRequest): Prom
   });
 }
 
-/** Objects of the bare repository at `gitdir`, inflated by isomorphic-git, with one object cache per read. */
-function objectStoreReader(gitdir: string): GitObjectReader & { readonly cache: object } {
-  const cache = {};
+/** Objects of the bare repository at `gitdir`, inflated by isomorphic-git through the shared caches. */
+function objectStoreReader(
+  gitdir: string,
+  shared: RepositoryReadCache,
+): GitObjectReader & { readonly cache: object } {
+  const cache = shared.objects;
   return {
     cache,
+    parsedTrees: shared.trees,
     read: async (oid) => {
       const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
       return { type: object.type, content: object.object as Uint8Array };
