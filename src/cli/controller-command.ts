@@ -137,9 +137,12 @@ function parseControllerFlags(
   const references = checkReferenceFlags(values);
   const webhook = checkWebhookFlags(values);
   const shard = shardFlags(values);
+  // controller-runtime's order: --kubeconfig, KUBECONFIG, the pod's service account, ~/.kube/config.
   const { kubeConfig } = loadKubeConfig(
     io.env,
     values.kubeconfig === undefined ? undefined : resolve(io.cwd, values.kubeconfig),
+    undefined,
+    { inCluster: 'first' },
   );
   const env = io.env;
   const gitCacheDir =

@@ -6,7 +6,7 @@ import { isApplySetInputError } from '../apply/apply-set-input-error.js';
 import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
-import { createKubeClient } from '../kube/kube-client.js';
+import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import {
   contextNamespace,
@@ -60,7 +60,13 @@ export async function runApplySet(
 
   // 4. The engine: validate against discovery, plan, apply, prune.
   const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
-  const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
+  let client: KubeClient;
+  try {
+    client = createKubeClient({ kubeConfig: loaded.kubeConfig });
+  } catch (error) {
+    if (error instanceof KubeConfigError) return fail(error.message, ExitCode.badInput);
+    throw error;
+  }
   try {
     // OpenAPI documents kept on disk between runs, as kubectl keeps discovery in ~/.kube/cache.
     const openApiStore = createOpenApiDiskCache(openApiCacheDir(io.env));
@@ -71,6 +77,9 @@ export async function runApplySet(
       for (const problem of error.problems) io.stderr.write(`error: ${problem}\n`);
       return fail('the input was refused; nothing was written', ExitCode.badInput);
     }
+    // A credential that cannot be had (an exec plugin that fails…) is the kubeconfig's fault.
+    const kubeConfigError = causeOfType(error, KubeConfigError);
+    if (kubeConfigError !== undefined) return fail(kubeConfigError.message, ExitCode.badInput);
     const transport = transportErrorIn(error);
     if (transport !== undefined) {
       return fail(
@@ -147,8 +156,16 @@ function engineRequest(
 
 /** The request that never got an answer, wherever in the chain of causes the engine wrapped it. */
 function transportErrorIn(error: unknown): KubeTransportError | undefined {
+  return causeOfType(error, KubeTransportError);
+}
+
+/** The error itself or the first of its causes that is a `type`. */
+function causeOfType<T extends Error>(
+  error: unknown,
+  type: abstract new (...args: never[]) => T,
+): T | undefined {
   for (let current = error, depth = 0; current !== undefined && depth < 10; depth += 1) {
-    if (current instanceof KubeTransportError) return current;
+    if (current instanceof type) return current;
     current = current instanceof Error ? current.cause : undefined;
   }
   return undefined;

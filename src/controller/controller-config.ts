@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kubeconfig-model.js';
 import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import type { SourceHostList } from '../git/source-host-list.js';
 

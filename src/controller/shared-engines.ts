@@ -2,7 +2,7 @@
  * The apply engines of the controller, one per identity it acts as, sharing everything an engine
  * would otherwise keep for itself (issue #14: 1,000 tenants, each with a ServiceAccount of its own).
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../kube/kubeconfig-model.js';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { createNoOpMemo, noOpMemoFor } from '../apply/remember-no-op.js';

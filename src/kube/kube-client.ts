@@ -1,9 +1,10 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import type { JsonValue } from '../manifests/json-value.js';
-import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
+import { KubeApiError, KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
 import { createKubeConnection, type KubeConnection } from './kube-connection.js';
+import type { KubeCredentialOptions } from './kube-credentials.js';
+import type { KubeConfig } from './kubeconfig-model.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
 import { parseJsonLossless } from '../manifests/lossless-json.js';
 
@@ -46,6 +47,8 @@ export type KubeClientOptions = KubeClientSettings &
         readonly kubeConfig: KubeConfig;
         /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
         readonly maxSockets?: number;
+        /** How credentials are cached (tokenFile period, clock); tests shorten the period. */
+        readonly credentials?: KubeCredentialOptions;
       }
     | { readonly connection: KubeConnection }
   );
@@ -71,8 +74,9 @@ export interface KubeClientSettings {
 
 /**
  * A thin client over a KubeConfig: the kubeconfig supplies the server, TLS material and credentials
- * (via `applyToHTTPSOptions`, see createKubeConnection), and we send raw JSON so patch bodies and
- * content types are exactly kubectl's.
+ * (see createKubeConnection), and we send raw JSON so patch bodies and content types are exactly
+ * kubectl's. A 401 answer to a credential that can be fetched again (exec plugin, tokenFile) drops
+ * it and sends the request once more, as client-go's exec authenticator does.
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
   const connection =
@@ -81,6 +85,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       : createKubeConnection({
           kubeConfig: options.kubeConfig,
           ...(options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets }),
+          ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
         });
   const { server } = connection;
   const base = new URL(server);
@@ -95,14 +100,14 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
     const headers: Record<string, string> = {
-      ...(opts.headers as Record<string, string>),
+      ...opts.headers,
       accept: 'application/json',
     };
     if (options.impersonateUser !== undefined) headers['Impersonate-User'] = options.impersonateUser;
     return { url, opts, headers };
   };
 
-  const request = async (req: KubeRequest): Promise<JsonValue> => {
+  const sendOnce = async (req: KubeRequest): Promise<{ status: number; body: string }> => {
     req.signal?.throwIfAborted();
     const { url, opts, headers } = await connect(req.path, req.query);
     if (req.body !== undefined) {
@@ -111,7 +116,12 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     }
     if (req.method !== 'GET') options.writeFence?.();
     options.onRequest?.(req.method, req.path);
-    const { status, body } = await send(url, { ...opts, method: req.method, headers }, req, timeoutMs);
+    return send(url, { ...opts, method: req.method, headers }, req, timeoutMs);
+  };
+
+  const request = async (req: KubeRequest): Promise<JsonValue> => {
+    let { status, body } = await sendOnce(req);
+    if (status === 401 && connection.unauthorized()) ({ status, body } = await sendOnce(req));
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     if (body === '') return null;
     try {
@@ -126,7 +136,13 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     const { url, opts, headers } = await connect(req.path, { ...req.query, watch: 'true' });
     req.signal.throwIfAborted();
     options.onRequest?.('GET', req.path);
-    await streamWatch(url, { ...opts, headers }, req, timeoutMs);
+    try {
+      await streamWatch(url, { ...opts, headers }, req, timeoutMs);
+    } catch (error) {
+      // The watch's caller connects again; it should then bring a fresh credential.
+      if (error instanceof KubeApiError && error.status === 401) connection.unauthorized();
+      throw error;
+    }
   };
 
   return { server, request, watch };

@@ -4,54 +4,47 @@
  * impersonates all use one connection: impersonation is a header of each request, which the API
  * server authenticates and authorizes request by request, so sharing the sockets lends no rights
  * (client-go likewise shares one transport between impersonating configs with the same TLS). One
- * identity then costs no TLS handshake, agent or socket pool of its own.
+ * identity then costs no TLS handshake, agent or socket pool of its own. The agent is made once; the
+ * credential headers are resolved per request (see createKubeCredentials), so a rotated token is
+ * used without a new connection.
  */
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  createKubeCredentials,
+  type KubeCredentialOptions,
+  type KubeCredentials,
+} from './kube-credentials.js';
+import type { KubeConfig } from './kubeconfig-model.js';
 
 export interface KubeConnection {
   /** The server's URL, without a trailing slash. */
   readonly server: string;
-  /** TLS, credentials and the agent, resolved from the kubeconfig once, on the first request. */
-  options(): Promise<RequestOptions>;
+  /** The agent (made once) and this request's credential headers. */
+  options(): Promise<Omit<RequestOptions, 'headers'> & { headers: Record<string, string> }>;
+  /** The server answered 401: true when the credential was dropped and a retry may get a new one. */
+  unauthorized(): boolean;
 }
 
 export interface KubeConnectionOptions {
   readonly kubeConfig: KubeConfig;
   /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
   readonly maxSockets?: number;
+  /** How credentials are cached (tokenFile period, clock); tests shorten the period. */
+  readonly credentials?: KubeCredentialOptions;
 }
 
+/** Reads the TLS material now: a kubeconfig that cannot be used throws a KubeConfigError here. */
 export function createKubeConnection(options: KubeConnectionOptions): KubeConnection {
-  const cluster = options.kubeConfig.getCurrentCluster();
-  if (cluster === null) throw new Error('the kubeconfig has no current cluster');
-  const server = cluster.server.replace(/\/+$/, '');
-  const base = new URL(server);
-  let prepared: Promise<RequestOptions> | undefined;
-
-  const prepare = async (): Promise<RequestOptions> => {
-    const opts: RequestOptions = { headers: {} };
-    await options.kubeConfig.applyToHTTPSOptions(opts);
-    // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
-    const agent =
-      base.protocol === 'https:'
-        ? new HttpsAgent({
-            keepAlive: true,
-            maxSockets: options.maxSockets ?? 32,
-            ca: opts.ca,
-            cert: opts.cert,
-            key: opts.key,
-            pfx: opts.pfx,
-            passphrase: opts.passphrase,
-            rejectUnauthorized: opts.rejectUnauthorized,
-            servername: opts.servername,
-          })
-        : undefined;
-    return { ...opts, agent };
-  };
-
+  const credentials: KubeCredentials = createKubeCredentials(options.kubeConfig, options.credentials);
+  const { server, tls } = credentials;
+  // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
+  const agent =
+    new URL(server).protocol === 'https:'
+      ? new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 32, ...tls })
+      : undefined;
   return {
     server,
-    options: () => (prepared ??= prepare()),
+    options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
+    unauthorized: () => credentials.unauthorized(),
   };
 }

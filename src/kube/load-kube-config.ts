@@ -1,39 +1,68 @@
-import { readFileSync } from 'node:fs';
+/**
+ * Finds and merges the kubeconfig as kubectl does, with no client library: the files are parsed by
+ * parseKubeConfigText and merged here; a pod with no kubeconfig uses its service account
+ * (inClusterKubeConfig).
+ */
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
-import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
+import { delimiter, join } from 'node:path';
+import {
+  IN_CLUSTER,
+  inClusterAvailable,
+  inClusterKubeConfig,
+  SERVICE_ACCOUNT_ROOT,
+} from './in-cluster-config.js';
+import { currentClusterOf, currentContextOf, type KubeConfig } from './kubeconfig-model.js';
+import { parseKubeConfigText } from './kubeconfig-parse.js';
 
-/** The kubeconfig could not be read or names no cluster. Stalled: the user must fix the flag or file. */
-export class KubeConfigError extends Error {
-  override readonly name = 'KubeConfigError';
-  readonly code = 'KUBECONFIG_INVALID';
-  readonly intent = 'stalled';
-}
+import { KubeConfigError } from './kubeconfig-error.js';
+
+export type { KubeConfig } from './kubeconfig-model.js';
+export { KubeConfigError } from './kubeconfig-error.js';
 
 export interface LoadedKubeConfig {
   readonly kubeConfig: KubeConfig;
   /** Every file read, in order: for messages such as "cannot reach … (kubeconfig a:b)". */
   readonly paths: readonly string[];
-  /** The files read joined as `KUBECONFIG` joins them. */
+  /** The files read joined as `KUBECONFIG` joins them (for the in-cluster config, its description). */
   readonly path: string;
   /** The context in use (`--context`, else the merged `current-context`). */
   readonly context: string;
 }
 
+export interface LoadKubeConfigOptions {
+  /**
+   * When the pod's in-cluster config is used with neither `--kubeconfig` nor `KUBECONFIG`:
+   * `fallback` (kubectl) when `~/.kube/config` does not exist, `first` (controller-runtime's
+   * GetConfig) before `~/.kube/config`, `never`. Default `fallback`.
+   */
+  readonly inCluster?: 'fallback' | 'first' | 'never';
+  /** The service account directory; default /var/run/secrets/kubernetes.io/serviceaccount. */
+  readonly serviceAccountRoot?: string;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
 /**
  * Loads the kubeconfig the way kubectl finds it: `--kubeconfig` alone when given, else every file of
  * `KUBECONFIG` merged as client-go merges them (a missing file is skipped; for clusters, users and
- * contexts the first file to name one wins; the first `current-context` set wins), else
- * `~/.kube/config`. `context` overrides the current context, as `--context` does. Relative paths in a
- * file (certificate-authority, client-key…) are relative to that file. The environment is passed in
- * (read once by the composition root), not read from `process.env` as `loadFromDefault` would.
+ * contexts the first file to name one wins; the first `current-context` set wins), else the pod's
+ * in-cluster config or `~/.kube/config` (see LoadKubeConfigOptions.inCluster). `context` overrides
+ * the current context, as `--context` does. Relative paths in a file (certificate-authority,
+ * client-key…) are relative to that file. The environment is passed in (read once by the
+ * composition root), not read from `process.env`.
  */
 export function loadKubeConfig(
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
   path?: string,
   context?: string,
+  options: LoadKubeConfigOptions = {},
 ): LoadedKubeConfig {
   const listed = env['KUBECONFIG']?.split(delimiter).filter((entry) => entry !== '') ?? [];
+  if (path === undefined && listed.length === 0) {
+    const inCluster = loadInCluster(env, context, options);
+    if (inCluster !== undefined) return inCluster;
+  }
   const candidates =
     path !== undefined
       ? [path]
@@ -51,34 +80,60 @@ export function loadKubeConfig(
     );
   }
   const paths = loaded.map(({ file }) => file);
-  const described = paths.join(delimiter);
+  return {
+    ...merge(
+      loaded.map(({ config }) => config),
+      paths.join(delimiter),
+      context,
+    ),
+    paths,
+  };
+}
+
+/** The in-cluster config when it applies (see LoadKubeConfigOptions.inCluster), else undefined. */
+function loadInCluster(env: Env, context: string | undefined, options: LoadKubeConfigOptions) {
+  const mode = options.inCluster ?? 'fallback';
+  const root = options.serviceAccountRoot ?? SERVICE_ACCOUNT_ROOT;
+  if (mode === 'never' || !inClusterAvailable(env, root)) return undefined;
+  if (mode === 'fallback' && existsSync(join(env['HOME'] ?? homedir(), '.kube', 'config'))) return undefined;
+  const described = `in-cluster config (${root})`;
+  if (context !== undefined && context !== IN_CLUSTER) {
+    throw new KubeConfigError(`context "${context}" does not exist in kubeconfig ${described}`);
+  }
+  return { kubeConfig: inClusterKubeConfig(env, root), paths: [], path: described, context: IN_CLUSTER };
+}
+
+/** The files' configs merged, first file wins per name; checked to name a cluster. */
+function merge(
+  configs: readonly KubeConfig[],
+  described: string,
+  context: string | undefined,
+): Omit<LoadedKubeConfig, 'paths'> {
   const firstWins = <T extends { readonly name: string }>(pick: (config: KubeConfig) => readonly T[]) => {
     const byName = new Map<string, T>();
-    for (const { config } of loaded) {
+    for (const config of configs) {
       for (const entry of pick(config)) if (!byName.has(entry.name)) byName.set(entry.name, entry);
     }
     return [...byName.values()];
   };
-  const contexts = firstWins<Context>((config) => config.contexts ?? []);
-  const current =
-    context ?? loaded.map(({ config }) => config.currentContext).find((name) => (name ?? '') !== '');
+  const contexts = firstWins((config) => config.contexts);
+  const current = context ?? configs.map((config) => config.currentContext).find((name) => name !== '');
   if (context !== undefined && !contexts.some((entry) => entry.name === context)) {
     throw new KubeConfigError(`context "${context}" does not exist in kubeconfig ${described}`);
   }
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: firstWins<Cluster>((config) => config.clusters ?? []),
-    users: firstWins<User>((config) => config.users ?? []),
+  const kubeConfig: KubeConfig = {
+    clusters: firstWins((config) => config.clusters),
+    users: firstWins((config) => config.users),
     contexts,
     currentContext: current ?? '',
-  });
+  };
   if (current === undefined || current === '') {
     throw new KubeConfigError(`kubeconfig ${described} sets no current context; pass --context`);
   }
-  if (kubeConfig.getCurrentCluster() === null) {
+  if (currentClusterOf(kubeConfig) === undefined) {
     throw new KubeConfigError(`kubeconfig ${described}: context "${current}" names no cluster it defines`);
   }
-  return { kubeConfig, paths, path: described, context: current };
+  return { kubeConfig, path: described, context: current };
 }
 
 function readKubeConfigFile(file: string, options: { skipMissing: boolean }): KubeConfig | undefined {
@@ -89,16 +144,11 @@ function readKubeConfigFile(file: string, options: { skipMissing: boolean }): Ku
     if (options.skipMissing && (error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new KubeConfigError(`cannot load kubeconfig ${file}: ${messageOf(error)}`, { cause: error });
   }
-  const config = new KubeConfig();
-  // An empty file is an empty config to client-go; client-node's loader would fail on it.
-  if (text.trim() === '') return config;
   try {
-    config.loadFromString(text);
-    config.makePathsAbsolute(dirname(file));
+    return parseKubeConfigText(text, file);
   } catch (error) {
     throw new KubeConfigError(`cannot load kubeconfig ${file}: ${messageOf(error)}`, { cause: error });
   }
-  return config;
 }
 
 function messageOf(error: unknown): string {
@@ -107,6 +157,6 @@ function messageOf(error: unknown): string {
 
 /** The namespace of the kubeconfig's current context, as kubectl defaults it; 'default' if none. */
 export function contextNamespace(kubeConfig: KubeConfig): string {
-  const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
-  return context?.namespace !== undefined && context.namespace !== '' ? context.namespace : 'default';
+  const namespace = currentContextOf(kubeConfig)?.namespace;
+  return namespace !== undefined && namespace !== '' ? namespace : 'default';
 }

@@ -3,6 +3,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
+import { currentClusterOf, currentUserOf } from '../../src/kube/kubeconfig-model.js';
 import { contextNamespace, KubeConfigError, loadKubeConfig } from '../../src/kube/load-kube-config.js';
 
 // kubectl is the reference: `kubectl config view --minify` shows the cluster, user and namespace
@@ -80,8 +81,8 @@ async function kubectlView(kubeconfigEnv: string, context?: string) {
 function ours(kubeconfigEnv: string, context?: string) {
   const { kubeConfig } = loadKubeConfig({ KUBECONFIG: kubeconfigEnv, HOME: dir }, undefined, context);
   return {
-    server: kubeConfig.getCurrentCluster()?.server,
-    token: kubeConfig.getCurrentUser()?.token,
+    server: currentClusterOf(kubeConfig)?.server,
+    token: currentUserOf(kubeConfig)?.token,
     namespace: contextNamespace(kubeConfig),
   };
 }
@@ -124,7 +125,7 @@ describe('loadKubeConfig merges KUBECONFIG as kubectl does', () => {
   it('reads only --kubeconfig when it is given', () => {
     const loaded = loadKubeConfig({ KUBECONFIG: first, HOME: dir }, second);
     expect(loaded.paths).toEqual([second]);
-    expect(loaded.kubeConfig.getCurrentCluster()?.server).toBe('https://only-second.example:6443');
+    expect(currentClusterOf(loaded.kubeConfig)?.server).toBe('https://only-second.example:6443');
   });
 
   it('resolves a relative certificate path against the file that names it', async () => {
@@ -135,7 +136,7 @@ describe('loadKubeConfig merges KUBECONFIG as kubectl does', () => {
       { current: 'x' },
     ]);
     const { kubeConfig } = loadKubeConfig({ KUBECONFIG: [first, path].join(delimiter) }, undefined, 'x');
-    expect(kubeConfig.getCurrentCluster()?.caFile).toBe(join(dir, 'relative', 'ca.crt'));
+    expect(currentClusterOf(kubeConfig)?.caFile).toBe(join(dir, 'relative', 'ca.crt'));
   });
 
   it.each<[string, () => Parameters<typeof loadKubeConfig>, RegExp]>([
