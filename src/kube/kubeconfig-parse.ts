@@ -94,25 +94,34 @@ function execOf(value: unknown, at: string, path: PathOf): KubeConfigExec | unde
   const command = str(value, 'command', at);
   if (command === undefined || command === '') throw new KubeConfigFieldError(`${at}.command is missing`);
   const apiVersion = str(value, 'apiVersion', at) ?? '';
-  const args = value['args'] ?? [];
-  if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
-    throw new KubeConfigFieldError(`${at}.args is not a list of strings`);
+  const args = value['args'];
+  if (args !== undefined && args !== null) {
+    if (!Array.isArray(args) || !args.every((arg) => typeof arg === 'string')) {
+      throw new KubeConfigFieldError(`${at}.args is not a list of strings`);
+    }
   }
-  const env = value['env'] ?? [];
-  if (!Array.isArray(env)) throw new KubeConfigFieldError(`${at}.env is not a list`);
+  const env = value['env'];
+  if (env !== undefined && env !== null && !Array.isArray(env)) {
+    throw new KubeConfigFieldError(`${at}.env is not a list`);
+  }
   return dropUndefined({
     apiVersion,
     // A command with a directory in it is a path relative to the file; a bare name is found on PATH.
     command: command.includes('/') ? (path(command) ?? command) : command,
-    args: args as string[],
-    env: env.map((entry: unknown, index) => {
-      const where = `${at}.env[${index}]`;
-      if (!isFields(entry)) throw new KubeConfigFieldError(`${where} is not a mapping`);
-      return { name: str(entry, 'name', where) ?? '', value: str(entry, 'value', where) ?? '' };
-    }),
+    args: Array.isArray(args) ? (args as string[]) : undefined,
+    env: Array.isArray(env)
+      ? env.map((entry: unknown, index) => {
+          const where = `${at}.env[${index}]`;
+          if (!isFields(entry)) throw new KubeConfigFieldError(`${where} is not a mapping`);
+          return { name: str(entry, 'name', where) ?? '', value: str(entry, 'value', where) ?? '' };
+        })
+      : undefined,
     installHint: str(value, 'installHint', at),
-    provideClusterInfo: flag(value, 'provideClusterInfo', at),
-    interactiveMode: str(value, 'interactiveMode', at),
+    // client-go's defaults: no cluster info; v1beta1 runs interactively if it can (we never do).
+    provideClusterInfo: flag(value, 'provideClusterInfo', at) ?? false,
+    interactiveMode:
+      str(value, 'interactiveMode', at) ??
+      (apiVersion === 'client.authentication.k8s.io/v1beta1' ? 'IfAvailable' : undefined),
   });
 }
 
