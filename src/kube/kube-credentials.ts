@@ -207,6 +207,12 @@ function authProviderSource(
   };
 }
 
+/** `ENOENT: no such file or directory`: the reason, without the path the message already names. */
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  // Duck-typed: errors of another realm (test VMs) are no instanceof Error.
+  const message =
+    typeof error === 'object' && error !== null && typeof (error as Error).message === 'string'
+      ? (error as Error).message
+      : String(error);
+  return /^E[A-Z]+: /.test(message) ? message.replace(/, \w+ '.*'$/, '') : message;
 }
