@@ -5,6 +5,7 @@ import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/controller-config.js';
 import { runController } from '../controller/run-controller.js';
 import { parseSourceHostList } from '../git/source-host-list.js';
+import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
 import type { CliIo, Command } from './cli-io.js';
@@ -144,6 +145,8 @@ function parseControllerFlags(
     undefined,
     { inCluster: 'first' },
   );
+  // A certificate file that is missing, a proxy-url…: refused now, not at the first request.
+  createKubeCredentials(kubeConfig);
   const env = io.env;
   const gitCacheDir =
     values['git-cache-dir'] ??

@@ -1,5 +1,8 @@
 import { controllerCommand } from '../../src/cli/controller-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliIo } from '../../src/cli/cli-io.js';
 
@@ -73,5 +76,30 @@ describe('applyset controller: shards', () => {
     const run = await runController(['--watch-label-selector', 'a=1', '--watch-label-selector', 'a=2']);
     expect(run.code).toBe(ExitCode.badInput);
     expect(run.stderr).toContain('--watch-label-selector was given more than once');
+  });
+});
+
+describe('applyset controller: the kubeconfig', () => {
+  it('refuses a kubeconfig whose client certificate file is missing before it starts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'applyset-controller-kubeconfig-'));
+    try {
+      const file = join(dir, 'config');
+      await writeFile(
+        file,
+        [
+          'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+          'users: [{name: u, user: {client-certificate: gone.crt, client-key: gone.key}}]',
+          'contexts: [{name: x, context: {cluster: c, user: u}}]',
+          'current-context: x',
+        ].join('\n'),
+      );
+      const run = await runController(['--kubeconfig', file]);
+      expect(run.code).toBe(ExitCode.badInput);
+      expect(run.stderr).toContain(
+        `user "u" of kubeconfig ${file}: client-certificate ${join(dir, 'gone.crt')} cannot be read: ENOENT`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
