@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -231,6 +231,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
   try {
     const [etcdPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
     const { cert, key } = await makeServingCertificate(workDir);
+    // The serving certificate is its own CA and also signs client certificates (clientCertificateFor).
+    const clientCa = join(workDir, 'client-ca.crt');
+    await copyFile(cert, clientCa);
     const saKeys = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const saKeyPath = join(workDir, 'sa.key');
     const saPubPath = join(workDir, 'sa.pub');
@@ -289,6 +292,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         `--tls-cert-file=${cert}`,
         `--tls-private-key-file=${key}`,
         `--token-auth-file=${tokensPath}`,
+        `--client-ca-file=${clientCa}`,
         '--authorization-mode=RBAC',
         `--service-account-key-file=${saPubPath}`,
         `--service-account-signing-key-file=${saKeyPath}`,

@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 
 /** The admin kubeconfig of the control plane the global setup started (or the one the env names). */
@@ -73,4 +76,60 @@ export async function kubeconfigForServiceAccount(namespace: string, name: strin
   const path = join(dir, 'kubeconfig');
   await writeFile(path, kc.exportConfig(), { mode: 0o600 });
   return path;
+}
+
+/** True when the control plane takes client certificates (one started before that does not). */
+export function clientCertificatesAccepted(): boolean {
+  return existsSync(join(dirname(adminKubeconfigPath()), 'client-ca.crt'));
+}
+
+/**
+ * A client certificate and key (PEM) for the user `commonName` in `groups`, signed by the control
+ * plane's client CA with the openssl CLI, as a cluster's CA signs a kubeconfig's certificate.
+ */
+export async function clientCertificateFor(
+  commonName: string,
+  groups: readonly string[] = [],
+): Promise<{ cert: string; key: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'applyset-client-cert-'));
+  const cpDir = dirname(adminKubeconfigPath());
+  try {
+    const run = promisify(execFile);
+    const subject = `/CN=${commonName}${groups.map((group) => `/O=${group}`).join('')}`;
+    const key = join(dir, 'client.key');
+    const csr = join(dir, 'client.csr');
+    const cert = join(dir, 'client.crt');
+    await run('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      key,
+      '-out',
+      csr,
+    ]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-days',
+      '1',
+      '-out',
+      cert,
+      '-set_serial',
+      String(Date.now()),
+      '-CA',
+      join(cpDir, 'client-ca.crt'),
+      '-CAkey',
+      join(cpDir, 'serving.key'),
+    ]);
+    return { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -15,6 +15,8 @@ import { isJsonObject } from '../../src/manifests/json-value.js';
 import {
   adminKubeConfig,
   adminKubeconfigPath,
+  clientCertificateFor,
+  clientCertificatesAccepted,
   createNamespace,
   uniqueName,
 } from '../harness/test-cluster.js';
@@ -103,6 +105,19 @@ describe('kube credentials against the API server', () => {
     const name = await whoAmI(client);
     expect(name).not.toBe('');
     expect(name).not.toMatch(/^system:(anonymous|serviceaccount:)/);
+  });
+
+  // A control plane started before it took client certificates (a reused one) cannot run this.
+  (clientCertificatesAccepted() ? it : it.skip)('authenticates with a client certificate', async () => {
+    const { cert, key } = await clientCertificateFor('applyset-cert-user', ['team-a']);
+    await mkdir(join(dir, 'client-cert'), { recursive: true });
+    await writeFile(join(dir, 'client-cert', 'client.crt'), cert);
+    // The certificate from a file relative to the kubeconfig, the key inline.
+    const path = await kubeconfigWith('client-cert', {
+      'client-certificate': 'client.crt',
+      'client-key-data': Buffer.from(key).toString('base64'),
+    });
+    expect(await whoAmI(clientOf(path, { offset: 0 }))).toBe('applyset-cert-user');
   });
 
   it('reads a tokenFile again once its cache period passed', async () => {
