@@ -33,9 +33,15 @@ export interface KubeConnectionOptions {
   readonly credentials?: KubeCredentialOptions;
 }
 
+/**
+ * The credentials of each kubeconfig object, shared by all its connections (the controller keeps
+ * one for its Lease apart from the reconciles' sockets): one exec plugin run, one tokenFile read.
+ */
+const sharedCredentials = new WeakMap<KubeConfig, KubeCredentials>();
+
 /** Reads the TLS material now: a kubeconfig that cannot be used throws a KubeConfigError here. */
 export function createKubeConnection(options: KubeConnectionOptions): KubeConnection {
-  const credentials: KubeCredentials = createKubeCredentials(options.kubeConfig, options.credentials);
+  const credentials = credentialsOf(options);
   const { server, tls } = credentials;
   // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
   const agent =
@@ -47,4 +53,16 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
     options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
   };
+}
+
+function credentialsOf(options: KubeConnectionOptions): KubeCredentials {
+  // Options of their own (a test's clock) make credentials of their own.
+  if (options.credentials !== undefined)
+    return createKubeCredentials(options.kubeConfig, options.credentials);
+  let credentials = sharedCredentials.get(options.kubeConfig);
+  if (credentials === undefined) {
+    credentials = createKubeCredentials(options.kubeConfig);
+    sharedCredentials.set(options.kubeConfig, credentials);
+  }
+  return credentials;
 }

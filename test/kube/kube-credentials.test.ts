@@ -3,9 +3,10 @@
  * certificates are covered here: the test API server takes no client certificates), the request
  * headers of each kind of credential, the refusals, and the lazy auth-provider path.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import type { KubeConfig, KubeConfigCluster, KubeConfigUser } from '../../src/kube/kubeconfig-model.js';
 import { KubeConfigError, loadKubeConfig } from '../../src/kube/load-kube-config.js';
@@ -144,5 +145,32 @@ describe('createKubeCredentials', () => {
     const authProvider = { name: 'oidc', config: { 'id-token': jwt, 'client-id': 'kubectl' } };
     const credentials = createKubeCredentials(configOf({ authProvider }));
     expect(await credentials.headers()).toEqual({ authorization: `Bearer ${jwt}` });
+  });
+});
+
+describe('createKubeConnection', () => {
+  it('shares the credentials of one kubeconfig object between its connections', async () => {
+    const log = join(dir, 'shared-runs.log');
+    const script = [
+      `require('node:fs').appendFileSync(${JSON.stringify(log)}, 'run\\n');`,
+      `console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential',`,
+      `status: { token: 'from-plugin' } }));`,
+    ].join(' ');
+    const config = configOf({
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: process.execPath,
+        args: ['-e', script],
+      },
+    });
+    const [lease, reconciles] = [
+      createKubeConnection({ kubeConfig: config }),
+      createKubeConnection({ kubeConfig: config }),
+    ];
+    expect((await lease.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });
+    expect((await reconciles.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });
+    expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
+    // The two keep agents of their own.
+    expect((await lease.options()).agent).not.toBe((await reconciles.options()).agent);
   });
 });
