@@ -5,6 +5,7 @@ import { accessFlagSpecs, applySetsPath, openApplySetAccess, readyOf } from './a
 import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { flagIsTrue, parseCommandLineWithArgs, UsageError } from './parse-command-line.js';
+import { KubeConfigError } from '../kube/kubeconfig-error.js';
 
 const usage = `usage: applyset get [NAME] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
 
@@ -49,7 +50,8 @@ export const getCommand: Command = async (argv, io) => {
       return ExitCode.partialFailure;
     }
     io.stderr.write(`applyset get: ${(error as Error).message}\n`);
-    return ExitCode.failure;
+    // A credential the kubeconfig cannot give (an exec plugin that fails) is bad input.
+    return error instanceof KubeConfigError ? ExitCode.badInput : ExitCode.failure;
   }
   if (items.length === 0) {
     io.stderr.write(`No ApplySets found${all ? '' : ` in namespace ${access.namespace}`}.\n`);

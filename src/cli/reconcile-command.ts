@@ -11,6 +11,7 @@ import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { timeoutFlag } from './get-command.js';
 import { flagIsTrue, parseCommandLineWithArgs, single, UsageError } from './parse-command-line.js';
+import { KubeConfigError } from '../kube/kubeconfig-error.js';
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -111,7 +112,8 @@ function command(verb: Verb): Command {
       }
     } catch (error) {
       io.stderr.write(`applyset ${verb}: ${(error as Error).message}\n`);
-      return ExitCode.failure;
+      // A credential the kubeconfig cannot give (an exec plugin that fails) is bad input.
+      return error instanceof KubeConfigError ? ExitCode.badInput : ExitCode.failure;
     }
   };
 }
