@@ -1,7 +1,7 @@
 /**
  * What createKubeCredentials makes of a kubeconfig user and cluster: the agent's TLS options (client
- * certificates are covered here: the test API server takes no client certificates), the request
- * headers of each kind of credential, the refusals, and the lazy auth-provider path.
+ * certificates against the API server: kube-credentials.itest.ts), the request headers of each kind
+ * of credential, the refusals, and the lazy auth-provider path.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
