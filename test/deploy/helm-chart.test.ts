@@ -164,7 +164,7 @@ describe('the chart with default values', () => {
   it('runs the controller subcommand with leader election on all namespaces', () => {
     const { container } = controllerContainer(objects);
     expect(container.image).toBe('applyset-controller:0.1.0');
-    expect(container.command).toEqual(['node', '/app/bin/applyset.js']);
+    expect(container.command).toEqual(['node', '--max-semi-space-size=4', '/app/bin/applyset.js']);
     expect(container.args).toEqual([
       'controller',
       '--metrics-addr',
