@@ -43,6 +43,15 @@ describe('lossless JSON', () => {
     expect(parseJsonLossless(stringifyJson(value))).toEqual(value);
   });
 
+  it('still refuses a cycle, with or without a bigint in it', () => {
+    const plain: Record<string, unknown> = { a: 1 };
+    plain['self'] = plain;
+    const withBigInt: Record<string, unknown> = { a: 9007199254740993n };
+    withBigInt['self'] = withBigInt;
+    expect(() => stringifyJson(plain)).toThrow(TypeError);
+    expect(() => stringifyJson(withBigInt)).toThrow(/circular/i);
+  });
+
   it('treats a bigint as a Go int in the merge engine', () => {
     expect(goKind(9007199254740993n)).toBe('int');
     expect(goString(-9223372036854775808n)).toBe('-9223372036854775808');
