@@ -1,32 +1,23 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { kubeRequestsByVerb, writeTotal } from './controller-metrics.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   cluster,
   configMapYaml,
   createApplySet,
   httpGet,
-  installCrd,
   logCount,
-  startController,
-  stopAllControllers,
-  waitFor,
   waitForAppliedCommit,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { waitForReconciles } from './wait-for-reconciles.js';
 
 // Issue #14: at rest, a fleet costs the API server reads only. An ApplySet whose revision and objects
 // did not change is reconciled on its interval (drift is checked) and the controller sends no write:
 // no PATCH of a child, no status PATCH, no event. Counted by the controller's own request counter.
 
-async function writes(controller: ControllerProcess): Promise<number> {
-  const { body } = await httpGet(controller.port, '/metrics');
-  let total = 0;
-  for (const line of body.split('\n')) {
-    const match = /^applyset_kube_requests_total\{verb="(POST|PUT|PATCH|DELETE)"\} (\d+)/.exec(line);
-    if (match !== null) total += Number(match[2]);
-  }
-  return total;
-}
+const writes = async (controller: ControllerProcess) => writeTotal(await kubeRequestsByVerb(controller));
 
 describe('an ApplySet at rest', () => {
   const c = cluster();
@@ -35,22 +26,14 @@ describe('an ApplySet at rest', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'a.yaml': configMapYaml('a', { v: '1' }),
-        'b.yaml': configMapYaml('b', { v: '1' }),
-        'c.yaml': configMapYaml('c', { v: '1' }),
-      },
-    });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(c, namespace, {
+      'a.yaml': configMapYaml('a', { v: '1' }),
+      'b.yaml': configMapYaml('b', { v: '1' }),
+      'c.yaml': configMapYaml('c', { v: '1' }),
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('is reconciled on its interval without a single write', async () => {
     await createApplySet(c, namespace, 'rest', { url: git.url, interval: '2s' });
@@ -58,18 +41,10 @@ describe('an ApplySet at rest', () => {
     const key = `${namespace}/rest`;
     // Let the first reconciles settle (the first one after Ready may still record its event).
     const settled = logCount(controller, key, 'reconciled') + 1;
-    await waitFor(
-      'one more reconcile',
-      async () => (logCount(controller, key, 'reconciled') > settled ? true : undefined),
-      30_000,
-    );
+    await waitForReconciles(controller, key, settled + 1, 'one more reconcile', 30_000);
     const before = await writes(controller);
     const reconciled = logCount(controller, key, 'reconciled');
-    await waitFor(
-      'three reconciles on the interval',
-      async () => (logCount(controller, key, 'reconciled') >= reconciled + 3 ? true : undefined),
-      30_000,
-    );
+    await waitForReconciles(controller, key, reconciled + 3, 'three reconciles on the interval', 30_000);
     expect(await writes(controller)).toBe(before);
 
     // Observable per ApplySet: the readiness gauge, and an event naming what the first run created.

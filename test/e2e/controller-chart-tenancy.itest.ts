@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import type { GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -11,11 +11,13 @@ import {
   getApplySet,
   installCrd,
   kubectl,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { clusterAdminBindingYaml } from './e2e-manifests.js';
+import { GitServerPool } from './git-server-pool.js';
 import {
   APPLYSET_INVENTORY_RULE,
   DEFAULT_ACCOUNT,
@@ -30,27 +32,13 @@ import {
 // (no rights on children of its own), with the flags the chart's Deployment passes. A tenant has only a
 // namespaced Role. Whatever an ApplySet does, it does as the tenant's account, and no more.
 
-const clusterAdminBinding = (name: string, namespace: string) => `apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: ${name}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: cluster-admin
-subjects:
-  - kind: ServiceAccount
-    name: ${DEFAULT_ACCOUNT}
-    namespace: ${namespace}
-`;
-
 describe("the controller with the chart's locked-down tenancy RBAC", () => {
   const c = cluster();
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   const authz = c.kc.makeApiClient(k8s.AuthorizationV1Api);
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   let controller: LockedDownController;
 
   /** What the authorizer says `user` (a ServiceAccount, with its groups) may do, as a SubjectAccessReview. */
@@ -95,8 +83,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
+    await stopControllersAndGit(servers);
     await controller.cleanup();
   });
 
@@ -137,13 +124,12 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   });
 
   it("(a) an ApplySet without serviceAccountName is applied as the namespace's deployer and becomes Ready", async () => {
-    git = await startGitServer({
+    git = await servers.start({
       files: {
         'one.yaml': configMapYaml('tenant-one', { k: '1' }),
         'two.yaml': configMapYaml('tenant-two', { k: '2' }),
       },
     });
-    servers.push(git);
     await createApplySet(c, teamA, 'apps', { url: git.url, deletionPolicy: 'Delete' });
     const ready = await waitForAppliedCommit(c, teamA, 'apps', await git.revParse('main'), 30_000);
     expect(ready.status?.summary).toMatchObject({ applied: 2, failed: 0 });
@@ -159,7 +145,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   });
 
   it('(b) a ClusterRoleBinding to cluster-admin in the same repository is refused with a 403, and not created', async () => {
-    await git.writeFiles({ 'escalate.yaml': clusterAdminBinding(escalation, teamA) });
+    await git.writeFiles({ 'escalate.yaml': clusterAdminBindingYaml(escalation, teamA, DEFAULT_ACCOUNT) });
     const refused = await waitForReady(c, teamA, 'apps', 'False', (view) =>
       (view.status?.errors?.items ?? []).some((e) => e.object.includes(escalation)),
     );
@@ -197,11 +183,10 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
   });
 
   it("(e) a secretRef to another namespace's Secret is refused before that Secret is read or Git is asked", async () => {
-    const guarded = await startGitServer({
+    const guarded = await servers.start({
       files: { 'cm.yaml': configMapYaml('borrowed', { k: 'v' }) },
       auth: { username: 'deploy', password: 'other-team-password' },
     });
-    servers.push(guarded);
     // The other team's credentials are right for this server and name its host: only the namespace is wrong.
     await c.core.createNamespacedSecret({
       namespace: other,

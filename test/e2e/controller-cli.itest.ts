@@ -2,19 +2,17 @@ import { getCommand } from '../../src/cli/get-command.js';
 import { reconcileCommand, resumeCommand, suspendCommand } from '../../src/cli/reconcile-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { runCli } from '../cli/cli-test-kit.js';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   configMapData,
   configMapYaml,
   createApplySet,
   getApplySet,
-  installCrd,
-  startController,
-  stopAllControllers,
   waitForAppliedCommit,
 } from './e2e-kit.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 
 // Issue #15 point 4: the controller's objects from the command line, kubectl-plugin style, against
 // the controller running as its own process: get, reconcile (waits for the outcome), suspend, resume.
@@ -25,18 +23,14 @@ describe('applyset get, reconcile, suspend and resume', () => {
   let git: GitTestServer;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({ files: { 'cm.yaml': configMapYaml('web', { v: '1' }) } });
-    await startController({ namespace });
+    ({ git } = await startControllerWithRepository(c, namespace, {
+      'cm.yaml': configMapYaml('web', { v: '1' }),
+    }));
     await createApplySet(c, namespace, 'site', { url: git.url, interval: '1h' });
     await waitForAppliedCommit(c, namespace, 'site', await git.revParse('main'), 60_000);
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('get lists the ApplySet with its revision, suspension and Ready message', async () => {
     const sha = await git.revParse('main');

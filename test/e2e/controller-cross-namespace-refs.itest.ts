@@ -1,4 +1,4 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import type { GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -8,10 +8,11 @@ import {
   createApplySet,
   installCrd,
   startController,
-  stopAllControllers,
   waitForReady,
   type ApplySetView,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // Issue #9.2: spec.source.secretRef.namespace. The controller reads a credentials Secret with its own
 // rights, so a Secret of another namespace would be the controller's to lend, not the ApplySet author's.
@@ -26,16 +27,10 @@ describe('the controller and secretRefs to other namespaces', () => {
   const team = uniqueName('e2e-xns-team');
   const shared = uniqueName('e2e-xns-shared');
   const other = uniqueName('e2e-xns-other');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
 
-  const serve = async (name: string): Promise<GitTestServer> => {
-    const server = await startGitServer({
-      files: { 'cm.yaml': configMapYaml(name, { k: 'v' }) },
-      auth: credentials,
-    });
-    servers.push(server);
-    return server;
-  };
+  const serve = (name: string): Promise<GitTestServer> =>
+    servers.start({ files: { 'cm.yaml': configMapYaml(name, { k: 'v' }) }, auth: credentials });
 
   /** A credentials Secret for 127.0.0.1 in `namespace`: right credentials, right host. */
   const createSecret = async (namespace: string, name: string) => {
@@ -56,10 +51,7 @@ describe('the controller and secretRefs to other namespaces', () => {
     await startController({ namespace: team, args: ['--allow-secret-refs-from', shared] });
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   it('uses a Secret of a namespace listed in --allow-secret-refs-from', async () => {
     const git = await serve('with-shared-credentials');

@@ -2,22 +2,20 @@ import { markDeploymentRolledOut } from '../apply/apply-test-kit.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
-  applySetBody,
   cluster,
   condition,
   configMapData,
   configMapYaml,
-  GROUP,
+  createApplySet,
   installCrd,
   patchApplySet,
-  PLURAL,
   startController,
-  stopAllControllers,
-  VERSION,
   waitFor,
   waitForReady,
   type ApplySetOptions,
 } from './e2e-kit.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 
 // spec.dependsOn with the controller as its own process: an ApplySet is not applied until the ones it
 // names are Ready at their generation, and it is reconciled as soon as they become so, through the
@@ -41,35 +39,19 @@ describe('spec.dependsOn', () => {
   let git: GitTestServer;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'db/deploy.yaml': deployment('db'),
-        'app/settings.yaml': configMapYaml('app-settings', { color: 'blue' }),
-        'a/a.yaml': configMapYaml('a-settings', { set: 'a' }),
-        'b/b.yaml': configMapYaml('b-settings', { set: 'b' }),
-      },
-    });
-    await startController({ namespace });
+    ({ git } = await startControllerWithRepository(c, namespace, {
+      'db/deploy.yaml': deployment('db'),
+      'app/settings.yaml': configMapYaml('app-settings', { color: 'blue' }),
+      'a/a.yaml': configMapYaml('a-settings', { set: 'a' }),
+      'b/b.yaml': configMapYaml('b-settings', { set: 'b' }),
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   /** An ApplySet with an interval of 1h and the given extra spec fields. */
-  async function create(name: string, options: Omit<ApplySetOptions, 'url'>, spec: object): Promise<void> {
-    const body = applySetBody(namespace, name, { url: git.url, interval: '1h', ...options });
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: PLURAL,
-      body: { ...body, spec: { ...(body['spec'] as object), ...spec } },
-    });
-  }
+  const create = (name: string, options: Omit<ApplySetOptions, 'url'>, spec: object) =>
+    createApplySetWithSpec(c, namespace, name, { url: git.url, interval: '1h', ...options }, spec);
 
   const waitingFor = (name: string, text: string) =>
     waitForReady(
@@ -155,35 +137,21 @@ describe('spec.dependsOn across namespaces', () => {
     for (const namespace of [locked, open, infra]) await createNamespace(c.kc, namespace);
     git = await startGitServer({ files: { 'cm.yaml': configMapYaml('app-settings', { k: 'v' }) } });
     // infra/queue exists, but no controller here watches infra: nothing ever reconciles it.
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: infra,
-      plural: PLURAL,
-      body: applySetBody(infra, 'queue', { url: git.url, interval: '1h' }),
-    });
+    await createApplySet(c, infra, 'queue', { url: git.url, interval: '1h' });
     await startController({ namespace: locked, args: ['--no-cross-namespace-refs'] });
     await startController({ namespace: open });
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
-  const createApp = async (namespace: string) => {
-    const body = applySetBody(namespace, 'app', { url: git.url, interval: '1h' });
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
+  const createApp = (namespace: string) =>
+    createApplySetWithSpec(
+      c,
       namespace,
-      plural: PLURAL,
-      body: {
-        ...body,
-        spec: { ...(body['spec'] as object), dependsOn: [{ name: 'queue', namespace: infra }] },
-      },
-    });
-  };
+      'app',
+      { url: git.url, interval: '1h' },
+      { dependsOn: [{ name: 'queue', namespace: infra }] },
+    );
 
   it('is refused under --no-cross-namespace-refs, before anything is read or applied', async () => {
     await createApp(locked);

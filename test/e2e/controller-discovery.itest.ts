@@ -1,5 +1,5 @@
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import { crdYaml, deleteCrds, installCrds } from '../harness/test-crds.js';
 import {
   cluster,
@@ -7,13 +7,11 @@ import {
   configMapData,
   configMapYaml,
   createApplySet,
-  installCrd,
   kubectl,
-  startController,
-  stopAllControllers,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
 
 // A custom resource whose CRD someone installs only after the controller refused it: the running
 // controller must see the new kind on a later reconcile, without a restart.
@@ -26,14 +24,11 @@ describe('the controller and kinds installed after it started', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    controller = await startController({ namespace });
+    controller = await startControllerInNamespace(c, namespace);
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
+    await stopControllersAndGit(git);
     await deleteCrds([`widgets.${group}`]);
   });
 

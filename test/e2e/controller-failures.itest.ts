@@ -1,16 +1,8 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
-import {
-  cluster,
-  condition,
-  configMapData,
-  configMapYaml,
-  createApplySet,
-  installCrd,
-  startController,
-  stopAllControllers,
-  waitForReady,
-} from './e2e-kit.js';
+import type { GitServerOptions } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { cluster, condition, configMapData, configMapYaml, createApplySet, waitForReady } from './e2e-kit.js';
+import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // What a user sees when something is wrong: the status says what and where, and nothing applied before
 // is deleted.
@@ -18,24 +10,15 @@ import {
 describe('the controller when something is wrong', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-fail');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
 
-  const serve = async (options: Parameters<typeof startGitServer>[0]) => {
-    const server = await startGitServer(options);
-    servers.push(server);
-    return server;
-  };
+  const serve = (options: GitServerOptions) => servers.start(options);
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    await startController({ namespace });
+    await startControllerInNamespace(c, namespace);
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   it('a commit with invalid YAML stalls, names the file, and deletes nothing', async () => {
     const git = await serve({

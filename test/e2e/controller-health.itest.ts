@@ -1,20 +1,18 @@
 import { kubectl as kubectlAdmin, markDeploymentRolledOut } from '../apply/apply-test-kit.js';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   condition,
   createApplySet,
   getApplySet,
   httpGet,
-  installCrd,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 
 // Issue #15 point 1 with the controller as its own process: with spec.wait, Ready means the objects are
 // healthy by kstatus's rules, not only accepted. No workload controller runs here: the test writes the
@@ -38,16 +36,12 @@ describe('spec.wait: Ready means healthy', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({ files: { 'deploy.yaml': deployment(namespace) } });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(c, namespace, {
+      'deploy.yaml': deployment(namespace),
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('stays not Ready, naming the rollout and the missing health check, until both are healthy', async () => {
     await createApplySet(c, namespace, 'site', { url: git.url, interval: '1h', suspend: true });

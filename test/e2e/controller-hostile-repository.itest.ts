@@ -13,10 +13,11 @@ import {
   configMapYaml,
   createApplySet,
   installCrd,
-  stopAllControllers,
   waitForAppliedCommit,
   waitForReady,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 import {
   APPLYSET_INVENTORY_RULE,
   coreRule,
@@ -36,7 +37,7 @@ describe('the controller and a hostile repository', () => {
   const namespace = uniqueName('e2e-hostile');
   const victimNamespace = uniqueName('e2e-victim');
   const attackerNamespace = uniqueName('e2e-attacker');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   let controller: LockedDownController | undefined;
 
   beforeAll(async () => {
@@ -53,8 +54,7 @@ describe('the controller and a hostile repository', () => {
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
+    await stopControllersAndGit(servers);
     await controller?.cleanup();
   });
 
@@ -70,7 +70,7 @@ describe('the controller and a hostile repository', () => {
       repositoryName: 'attacker.git',
       files: { 'app/cm.yaml': configMapYaml('attacker-config', { k: 'v' }) },
     });
-    servers.push(victim, attacker);
+    servers.adopt(victim, attacker);
     await createApplySet(c, namespace, 'victim', {
       url: victim.url,
       path: 'private',
@@ -135,7 +135,7 @@ describe('the controller and a hostile repository', () => {
         repositoryName: 'crafted.git',
         files: { 'app/cm.yaml': configMapYaml('crafted-config', { k: 'v' }) },
       });
-      servers.push(attacker);
+      servers.adopt(attacker);
       await createApplySet(c, namespace, 'crafted', {
         url: attacker.url,
         path: 'app',

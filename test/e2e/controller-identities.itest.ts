@@ -10,11 +10,11 @@ import {
   installCrd,
   patchApplySet,
   startController,
-  stopAllControllers,
   waitForAppliedCommit,
   type Cluster,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
 
 // Issue #14, what an identity costs: ApplySets applied as ServiceAccounts of their own share the
 // controller's discovery and OpenAPI, which do not depend on who asks. Counted by the controller's
@@ -81,10 +81,7 @@ describe('ApplySets under different ServiceAccounts', () => {
     controller = await startController({ namespace });
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('read discovery and OpenAPI once for all of them, not once per account', async () => {
     const before = await schemaRequests(controller);

@@ -1,15 +1,13 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   cluster,
   condition,
   configMapData,
   configMapYaml,
   createApplySet,
-  installCrd,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitForAppliedCommit,
   waitForReady,
 } from './e2e-kit.js';
@@ -23,22 +21,14 @@ describe('spec.source.ignore', () => {
   let git: GitTestServer;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'deploy/app.yaml': configMapYaml('app', { v: '1' }),
-        'deploy/values.yaml': 'replicaCount: 3\nimage: { tag: latest }\n',
-        'deploy/extra/more.yaml': configMapYaml('more', { v: '1' }),
-      },
-    });
-    await startController({ namespace });
+    ({ git } = await startControllerWithRepository(c, namespace, {
+      'deploy/app.yaml': configMapYaml('app', { v: '1' }),
+      'deploy/values.yaml': 'replicaCount: 3\nimage: { tag: latest }\n',
+      'deploy/extra/more.yaml': configMapYaml('more', { v: '1' }),
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('stalls on a file that is no manifest, then applies without it once ignored', async () => {
     await createApplySet(c, namespace, 'site', { url: git.url, path: 'deploy', interval: '1h' });

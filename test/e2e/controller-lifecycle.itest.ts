@@ -1,5 +1,4 @@
 import * as k8s from '@kubernetes/client-node';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -8,13 +7,12 @@ import {
   configMapYaml,
   createApplySet,
   getApplySet,
-  installCrd,
   kubectl,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForReady,
 } from './e2e-kit.js';
+import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // Deleting an ApplySet (its deletionPolicy decides the children's fate) and impersonating its
 // ServiceAccount (the controller cannot be used to do what that account may not).
@@ -23,25 +21,16 @@ describe('the controller on deletion and with a ServiceAccount', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-life');
   const other = uniqueName('e2e-other');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
 
-  const serve = async (files: Record<string, string>) => {
-    const server = await startGitServer({ files });
-    servers.push(server);
-    return server;
-  };
+  const serve = (files: Record<string, string>) => servers.start({ files });
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
+    await startControllerInNamespace(c, namespace);
     await createNamespace(c.kc, other);
-    await startController({ namespace });
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   it.each([
     ['Delete', undefined],

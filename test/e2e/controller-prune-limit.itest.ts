@@ -1,15 +1,13 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   cluster,
   condition,
   configMapData,
   configMapYaml,
   createApplySet,
-  installCrd,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitForAppliedCommit,
   waitForReady,
 } from './e2e-kit.js';
@@ -23,23 +21,15 @@ describe('spec.pruneLimit', () => {
   let git: GitTestServer;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'a.yaml': configMapYaml('a', { v: '1' }),
-        'b.yaml': configMapYaml('b', { v: '1' }),
-        'c.yaml': configMapYaml('c', { v: '1' }),
-        'd.yaml': configMapYaml('d', { v: '1' }),
-      },
-    });
-    await startController({ namespace });
+    ({ git } = await startControllerWithRepository(c, namespace, {
+      'a.yaml': configMapYaml('a', { v: '1' }),
+      'b.yaml': configMapYaml('b', { v: '1' }),
+      'c.yaml': configMapYaml('c', { v: '1' }),
+      'd.yaml': configMapYaml('d', { v: '1' }),
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('stalls a run that would prune past the limit, writing nothing, until the revision is approved', async () => {
     await createApplySet(c, namespace, 'site', { url: git.url, interval: '1h', suspend: true });

@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -10,12 +9,13 @@ import {
   installCrd,
   logCount,
   startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // Issue #15 point 4 and issue #14's Git sharing, with the controller as its own process: a signed push
 // webhook reconciles the ApplySets of that repository and branch at once (their interval is an hour);
@@ -28,7 +28,7 @@ const REQUESTED = 'applyset.dev/reconcile-requested-at';
 describe('push webhooks and shared fetches', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-push');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   let controller: ControllerProcess;
   let webhookPort: number;
 
@@ -47,10 +47,7 @@ describe('push webhooks and shared fetches', () => {
     webhookPort = started?.['webhookPort'] as number;
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   const push = (url: string, signature: (body: string) => string, branch = 'main') => {
     const body = JSON.stringify({
@@ -66,8 +63,7 @@ describe('push webhooks and shared fetches', () => {
   const sign = (body: string) => createHmac('sha256', SECRET).update(body).digest('hex');
 
   it('applies a pushed commit at once, and refuses a bad signature without touching anything', async () => {
-    const git = await startGitServer({ files: { 'cm.yaml': configMapYaml('pushed', { v: '1' }) } });
-    servers.push(git);
+    const git = await servers.start({ files: { 'cm.yaml': configMapYaml('pushed', { v: '1' }) } });
     await createApplySet(c, namespace, 'site', { url: git.url, interval: '1h' });
     await createApplySet(c, namespace, 'other-branch', { url: git.url, branch: 'other', interval: '1h' });
     await waitForAppliedCommit(c, namespace, 'site', await git.revParse('main'), 60_000);
@@ -92,8 +88,7 @@ describe('push webhooks and shared fetches', () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 12; i += 1)
       files[`set-${i}/cm.yaml`] = configMapYaml(`shared-${i}`, { i: String(i) });
-    const git = await startGitServer({ files });
-    servers.push(git);
+    const git = await servers.start({ files });
     const keys: string[] = [];
     for (let i = 0; i < 12; i += 1) {
       await createApplySet(c, namespace, `shared-${i}`, { url: git.url, path: `set-${i}`, interval: '15s' });

@@ -3,7 +3,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import * as yaml from 'js-yaml';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -16,12 +15,13 @@ import {
   kubectlApply,
   repoRoot,
   startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // Running for real: two replicas elect one leader and hand over when it dies; SIGTERM is graceful;
 // the probes and metrics answer; the Helm chart's RBAC is enough for the controller to do its job.
@@ -32,12 +32,9 @@ const LEASE = 'applyset-controller-leader';
 describe('the controller as a deployment runs it', () => {
   const c = cluster();
   const coordination = c.kc.makeApiClient(k8s.CoordinationV1Api);
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   beforeAll(async () => {
     await installCrd();
@@ -64,8 +61,7 @@ describe('the controller as a deployment runs it', () => {
   it('two replicas: one leads, the other is ready too, and takes over when the leader is killed', async () => {
     const namespace = uniqueName('e2e-ha');
     await createNamespace(c.kc, namespace);
-    const git = await startGitServer({ files: { 'cm.yaml': configMapYaml('ha', { v: '1' }) } });
-    servers.push(git);
+    const git = await servers.start({ files: { 'cm.yaml': configMapYaml('ha', { v: '1' }) } });
     const replicas: Record<string, ControllerProcess> = {
       'replica-a': await replica(namespace, 'replica-a'),
       'replica-b': await replica(namespace, 'replica-b'),
@@ -112,8 +108,7 @@ describe('the controller as a deployment runs it', () => {
   it('serves /healthz and /metrics with the reconcile, object, Git and queue metrics', async () => {
     const namespace = uniqueName('e2e-metrics');
     await createNamespace(c.kc, namespace);
-    const git = await startGitServer({ files: { 'cm.yaml': configMapYaml('measured', { k: 'v' }) } });
-    servers.push(git);
+    const git = await servers.start({ files: { 'cm.yaml': configMapYaml('measured', { k: 'v' }) } });
     const controller = await startController({ namespace });
     expect((await httpGet(controller.port, '/healthz')).status).toBe(200);
     await createApplySet(c, namespace, 'measured', { url: git.url });
@@ -161,8 +156,7 @@ describe('the controller as a deployment runs it', () => {
     };
     const kubeconfig = await kubeconfigForServiceAccount(namespace, serviceAccount.metadata.name);
 
-    const git = await startGitServer({ files: { 'cm.yaml': configMapYaml('charted', { k: 'v' }) } });
-    servers.push(git);
+    const git = await servers.start({ files: { 'cm.yaml': configMapYaml('charted', { k: 'v' }) } });
     const controller = await replica(namespace, 'chart-replica', kubeconfig);
     await createApplySet(c, namespace, 'charted', { url: git.url });
     const view = await waitForReady(c, namespace, 'charted', 'True');

@@ -1,20 +1,19 @@
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { kubeRequestsByVerb, VERBS, writeTotal, type Verb } from './controller-metrics.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   cluster,
   configMapYaml,
   createApplySet,
   getApplySet,
-  httpGet,
-  installCrd,
   logCount,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { waitForReconciles } from './wait-for-reconciles.js';
 
 // Issue #14, what a fleet costs. Requests are counted by the controller's own
 // applyset_kube_requests_total{verb}: the API server's apiserver_request_total has no namespace label
@@ -23,25 +22,9 @@ import {
 // only this test's namespace (--namespace), so its counter holds this test's requests and nothing
 // else. Git fetches are counted on the test Git server.
 
-type Verb = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-async function requestsByVerb(controller: ControllerProcess): Promise<Record<Verb, number>> {
-  const { body } = await httpGet(controller.port, '/metrics');
-  const counts: Record<Verb, number> = { GET: 0, POST: 0, PUT: 0, PATCH: 0, DELETE: 0 };
-  for (const line of body.split('\n')) {
-    const match = /^applyset_kube_requests_total\{verb="([A-Z]+)"\} (\d+)/.exec(line);
-    if (match !== null && match[1] !== undefined && match[1] in counts)
-      counts[match[1] as Verb] = Number(match[2]);
-  }
-  return counts;
-}
-
 function difference(after: Record<Verb, number>, before: Record<Verb, number>): Record<Verb, number> {
-  const verbs: Verb[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-  return Object.fromEntries(verbs.map((verb) => [verb, after[verb] - before[verb]])) as Record<Verb, number>;
+  return Object.fromEntries(VERBS.map((verb) => [verb, after[verb] - before[verb]])) as Record<Verb, number>;
 }
-
-const writesOf = (counts: Record<Verb, number>) => counts.POST + counts.PUT + counts.PATCH + counts.DELETE;
 
 /** Git fetches so far: each starts with the ref advertisement. */
 const fetches = (git: GitTestServer) =>
@@ -54,21 +37,17 @@ describe('requests of ApplySets', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.yaml`, configMapYaml(n, { v: '1' })])),
-    });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(
+      c,
+      namespace,
+      Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.yaml`, configMapYaml(n, { v: '1' })])),
+    ));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('first reconcile of 4 objects writes 8 times at most, a reconcile at rest not once', async () => {
-    const before = await requestsByVerb(controller);
+    const before = await kubeRequestsByVerb(controller);
     // An interval of an hour: nothing but the first reconcile runs while it is counted.
     await createApplySet(c, namespace, 'four', { url: git.url, interval: '1h' });
     await waitForAppliedCommit(c, namespace, 'four', await git.revParse('main'), 60_000);
@@ -81,9 +60,9 @@ describe('requests of ApplySets', () => {
     });
     // 4 creates and the event (POST); the inventory widen with the finalizer folded in, the hash, the
     // status (PATCH).
-    const first = difference(await requestsByVerb(controller), before);
+    const first = difference(await kubeRequestsByVerb(controller), before);
     expect(first).toMatchObject({ POST: 5, PATCH: 3, PUT: 0, DELETE: 0 });
-    expect(writesOf(first)).toBeLessThanOrEqual(8);
+    expect(writeTotal(first)).toBeLessThanOrEqual(8);
     expect((await getApplySet(c, namespace, 'four'))?.metadata.finalizers).toContain(
       'applyset.dev/finalizer',
     );
@@ -93,21 +72,13 @@ describe('requests of ApplySets', () => {
     const key = `${namespace}/four`;
     await patchApplySet(namespace, 'four', { spec: { interval: '2s' } });
     const settled = logCount(controller, key, 'reconciled') + 2;
-    await waitFor(
-      'the spec change to be reconciled',
-      async () => (logCount(controller, key, 'reconciled') >= settled ? true : undefined),
-      60_000,
-    );
-    const atRest = await requestsByVerb(controller);
+    await waitForReconciles(controller, key, settled, 'the spec change to be reconciled', 60_000);
+    const atRest = await kubeRequestsByVerb(controller);
     const reconciled = logCount(controller, key, 'reconciled');
-    await waitFor(
-      'three reconciles on the interval',
-      async () => (logCount(controller, key, 'reconciled') >= reconciled + 3 ? true : undefined),
-      60_000,
-    );
-    const noOps = difference(await requestsByVerb(controller), atRest);
+    await waitForReconciles(controller, key, reconciled + 3, 'three reconciles on the interval', 60_000);
+    const noOps = difference(await kubeRequestsByVerb(controller), atRest);
     const reconciles = logCount(controller, key, 'reconciled') - reconciled;
-    expect(writesOf(noOps)).toBe(0);
+    expect(writeTotal(noOps)).toBe(0);
     // Reads: the ApplySet, its parent read by the engine, one label-selected LIST of ConfigMaps. (A
     // watch the informer renews meanwhile is a GET too, hence the one spare.)
     expect(noOps.GET).toBeLessThanOrEqual(3 * reconciles + 1);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { adminKubeconfigPath } from '../harness/test-cluster.js';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   applySetBody,
   cluster,
@@ -9,19 +9,16 @@ import {
   configMapData,
   configMapYaml,
   getApplySet,
-  GROUP,
-  httpGet,
-  installCrd,
   kubectl,
   patchApplySet,
-  PLURAL,
-  startController,
-  stopAllControllers,
-  VERSION,
   waitFor,
   waitForAppliedCommit,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { metricsLines } from './controller-metrics.js';
+import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
+import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 
 // Issue #15 point 5, the safe modes: spec.prune DryRun, driftMode Warn, driftIgnore and fight
 // detection, with the controller as its own process, a real Git server and a third party changing
@@ -30,25 +27,14 @@ import {
 describe('safe modes', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-safe');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   let controller: ControllerProcess;
 
-  const serve = async (files: Record<string, string>) => {
-    const git = await startGitServer({ files });
-    servers.push(git);
-    return git;
-  };
+  const serve = (files: Record<string, string>) => servers.start({ files });
 
   /** Creates an ApplySet on `git` with the given spec fields over the kit's defaults (interval 2s). */
   const create = async (name: string, git: GitTestServer, spec: Record<string, unknown>) => {
-    const body = applySetBody(namespace, name, { url: git.url, interval: '2s' });
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: PLURAL,
-      body: { ...body, spec: { ...(body['spec'] as object), ...spec } },
-    });
+    await createApplySetWithSpec(c, namespace, name, { url: git.url, interval: '2s' }, spec);
     return waitForAppliedCommit(c, namespace, name, await git.revParse('main'), 60_000);
   };
 
@@ -62,28 +48,20 @@ describe('safe modes', () => {
     kubectl(['-n', namespace, 'patch', 'configmap', name, '--type', 'merge', '-p', JSON.stringify({ data })]);
 
   const metric = async (metricName: string, name: string): Promise<number> => {
-    const { body } = await httpGet(controller.port, '/metrics');
-    const line = body
-      .split('\n')
-      .find(
-        (l) =>
-          l.startsWith(`${metricName}{`) &&
-          l.includes(`namespace="${namespace}"`) &&
-          l.includes(`name="${name}"`),
-      );
+    const line = (await metricsLines(controller)).find(
+      (l) =>
+        l.startsWith(`${metricName}{`) &&
+        l.includes(`namespace="${namespace}"`) &&
+        l.includes(`name="${name}"`),
+    );
     return line === undefined ? 0 : Number(line.split(' ').pop());
   };
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    controller = await startController({ namespace });
+    controller = await startControllerInNamespace(c, namespace);
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((git) => git.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   it('admits spec.prune true, false and DryRun, and refuses "maybe" and "true"', async () => {
     const admitted = async (prune: unknown) => {

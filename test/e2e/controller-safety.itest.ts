@@ -1,6 +1,5 @@
 import * as k8s from '@kubernetes/client-node';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   condition,
@@ -9,16 +8,15 @@ import {
   createApplySet,
   getApplySet,
   GROUP,
-  installCrd,
   kubectl,
   patchApplySet,
   PLURAL,
-  startController,
-  stopAllControllers,
   VERSION,
   waitFor,
   waitForReady,
 } from './e2e-kit.js';
+import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // What the controller does when its own record of the set cannot be trusted, when a set is let go,
 // and when a prune cannot be judged: it deletes nothing it cannot vouch for, says so, and never hangs
@@ -34,13 +32,9 @@ describe('the controller keeps children safe', () => {
   const c = cluster();
   const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
   const namespace = uniqueName('e2e-safe');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
 
-  const serve = async (files: Record<string, string>) => {
-    const server = await startGitServer({ files });
-    servers.push(server);
-    return server;
-  };
+  const serve = (files: Record<string, string>) => servers.start({ files });
 
   /** Asks for a reconcile now, with a value never used before. */
   let requests = 0;
@@ -87,15 +81,10 @@ describe('the controller keeps children safe', () => {
     );
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    await startController({ namespace });
+    await startControllerInNamespace(c, namespace);
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
-  });
+  afterAll(() => stopControllersAndGit(servers));
 
   it('a damaged inventory stalls naming the line, prunes nothing, and a Delete deletion waits until Orphan', async () => {
     const name = 'damaged';

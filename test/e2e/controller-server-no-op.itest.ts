@@ -1,5 +1,5 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   filesOf,
   serverNoOpObjects,
@@ -11,36 +11,19 @@ import {
   createApplySet,
   getApplySet,
   httpGet,
-  installCrd,
   kubectl,
   logCount,
-  startController,
-  stopAllControllers,
-  waitFor,
   waitForAppliedCommit,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { kubeRequestsByVerb, writesByVerb } from './controller-metrics.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { waitForReconciles } from './wait-for-reconciles.js';
 
 // Issue #13 point 3, end to end: objects whose apply patch the server takes without a change (kubectl
 // says `configured` for them on every apply, see test/apply/server-no-op.itest.ts for that premise).
 // The controller's interval re-apply reports them unchanged, and once the server has ignored a patch it
 // does not send it again while the object stays at that resourceVersion: at rest, no PATCH at all.
-
-/** The controller's own request counter, by verb. */
-async function requestsByVerb(controller: ControllerProcess): Promise<Record<string, number>> {
-  const { body } = await httpGet(controller.port, '/metrics');
-  const counts: Record<string, number> = {};
-  for (const line of body.split('\n')) {
-    const match = /^applyset_kube_requests_total\{verb="([A-Z]+)"\} (\d+)/.exec(line);
-    if (match !== null) counts[match[1]!] = Number(match[2]);
-  }
-  return counts;
-}
-
-function writesOf(counts: Record<string, number>): Record<string, number> {
-  const verbs = ['POST', 'PUT', 'PATCH', 'DELETE'];
-  return Object.fromEntries(verbs.map((verb) => [verb, counts[verb] ?? 0]));
-}
 
 async function resourceVersions(
   namespace: string,
@@ -69,15 +52,11 @@ describe('objects the server takes without a change, reconciled by the controlle
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({ files: filesOf(objects) });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(c, namespace, filesOf(objects)));
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
+    await stopControllersAndGit(git);
     // Cluster-scoped, so the namespace's deletion does not take it.
     const webhook = webhookConfigurationName(namespace, 'e2e');
     await kubectl(['delete', 'validatingwebhookconfiguration', webhook, '--ignore-not-found']);
@@ -92,19 +71,11 @@ describe('objects the server takes without a change, reconciled by the controlle
     // The first interval reconcile sends each patch once (only the server can tell it changes
     // nothing), and writes the status whose summary moved from applied to unchanged. Past it, at rest.
     const settled = logCount(controller, key, 'reconciled') + 1;
-    await waitFor(
-      'the first interval reconcile to be over',
-      async () => (logCount(controller, key, 'reconciled') > settled ? true : undefined),
-      30_000,
-    );
-    const before = writesOf(await requestsByVerb(controller));
+    await waitForReconciles(controller, key, settled + 1, 'the first interval reconcile to be over', 30_000);
+    const before = writesByVerb(await kubeRequestsByVerb(controller));
     const reconciled = logCount(controller, key, 'reconciled');
-    await waitFor(
-      'three more reconciles on the interval',
-      async () => (logCount(controller, key, 'reconciled') >= reconciled + 3 ? true : undefined),
-      30_000,
-    );
-    expect(writesOf(await requestsByVerb(controller))).toEqual(before);
+    await waitForReconciles(controller, key, reconciled + 3, 'three more reconciles on the interval', 30_000);
+    expect(writesByVerb(await kubeRequestsByVerb(controller))).toEqual(before);
     expect(await resourceVersions(namespace, objects)).toEqual(created);
 
     // Reported unchanged by every run after the one that created them: log, status and metrics.

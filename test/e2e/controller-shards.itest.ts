@@ -12,11 +12,11 @@ import {
   logCount,
   patchApplySet,
   startController,
-  stopAllControllers,
   waitFor,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
 
 // Issue #14, sharding: controllers started with --watch-label-selector each reconcile only the
 // ApplySets their selector matches, and with their own --lease-name each shard elects its own leader.
@@ -65,10 +65,7 @@ describe('two shards', () => {
     [shard1, shard2] = await Promise.all([shardController('shard1'), shardController('shard2')]);
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('each controller reconciles only the ApplySets of its shard, and each shard has its own leader', async () => {
     await createInShard('one', 'one', 'shard1');

@@ -3,7 +3,6 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
@@ -14,11 +13,12 @@ import {
   patchApplySet,
   repoRoot,
   startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
 
 // Split brain after a failover, played for real: two replicas elect a leader; the leader is frozen
 // with SIGSTOP right after one step of a reconcile that adds and removes objects; the other replica
@@ -35,7 +35,7 @@ const OWNER = 'kubectl.kubernetes.io/apply-owner';
 describe('a leader frozen mid-reconcile and resumed after a failover', () => {
   const c = cluster();
   const coordination = c.kc.makeApiClient(k8s.CoordinationV1Api);
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   const dirs: string[] = [];
 
   beforeAll(async () => {
@@ -43,8 +43,7 @@ describe('a leader frozen mid-reconcile and resumed after a failover', () => {
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
+    await stopControllersAndGit(servers);
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
@@ -72,10 +71,9 @@ describe('a leader frozen mid-reconcile and resumed after a failover', () => {
       await createNamespace(c.kc, namespace);
       const pauseDir = await mkdtemp(path.join(tmpdir(), 'applyset-split-'));
       dirs.push(pauseDir);
-      const git = await startGitServer({
+      const git = await servers.start({
         files: { 'a.yaml': configMapYaml('a', { v: '0' }), 'b.yaml': configMapYaml('b', { v: '0' }) },
       });
-      servers.push(git);
       const replica = (name: string) =>
         startController({
           namespace,

@@ -1,20 +1,19 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   configMapYaml,
   createApplySet,
   getApplySet,
-  httpGet,
-  installCrd,
   kubectl,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   type ApplySetView,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { metricsLines } from './controller-metrics.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { webDeploymentYaml } from './e2e-manifests.js';
 
 // Issue #15, point 3: status names what the set holds (status.inventory, compact ids), the events name
 // what changed, and the metrics carry each ApplySet's namespace, name and revision, gone with it.
@@ -28,22 +27,6 @@ spec:
     - port: 80
 `;
 
-const deployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: web
-          image: registry.k8s.io/pause:3.10
-`;
-
 interface InventoryView {
   readonly items: string[];
   readonly totalCount: number;
@@ -55,8 +38,9 @@ const inventoryOf = (view: ApplySetView | undefined) =>
 
 /** The exposition lines that carry `name="inv"` of this test's namespace. */
 async function seriesOf(controller: ControllerProcess, namespace: string): Promise<string[]> {
-  const { body } = await httpGet(controller.port, '/metrics');
-  return body.split('\n').filter((line) => line.includes(`namespace="${namespace}",name="inv"`));
+  return (await metricsLines(controller)).filter((line) =>
+    line.includes(`namespace="${namespace}",name="inv"`),
+  );
 }
 
 describe('status.inventory, the events and the metrics of one ApplySet', () => {
@@ -66,23 +50,15 @@ describe('status.inventory, the events and the metrics of one ApplySet', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'a.yaml': configMapYaml('a', { v: '1' }),
-        'old.yaml': configMapYaml('old', { v: '1' }),
-        'service.yaml': service,
-        'deployment.yaml': deployment,
-      },
-    });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(c, namespace, {
+      'a.yaml': configMapYaml('a', { v: '1' }),
+      'old.yaml': configMapYaml('old', { v: '1' }),
+      'service.yaml': service,
+      'deployment.yaml': webDeploymentYaml,
+    }));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('lists what the set holds, names the pruned object, and labels the metrics with the revision', async () => {
     const first = await git.revParse('main');

@@ -1,41 +1,24 @@
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   configMapData,
   configMapYaml,
   createApplySet,
   getApplySet,
-  installCrd,
   kubectl,
   logCount,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { webDeploymentYaml } from './e2e-manifests.js';
 
 // The controller as its own process against the real control plane and a real Git server: what a user
 // sees after pushing commits, editing objects by hand and suspending an ApplySet.
-
-const deployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: { app: web }
-  template:
-    metadata:
-      labels: { app: web }
-    spec:
-      containers:
-        - name: web
-          image: registry.k8s.io/pause:3.10
-`;
 
 describe('the controller keeps a namespace in sync with Git', () => {
   const c = cluster();
@@ -45,24 +28,16 @@ describe('the controller keeps a namespace in sync with Git', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
-        'app/settings.yaml': configMapYaml('settings', { color: 'blue', size: 'M' }),
-        'app/legacy.yaml': configMapYaml('legacy', { mode: 'old' }),
-        'app/web.yaml': deployment,
-        'README.md': 'not a manifest\n',
-      },
-    });
-    controller = await startController({ namespace });
+    ({ git, controller } = await startControllerWithRepository(c, namespace, {
+      'app/settings.yaml': configMapYaml('settings', { color: 'blue', size: 'M' }),
+      'app/legacy.yaml': configMapYaml('legacy', { mode: 'old' }),
+      'app/web.yaml': webDeploymentYaml,
+      'README.md': 'not a manifest\n',
+    }));
     await createApplySet(c, namespace, 'app', { url: git.url, path: 'app', interval: '5s' });
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git?.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('applies the branch, holds the finalizer and reports the revision', async () => {
     const sha = await git.revParse('main');

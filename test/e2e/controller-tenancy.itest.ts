@@ -1,9 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { createNamespace, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
 import {
-  applySetBody,
   cluster,
   condition,
   configMapData,
@@ -14,14 +12,19 @@ import {
   kubectl,
   patchApplySet,
   PLURAL,
-  stopAllControllers,
   waitForAppliedCommit,
   waitFor,
   waitForReady,
-  VERSION,
   type Cluster,
 } from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { createApplySetWithSpec } from './create-applyset-with-spec.js';
+import { clusterAdminBindingYaml } from './e2e-manifests.js';
+import { GitServerPool } from './git-server-pool.js';
 import {
+  APPLYSET_INVENTORY_RULE,
+  coreRule,
+  createTenantAccount,
   DEFAULT_ACCOUNT,
   startLockedDownController,
   type LockedDownController,
@@ -35,46 +38,9 @@ import {
  * What a tenant's deployer gets: its namespace's ConfigMaps, and get/patch/update on the ApplySets of
  * that namespace, because the inventory of a set is written to the ApplySet as the set's own account.
  */
-async function grantTenantRole(c: Cluster, namespace: string, account: string): Promise<void> {
-  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-  await c.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } });
-  await rbac.createNamespacedRole({
-    namespace,
-    body: {
-      metadata: { name: account },
-      rules: [
-        {
-          apiGroups: [''],
-          resources: ['configmaps'],
-          verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
-        },
-        { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
-      ],
-    },
-  });
-  await rbac.createNamespacedRoleBinding({
-    namespace,
-    body: {
-      metadata: { name: account },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: account },
-      subjects: [{ kind: 'ServiceAccount', name: account, namespace }],
-    },
-  });
+function grantTenantRole(c: Cluster, namespace: string, account: string): Promise<void> {
+  return createTenantAccount(c, namespace, account, [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
 }
-
-const clusterAdminBinding = (name: string, namespace: string) => `apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
-metadata:
-  name: ${name}
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: cluster-admin
-subjects:
-  - kind: ServiceAccount
-    name: ${DEFAULT_ACCOUNT}
-    namespace: ${namespace}
-`;
 
 describe("the controller with --default-service-account, under the chart's locked-down RBAC", () => {
   const c = cluster();
@@ -82,14 +48,10 @@ describe("the controller with --default-service-account, under the chart's locke
   const teamA = uniqueName('team-a');
   const other = uniqueName('team-other');
   const teamB = uniqueName('team-b');
-  const servers: GitTestServer[] = [];
+  const servers = new GitServerPool();
   const controllers: LockedDownController[] = [];
 
-  const serve = async (files: Record<string, string>) => {
-    const server = await startGitServer({ files });
-    servers.push(server);
-    return server;
-  };
+  const serve = (files: Record<string, string>) => servers.start({ files });
 
   beforeAll(async () => {
     await installCrd();
@@ -103,8 +65,7 @@ describe("the controller with --default-service-account, under the chart's locke
   });
 
   afterAll(async () => {
-    await stopAllControllers();
-    await Promise.all(servers.map((server) => server.close()));
+    await stopControllersAndGit(servers);
     for (const controller of controllers) await controller.cleanup();
   });
 
@@ -126,7 +87,7 @@ describe("the controller with --default-service-account, under the chart's locke
     expect(await configMapData(c, teamA, 'app-config')).toEqual({ k: 'v' });
 
     // A ClusterRoleBinding to cluster-admin in the same repository: the account may not, so it is refused.
-    await git.writeFiles({ 'escalate.yaml': clusterAdminBinding(escalation, teamA) });
+    await git.writeFiles({ 'escalate.yaml': clusterAdminBindingYaml(escalation, teamA, DEFAULT_ACCOUNT) });
     const refused = await waitForReady(c, teamA, 'apps', 'False', (view) =>
       (view.status?.errors?.items ?? []).some((e) => e.object.includes(escalation)),
     );
@@ -155,14 +116,13 @@ describe("the controller with --default-service-account, under the chart's locke
       body: { metadata: { name: 'made-by-hand' }, data: { from: 'hand' } },
     });
     const git = await serve({ 'cm.yaml': configMapYaml('made-by-hand', { from: 'git' }) });
-    const body = applySetBody(teamA, 'adopting', { url: git.url, serviceAccountName: 'adopter' });
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: teamA,
-      plural: PLURAL,
-      body: { ...body, spec: { ...(body['spec'] as object), adopt: false } },
-    });
+    await createApplySetWithSpec(
+      c,
+      teamA,
+      'adopting',
+      { url: git.url, serviceAccountName: 'adopter' },
+      { adopt: false },
+    );
     const liveConfigMap = () => c.core.readNamespacedConfigMap({ namespace: teamA, name: 'made-by-hand' });
 
     const refused = await waitForReady(c, teamA, 'adopting', 'False');

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
 import { nestedListBomb } from '../manifests/yaml-bombs.js';
 import {
   cluster,
@@ -10,16 +10,14 @@ import {
   createApplySet,
   getApplySet,
   httpGet,
-  installCrd,
   logCount,
   patchApplySet,
-  startController,
-  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 
 // A 1 KB "billion laughs" file in one ApplySet's repository must stall that ApplySet alone: the
 // controller stays up, within its memory, and keeps reconciling the others.
@@ -49,24 +47,21 @@ describe('the controller and a YAML alias bomb', () => {
   let controller: ControllerProcess;
 
   beforeAll(async () => {
-    await installCrd();
-    await createNamespace(c.kc, namespace);
-    git = await startGitServer({
-      files: {
+    ({ git, controller } = await startControllerWithRepository(
+      c,
+      namespace,
+      {
         'healthy/cm.yaml': configMapYaml('healthy', { round: '1' }),
         'bomb/cm.yaml': configMapYaml('beside-the-bomb', { k: 'v' }),
         'bomb/laughs.yaml': nestedListBomb(),
       },
-    });
-    // The heap bounded like the chart's 512Mi container, so a blow-up ends the process here as it
-    // would end the pod, instead of taking gigabytes from the machine first.
-    controller = await startController({ namespace, env: { NODE_OPTIONS: '--max-old-space-size=384' } });
+      // The heap bounded like the chart's 512Mi container, so a blow-up ends the process here as it
+      // would end the pod, instead of taking gigabytes from the machine first.
+      { env: { NODE_OPTIONS: '--max-old-space-size=384' } },
+    ));
   });
 
-  afterAll(async () => {
-    await stopAllControllers();
-    await git.close();
-  });
+  afterAll(() => stopControllersAndGit(git));
 
   it('stalls naming the file, applies nothing of the set, and the controller stays up and small', async () => {
     expect(Buffer.byteLength(nestedListBomb())).toBeLessThan(1024);
