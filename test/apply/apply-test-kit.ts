@@ -4,18 +4,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Writable } from 'node:stream';
 import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
 import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
-import type { CliIo, Command } from '../../src/cli/cli-io.js';
+import type { Command } from '../../src/cli/cli-io.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
 import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
-import { cliHome } from '../harness/cli-home.js';
+import { runCli, type CliRun } from '../cli/cli-test-kit.js';
 
 const execFileAsync = promisify(execFile);
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/apply');
@@ -141,28 +140,8 @@ export async function serverWritesForGroup(group: string): Promise<number> {
 }
 
 /** Runs a subcommand with captured output, the way main() would, against the test cluster. */
-export async function runCommand(
-  command: Command,
-  argv: readonly string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (text: string) => void) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        append(chunk.toString());
-        done();
-      },
-    });
-  const io: CliIo = {
-    stdout: sink((text) => (stdout += text)),
-    stderr: sink((text) => (stderr += text)),
-    env: { KUBECONFIG: adminKubeconfigPath(), HOME: cliHome() },
-    cwd: process.cwd(),
-  };
-  const code = await command(argv, io);
-  return { code, stdout, stderr };
-}
+export const runCommand = (command: Command, argv: readonly string[]): Promise<CliRun> =>
+  runCli(command, argv);
 
 /** Polls until `check` is true or the deadline passes; no fixed sleeps in the tests themselves. */
 export async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000) {

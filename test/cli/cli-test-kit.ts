@@ -1,3 +1,7 @@
+// What the CLI tests share: running a subcommand as main() would, with captured output; a namespace of
+// a test's own; a ConfigMap manifest spelled out line by line, for the tests that compare its exact text
+// with what kubectl makes of it.
+
 import { Readable, Writable } from 'node:stream';
 import type { CliIo, Command } from '../../src/cli/cli-io.js';
 import {
@@ -59,3 +63,18 @@ export async function freshNamespace(prefix = 'cli'): Promise<string> {
   await createNamespace(adminKubeConfig(), namespace);
   return namespace;
 }
+
+/**
+ * A ConfigMap manifest `name` in `namespace`, with `rest` as the lines after its metadata (data:, or
+ * fields a test puts there on purpose), one line each and a final newline.
+ */
+export const configMapFile = (namespace: string, name: string, ...rest: string[]): string =>
+  [
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    `  name: ${name}`,
+    `  namespace: ${namespace}`,
+    ...rest,
+    '',
+  ].join('\n');

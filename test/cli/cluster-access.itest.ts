@@ -4,17 +4,15 @@ import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { configMapYaml, getObject, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { configMapYaml, writeSetDirectory } from '../apply/apply-test-kit.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
+import { liveConfigMap } from './apply-in-namespace.js';
 import { cliHome } from '../harness/cli-home.js';
 
 // Issue #11: --kubeconfig, --context and a KUBECONFIG listing several files are read as kubectl reads
 // them; a broken manifest is named before any connection; an unreachable cluster names the server and
 // the kubeconfig tried.
-
-const cm = (namespace: string, name: string) =>
-  getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
 
 /** Nothing listens on port 1 of the loopback: a connection there is refused at once. */
 const UNREACHABLE = 'https://127.0.0.1:1';
@@ -56,7 +54,7 @@ describe('applyset apply and the kubeconfig', () => {
       { env },
     );
     expect(run).toMatchObject({ code: ExitCode.ok, stderr: '' });
-    expect(await cm(ns, 'a')).toBeDefined();
+    expect(await liveConfigMap(ns, 'a')).toBeDefined();
 
     const unknown = await runCli(
       applyCommand,

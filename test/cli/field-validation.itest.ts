@@ -1,7 +1,7 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
-import { freshNamespace, runCli } from './cli-test-kit.js';
+import { configMapFile, freshNamespace, runCli } from './cli-test-kit.js';
 
 // Issue #12 point 1: a typo in a manifest is refused by the server, as kubectl (which sends
 // fieldValidation=Strict) has it refused, instead of silently dropped; `--validate=warn` applies and
@@ -10,17 +10,7 @@ import { freshNamespace, runCli } from './cli-test-kit.js';
 // the reference for each.
 
 const typo = (namespace: string, name: string) =>
-  [
-    'apiVersion: v1',
-    'kind: ConfigMap',
-    'metadata:',
-    `  name: ${name}`,
-    `  namespace: ${namespace}`,
-    'bogus: 1',
-    'data:',
-    '  a: "1"',
-    '',
-  ].join('\n');
+  configMapFile(namespace, name, 'bogus: 1', 'data:', '  a: "1"');
 
 async function kubectlApply(args: readonly string[]) {
   try {
@@ -66,17 +56,7 @@ describe('field validation and field manager, as kubectl', () => {
 
   it("records kubectl's field manager, so kubectl apply --server-side takes over cleanly", async () => {
     const ns = await freshNamespace('cli-manager');
-    const file = (name: string, value: string) =>
-      [
-        'apiVersion: v1',
-        'kind: ConfigMap',
-        'metadata:',
-        `  name: ${name}`,
-        `  namespace: ${ns}`,
-        'data:',
-        `  a: "${value}"`,
-        '',
-      ].join('\n');
+    const file = (name: string, value: string) => configMapFile(ns, name, 'data:', `  a: "${value}"`);
     const ours = await writeSetDirectory({ 'cm.yaml': file('ours', '1') });
     const theirs = await writeSetDirectory({ 'cm.yaml': file('theirs', '1') });
     expect((await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', ns])).code).toBe(ExitCode.ok);

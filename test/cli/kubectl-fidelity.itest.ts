@@ -1,7 +1,7 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
-import { freshNamespace, runCli } from './cli-test-kit.js';
+import { configMapFile, freshNamespace, runCli } from './cli-test-kit.js';
 
 // Issue #12, points 2 and 3: the same file applied by kubectl and by us gives the same live object
 // and the same last-applied annotation (the name aside), and the same verdict when the server
@@ -41,17 +41,13 @@ describe('the same file through kubectl and through applyset', () => {
   it('writes a null annotation as "" in the object and in the last-applied annotation', async () => {
     const ns = await freshNamespace('fid-null');
     const result = await applyBoth(ns, (name) =>
-      [
-        'apiVersion: v1',
-        'kind: ConfigMap',
-        'metadata:',
-        `  name: ${name}`,
-        `  namespace: ${ns}`,
+      configMapFile(
+        ns,
+        name,
         '  annotations: { drop: null, keep: "x" }',
         '  labels: { a: "1", b: null }',
         'data: { a: "1" }',
-        '',
-      ].join('\n'),
+      ),
     );
     expect(result.kubectlOk).toBe(true);
     expect(result.ourCode).toBe(ExitCode.ok);
@@ -62,18 +58,7 @@ describe('the same file through kubectl and through applyset', () => {
   it('spells float keys at 32-bit precision as kubectl does, and is refused where kubectl is', async () => {
     const ns = await freshNamespace('fid-keys');
     const valid = await applyBoth(ns, (name) =>
-      [
-        'apiVersion: v1',
-        'kind: ConfigMap',
-        'metadata:',
-        `  name: ${name}`,
-        `  namespace: ${ns}`,
-        'data:',
-        '  3.14159265358979: pi',
-        '  -0.0: z',
-        '  0.5: half',
-        '',
-      ].join('\n'),
+      configMapFile(ns, name, 'data:', '  3.14159265358979: pi', '  -0.0: z', '  0.5: half'),
     );
     expect(valid.kubectlOk).toBe(true);
     expect(valid.ourCode).toBe(ExitCode.ok);
@@ -82,16 +67,7 @@ describe('the same file through kubectl and through applyset', () => {
 
     // 16777217.0 is 1.6777216e+07 to kubectl, which a ConfigMap key may not hold: both are refused.
     const refused = await applyBoth(ns, (name) =>
-      [
-        'apiVersion: v1',
-        'kind: ConfigMap',
-        'metadata:',
-        `  name: ${name}-big`,
-        `  namespace: ${ns}`,
-        'data:',
-        '  16777217.0: big',
-        '',
-      ].join('\n'),
+      configMapFile(ns, `${name}-big`, 'data:', '  16777217.0: big'),
     );
     expect(refused.kubectlOk).toBe(false);
     expect(refused.ourCode).toBe(ExitCode.partialFailure);
@@ -118,11 +94,7 @@ describe('the same file through kubectl and through applyset', () => {
     ['two keys that are one bool to go-yaml (the later wins)', 'on: a\n  yes: b', 'applied'],
   ])('%s: %s is %s by both', async (_what, data, verdict) => {
     const ns = await freshNamespace('fid-yaml');
-    const result = await applyBoth(
-      ns,
-      (name) =>
-        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  ${data}\n`,
-    );
+    const result = await applyBoth(ns, (name) => configMapFile(ns, name, 'data:', `  ${data}`));
     expect({ kubectl: result.kubectlOk, ours: result.ourCode === ExitCode.ok }).toEqual(
       verdict === 'applied' ? { kubectl: true, ours: true } : { kubectl: false, ours: false },
     );
@@ -136,8 +108,7 @@ describe('the same file through kubectl and through applyset', () => {
   // miss the other order with a chance of about 1 in 40,000.)
   it('refuses keys kubectl resolves at random, where kubectl gives a different object from run to run', async () => {
     const ns = await freshNamespace('fid-ambiguous');
-    const file = (name: string) =>
-      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\ndata:\n  1_000: a\n  1e3: b\n`;
+    const file = (name: string) => configMapFile(ns, name, 'data:', '  1_000: a', '  1e3: b');
     const theirs = await writeSetDirectory({ 'object.yaml': file('theirs') });
     const seen = new Set<unknown>();
     for (let batch = 0; batch < 10; batch++) {

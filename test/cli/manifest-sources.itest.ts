@@ -1,14 +1,12 @@
 import { join } from 'node:path';
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { configMapYaml, getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { configMapYaml, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
+import { liveConfigMap } from './apply-in-namespace.js';
 
 // Issue #11: -f repeats and is read in order, -f - is standard input, a directory is read without
 // its subdirectories unless -R, as kubectl apply reads them.
-
-const cm = (namespace: string, name: string) =>
-  getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
 
 describe('applyset apply -f', () => {
   it('reads standard input for -f -, beside a directory', async () => {
@@ -22,7 +20,7 @@ describe('applyset apply -f', () => {
       'configmap/a created\nconfigmap/from-stdin created\nconfigmap/also created\n' +
         '3 created, 0 configured, 0 unchanged, 0 pruned, 0 not pruned, 0 conflicts, 0 failed\n',
     );
-    expect(await cm(ns, 'from-stdin')).toBeDefined();
+    expect(await liveConfigMap(ns, 'from-stdin')).toBeDefined();
   });
 
   it('names standard input STDIN in its errors, as kubectl does', async () => {
@@ -43,7 +41,7 @@ describe('applyset apply -f', () => {
     const flat = await runCli(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns]);
     expect(flat).toMatchObject({ code: ExitCode.ok, stderr: '' });
     expect(flat.stdout).toContain('configmap/top created\n');
-    expect(await cm(ns, 'deep')).toBeUndefined();
+    expect(await liveConfigMap(ns, 'deep')).toBeUndefined();
     // kubectl reads the same files: without -R only top.yaml.
     const kubectlFlat = await kubectl(['apply', '-n', ns, '-f', dir, '--dry-run=client', '-o', 'name']);
     expect(kubectlFlat.stdout).toBe('configmap/top\n');
@@ -70,7 +68,7 @@ describe('applyset apply -f', () => {
     ]);
     expect(run.code).toBe(ExitCode.badInput);
     expect(run.stderr).toBe(`applyset apply: the path "${join(dir, 'nope')}" does not exist\n`);
-    expect(await cm(ns, 'a')).toBeUndefined();
+    expect(await liveConfigMap(ns, 'a')).toBeUndefined();
   });
 
   it('says that apply cannot use generateName, as kubectl does', async () => {

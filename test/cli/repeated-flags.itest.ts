@@ -1,13 +1,11 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
-import { configMapYaml, getObject, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { configMapYaml, writeSetDirectory } from '../apply/apply-test-kit.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
+import { liveConfigMap } from './apply-in-namespace.js';
 
 // Issue #8: `-f a -f b --prune` used to keep only b and prune everything of a. Every -f counts, as
 // in kubectl; any other flag given twice is refused before anything is read or written.
-
-const cm = (namespace: string, name: string) =>
-  getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
 
 describe('applyset apply with repeated flags', () => {
   it('applies every -f and prunes nothing of the first when --prune is given', async () => {
@@ -27,13 +25,13 @@ describe('applyset apply with repeated flags', () => {
       'configmap/a1 unchanged\nconfigmap/a2 unchanged\nconfigmap/b1 created\n' +
         '1 created, 0 configured, 2 unchanged, 0 pruned, 0 not pruned, 0 conflicts, 0 failed\n',
     );
-    for (const name of ['a1', 'a2', 'b1']) expect(await cm(ns, name)).toBeDefined();
+    for (const name of ['a1', 'a2', 'b1']) expect(await liveConfigMap(ns, name)).toBeDefined();
 
     // The same again, b first: order changes nothing of the set, and still nothing is pruned.
     const again = await runCli(applyCommand, ['-f', b, '-f', a, '--applyset', 'set', '-n', ns, '--prune']);
     expect(again).toMatchObject({ code: ExitCode.ok, stderr: '' });
     expect(again.stdout).toContain('0 pruned');
-    for (const name of ['a1', 'a2', 'b1']) expect(await cm(ns, name)).toBeDefined();
+    for (const name of ['a1', 'a2', 'b1']) expect(await liveConfigMap(ns, name)).toBeDefined();
   });
 
   it.each([
@@ -54,6 +52,6 @@ describe('applyset apply with repeated flags', () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr).toContain('usage: applyset apply');
     expect(run.stdout).toBe('');
-    for (const name of ['a', 'x', 'y']) expect(await cm(ns, name)).toBeUndefined();
+    for (const name of ['a', 'x', 'y']) expect(await liveConfigMap(ns, name)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
-import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { getObject, markDeploymentRolledOut, writeSetDirectory } from '../apply/apply-test-kit.js';
-import { freshNamespace, runCli } from './cli-test-kit.js';
+import { applyInNamespace } from './apply-in-namespace.js';
+import { freshNamespace } from './cli-test-kit.js';
 
 // Issue #15 point 1, on the command line: `applyset apply --wait` waits until every applied object is
 // Current by kstatus's rules. The control plane runs no workload controllers, so the test writes the
@@ -24,17 +24,7 @@ describe('applyset apply --wait', () => {
   it('reports each object as it becomes ready, and exits 0 once all are', async () => {
     const ns = await freshNamespace('wait-ok');
     const dir = await writeSetDirectory({ 'deploy.yaml': deployment(ns), 'cm.yaml': configMap(ns) });
-    const run = runCli(applyCommand, [
-      '-f',
-      dir,
-      '--applyset',
-      'set',
-      '-n',
-      ns,
-      '--wait',
-      '--timeout',
-      '60s',
-    ]);
+    const run = applyInNamespace(ns, dir, 'set', '--wait', '--timeout', '60s');
     // Roll the Deployment out once it exists, as its controller would.
     const deadline = Date.now() + 60_000;
     while ((await getObject(`/apis/apps/v1/namespaces/${ns}/deployments/web`)) === undefined) {
@@ -51,17 +41,7 @@ describe('applyset apply --wait', () => {
   it('names what did not become ready, and why, when the timeout passes', async () => {
     const ns = await freshNamespace('wait-timeout');
     const dir = await writeSetDirectory({ 'deploy.yaml': deployment(ns), 'cm.yaml': configMap(ns) });
-    const result = await runCli(applyCommand, [
-      '-f',
-      dir,
-      '--applyset',
-      'set',
-      '-n',
-      ns,
-      '--wait',
-      '--timeout',
-      '3s',
-    ]);
+    const result = await applyInNamespace(ns, dir, 'set', '--wait', '--timeout', '3s');
     expect(result.code).toBe(ExitCode.partialFailure);
     expect(result.stdout).toContain('deployment.apps/web created');
     expect(result.stderr).toContain('error: deployment.apps/web (namespace');
@@ -73,8 +53,6 @@ describe('applyset apply --wait', () => {
   it('refuses --timeout without --wait', async () => {
     const ns = await freshNamespace('wait-usage');
     const dir = await writeSetDirectory({ 'cm.yaml': configMap(ns) });
-    expect(
-      (await runCli(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--timeout', '3s'])).code,
-    ).toBe(ExitCode.badInput);
+    expect((await applyInNamespace(ns, dir, 'set', '--timeout', '3s')).code).toBe(ExitCode.badInput);
   });
 });
