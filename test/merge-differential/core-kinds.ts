@@ -1,6 +1,13 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../src/manifests/json-value.js';
 import { jsonRemove, pointerToken, smp } from './diff-step.js';
-import { baseMetadata, randomMap, setRemoveOrNull, VALUES, type KindModel } from './kind-model.js';
+import {
+  baseMetadata,
+  randomMap,
+  removeOrSet,
+  setRemoveOrNull,
+  VALUES,
+  type KindModel,
+} from './kind-model.js';
 import type { SeededRandom } from './seeded-random.js';
 
 // Kinds of the core and policy groups, and PriorityClass (cluster-scoped).
@@ -28,11 +35,8 @@ export const CORE_KINDS = {
         const name = String((m.metadata as JsonObject).name);
         spec.selector = { app: name, ...randomMap(random, ['tier', 'track'], 0) };
       },
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        if (random.chance(0.5)) delete spec.publishNotReadyAddresses;
-        else spec.publishNotReadyAddresses = random.chance(0.5);
-      },
+      (random, m) =>
+        removeOrSet(random, m.spec as JsonObject, 'publishNotReadyAddresses', 0.5, () => random.chance(0.5)),
     ],
     writers: (random, manifest) => {
       const ports = Array.isArray((manifest.spec as JsonObject).ports)
@@ -67,10 +71,10 @@ export const CORE_KINDS = {
         if (keys.length > 0) data[random.pick(keys)] = random.chance(0.3) ? null : `v${random.int(0, 9)}`;
         m.data = data;
       },
-      (random, m) => {
-        if (random.chance(0.5)) delete m.binaryData;
-        else m.binaryData = { blob: Buffer.from(`bin-${random.int(0, 9)}`).toString('base64') };
-      },
+      (random, m) =>
+        removeOrSet(random, m, 'binaryData', 0.5, () => ({
+          blob: Buffer.from(`bin-${random.int(0, 9)}`).toString('base64'),
+        })),
     ],
     writers: (random, manifest) => {
       const keys = isJsonObject(manifest.data) ? Object.keys(manifest.data) : [];
@@ -100,10 +104,7 @@ export const CORE_KINDS = {
       (random, m) => {
         m.data = secretData(random);
       },
-      (random, m) => {
-        if (random.chance(0.5)) delete m.stringData;
-        else m.stringData = { plain: `p${random.int(0, 9)}` };
-      },
+      (random, m) => removeOrSet(random, m, 'stringData', 0.5, () => ({ plain: `p${random.int(0, 9)}` })),
     ],
     writers: () => [smp('a key added', { data: { 'writer-key': Buffer.from('w').toString('base64') } })],
   },
@@ -132,11 +133,10 @@ export const CORE_KINDS = {
           ? { matchLabels: { app: name }, matchExpressions: [{ key: 'tier', operator: 'Exists' }] }
           : { matchLabels: { app: name, ...randomMap(random, ['tier'], 0) } };
       },
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        if (random.chance(0.5)) delete spec.unhealthyPodEvictionPolicy;
-        else spec.unhealthyPodEvictionPolicy = random.pick(['IfHealthyBudget', 'AlwaysAllow']);
-      },
+      (random, m) =>
+        removeOrSet(random, m.spec as JsonObject, 'unhealthyPodEvictionPolicy', 0.5, () =>
+          random.pick(['IfHealthyBudget', 'AlwaysAllow']),
+        ),
     ],
   },
   PriorityClass: {

@@ -43,6 +43,18 @@ export function setRemoveOrNull(
   else object[key] = value();
 }
 
+/** Removes `key` of `object` with `removeChance`, or else sets it to `value()`; never null. */
+export function removeOrSet(
+  random: SeededRandom,
+  object: JsonObject,
+  key: string,
+  removeChance: number,
+  value: () => JsonObject[keyof JsonObject],
+): void {
+  if (random.chance(removeChance)) delete object[key];
+  else object[key] = value();
+}
+
 export const METADATA_MUTATIONS: readonly Mutation[] = [
   (random, m) => {
     const metadata = m.metadata as JsonObject;

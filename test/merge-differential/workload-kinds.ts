@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import { smp, type DiffStep } from './diff-step.js';
-import { baseMetadata, setRemoveOrNull, type KindModel } from './kind-model.js';
+import { baseMetadata, removeOrSet, setRemoveOrNull, type KindModel } from './kind-model.js';
 import {
   podTemplate,
   podTemplateMutations,
@@ -43,25 +43,12 @@ export const WORKLOAD_KINDS = {
     },
     mutations: [
       ...podTemplateMutations(SPEC_TEMPLATE),
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        const roll = random.next();
-        if (roll < 0.2) spec.replicas = null;
-        else if (roll < 0.5) delete spec.replicas;
-        else spec.replicas = random.int(1, 4);
-      },
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        const roll = random.next();
-        if (roll < 0.2) spec.minReadySeconds = null;
-        else if (roll < 0.5) delete spec.minReadySeconds;
-        else spec.minReadySeconds = random.int(1, 10);
-      },
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        if (random.chance(0.3)) delete spec.strategy;
-        else spec.strategy = deploymentStrategy(random);
-      },
+      (random, m) =>
+        setRemoveOrNull(random, m.spec as JsonObject, 'replicas', () => random.int(1, 4), 0.2, 0.3),
+      (random, m) =>
+        setRemoveOrNull(random, m.spec as JsonObject, 'minReadySeconds', () => random.int(1, 10), 0.2, 0.3),
+      (random, m) =>
+        removeOrSet(random, m.spec as JsonObject, 'strategy', 0.3, () => deploymentStrategy(random)),
     ],
     writers: workloadWriters,
   },
@@ -89,16 +76,9 @@ export const WORKLOAD_KINDS = {
     },
     mutations: [
       ...podTemplateMutations(SPEC_TEMPLATE),
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        if (random.chance(0.4)) delete spec.replicas;
-        else spec.replicas = random.int(0, 4);
-      },
-      (random, m) => {
-        const spec = m.spec as JsonObject;
-        if (random.chance(0.3)) delete spec.updateStrategy;
-        else spec.updateStrategy = statefulSetStrategy(random);
-      },
+      (random, m) => removeOrSet(random, m.spec as JsonObject, 'replicas', 0.4, () => random.int(0, 4)),
+      (random, m) =>
+        removeOrSet(random, m.spec as JsonObject, 'updateStrategy', 0.3, () => statefulSetStrategy(random)),
     ],
     writers: workloadWriters,
   },
