@@ -1,43 +1,29 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// What the e2e suites share about the cluster: kubectl, the ApplySet CRD, ApplySet objects (create,
+// read, patch, wait for Ready or a commit) and ConfigMap fixtures; the controller process and waiting
+// live beside it (controller-process.ts, wait-for.ts) and are re-exported here.
+import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
+import { repoRoot } from './controller-process.js';
+import { waitFor } from './wait-for.js';
+
+export { waitFor } from './wait-for.js';
+export {
+  httpGet,
+  logCount,
+  repoRoot,
+  startController,
+  stopAllControllers,
+  type ControllerProcess,
+} from './controller-process.js';
 
 const execFileAsync = promisify(execFile);
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const entry = path.join(repoRoot, 'test/e2e/controller-entry.ts');
 
 export const GROUP = 'applyset.dev';
 export const VERSION = 'v1alpha1';
 export const PLURAL = 'applysets';
-
-/** Polls `probe` until it returns something other than undefined, or fails with `what` at the deadline. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 export async function kubectl(args: readonly string[], kubeconfig = adminKubeconfigPath()): Promise<string> {
   const { stdout } = await execFileAsync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
@@ -68,112 +54,6 @@ export function installCrd(): Promise<void> {
     await kubectl(['wait', '--for', 'condition=Established', '--timeout', '60s', `crd/${PLURAL}.${GROUP}`]);
   })();
   return crdInstalled;
-}
-
-export interface ControllerProcess {
-  readonly child: ChildProcess;
-  /** Every JSON log line so far. */
-  readonly logs: Record<string, unknown>[];
-  readonly port: number;
-  /** Resolves with the exit code. */
-  readonly exited: Promise<number | null>;
-  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
-}
-
-const running = new Set<ControllerProcess>();
-
-/** Starts `applyset controller` as its own process and waits until it serves its probes. */
-export async function startController(options: {
-  readonly namespace?: string;
-  readonly kubeconfig?: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Another entry point than controller-entry.ts (the fault tests' paused controller). */
-  readonly entry?: string;
-}): Promise<ControllerProcess> {
-  const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
-  const args = [
-    '--import',
-    'tsx',
-    options.entry ?? entry,
-    'controller',
-    '--kubeconfig',
-    options.kubeconfig ?? adminKubeconfigPath(),
-    '--metrics-addr',
-    '127.0.0.1:0',
-    '--git-cache-dir',
-    cacheDir,
-    ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
-    ...(options.args ?? []),
-  ];
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'debug', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const logs: Record<string, unknown>[] = [];
-  let stderr = '';
-  let buffered = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    buffered += chunk;
-    const lines = buffered.split('\n');
-    buffered = lines.pop() ?? '';
-    for (const line of lines) {
-      try {
-        logs.push(JSON.parse(line) as Record<string, unknown>);
-      } catch {
-        logs.push({ msg: line });
-      }
-    }
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  // The Git cache goes with the process, so a run leaves nothing in the temp dir.
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(
-    async (code) => {
-      await rm(cacheDir, { recursive: true, force: true });
-      return code;
-    },
-  );
-  let exitedYet = false;
-  void exited.then(() => {
-    exitedYet = true;
-  });
-  const port = await waitFor(
-    'the controller to start',
-    async () => {
-      if (exitedYet) throw new Error(`the controller exited early: ${stderr}`);
-      const started = logs.find((line) => line['msg'] === 'controller started');
-      return typeof started?.['port'] === 'number' ? started['port'] : undefined;
-    },
-    60_000,
-  );
-  const process_: ControllerProcess = {
-    child,
-    logs,
-    port,
-    exited,
-    async stop(signal = 'SIGTERM') {
-      if (!exitedYet) child.kill(signal);
-      const code = await exited;
-      running.delete(process_);
-      return code;
-    },
-  };
-  running.add(process_);
-  return process_;
-}
-
-/** Kills every controller this worker started and did not stop (for afterAll). */
-export async function stopAllControllers(): Promise<void> {
-  await Promise.all([...running].map((controller) => controller.stop('SIGKILL')));
-}
-
-export async function httpGet(port: number, urlPath: string): Promise<{ status: number; body: string }> {
-  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);
-  return { status: response.status, body: await response.text() };
 }
 
 export interface ApplySetOptions {
@@ -374,9 +254,4 @@ export function configMapYaml(name: string, data: Record<string, string>, namesp
   if (namespace !== undefined) lines.push(`  namespace: ${namespace}`);
   lines.push('data:', ...Object.entries(data).map(([key, value]) => `  ${key}: ${JSON.stringify(value)}`));
   return `${lines.join('\n')}\n`;
-}
-
-/** How many reconciles of `namespace/name` the controller logged with message `msg`. */
-export function logCount(controller: ControllerProcess, key: string, msg: string): number {
-  return controller.logs.filter((line) => line['applyset'] === key && line['msg'] === msg).length;
 }

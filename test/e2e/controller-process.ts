@@ -1,0 +1,124 @@
+// The controller as its own process for the e2e tests: started through tsx from the sources, its JSON
+// log lines collected, its metrics port found from the "controller started" line, and killed in
+// afterAll when a test did not stop it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { adminKubeconfigPath } from '../harness/test-cluster.js';
+import { waitFor } from './wait-for.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const entry = path.join(repoRoot, 'test/e2e/controller-entry.ts');
+
+export interface ControllerProcess {
+  readonly child: ChildProcess;
+  /** Every JSON log line so far. */
+  readonly logs: Record<string, unknown>[];
+  readonly port: number;
+  /** Resolves with the exit code. */
+  readonly exited: Promise<number | null>;
+  /** Sends `signal` (SIGTERM by default) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const running = new Set<ControllerProcess>();
+
+/** Starts `applyset controller` as its own process and waits until it serves its probes. */
+export async function startController(options: {
+  readonly namespace?: string;
+  readonly kubeconfig?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Another entry point than controller-entry.ts (the fault tests' paused controller). */
+  readonly entry?: string;
+}): Promise<ControllerProcess> {
+  const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
+  const args = [
+    '--import',
+    'tsx',
+    options.entry ?? entry,
+    'controller',
+    '--kubeconfig',
+    options.kubeconfig ?? adminKubeconfigPath(),
+    '--metrics-addr',
+    '127.0.0.1:0',
+    '--git-cache-dir',
+    cacheDir,
+    ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
+    ...(options.args ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'debug', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  // The Git cache goes with the process, so a run leaves nothing in the temp dir.
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))).then(
+    async (code) => {
+      await rm(cacheDir, { recursive: true, force: true });
+      return code;
+    },
+  );
+  let exitedYet = false;
+  void exited.then(() => {
+    exitedYet = true;
+  });
+  const port = await waitFor(
+    'the controller to start',
+    async () => {
+      if (exitedYet) throw new Error(`the controller exited early: ${stderr}`);
+      const started = logs.find((line) => line['msg'] === 'controller started');
+      return typeof started?.['port'] === 'number' ? started['port'] : undefined;
+    },
+    60_000,
+  );
+  const process_: ControllerProcess = {
+    child,
+    logs,
+    port,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (!exitedYet) child.kill(signal);
+      const code = await exited;
+      running.delete(process_);
+      return code;
+    },
+  };
+  running.add(process_);
+  return process_;
+}
+
+/** Kills every controller this worker started and did not stop (for afterAll). */
+export async function stopAllControllers(): Promise<void> {
+  await Promise.all([...running].map((controller) => controller.stop('SIGKILL')));
+}
+
+export async function httpGet(port: number, urlPath: string): Promise<{ status: number; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+  return { status: response.status, body: await response.text() };
+}
+
+/** How many reconciles of `namespace/name` the controller logged with message `msg`. */
+export function logCount(controller: ControllerProcess, key: string, msg: string): number {
+  return controller.logs.filter((line) => line['applyset'] === key && line['msg'] === msg).length;
+}
