@@ -10,6 +10,7 @@ import type { Logger } from '../observability/create-logger.js';
 import { readSecretVersion } from './applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { createEventRecorder } from './event-recorder.js';
+import { informerView } from './informer-view.js';
 import { sharedEngines } from './shared-engines.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler, type Reconciler } from './reconcile-applyset.js';
@@ -227,6 +228,7 @@ function startWork(
     // A shard sees only its ApplySets; one relabelled away is reported deleted and forgotten here.
     ...(config.watchLabelSelector === undefined ? {} : { labelSelector: config.watchLabelSelector }),
     logger: logger.child({ informer: 'applysets' }),
+    transform: informerView,
     onEvent: (event) => {
       const key = applySetKey(event.object);
       if (event.type === 'deleted') {

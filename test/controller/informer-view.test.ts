@@ -1,0 +1,83 @@
+import {
+  dependentsToWake,
+  needsReconcile,
+  secretReferenceOf,
+} from '../../src/controller/watched-applyset.js';
+import { informerView } from '../../src/controller/informer-view.js';
+import type { JsonObject } from '../../src/manifests/json-value.js';
+
+/** An ApplySet as the API server sends it after a few reconciles of a set of 2,000 objects. */
+function servedApplySet(): JsonObject {
+  return {
+    apiVersion: 'applyset.dev/v1alpha1',
+    kind: 'ApplySet',
+    metadata: {
+      name: 'web',
+      namespace: 'team-a',
+      generation: 3,
+      resourceVersion: '42',
+      labels: { 'applyset.kubernetes.io/id': 'applyset-abc-v1' },
+      annotations: {
+        'applyset.dev/reconcile-requested-at': '2026-11-25T00:00:00Z',
+        'applyset.dev/approve-prune': 'x',
+        'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{}}',
+        'kubectl.kubernetes.io/last-applied-objects': 'team-a::ConfigMap:a\n'.repeat(2000),
+        'applyset.kubernetes.io/contains-group-kinds': 'ConfigMap',
+        'applyset.kubernetes.io/tooling': 'applyset-controller/v0.1.0',
+      },
+      managedFields: [{ manager: 'applyset-controller', operation: 'Update', fieldsV1: { 'f:spec': {} } }],
+      finalizers: ['applyset.dev/finalizer'],
+    },
+    spec: {
+      source: { url: 'https://git.example/repo.git', secretRef: { name: 'git' } },
+      dependsOn: [{ name: 'base' }],
+    },
+    status: {
+      observedGeneration: 3,
+      conditions: [{ type: 'Ready', status: 'False', reason: 'FetchFailed', observedGeneration: 3 }],
+      inventory: { items: [{ id: 'team-a_a__ConfigMap', v: 'v1' }], totalCount: 2000, truncated: true },
+    },
+  };
+}
+
+describe('informerView', () => {
+  it('drops the managed fields, the inventory annotations, kubectl’s copy of the spec and status.inventory', () => {
+    const view = informerView(servedApplySet());
+    const metadata = view['metadata'] as JsonObject;
+    expect(metadata['managedFields']).toBeUndefined();
+    expect(Object.keys(metadata['annotations'] as JsonObject).sort()).toEqual([
+      'applyset.dev/approve-prune',
+      'applyset.dev/reconcile-requested-at',
+      'applyset.kubernetes.io/tooling',
+    ]);
+    expect((view['status'] as JsonObject)['inventory']).toBeUndefined();
+    expect(JSON.stringify(view).length).toBeLessThan(JSON.stringify(servedApplySet()).length / 10);
+  });
+
+  it('keeps what the controller decides on: the same reconciles, wake-ups and Secret as the whole object', () => {
+    const served = servedApplySet();
+    const view = informerView(served);
+    expect(view['spec']).toEqual(served['spec']);
+    expect((view['status'] as JsonObject)['conditions']).toEqual(
+      (served['status'] as JsonObject)['conditions'],
+    );
+    expect(secretReferenceOf(view, new Set())).toBeDefined();
+    expect(secretReferenceOf(view, new Set())).toEqual(secretReferenceOf(served, new Set()));
+    const asked = servedApplySet();
+    ((asked['metadata'] as JsonObject)['annotations'] as JsonObject)['applyset.dev/reconcile-requested-at'] =
+      'later';
+    expect(needsReconcile({ type: 'modified', object: informerView(asked), previous: view })).toBe(true);
+    expect(needsReconcile({ type: 'modified', object: view, previous: view })).toBe(false);
+    const base: JsonObject = { metadata: { name: 'base', namespace: 'team-a' } };
+    expect(dependentsToWake({ type: 'added', object: base }, [view])).toEqual(
+      dependentsToWake({ type: 'added', object: base }, [served]),
+    );
+    expect(dependentsToWake({ type: 'added', object: base }, [view])).toEqual(['team-a/web']);
+  });
+
+  it('leaves its input as it was', () => {
+    const served = servedApplySet();
+    informerView(served);
+    expect(served).toEqual(servedApplySet());
+  });
+});
