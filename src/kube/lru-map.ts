@@ -8,12 +8,21 @@
 export class LruMap<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #maxEntries: number;
+  /** Entries with a weight (setWeight); an entry without one weighs nothing. */
+  readonly #weights = new Map<K, number>();
+  readonly #maxWeight: number;
+  #totalWeight = 0;
 
-  constructor(maxEntries: number) {
+  /**
+   * `maxWeight` bounds the sum of the weights given with setWeight (bytes, say) as `maxEntries` bounds
+   * their number: past either, the least recently used entries go.
+   */
+  constructor(maxEntries: number, options: { readonly maxWeight?: number } = {}) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new RangeError(`an LRU map holds at least one entry, not ${maxEntries}`);
     }
     this.#maxEntries = maxEntries;
+    this.#maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
   }
 
   /** The value, which becomes the most recently used. */
@@ -36,18 +45,38 @@ export class LruMap<K, V> {
 
   /** Sets the value as the most recently used, and drops the least recently used past the bound. */
   set(key: K, value: V): this {
-    this.#entries.delete(key);
+    this.delete(key);
     this.#entries.set(key, value);
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done === true) break;
-      this.#entries.delete(oldest.value);
-    }
+    this.#shrink();
     return this;
   }
 
+  /**
+   * Weighs an entry once its weight is known (a document's size once downloaded); the least recently
+   * used entries go while the total is over `maxWeight`. The last entry stays even if it alone is over:
+   * dropping it would only have the next lookup fetch it again.
+   */
+  setWeight(key: K, weight: number): void {
+    if (!this.#entries.has(key)) return;
+    this.#totalWeight += weight - (this.#weights.get(key) ?? 0);
+    this.#weights.set(key, weight);
+    this.#shrink();
+  }
+
   delete(key: K): boolean {
+    this.#totalWeight -= this.#weights.get(key) ?? 0;
+    this.#weights.delete(key);
     return this.#entries.delete(key);
+  }
+
+  #shrink(): void {
+    for (;;) {
+      const overWeight = this.#totalWeight > this.#maxWeight && this.#entries.size > 1;
+      if (this.#entries.size <= this.#maxEntries && !overWeight) break;
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      this.delete(oldest.value);
+    }
   }
 
   get size(): number {

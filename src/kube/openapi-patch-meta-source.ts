@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
+import { stringifyJson } from '../manifests/lossless-json.js';
 import type { GroupVersionKind } from '../manifests/object-ref.js';
 import { builtinPatchMeta } from '../merge/builtin-patch-meta.js';
 import { readOpenApiPatchInfo, type OpenApiPatchInfo } from '../merge/openapi-patch-meta.js';
@@ -37,6 +38,12 @@ export interface OpenApiPatchMetaSourceOptions {
   readonly indexMaxAgeMs?: number;
   /** Documents kept, the least recently used dropped past it; default 256. */
   readonly maxDocuments?: number;
+  /**
+   * What the kept documents may weigh together, as JSON text; default 64 MiB. One group-version of
+   * large CRDs, or the whole v2 document, can parse to tens of MiB of heap, so a count alone does not
+   * bound what a long-running controller keeps.
+   */
+  readonly maxDocumentBytes?: number;
   readonly now?: () => number;
   /**
    * Where documents named by their content hash are kept between runs (the command's disk cache,
@@ -64,7 +71,9 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
   const now = options.now ?? Date.now;
   const indexMaxAgeMs = options.indexMaxAgeMs ?? DEFAULT_OPENAPI_INDEX_MAX_AGE_MS;
   // Promises, not values, so concurrent lookups of one document share a single request.
-  const documents = new LruMap<string, Promise<JsonValue | undefined>>(options.maxDocuments ?? 256);
+  const documents = new LruMap<string, Promise<JsonValue | undefined>>(options.maxDocuments ?? 256, {
+    maxWeight: options.maxDocumentBytes ?? DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES,
+  });
   let indexReadAt = Number.NEGATIVE_INFINITY;
 
   /** The document at `path`; undefined when the server does not serve it (404) or cannot be read. */
@@ -77,7 +86,10 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     const cached = documents.get(key);
     if (cached !== undefined) return cached;
     const pending = download(options, path, query, signal).then(
-      (document) => document,
+      (document) => {
+        if (documents.peek(key) === pending) documents.setWeight(key, stringifyJson(document).length);
+        return document;
+      },
       (error: unknown) => {
         if (documents.peek(key) === pending) documents.delete(key);
         if (signal?.aborted) throw error;
@@ -134,6 +146,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
 }
 
 export const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
+export const DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /** From the store when the URL names the content's hash and the store has it, else from the server. */
 async function download(

@@ -31,4 +31,19 @@ describe('LruMap', () => {
   it('refuses a bound below one', () => {
     expect(() => new LruMap(0)).toThrow(RangeError);
   });
+
+  it('drops the least recently used entries while their weights add up to more than the bound', () => {
+    const map = new LruMap<string, string>(100, { maxWeight: 10 });
+    map.set('a', 'x').set('b', 'y').set('c', 'z');
+    map.setWeight('a', 4);
+    map.setWeight('b', 4);
+    expect(map.get('a')).toBe('x');
+    map.setWeight('c', 4);
+    // a was used after b: b goes; c, set without a weight, weighed nothing until now.
+    expect([map.has('a'), map.has('b'), map.has('c')]).toEqual([true, false, true]);
+    map.set('c', 'z2');
+    map.setWeight('c', 11);
+    // An entry heavier than the whole bound stays alone: the others go.
+    expect([map.has('a'), map.get('c'), map.size]).toEqual([false, 'z2', 1]);
+  });
 });

@@ -48,6 +48,27 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     expect(requests).not.toContain('/openapi/v2');
   });
 
+  it('keeps documents within maxDocumentBytes, the least recently used going first', async () => {
+    const requests: string[] = [];
+    const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
+    const client = createKubeClient({ kubeConfig: kc, onRequest });
+    const deployment = { group: 'apps', version: 'v1', kind: 'Deployment' };
+    const job = { group: 'batch', version: 'v1', kind: 'Job' };
+    const fetchesOfApps = () => requests.filter((path) => path === '/openapi/v3/apis/apps/v1').length;
+    // Room for the index and one group-version document: reading batch/v1 pushes apps/v1 out.
+    const tight = createOpenApiPatchMetaSource({ client, maxDocumentBytes: 200_000 });
+    await tight.metaFor(deployment);
+    await tight.metaFor(job);
+    await tight.metaFor(deployment);
+    expect(fetchesOfApps()).toBe(2);
+    requests.length = 0;
+    const roomy = createOpenApiPatchMetaSource({ client });
+    await roomy.metaFor(deployment);
+    await roomy.metaFor(job);
+    await roomy.metaFor(deployment);
+    expect(fetchesOfApps()).toBe(1);
+  });
+
   it('reads the v3 index again once it is older than indexMaxAgeMs, and no document it already has', async () => {
     const requests: string[] = [];
     const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
