@@ -4,7 +4,12 @@
  * has none) and fetched again then, or at once when the API server answered 401 to it.
  */
 import { execFile } from 'node:child_process';
-import type { KubeConfigCluster, KubeConfigExec, KubeConfigUser } from './kubeconfig-model.js';
+import {
+  describeEntry,
+  type KubeConfigCluster,
+  type KubeConfigExec,
+  type KubeConfigUser,
+} from './kubeconfig-model.js';
 import { KubeConfigError } from './kubeconfig-error.js';
 
 const API_VERSIONS = new Set(['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']);
@@ -32,7 +37,7 @@ export function createExecCredentialSource(
   options: ExecCredentialOptions = {},
 ): ExecCredentialSource {
   const now = options.now ?? Date.now;
-  const where = `user "${user.name}"${user.source === undefined ? '' : ` of kubeconfig ${user.source}`}`;
+  const where = describeEntry('user', user);
   const exec = user.exec;
   if (!API_VERSIONS.has(exec.apiVersion)) {
     throw new ExecCredentialError(

@@ -13,6 +13,7 @@ import {
   currentClusterOf,
   currentContextOf,
   currentUserOf,
+  describeEntry,
   type KubeConfig,
   type KubeConfigCluster,
   type KubeConfigUser,
@@ -47,7 +48,7 @@ export function createKubeCredentials(
 ): KubeCredentials {
   const cluster = currentClusterOf(config);
   if (cluster === undefined) throw new KubeConfigError(`context "${config.currentContext}" names no cluster`);
-  const clusterWhere = `cluster "${cluster.name}"${cluster.source === undefined ? '' : ` of kubeconfig ${cluster.source}`}`;
+  const clusterWhere = describeEntry('cluster', cluster);
   if (cluster.server === '') throw new KubeConfigError(`${clusterWhere} has no server`);
   if (cluster.proxyUrl !== undefined && cluster.proxyUrl !== '') {
     throw new KubeConfigError(
@@ -55,7 +56,7 @@ export function createKubeCredentials(
     );
   }
   const user: KubeConfigUser = currentUserOf(config) ?? { name: currentContextOf(config)?.user ?? '' };
-  const where = `user "${user.name}"${user.source === undefined ? '' : ` of kubeconfig ${user.source}`}`;
+  const where = describeEntry('user', user);
   const impersonation = user.impersonationFields ?? (user.impersonateUser === undefined ? [] : ['as']);
   if (impersonation.length > 0) {
     throw new KubeConfigError(`${where}: impersonation (${impersonation.join(', ')}) is not supported`);
@@ -159,7 +160,7 @@ function tokenFileSource(file: string, user: KubeConfigUser, options: KubeCreden
       return token;
     } catch (error) {
       if (cached !== undefined) return cached.token;
-      const where = `user "${user.name}"${user.source === undefined ? '' : ` of kubeconfig ${user.source}`}`;
+      const where = describeEntry('user', user);
       throw new KubeConfigError(`${where}: tokenFile ${file} cannot be read: ${messageOf(error)}`, {
         cause: error,
       });

@@ -89,3 +89,11 @@ export function currentUserOf(config: KubeConfig): KubeConfigUser | undefined {
   const context = currentContextOf(config);
   return context === undefined ? undefined : config.users.find((u) => u.name === context.user);
 }
+
+/** `user "name" of kubeconfig FILE` (or `cluster "name" …`): where a message about an entry points. */
+export function describeEntry(
+  what: 'user' | 'cluster',
+  entry: { readonly name: string; readonly source?: string },
+) {
+  return `${what} "${entry.name}"${entry.source === undefined ? '' : ` of kubeconfig ${entry.source}`}`;
+}

@@ -138,14 +138,25 @@ function documentOrEmpty(value: JsonValue): JsonObject {
   return value;
 }
 
-/** The value with every `bigint` as the float64 Go's encoding/json would decode it to. */
+/**
+ * The value with every `bigint` as the float64 Go's encoding/json would decode it to. Copies only the
+ * containers on the way to a bigint: a document without one (nearly all) comes back as it is.
+ */
 function asFloat64Numbers(value: JsonValue): JsonValue {
   if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value)) return value.map(asFloat64Numbers);
+  if (Array.isArray(value)) {
+    const items = value.map(asFloat64Numbers);
+    return items.some((item, i) => item !== value[i]) ? items : value;
+  }
   if (isJsonObject(value)) {
-    const result: JsonObject = {};
-    for (const [key, item] of Object.entries(value)) result[key] = asFloat64Numbers(item);
-    return result;
+    let result: JsonObject | undefined;
+    for (const [key, item] of Object.entries(value)) {
+      const converted = asFloat64Numbers(item);
+      if (converted === item) continue;
+      result ??= { ...value };
+      result[key] = converted;
+    }
+    return result ?? value;
   }
   return value;
 }
