@@ -11,6 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { configMapParent } from '../src/apply/config-map-parent.js';
 import { createApplySetEngine } from '../src/apply/create-apply-set-engine.js';
 import { createKubeClient } from '../src/kube/kube-client.js';
+import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { createKubeObjectApi } from '../src/kube/kube-object-api.js';
 import { readManifestDirectory } from '../src/cli/read-manifest-directory.js';
 import { startControlPlane } from '../test/harness/control-plane.js';
@@ -108,7 +109,7 @@ async function runOurs(kubeConfig: KubeConfig, dir: string, namespace: string) {
   let requests = 0;
   let writes = 0;
   const kubeClient = createKubeClient({
-    kubeConfig,
+    credentials: createKubeCredentials(kubeConfig),
     onRequest: (method) => {
       requests += 1;
       if (method !== 'GET') writes += 1;
@@ -182,7 +183,7 @@ async function main() {
     const kubeconfig = controlPlane.kubeconfigPath;
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfig);
-    const api = createKubeObjectApi(createKubeClient({ kubeConfig }));
+    const api = createKubeObjectApi(createKubeClient({ credentials: createKubeCredentials(kubeConfig) }));
     const lines = [
       `${'N'.padStart(5)}  ${'scenario'.padEnd(24)}  ${'tool'.padEnd(9)}  ${'wall'.padStart(9)}  ${'requests'.padStart(9)}  ${'writes'.padStart(7)}  ${'apiserver Δ'.padStart(11)}`,
     ];

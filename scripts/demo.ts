@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { RunningController } from '../src/controller/controller-config.js';
 import { runController } from '../src/controller/run-controller.js';
+import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { loadKubeConfig } from '../src/kube/load-kube-config.js';
 import { createLogger } from '../src/observability/create-logger.js';
 import { startControlPlane, type ControlPlane } from '../test/harness/control-plane.js';
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
     const logStream = createWriteStream(logFile);
     controller = await runController(
       {
-        kubeConfig: loadKubeConfig(process.env, kubeconfig).kubeConfig,
+        credentials: createKubeCredentials(loadKubeConfig(process.env, kubeconfig).kubeConfig),
         concurrency: 2,
         metricsAddress: '127.0.0.1:0',
         leaderElect: false,

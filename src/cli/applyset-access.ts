@@ -37,13 +37,18 @@ export async function openApplySetAccess(
   io: CliIo,
   command: string,
 ): Promise<ApplySetAccess | number> {
-  const [{ createKubeClient }, { contextNamespace, KubeConfigError, loadKubeConfig }] = await Promise.all([
+  const [
+    { createKubeClient },
+    { createKubeCredentials },
+    { contextNamespace, KubeConfigError, loadKubeConfig },
+  ] = await Promise.all([
     import('../kube/kube-client.js'),
+    import('../kube/kube-credentials.js'),
     import('../kube/load-kube-config.js'),
   ]);
   try {
     const loaded = loadKubeConfig(io.env, single(flags, 'kubeconfig'), single(flags, 'context'));
-    const client = createKubeClient({ kubeConfig: loaded.kubeConfig });
+    const client = createKubeClient({ credentials: createKubeCredentials(loaded.kubeConfig) });
     return {
       client,
       namespace: single(flags, 'namespace') ?? contextNamespace(loaded.kubeConfig),

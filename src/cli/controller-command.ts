@@ -145,8 +145,9 @@ function parseControllerFlags(
     undefined,
     { inCluster: 'first' },
   );
-  // A certificate file that is missing, a proxy-url…: refused now, not at the first request.
-  createKubeCredentials(kubeConfig);
+  // Made once, for every client of the controller (its Lease's too). A certificate file that is
+  // missing, a proxy-url…: refused now, not at the first request.
+  const credentials = createKubeCredentials(kubeConfig);
   const env = io.env;
   const gitCacheDir =
     values['git-cache-dir'] ??
@@ -155,7 +156,7 @@ function parseControllerFlags(
   return {
     level: nonEmpty(env['LOG_LEVEL']) ?? 'info',
     config: {
-      kubeConfig,
+      credentials,
       concurrency,
       metricsAddress: values['metrics-addr'],
       leaderElect: values['leader-elect'],

@@ -7,6 +7,7 @@ import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import { createKubeCredentials, type KubeCredentials } from '../kube/kube-credentials.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import {
   contextNamespace,
@@ -45,14 +46,16 @@ export async function runApplySet(
   const files = await readCheckedManifests(flags, io, fail);
   if (typeof files === 'number') return files;
 
-  // 3. The kubeconfig, merged as kubectl merges it.
+  // 3. The kubeconfig, merged as kubectl merges it, and its credentials (TLS files read once, here).
   let loaded: LoadedKubeConfig;
+  let credentials: KubeCredentials;
   try {
     loaded = loadKubeConfig(
       io.env,
       flags.kubeconfig === undefined ? undefined : resolve(io.cwd, flags.kubeconfig),
       flags.context,
     );
+    credentials = createKubeCredentials(loaded.kubeConfig);
   } catch (error) {
     if (error instanceof KubeConfigError) return fail(error.message, ExitCode.badInput);
     throw error;
@@ -60,13 +63,7 @@ export async function runApplySet(
 
   // 4. The engine: validate against discovery, plan, apply, prune.
   const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
-  let client: KubeClient;
-  try {
-    client = createKubeClient({ kubeConfig: loaded.kubeConfig });
-  } catch (error) {
-    if (error instanceof KubeConfigError) return fail(error.message, ExitCode.badInput);
-    throw error;
-  }
+  const client: KubeClient = createKubeClient({ credentials });
   try {
     // OpenAPI documents kept on disk between runs, as kubectl keeps discovery in ~/.kube/cache.
     const openApiStore = createOpenApiDiskCache(openApiCacheDir(io.env));

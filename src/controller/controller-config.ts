@@ -1,10 +1,14 @@
 import { hostname } from 'node:os';
-import type { KubeConfig } from '../kube/kubeconfig-model.js';
+import type { KubeCredentials } from '../kube/kube-credentials.js';
 import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import type { SourceHostList } from '../git/source-host-list.js';
 
 export interface ControllerConfig {
-  readonly kubeConfig: KubeConfig;
+  /**
+   * The kubeconfig's credentials, made (and its TLS files read) once where it was loaded; every
+   * client of the controller uses them, so one exec plugin run or tokenFile read serves them all.
+   */
+  readonly credentials: KubeCredentials;
   /** ApplySets reconciled at once. */
   readonly concurrency: number;
   /** `:8080`; `:0` picks a free port. */

@@ -1,17 +1,16 @@
 import { setMaxListeners } from 'node:events';
-import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../api/applyset-types.js';
 import { createGitSource } from '../git/git-source.js';
 import { startProbeServer, type ProbeServer } from '../http/start-probe-server.js';
 import type { WebhookServer } from '../http/start-webhook-server.js';
-import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import { createControllerMetrics, type ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import { readSecretVersion } from './applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
+import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from './event-recorder.js';
 import { informerView } from './informer-view.js';
-import { sharedEngines } from './shared-engines.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import { createReconciler, type Reconciler } from './reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
@@ -37,19 +36,6 @@ interface ControllerSignals {
   readonly reconcile: AbortSignal;
 }
 
-/** The clients of the controller, all counted by its metrics: the one door to the API server. */
-interface ControllerClients {
-  /** The controller's own identity; its writes pass the leader fence. */
-  readonly client: KubeClient;
-  /** An unfenced client: the Lease's own requests, and the webhook's annotation of ApplySets. */
-  unfenced(): KubeClient;
-  /**
-   * An engine acting as the impersonated user (the ApplySet's ServiceAccount), its writes fenced too.
-   * Engines are made per reconcile and hold nothing of their own: see controllerClients.
-   */
-  engineFor(user: string | undefined): ApplySetEngine;
-}
-
 /**
  * The controller's shell, wired: the ApplySet informer and the poller of their Secrets feed the work
  * queue, the queue runs the reconciler once this replica leads, the HTTP server reports health,
@@ -60,7 +46,12 @@ export async function runController(config: ControllerConfig, logger: Logger): P
   const signals = controllerSignals();
   const metrics = createControllerMetrics();
   const leadership: { election?: LeaderElection } = {};
-  const clients = controllerClients(config, logger, metrics, leadership);
+  const clients = controllerClients({
+    config,
+    logger,
+    countRequest: (method, path) => metrics.countKubeRequest(method, path),
+    leadership,
+  });
   const secretRefNamespaces: ReadonlySet<string> = new Set(
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
@@ -130,34 +121,6 @@ function controllerSignals(): ControllerSignals {
   const reconcile = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
   setMaxListeners(0, reconcile);
   return { stopping, hardStop, lostLeadership, reconcile };
-}
-
-function controllerClients(
-  config: ControllerConfig,
-  logger: Logger,
-  metrics: ControllerMetrics,
-  leadership: { readonly election?: LeaderElection },
-): ControllerClients {
-  const countRequest = (method: string, path: string) => metrics.countKubeRequest(method, path);
-  // With leader election, every write of this replica (children, inventory, status, events) must
-  // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
-  const writeFence = config.leaderElect
-    ? () => {
-        if (leadership.election === undefined) throw new LeadershipLostError();
-        leadership.election.assertLeading();
-      }
-    : undefined;
-  const fenced = writeFence === undefined ? {} : { writeFence };
-  const client = createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig, ...fenced });
-  const engineFor = sharedEngines({
-    kubeConfig: config.kubeConfig,
-    logger,
-    countRequest,
-    ...fenced,
-    ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
-  });
-  const unfenced = () => createKubeClient({ onRequest: countRequest, kubeConfig: config.kubeConfig });
-  return { client, unfenced, engineFor };
 }
 
 function wireReconciler(

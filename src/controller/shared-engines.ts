@@ -2,19 +2,20 @@
  * The apply engines of the controller, one per identity it acts as, sharing everything an engine
  * would otherwise keep for itself (issue #14: 1,000 tenants, each with a ServiceAccount of its own).
  */
-import type { KubeConfig } from '../kube/kubeconfig-model.js';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { createNoOpMemo, noOpMemoFor } from '../apply/remember-no-op.js';
 import type { ApplySetEngineOptions } from '../apply/run-context.js';
 import { createKubeClient } from '../kube/kube-client.js';
 import { createKubeConnection } from '../kube/kube-connection.js';
+import type { KubeCredentials } from '../kube/kube-credentials.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
 import type { Logger } from '../observability/create-logger.js';
 
 export interface SharedEnginesOptions {
-  readonly kubeConfig: KubeConfig;
+  /** The controller's credentials, made once in the composition root (shared with its Lease client). */
+  readonly credentials: KubeCredentials;
   readonly logger: Logger;
   readonly countRequest: (method: string, path: string) => void;
   /** The leader fence every write of every identity passes. */
@@ -32,7 +33,7 @@ export interface SharedEnginesOptions {
  */
 export function sharedEngines(options: SharedEnginesOptions): (user: string | undefined) => ApplySetEngine {
   const { logger, countRequest, writeFence, afterStep } = options;
-  const connection = createKubeConnection({ kubeConfig: options.kubeConfig });
+  const connection = createKubeConnection({ credentials: options.credentials });
   // Discovery and OpenAPI only read: as the controller itself, unfenced.
   const reader = createKubeClient({ connection, onRequest: countRequest });
   const restMapper = createRestMapper(reader);

@@ -3,8 +3,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { JsonValue } from '../manifests/json-value.js';
 import { KubeApiError, KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
 import { createKubeConnection, type KubeConnection } from './kube-connection.js';
-import type { KubeCredentialOptions } from './kube-credentials.js';
-import type { KubeConfig } from './kubeconfig-model.js';
+import type { KubeCredentials } from './kube-credentials.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
 import { parseJsonLossless } from '../manifests/lossless-json.js';
 
@@ -40,15 +39,16 @@ export interface KubeClient {
   watch(request: KubeWatchRequest): Promise<void>;
 }
 
-/** Where a client's requests go: a connection of its own made from a kubeconfig, or a shared one. */
+/**
+ * Where a client's requests go: a connection of its own over the kubeconfig's credentials (made once,
+ * where the kubeconfig was loaded: createKubeCredentials), or a shared connection.
+ */
 export type KubeClientOptions = KubeClientSettings &
   (
     | {
-        readonly kubeConfig: KubeConfig;
+        readonly credentials: KubeCredentials;
         /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
         readonly maxSockets?: number;
-        /** How credentials are cached (tokenFile period, clock); tests shorten the period. */
-        readonly credentials?: KubeCredentialOptions;
       }
     | { readonly connection: KubeConnection }
   );
@@ -73,9 +73,9 @@ export interface KubeClientSettings {
 }
 
 /**
- * A thin client over a KubeConfig: the kubeconfig supplies the server, TLS material and credentials
- * (see createKubeConnection), and we send raw JSON so patch bodies and content types are exactly
- * kubectl's. A 401 answer to a credential that can be fetched again (exec plugin, tokenFile) drops
+ * A thin client over a kubeconfig's credentials: they supply the server, TLS material and the
+ * Authorization header (see createKubeConnection), and we send raw JSON so patch bodies and content
+ * types are exactly kubectl's. A 401 answer to a credential that can be fetched again (exec plugin, tokenFile) drops
  * it and sends the request once more, as client-go's exec authenticator does.
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
@@ -83,9 +83,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     'connection' in options
       ? options.connection
       : createKubeConnection({
-          kubeConfig: options.kubeConfig,
+          credentials: options.credentials,
           ...(options.maxSockets === undefined ? {} : { maxSockets: options.maxSockets }),
-          ...(options.credentials === undefined ? {} : { credentials: options.credentials }),
         });
   const { server } = connection;
   const base = new URL(server);

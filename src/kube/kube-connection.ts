@@ -9,12 +9,7 @@
  * used without a new connection.
  */
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
-import {
-  createKubeCredentials,
-  type KubeCredentialOptions,
-  type KubeCredentials,
-} from './kube-credentials.js';
-import type { KubeConfig } from './kubeconfig-model.js';
+import type { KubeCredentials } from './kube-credentials.js';
 
 export interface KubeConnection {
   /** The server's URL, without a trailing slash. */
@@ -26,22 +21,19 @@ export interface KubeConnection {
 }
 
 export interface KubeConnectionOptions {
-  readonly kubeConfig: KubeConfig;
+  /**
+   * The credentials of the kubeconfig, made once where it was loaded (the composition root) and
+   * passed to every connection made from it: the controller keeps one connection for its Lease apart
+   * from the reconciles' sockets, and both then share one exec plugin run, one tokenFile read.
+   */
+  readonly credentials: KubeCredentials;
   /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
   readonly maxSockets?: number;
-  /** How credentials are cached (tokenFile period, clock); tests shorten the period. */
-  readonly credentials?: KubeCredentialOptions;
 }
 
-/**
- * The credentials of each kubeconfig object, shared by all its connections (the controller keeps
- * one for its Lease apart from the reconciles' sockets): one exec plugin run, one tokenFile read.
- */
-const sharedCredentials = new WeakMap<KubeConfig, KubeCredentials>();
-
-/** Reads the TLS material now: a kubeconfig that cannot be used throws a KubeConfigError here. */
+/** An agent of its own over the given credentials; their TLS material was read when they were made. */
 export function createKubeConnection(options: KubeConnectionOptions): KubeConnection {
-  const credentials = credentialsOf(options);
+  const { credentials } = options;
   const { server, tls } = credentials;
   // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
   const agent =
@@ -53,16 +45,4 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
     options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
   };
-}
-
-function credentialsOf(options: KubeConnectionOptions): KubeCredentials {
-  // Options of their own (a test's clock) make credentials of their own.
-  if (options.credentials !== undefined)
-    return createKubeCredentials(options.kubeConfig, options.credentials);
-  let credentials = sharedCredentials.get(options.kubeConfig);
-  if (credentials === undefined) {
-    credentials = createKubeCredentials(options.kubeConfig);
-    sharedCredentials.set(options.kubeConfig, credentials);
-  }
-  return credentials;
 }

@@ -9,6 +9,7 @@ import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
 import type { Command } from '../../src/cli/cli-io.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
@@ -57,7 +58,7 @@ export function countingClient(): { client: KubeClient; writes: () => number; re
   let writes = 0;
   let requests = 0;
   const client = createKubeClient({
-    kubeConfig: adminKubeConfig(),
+    credentials: createKubeCredentials(adminKubeConfig()),
     onRequest: (method) => {
       requests += 1;
       if (method !== 'GET') writes += 1;
@@ -94,7 +95,9 @@ let adminObjectApi: KubeObjectApi | undefined;
 /** GET of one object through the admin client; undefined when absent. */
 export async function getObject(path: string): Promise<JsonObject | undefined> {
   // One admin client per test file, not a kubeconfig read and a new client per GET.
-  adminObjectApi ??= createKubeObjectApi(createKubeClient({ kubeConfig: adminKubeConfig() }));
+  adminObjectApi ??= createKubeObjectApi(
+    createKubeClient({ credentials: createKubeCredentials(adminKubeConfig()) }),
+  );
   const api = adminObjectApi;
   const match = /^\/(?:api|apis\/([^/]+))\/([^/]+)(?:\/namespaces\/([^/]+))?\/([^/]+)\/([^/]+)$/.exec(path);
   if (match === null) throw new Error(`not an object path: ${path}`);

@@ -2,6 +2,7 @@ import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { readLiveObjects, type ReadTarget } from '../../src/apply/read-live-objects.js';
 import { computeApplySetId } from '../../src/inventory/applyset-id.js';
 import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createKubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { RestMapping } from '../../src/kube/rest-mapper.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
@@ -25,7 +26,7 @@ const PART_OF = 'applyset.kubernetes.io/part-of';
 function recordingClient() {
   const sent: { method: KubeMethod; path: string }[] = [];
   const client = createKubeClient({
-    kubeConfig: adminKubeConfig(),
+    credentials: createKubeCredentials(adminKubeConfig()),
     onRequest: (method, path) => void sent.push({ method, path }),
   });
   return { client, sent };

@@ -4,6 +4,7 @@ import type { JsonObject } from '../../src/manifests/json-value.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import {
   adminKubeConfig,
   createNamespace,
@@ -209,7 +210,7 @@ describe('a Namespace whose contents cannot all be listed', () => {
     try {
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromFile(await kubeconfigForServiceAccount(parentNamespace, 'pruner'));
-      const engine = engineFor(createKubeClient({ kubeConfig }));
+      const engine = engineFor(createKubeClient({ credentials: createKubeCredentials(kubeConfig) }));
       const result = await engine(await requestFor(await writeSetDirectory({ 'keep.yaml': keep }), a));
 
       const failed = result.outcomes.find((o) => o.action === 'failed');

@@ -1,5 +1,6 @@
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { isJsonObject } from '../../src/manifests/json-value.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
@@ -7,7 +8,7 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 function recordingClient(impersonateUser?: string) {
   const sent: { method: KubeMethod; path: string }[] = [];
   const client = createKubeClient({
-    kubeConfig: adminKubeConfig(),
+    credentials: createKubeCredentials(adminKubeConfig()),
     onRequest: (method, path) => sent.push({ method, path }),
     ...(impersonateUser === undefined ? {} : { impersonateUser }),
   });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
-import type { KubeCredentialOptions } from '../../src/kube/kube-credentials.js';
+import { createKubeCredentials, type KubeCredentialOptions } from '../../src/kube/kube-credentials.js';
 import { currentClusterOf } from '../../src/kube/kubeconfig-model.js';
 import { contextNamespace, KubeConfigError, loadKubeConfig } from '../../src/kube/load-kube-config.js';
 import { isJsonObject } from '../../src/manifests/json-value.js';
@@ -22,7 +22,7 @@ import {
 } from '../harness/test-cluster.js';
 
 const namespace = uniqueName('credentials');
-const admin = () => createKubeClient({ kubeConfig: adminKubeConfig() });
+const admin = () => createKubeClient({ credentials: createKubeCredentials(adminKubeConfig()) });
 let dir: string;
 const tokens: Record<'alpha' | 'beta' | 'gamma', string> = { alpha: '', beta: '', gamma: '' };
 const sa = (name: string) => `system:serviceaccount:${namespace}:${name}`;
@@ -95,13 +95,17 @@ async function kubeconfigWith(name: string, user: Record<string, unknown>): Prom
 
 /** A client from the kubeconfig file, with a clock the test moves. */
 function clientOf(path: string, clock: { offset: number }): KubeClient {
-  const credentials: KubeCredentialOptions = { now: () => Date.now() + clock.offset };
-  return createKubeClient({ kubeConfig: loadKubeConfig({}, path).kubeConfig, credentials });
+  const options: KubeCredentialOptions = { now: () => Date.now() + clock.offset };
+  return createKubeClient({
+    credentials: createKubeCredentials(loadKubeConfig({}, path).kubeConfig, options),
+  });
 }
 
 describe('kube credentials against the API server', () => {
   it('sends the static token of the admin kubeconfig', async () => {
-    const client = createKubeClient({ kubeConfig: loadKubeConfig({}, adminKubeconfigPath()).kubeConfig });
+    const client = createKubeClient({
+      credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
+    });
     const name = await whoAmI(client);
     expect(name).not.toBe('');
     expect(name).not.toMatch(/^system:(anonymous|serviceaccount:)/);
@@ -254,7 +258,9 @@ describe('the in-cluster config', () => {
     const loaded = loadKubeConfig(env, undefined, undefined, { serviceAccountRoot: root });
     expect(loaded.context).toBe('in-cluster');
     expect(contextNamespace(loaded.kubeConfig)).toBe(namespace);
-    expect(await whoAmI(createKubeClient({ kubeConfig: loaded.kubeConfig }))).toBe(sa('gamma'));
+    expect(await whoAmI(createKubeClient({ credentials: createKubeCredentials(loaded.kubeConfig) }))).toBe(
+      sa('gamma'),
+    );
   });
 
   it('comes before ~/.kube/config for the controller, after it for the CLI', async () => {
@@ -267,9 +273,13 @@ describe('the in-cluster config', () => {
     const withHome = { ...env, HOME: home };
     const options = { serviceAccountRoot: root };
     const controller = loadKubeConfig(withHome, undefined, undefined, { ...options, inCluster: 'first' });
-    expect(await whoAmI(createKubeClient({ kubeConfig: controller.kubeConfig }))).toBe(sa('gamma'));
+    expect(
+      await whoAmI(createKubeClient({ credentials: createKubeCredentials(controller.kubeConfig) })),
+    ).toBe(sa('gamma'));
     const cli = loadKubeConfig(withHome, undefined, undefined, options);
-    expect(await whoAmI(createKubeClient({ kubeConfig: cli.kubeConfig }))).toBe(sa('alpha'));
+    expect(await whoAmI(createKubeClient({ credentials: createKubeCredentials(cli.kubeConfig) }))).toBe(
+      sa('alpha'),
+    );
     // KUBECONFIG comes before the pod's config for both.
     const listed = loadKubeConfig(
       { ...env, KUBECONFIG: join(home, '.kube', 'config') },

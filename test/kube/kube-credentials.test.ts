@@ -149,7 +149,7 @@ describe('createKubeCredentials', () => {
 });
 
 describe('createKubeConnection', () => {
-  it('shares the credentials of one kubeconfig object between its connections', async () => {
+  it('shares one credentials object between the connections made with it', async () => {
     const log = join(dir, 'shared-runs.log');
     const script = [
       `require('node:fs').appendFileSync(${JSON.stringify(log)}, 'run\\n');`,
@@ -163,9 +163,11 @@ describe('createKubeConnection', () => {
         args: ['-e', script],
       },
     });
+    // Made once, as the composition root makes them, and passed to both.
+    const credentials = createKubeCredentials(config);
     const [lease, reconciles] = [
-      createKubeConnection({ kubeConfig: config }),
-      createKubeConnection({ kubeConfig: config }),
+      createKubeConnection({ credentials }),
+      createKubeConnection({ credentials }),
     ];
     expect((await lease.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });
     expect((await reconciles.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });

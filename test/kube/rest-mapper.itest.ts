@@ -1,4 +1,5 @@
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { UnknownKindError } from '../../src/kube/kube-api-error.js';
 import { createRestMapper, type RestMapperOptions } from '../../src/kube/rest-mapper.js';
 import { adminKubeConfig, uniqueName } from '../harness/test-cluster.js';
@@ -7,7 +8,7 @@ import { crdYaml, deleteCrds, installCrds, preferredVersion } from '../harness/t
 function recordingMapper(options: RestMapperOptions = {}) {
   const paths: string[] = [];
   const client = createKubeClient({
-    kubeConfig: adminKubeConfig(),
+    credentials: createKubeCredentials(adminKubeConfig()),
     onRequest: (_method, path) => paths.push(path),
   });
   return { mapper: createRestMapper(client, options), paths };

@@ -1,4 +1,5 @@
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
 // The controller reads discovery and OpenAPI once, as itself, for every ServiceAccount it impersonates
@@ -8,10 +9,11 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 
 describe('discovery and OpenAPI do not depend on who asks', () => {
   const kubeConfig = adminKubeConfig();
+  const credentials = createKubeCredentials(kubeConfig);
   const namespace = uniqueName('shared-discovery');
-  const admin = createKubeClient({ kubeConfig });
+  const admin = createKubeClient({ credentials });
   const nobody = createKubeClient({
-    kubeConfig,
+    credentials,
     impersonateUser: `system:serviceaccount:${namespace}:nobody`,
   });
 

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createOpenApiPatchMetaSource } from '../../src/kube/openapi-patch-meta-source.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { installCrd } from './install-crd.js';
@@ -24,7 +25,7 @@ export interface DiffSessionOptions {
  */
 export async function openDiffSession(options: DiffSessionOptions): Promise<DiffContext> {
   const { kubeConfig, prefix } = options;
-  const client = createKubeClient({ kubeConfig });
+  const client = createKubeClient({ credentials: createKubeCredentials(kubeConfig) });
   const namespaceKubectl = uniqueName(`${prefix}-kubectl`);
   const namespaceEngine = uniqueName(`${prefix}-engine`);
   const [crd, kubectlCacheDir] = await Promise.all([

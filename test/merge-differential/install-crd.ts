@@ -1,5 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { isJsonObject } from '../../src/manifests/json-value.js';
 import type { GroupVersionKind } from '../../src/manifests/object-ref.js';
 
@@ -16,7 +17,7 @@ export interface InstalledCrd {
  * `spec` keeps unknown fields: the differential test writes any shape there.
  */
 export async function installCrd(kc: KubeConfig, suffix: string): Promise<InstalledCrd> {
-  const client = createKubeClient({ kubeConfig: kc });
+  const client = createKubeClient({ credentials: createKubeCredentials(kc) });
   const group = `${suffix}.applyset.example`;
   const name = `widgets.${group}`;
   const path = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';

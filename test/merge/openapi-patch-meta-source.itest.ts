@@ -1,5 +1,6 @@
 import { KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
 import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +30,9 @@ describe('OpenAPI patch metadata source against the real API server', () => {
   it('reads PodSpec.containers as merged by name from the server OpenAPI v3, fetching each document once', async () => {
     const requests: string[] = [];
     const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
-    const source = createOpenApiPatchMetaSource({ client: createKubeClient({ kubeConfig: kc, onRequest }) });
+    const source = createOpenApiPatchMetaSource({
+      client: createKubeClient({ credentials: createKubeCredentials(kc), onRequest }),
+    });
     const gvk = { group: 'apps', version: 'v1', kind: 'Deployment' };
     const [deployment] = await Promise.all([source.metaFor(gvk), source.metaFor(gvk)]);
     const podSpec = asStrategic(deployment)
@@ -51,7 +54,7 @@ describe('OpenAPI patch metadata source against the real API server', () => {
   it('keeps documents within maxDocumentBytes, the least recently used going first', async () => {
     const requests: string[] = [];
     const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
-    const client = createKubeClient({ kubeConfig: kc, onRequest });
+    const client = createKubeClient({ credentials: createKubeCredentials(kc), onRequest });
     const deployment = { group: 'apps', version: 'v1', kind: 'Deployment' };
     const job = { group: 'batch', version: 'v1', kind: 'Job' };
     const fetchesOfApps = () => requests.filter((path) => path === '/openapi/v3/apis/apps/v1').length;
@@ -74,7 +77,7 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
     let now = 0;
     const source = createOpenApiPatchMetaSource({
-      client: createKubeClient({ kubeConfig: kc, onRequest }),
+      client: createKubeClient({ credentials: createKubeCredentials(kc), onRequest }),
       indexMaxAgeMs: 60_000,
       now: () => now,
     });
@@ -98,7 +101,7 @@ describe('OpenAPI patch metadata source against the real API server', () => {
         const requests: string[] = [];
         const onRequest = (_method: KubeMethod, path: string) => requests.push(path);
         const source = createOpenApiPatchMetaSource({
-          client: createKubeClient({ kubeConfig: kc, onRequest }),
+          client: createKubeClient({ credentials: createKubeCredentials(kc), onRequest }),
           store: createOpenApiDiskCache(dir),
         });
         const deployment = asStrategic(
@@ -119,7 +122,9 @@ describe('OpenAPI patch metadata source against the real API server', () => {
   });
 
   it('says json-merge for a custom resource whose CRD the server serves', async () => {
-    const source = createOpenApiPatchMetaSource({ client: createKubeClient({ kubeConfig: kc }) });
+    const source = createOpenApiPatchMetaSource({
+      client: createKubeClient({ credentials: createKubeCredentials(kc) }),
+    });
     await expect(source.metaFor(crd.gvk)).resolves.toBe('json-merge');
     const configMap = asStrategic(await source.metaFor({ group: '', version: 'v1', kind: 'ConfigMap' }));
     expect(configMap.lookupObjectField('metadata').meta.lookupListField('finalizers')).toMatchObject({
@@ -138,7 +143,7 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     });
     const errors: string[] = [];
     const source = createOpenApiPatchMetaSource({
-      client: createKubeClient({ kubeConfig: offline, timeoutMs: 2_000 }),
+      client: createKubeClient({ credentials: createKubeCredentials(offline), timeoutMs: 2_000 }),
       onFetchError: (path) => errors.push(path),
     });
     const meta = asStrategic(await source.metaFor({ group: 'apps', version: 'v1', kind: 'Deployment' }));

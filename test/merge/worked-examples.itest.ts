@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
+import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import {
   createOpenApiPatchMetaSource,
   type PatchMetaSource,
@@ -41,7 +42,7 @@ describe('worked examples of kubectl apply, on the real API server', () => {
 
   beforeAll(async () => {
     const kc = adminKubeConfig();
-    client = createKubeClient({ kubeConfig: kc });
+    client = createKubeClient({ credentials: createKubeCredentials(kc) });
     metaSource = createOpenApiPatchMetaSource({ client });
     cacheDir = await mkdtemp(join(tmpdir(), 'applyset-kubectl-cache-'));
     await Promise.all([createNamespace(kc, namespaces.engine), createNamespace(kc, namespaces.kubectl)]);

@@ -1,0 +1,58 @@
+/**
+ * The clients of the controller, all made from the one credentials object of its kubeconfig (made in
+ * the composition root, src/cli/controller-command.ts): the controller's own client, the Lease's
+ * unfenced one and the engines' shared connection send the same credential, so an exec plugin runs
+ * once for all of them (and a tokenFile is read once a period), not once per connection.
+ */
+import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import type { Logger } from '../observability/create-logger.js';
+import type { ControllerConfig } from './controller-config.js';
+import { LeadershipLostError, type LeaderElection } from './leader-election.js';
+import { sharedEngines } from './shared-engines.js';
+
+/** The clients of the controller, all counted by its metrics: the one door to the API server. */
+export interface ControllerClients {
+  /** The controller's own identity; its writes pass the leader fence. */
+  readonly client: KubeClient;
+  /** An unfenced client: the Lease's own requests, and the webhook's annotation of ApplySets. */
+  unfenced(): KubeClient;
+  /**
+   * An engine acting as the impersonated user (the ApplySet's ServiceAccount), its writes fenced too.
+   * Engines are made per reconcile and hold nothing of their own: see sharedEngines.
+   */
+  engineFor(user: string | undefined): ApplySetEngine;
+}
+
+export interface ControllerClientsOptions {
+  readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect' | 'afterEngineStep'>;
+  readonly logger: Logger;
+  /** Counts each request sent (the controller's metrics). */
+  readonly countRequest: (method: string, path: string) => void;
+  /** The election, once started: the fence asks it whether this replica still leads. */
+  readonly leadership: { readonly election?: LeaderElection };
+}
+
+export function controllerClients(options: ControllerClientsOptions): ControllerClients {
+  const { config, logger, countRequest, leadership } = options;
+  // With leader election, every write of this replica (children, inventory, status, events) must
+  // prove in the same tick that the Lease is still ours; only the Lease's own requests are exempt.
+  const writeFence = config.leaderElect
+    ? () => {
+        if (leadership.election === undefined) throw new LeadershipLostError();
+        leadership.election.assertLeading();
+      }
+    : undefined;
+  const fenced = writeFence === undefined ? {} : { writeFence };
+  const { credentials } = config;
+  const client = createKubeClient({ onRequest: countRequest, credentials, ...fenced });
+  const engineFor = sharedEngines({
+    credentials,
+    logger,
+    countRequest,
+    ...fenced,
+    ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
+  });
+  const unfenced = () => createKubeClient({ onRequest: countRequest, credentials });
+  return { client, unfenced, engineFor };
+}
