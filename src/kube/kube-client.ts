@@ -25,6 +25,11 @@ export interface KubeRequest {
    * prints them: an unknown field under fieldValidation=Warn, a deprecated API version).
    */
   readonly onWarning?: (warning: string) => void;
+  /**
+   * Called with the byte length of a 2xx answer's body as it was received, before it is decoded: what
+   * a cache of the decoded document weighs, without serialising the document again to find out.
+   */
+  readonly onBodyBytes?: (bytes: number) => void;
 }
 
 /** Raw JSON access to one API server as one user: the only door the shell has to the cluster. */
@@ -106,7 +111,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     return { url, opts, headers };
   };
 
-  const sendOnce = async (req: KubeRequest): Promise<{ status: number; body: string }> => {
+  const sendOnce = async (req: KubeRequest): Promise<Answer> => {
     req.signal?.throwIfAborted();
     const { url, opts, headers } = await connect(req.path, req.query);
     if (req.body !== undefined) {
@@ -119,9 +124,10 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   };
 
   const request = async (req: KubeRequest): Promise<JsonValue> => {
-    let { status, body } = await sendOnce(req);
-    if (status === 401 && connection.unauthorized()) ({ status, body } = await sendOnce(req));
+    let { status, body, bytes } = await sendOnce(req);
+    if (status === 401 && connection.unauthorized()) ({ status, body, bytes } = await sendOnce(req));
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
+    req.onBodyBytes?.(bytes);
     if (body === '') return null;
     try {
       return parseJsonLossless(body) as JsonValue;
@@ -147,12 +153,14 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   return { server, request, watch };
 }
 
-function send(
-  url: URL,
-  opts: RequestOptions,
-  req: KubeRequest,
-  timeoutMs: number,
-): Promise<{ status: number; body: string }> {
+/** An answer: its status, its body as text, and the body's length in bytes as received. */
+interface Answer {
+  readonly status: number;
+  readonly body: string;
+  readonly bytes: number;
+}
+
+function send(url: URL, opts: RequestOptions, req: KubeRequest, timeoutMs: number): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const fail = (cause: unknown) => reject(new KubeTransportError(req.method, req.path, { cause }));
@@ -164,7 +172,12 @@ function send(
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => {
           if (req.onWarning !== undefined) for (const text of warningTexts(response)) req.onWarning(text);
-          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+          const received = Buffer.concat(chunks);
+          resolve({
+            status: response.statusCode ?? 0,
+            body: received.toString('utf8'),
+            bytes: received.length,
+          });
         });
         response.on('error', fail);
       },

@@ -13,9 +13,16 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonValue } from '../manifests/json-value.js';
 
+/** A document and the byte length of the text it was parsed from: what it weighs in a cache. */
+export interface SizedOpenApiDocument {
+  readonly document: JsonValue;
+  readonly bytes: number;
+}
+
 /** Where the patch-metadata source keeps documents between runs. */
 export interface OpenApiDocumentStore {
-  read(key: string): Promise<JsonValue | undefined>;
+  /** The document stored under `key`, weighed by its file's length; undefined for a miss. */
+  read(key: string): Promise<SizedOpenApiDocument | undefined>;
   write(key: string, document: JsonValue): Promise<void>;
 }
 
@@ -36,7 +43,8 @@ export function createOpenApiDiskCache(dir: string, maxFiles = 100): OpenApiDocu
   return {
     async read(key) {
       try {
-        return JSON.parse(await readFile(fileOf(key), 'utf8')) as JsonValue;
+        const text = await readFile(fileOf(key));
+        return { document: JSON.parse(text.toString('utf8')) as JsonValue, bytes: text.length };
       } catch {
         // Absent, unreadable or cut short: a miss, and the download that follows writes it anew.
         return undefined;

@@ -1,5 +1,4 @@
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
-import { stringifyJson } from '../manifests/lossless-json.js';
 import type { GroupVersionKind } from '../manifests/object-ref.js';
 import { builtinPatchMeta } from '../merge/builtin-patch-meta.js';
 import { readOpenApiPatchInfo, type OpenApiPatchInfo } from '../merge/openapi-patch-meta.js';
@@ -7,7 +6,7 @@ import type { PatchMeta } from '../merge/patch-meta.js';
 import { KubeApiError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
 import { LruMap } from './lru-map.js';
-import type { OpenApiDocumentStore } from './openapi-disk-cache.js';
+import type { OpenApiDocumentStore, SizedOpenApiDocument } from './openapi-disk-cache.js';
 
 /**
  * The one lookup the apply engine needs: how to patch a kind. Strategic merge metadata for kinds
@@ -39,9 +38,9 @@ export interface OpenApiPatchMetaSourceOptions {
   /** Documents kept, the least recently used dropped past it; default 256. */
   readonly maxDocuments?: number;
   /**
-   * What the kept documents may weigh together, as JSON text; default 64 MiB. One group-version of
-   * large CRDs, or the whole v2 document, can parse to tens of MiB of heap, so a count alone does not
-   * bound what a long-running controller keeps.
+   * What the kept documents may weigh together, as the bytes of their bodies; default 64 MiB. One
+   * group-version of large CRDs, or the whole v2 document, can parse to tens of MiB of heap, so a count
+   * alone does not bound what a long-running controller keeps.
    */
   readonly maxDocumentBytes?: number;
   readonly now?: () => number;
@@ -85,9 +84,10 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     }
     const cached = documents.get(key);
     if (cached !== undefined) return cached;
-    const pending = download(options, path, query, signal).then(
-      (document) => {
-        if (documents.peek(key) === pending) documents.setWeight(key, stringifyJson(document).length);
+    const pending: Promise<JsonValue | undefined> = download(options, path, query, signal).then(
+      ({ document, bytes }) => {
+        // Weighed by its body as received (or its file as read): no second pass over a document of MiBs.
+        if (documents.peek(key) === pending) documents.setWeight(key, bytes);
         return document;
       },
       (error: unknown) => {
@@ -148,21 +148,31 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
 export const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
 export const DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
-/** From the store when the URL names the content's hash and the store has it, else from the server. */
+/**
+ * From the store when the URL names the content's hash and the store has it, else from the server;
+ * with the byte length of the text it was decoded from.
+ */
 async function download(
   options: OpenApiPatchMetaSourceOptions,
   path: string,
   query: Record<string, string>,
   signal?: AbortSignal,
-): Promise<JsonValue> {
+): Promise<SizedOpenApiDocument> {
   const { client, store } = options;
   const storeKey =
     store !== undefined && query['hash'] !== undefined ? client.server + cacheKey(path, query) : '';
   const stored = storeKey === '' ? undefined : await store?.read(storeKey);
   if (stored !== undefined) return stored;
-  const document = await client.request({ method: 'GET', path, query, signal });
+  let bytes = 0;
+  const document = await client.request({
+    method: 'GET',
+    path,
+    query,
+    signal,
+    onBodyBytes: (received) => (bytes = received),
+  });
   if (storeKey !== '') await store?.write(storeKey, document);
-  return document;
+  return { document, bytes };
 }
 const INDEX_KEY = cacheKey('/openapi/v3', {});
 

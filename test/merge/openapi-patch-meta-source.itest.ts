@@ -1,14 +1,59 @@
 import { KubeConfig as KubeConfigClass, type KubeConfig } from '@kubernetes/client-node';
-import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createKubeClient, type KubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOpenApiDiskCache } from '../../src/kube/openapi-disk-cache.js';
 import { createOpenApiPatchMetaSource } from '../../src/kube/openapi-patch-meta-source.js';
+import type { GroupVersionKind } from '../../src/manifests/object-ref.js';
 import type { PatchMeta } from '../../src/merge/patch-meta.js';
-import { adminKubeConfig, uniqueName } from '../harness/test-cluster.js';
+import { adminKubeConfig, adminKubeconfigPath, uniqueName } from '../harness/test-cluster.js';
 import { installCrd, type InstalledCrd } from '../merge-differential/install-crd.js';
+
+const execFileAsync = promisify(execFile);
+const deployment = { group: 'apps', version: 'v1', kind: 'Deployment' };
+const job = { group: 'batch', version: 'v1', kind: 'Job' };
+const APPS_V1 = '/openapi/v3/apis/apps/v1';
+
+/**
+ * One source over a client that notes what each answer's body weighed (onBodyBytes, by path), asked
+ * for the kinds of `sequence` in turn; the paths it requested.
+ */
+async function weighedRun(
+  kc: KubeConfig,
+  maxDocumentBytes: number | undefined,
+  sequence: readonly GroupVersionKind[],
+): Promise<{ sizes: Map<string, number>; requests: string[] }> {
+  const sizes = new Map<string, number>();
+  const requests: string[] = [];
+  const client = createKubeClient({
+    credentials: createKubeCredentials(kc),
+    onRequest: (_method, path) => requests.push(path),
+  });
+  const weighing: KubeClient = {
+    ...client,
+    request: (req) =>
+      client.request({
+        ...req,
+        onBodyBytes: (bytes) => {
+          sizes.set(req.path, bytes);
+          req.onBodyBytes?.(bytes);
+        },
+      }),
+  };
+  const source = createOpenApiPatchMetaSource({
+    client: weighing,
+    ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
+  });
+  for (const gvk of sequence) await source.metaFor(gvk);
+  return { sizes, requests };
+}
+
+const sameSizes = (a: Map<string, number>, b: Map<string, number>) =>
+  a.size === b.size && [...a].every(([path, bytes]) => b.get(path) === bytes);
 
 function asStrategic(meta: PatchMeta | 'json-merge'): PatchMeta {
   if (meta === 'json-merge') throw new Error('expected strategic merge metadata, got json-merge');
@@ -70,6 +115,51 @@ describe('OpenAPI patch metadata source against the real API server', () => {
     await roomy.metaFor(job);
     await roomy.metaFor(deployment);
     expect(fetchesOfApps()).toBe(1);
+  });
+
+  it('reports the byte length of a body as the server sent it (onBodyBytes), as kubectl get --raw reads it', async () => {
+    const client = createKubeClient({ credentials: createKubeCredentials(kc) });
+    const index = (await client.request({ method: 'GET', path: '/openapi/v3' })) as {
+      paths: Record<string, { serverRelativeURL: string }>;
+    };
+    // The group-version document's URL names its content hash: both reads get the same bytes.
+    const url = new URL(index.paths['apis/apps/v1']?.serverRelativeURL ?? '', 'http://server.invalid');
+    let bytes = -1;
+    await client.request({
+      method: 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      onBodyBytes: (received) => (bytes = received),
+    });
+    const { stdout } = await execFileAsync(
+      'kubectl',
+      ['--kubeconfig', adminKubeconfigPath(), 'get', '--raw', `${url.pathname}${url.search}`],
+      { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(bytes).toBe(stdout.length);
+  });
+
+  it('weighs each document by the bytes of its body: a bound of exactly their sum keeps all, a byte less drops one', async () => {
+    const fetchesOfApps = (requests: readonly string[]) => requests.filter((path) => path === APPS_V1).length;
+    // The v3 index grows when another test file installs a CRD meanwhile: measure again until the
+    // three runs saw the same bodies.
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      const measured = await weighedRun(kc, undefined, [deployment, job]);
+      const total = [...measured.sizes.values()].reduce((sum, bytes) => sum + bytes, 0);
+      const exact = await weighedRun(kc, total, [deployment, job, deployment]);
+      const short = await weighedRun(kc, total - 1, [deployment, job, deployment]);
+      if (!sameSizes(measured.sizes, exact.sizes) || !sameSizes(measured.sizes, short.sizes)) continue;
+      expect([...measured.sizes.keys()].sort()).toEqual([
+        '/openapi/v3',
+        APPS_V1,
+        '/openapi/v3/apis/batch/v1',
+      ]);
+      expect(fetchesOfApps(exact.requests)).toBe(1);
+      // The index, used again for the Job, is newer than apps/v1, which goes first.
+      expect(fetchesOfApps(short.requests)).toBe(2);
+      return;
+    }
+    throw new Error('the OpenAPI index kept changing under the test');
   });
 
   it('reads the v3 index again once it is older than indexMaxAgeMs, and no document it already has', async () => {
