@@ -2,6 +2,7 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
+import type { JsonObject } from '../manifests/json-value.js';
 
 /**
  * The contract between the apply-and-prune engine and its two callers: the `applyset apply` command
@@ -24,6 +25,15 @@ export interface ApplySetParent {
    * parent, the inventory widen, rather than by a write of its own.
    */
   readonly finalizer?: string;
+  /**
+   * The parent exactly as the caller just GOT it from the server, not written since: the run takes it
+   * instead of reading it again, so a controller reconcile, which reads its ApplySet first anyway,
+   * GETs it once. It must be the whole object as served (the inventory annotations, resourceVersion),
+   * never a trimmed cache copy such as the informer's: the run plans on its inventory and guards its
+   * writes with its resourceVersion (a stale one only turns the first write into a 409). Unset: the
+   * run GETs the parent (the command).
+   */
+  readonly live?: JsonObject;
 }
 
 export interface ApplySetRequest {

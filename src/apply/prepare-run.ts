@@ -77,7 +77,7 @@ export async function loadManifests(request: ApplySetRequest, mapper: RestMapper
 }
 
 /**
- * Reads the parent and parses its inventory: strictly for an apply (a damaged line stops the run),
+ * Reads the parent (unless the request brings it, `parent.live`) and parses its inventory: strictly for an apply (a damaged line stops the run),
  * leniently for a release (every readable line is let go).
  */
 export async function readParent(request: ApplySetRequest, context: RunContext): Promise<ParentState> {
@@ -94,7 +94,8 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
     namespace: parent.namespace,
     name: parent.name,
   };
-  const live = await context.api.get(location, parent.name, signal);
+  // The caller's own fresh read when it gave one (the controller's reconcile), else a GET now.
+  const live = parent.live ?? (await context.api.get(location, parent.name, signal));
   if (live === undefined && !parent.createIfMissing) {
     throw new ApplySetParentNotFoundError(describeObjectRef(ref));
   }

@@ -9,6 +9,7 @@ import {
   type ApplySet,
 } from '../api/applyset-types.js';
 import { parseDuration } from '../api/durations.js';
+import type { JsonObject } from '../manifests/json-value.js';
 
 /** The ApplySet as the engine's parent: it always exists, so it is never created. */
 export function parentOf(applySet: ApplySet): ApplySetParent {
@@ -23,6 +24,15 @@ export function parentOf(applySet: ApplySet): ApplySetParent {
     // Folded into the run's inventory widen: a first reconcile costs no write of its own for it.
     finalizer: APPLYSET_FINALIZER,
   };
+}
+
+/**
+ * The parent with the ApplySet as this reconcile GOT it (the engine reads it no more: one GET of the
+ * ApplySet per reconcile). Only for the object read from the server and not written since, never the
+ * informer's copy, which lacks the inventory annotations (informerView).
+ */
+export function parentAsRead(applySet: ApplySet): ApplySetParent {
+  return { ...parentOf(applySet), live: applySet as unknown as JsonObject };
 }
 
 /** The ApplySet as the subject of an Event. */

@@ -7,7 +7,7 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
-import { impersonatedUser, parentOf } from './applyset-subject.js';
+import { impersonatedUser, parentAsRead, parentOf } from './applyset-subject.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -40,13 +40,17 @@ export interface RunOutcome {
 /** A step that ended the run early, or what it produced for the next. */
 type Step<T> = { readonly done: ReconcileOutcome } | { readonly value: T };
 
-/** Steps 5-8 of a reconcile for a valid spec: an outcome, never a throw. */
+/**
+ * Steps 5-8 of a reconcile for a valid spec: an outcome, never a throw. `asRead`: `applySet` is the
+ * object as step 1 GOT it, not written since, so the engine takes it rather than GET it again.
+ */
 export async function fetchAndApply(
   deps: ReconcilerDeps,
   api: ApplySetApi,
   applySet: ApplySet,
   spec: ResolvedApplySetSpec,
   log: Logger,
+  asRead: boolean,
 ): Promise<RunOutcome> {
   const { namespace } = applySet.metadata;
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
@@ -83,7 +87,10 @@ export async function fetchAndApply(
   // With spec.wait, the status says Progressing while the objects become healthy.
   const steady = appliedBefore(applySet, revision);
   const healthWait = spec.wait ? createHealthWaitStatus(deps, api, applySet, revision, log) : undefined;
-  const request = engineRequest(applySet, spec, files.value, revision, steady, signal);
+  const request = {
+    ...engineRequest(applySet, spec, files.value, revision, steady, signal),
+    parent: asRead ? parentAsRead(applySet) : parentOf(applySet),
+  };
   let result: ApplySetResult;
   try {
     result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))(

@@ -95,7 +95,9 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
     // Every later write of the ApplySet is conditional on the version this run last saw or wrote.
     let version = applySet.metadata.resourceVersion;
-    if (!(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER) && recordsChildren(applySet)) {
+    const lostFinalizer =
+      !(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER) && recordsChildren(applySet);
+    if (lostFinalizer) {
       version = await api.setFinalizers(
         applySet,
         [...(applySet.metadata.finalizers ?? []), APPLYSET_FINALIZER],
@@ -110,7 +112,8 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
 
     // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
-    const run = await resolveAndRun(deps, api, applySet, log);
+    // The engine takes the ApplySet as step 1 GOT it rather than GET it again, unless step 3 wrote it.
+    const run = await resolveAndRun(deps, api, applySet, log, !lostFinalizer);
 
     // Fight detection counts only runs whose changes were drift (a revision and spec applied before).
     const fought =
@@ -147,6 +150,7 @@ async function resolveAndRun(
   api: ApplySetApi,
   applySet: ApplySet,
   log: Logger,
+  asRead: boolean,
 ): Promise<RunOutcome> {
   const resolved = resolveApplySetSpec(applySet.spec);
   if (resolved.ok) {
@@ -156,7 +160,7 @@ async function resolveAndRun(
       signal: deps.signal,
     });
     if (blocked !== undefined) return { outcome: blocked };
-    return fetchAndApply(deps, api, applySet, resolved.spec, log);
+    return fetchAndApply(deps, api, applySet, resolved.spec, log, asRead);
   }
   return {
     outcome: {
