@@ -11,16 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { startControlPlane } from '../test/harness/control-plane.js';
 import { startGitServer, type GitTestServer } from '../test/harness/git-server.js';
+import { imageEnv, imageNodeFlags } from '../test/harness/image-runtime.js';
 
 const execFileAsync = promisify(execFile);
 const repoRoot = resolve(import.meta.dirname, '..');
-
-/**
- * The memory settings the Dockerfile runs the controller with (its ENTRYPOINT and ENV): a young
- * generation of 4 MiB semi-spaces instead of V8's 16, and two malloc arenas instead of one per thread.
- */
-const IMAGE_NODE_FLAGS = ['--max-semi-space-size=4'];
-const IMAGE_ENV = { MALLOC_ARENA_MAX: '2' };
 
 /** A running controller: its pid, its metrics port, and how often it logged each ApplySet reconciled. */
 interface BenchController {
@@ -28,6 +22,8 @@ interface BenchController {
   readonly port: Promise<number>;
   readonly reconciled: Map<string, number>;
   readonly rss: { peak: number; last: number };
+  /** CPU time the process has used so far (user and system), in seconds. */
+  cpuSeconds(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -75,7 +71,7 @@ function startBenchController(kubeconfig: string, namespace: string, cacheDir: s
     [
       // What the chart's image runs: dist/ with the image's node flags, not the sources through tsx,
       // whose compiler would be part of the memory figures.
-      ...IMAGE_NODE_FLAGS,
+      ...imageNodeFlags(),
       ...(process.env['APPLYSET_BENCH_NODE_FLAGS']?.split(' ').filter((flag) => flag !== '') ?? []),
       join(repoRoot, 'bin/applyset.js'),
       'controller',
@@ -90,7 +86,7 @@ function startBenchController(kubeconfig: string, namespace: string, cacheDir: s
     ],
     {
       cwd: repoRoot,
-      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'info', ...IMAGE_ENV },
+      env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'info', ...imageEnv() },
     },
   );
   const reconciled = new Map<string, number>();
@@ -125,12 +121,22 @@ function startBenchController(kubeconfig: string, namespace: string, cacheDir: s
     port,
     reconciled,
     rss,
+    cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
     async stop() {
       clearInterval(sampler);
       child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 1/CLK_TCK s. */
+async function processCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const perSecond = Number((await execFileAsync('getconf', ['CLK_TCK'])).stdout.trim());
+  return ticks / perSecond;
 }
 
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number) {
@@ -190,6 +196,13 @@ function tenantsYaml(namespace: string, n: number): string {
 const allReconciled = (controller: BenchController, keys: readonly string[], times: number) => () =>
   keys.every((key) => (controller.reconciled.get(key) ?? 0) >= times);
 
+/** RSS split as the kernel counts it: anonymous memory, and pages of mapped files (node's binary). */
+async function rssSplit(pid: number): Promise<string> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return `anonymous ${mib(kib('RssAnon') * 1024)}, file-backed ${mib(kib('RssFile') * 1024)}`;
+}
+
 /** The controller's own view of its memory at idle, from its /metrics (prom-client's default metrics). */
 async function memoryBreakdown(port: number): Promise<string> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -220,6 +233,7 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
   try {
     await controller.port;
     const before = await serverRequests(kubeconfig);
+    const cpuBefore = await controller.cpuSeconds();
     const started = performance.now();
     await kubectl(
       kubeconfig,
@@ -228,10 +242,12 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
     );
     await waitUntil('every ApplySet Ready', allReconciled(controller, keys, 1), 30 * 60_000);
     const readyMs = performance.now() - started;
+    const readyCpu = (await controller.cpuSeconds()) - cpuBefore;
     const afterFirst = await serverRequests(kubeconfig);
     const firstFetches = fetchesOf(git);
     lines.push(
-      `N=${n}${tenants ? ` (${n} ServiceAccounts)` : ''}: all Ready in ${(readyMs / 1000).toFixed(1)} s; peak RSS ${mib(controller.rss.peak)}; ` +
+      `N=${n}${tenants ? ` (${n} ServiceAccounts)` : ''}: all Ready in ${(readyMs / 1000).toFixed(1)} s ` +
+        `(controller CPU ${readyCpu.toFixed(1)} s); peak RSS ${mib(controller.rss.peak)}; ` +
         `Git fetches ${firstFetches}; load ${load()}`,
       `  first reconcile, requests per ApplySet: ${perReconcile(before, afterFirst, n)}`,
     );
@@ -239,14 +255,18 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
     const afterSecond = await serverRequests(kubeconfig);
     lines.push(`  second reconcile, per ApplySet: ${perReconcile(afterFirst, afterSecond, n)}`);
     const restStarted = performance.now();
+    const restCpuStarted = await controller.cpuSeconds();
     const restFetches = fetchesOf(git);
     await waitUntil('two more reconciles each', allReconciled(controller, keys, 4), 30 * 60_000);
     const restSeconds = (performance.now() - restStarted) / 1000;
+    const restCpuMs = (((await controller.cpuSeconds()) - restCpuStarted) * 1000) / (2 * n);
     const afterRest = await serverRequests(kubeconfig);
     lines.push(
       `  at rest (2 reconciles each, ${restSeconds.toFixed(0)} s, interval ${intervalSeconds} s), per reconcile: ` +
-        `${perReconcile(afterSecond, afterRest, 2 * n)}; Git fetches ${fetchesOf(git) - restFetches}; ` +
-        `idle RSS ${mib(controller.rss.last)} (${await memoryBreakdown(await controller.port)}); load ${load()}`,
+        `${perReconcile(afterSecond, afterRest, 2 * n)}; controller CPU ${restCpuMs.toFixed(1)} ms; ` +
+        `Git fetches ${fetchesOf(git) - restFetches}; ` +
+        `idle RSS ${mib(controller.rss.last)} (${await rssSplit(controller.child.pid ?? 0)}; ` +
+        `${await memoryBreakdown(await controller.port)}); load ${load()}`,
     );
   } finally {
     await controller.stop();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import yaml from 'js-yaml';
+import { imageNodeFlags } from '../harness/image-runtime.js';
 
 // Renders the chart with a real helm (built from the Go module proxy by scripts/build-helm.sh) and checks
 // the objects it would install. A missing helm fails the suite: CI builds it first, and a skipped chart
@@ -164,7 +165,8 @@ describe('the chart with default values', () => {
   it('runs the controller subcommand with leader election on all namespaces', () => {
     const { container } = controllerContainer(objects);
     expect(container.image).toBe('applyset-controller:0.1.0');
-    expect(container.command).toEqual(['node', '--max-semi-space-size=4', '/app/bin/applyset.js']);
+    // The image's node flags (its ENTRYPOINT), which the controller bench measures.
+    expect(container.command).toEqual(['node', ...imageNodeFlags(), '/app/bin/applyset.js']);
     expect(container.args).toEqual([
       'controller',
       '--metrics-addr',
