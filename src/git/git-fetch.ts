@@ -1,5 +1,5 @@
 import git, { type HttpClient } from 'isomorphic-git';
-import fs from 'node:fs';
+import { gitFs as fs } from './git-fs.js';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { classifyGitError } from './classify-git-error.js';

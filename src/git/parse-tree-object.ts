@@ -93,6 +93,8 @@ export function entryNameProblem(name: string): string | undefined {
 const HFS_IGNORED = /[\u200C-\u200F\u202A-\u202E\u206A-\u206F\uFEFF]/g;
 
 function isDotGit(name: string): boolean {
+  // Every spelling below has a g (no other code point lower-cases to one): most names are done here.
+  if (!name.includes('g') && !name.includes('G')) return false;
   const hfs = name.replace(HFS_IGNORED, '').toLowerCase();
   if (hfs === '.git') return true;
   // NTFS drops trailing dots and spaces, and `name:stream` opens a stream of `name`.

@@ -1,5 +1,5 @@
 import git from 'isomorphic-git';
-import fs from 'node:fs';
+import { gitFs as fs } from './git-fs.js';
 import type { ManifestLimits } from '../manifests/manifest-limits.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { GitFetchError } from './git-error.js';
