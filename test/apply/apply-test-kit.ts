@@ -8,7 +8,7 @@ import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
 import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
 import type { Command } from '../../src/cli/cli-io.js';
-import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
+import { createKubeClient, type KubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
@@ -65,6 +65,16 @@ export function countingClient(): { client: KubeClient; writes: () => number; re
     },
   });
   return { client, writes: () => writes, requests: () => requests };
+}
+
+/** The admin client, recording the method and path of every request it sends. */
+export function recordingClient(): { client: KubeClient; sent: { method: KubeMethod; path: string }[] } {
+  const sent: { method: KubeMethod; path: string }[] = [];
+  const client = createKubeClient({
+    credentials: createKubeCredentials(adminKubeConfig()),
+    onRequest: (method, path) => void sent.push({ method, path }),
+  });
+  return { client, sent };
 }
 
 export function engineFor(client: KubeClient, options: Partial<ApplySetEngineOptions> = {}) {

@@ -1,8 +1,6 @@
 import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { readLiveObjects, type ReadTarget } from '../../src/apply/read-live-objects.js';
 import { computeApplySetId } from '../../src/inventory/applyset-id.js';
-import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
-import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createKubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { RestMapping } from '../../src/kube/rest-mapper.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
@@ -10,6 +8,7 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 import {
   configMapYaml,
   engineFor,
+  recordingClient,
   getObject,
   kubectl,
   requestFor,
@@ -23,15 +22,6 @@ import {
 const PART_OF = 'applyset.kubernetes.io/part-of';
 
 /** The admin client, recording every request it sends. */
-function recordingClient() {
-  const sent: { method: KubeMethod; path: string }[] = [];
-  const client = createKubeClient({
-    credentials: createKubeCredentials(adminKubeConfig()),
-    onRequest: (method, path) => void sent.push({ method, path }),
-  });
-  return { client, sent };
-}
-
 function byObject(outcomes: readonly ObjectOutcome[]): Record<string, string> {
   return Object.fromEntries(
     outcomes.map((o) => [

@@ -1,11 +1,10 @@
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
-import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
-import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   configMapYaml,
   engineFor,
+  recordingClient,
   getObject,
   kubectl,
   requestFor,
@@ -14,15 +13,6 @@ import {
 
 // A caller that has just GOT the parent (the controller's reconcile reads its ApplySet first) hands
 // it to the engine as `parent.live`, which then plans on it without a GET of its own.
-
-function recordingClient() {
-  const sent: { method: KubeMethod; path: string }[] = [];
-  const client = createKubeClient({
-    credentials: createKubeCredentials(adminKubeConfig()),
-    onRequest: (method, path) => void sent.push({ method, path }),
-  });
-  return { client, sent };
-}
 
 describe('a parent the caller already read', () => {
   it('is planned on without a GET: its inventory prunes what left the set', async () => {
