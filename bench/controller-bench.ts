@@ -136,9 +136,12 @@ async function processCpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
-  const perSecond = Number((await execFileAsync('getconf', ['CLK_TCK'])).stdout.trim());
-  return ticks / perSecond;
+  clockTicks ??= execFileAsync('getconf', ['CLK_TCK']).then(({ stdout }) => Number(stdout.trim()));
+  return ticks / (await clockTicks);
 }
+
+/** CLK_TCK, asked of getconf once. */
+let clockTicks: Promise<number> | undefined;
 
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number) {
   const deadline = performance.now() + timeoutMs;

@@ -6,7 +6,7 @@ import { isApplySetInputError } from '../apply/apply-set-input-error.js';
 import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
-import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import { createKubeClient } from '../kube/kube-client.js';
 import { createKubeCredentials, type KubeCredentials } from '../kube/kube-credentials.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import {
@@ -63,7 +63,7 @@ export async function runApplySet(
 
   // 4. The engine: validate against discovery, plan, apply, prune.
   const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
-  const client: KubeClient = createKubeClient({ credentials });
+  const client = createKubeClient({ credentials });
   try {
     // OpenAPI documents kept on disk between runs, as kubectl keeps discovery in ~/.kube/cache.
     const openApiStore = createOpenApiDiskCache(openApiCacheDir(io.env));

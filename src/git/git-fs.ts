@@ -1,5 +1,4 @@
-import { promises } from 'node:fs';
-import type { PathLike } from 'node:fs';
+import { promises, type PathLike } from 'node:fs';
 
 /**
  * The file system every isomorphic-git call is given: Node's promise API, as one object. The library
