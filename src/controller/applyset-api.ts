@@ -23,14 +23,10 @@ export type StatusWrite =
 export interface ApplySetApi {
   get(namespace: string, name: string, signal: AbortSignal): Promise<ApplySet | undefined>;
   /**
-   * Replaces metadata.finalizers, guarded by the resourceVersion read; resolves with the new
-   * resourceVersion.
+   * Replaces metadata.finalizers, guarded by the resourceVersion read; resolves with the ApplySet as
+   * the write left it (the server's answer: the whole object, at its new resourceVersion).
    */
-  setFinalizers(
-    applySet: ApplySet,
-    finalizers: readonly string[],
-    signal: AbortSignal,
-  ): Promise<string | undefined>;
+  setFinalizers(applySet: ApplySet, finalizers: readonly string[], signal: AbortSignal): Promise<ApplySet>;
   /**
    * Writes the whole status through the status subresource, on condition that the ApplySet is still
    * at `resourceVersion` (the version the run's plan was made on and its own writes left it at).
@@ -107,7 +103,7 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         body: JSON.stringify({ metadata: { finalizers, resourceVersion } }),
         signal,
       });
-      return resourceVersionOf(updated);
+      return updated as unknown as ApplySet;
     },
     async writeStatus(applySet, status, resourceVersion, signal) {
       const { namespace, name } = applySet.metadata;

@@ -11,7 +11,12 @@ import {
 import { parseDuration } from '../api/durations.js';
 import type { JsonObject } from '../manifests/json-value.js';
 
-/** The ApplySet as the engine's parent: it always exists, so it is never created. */
+/**
+ * The ApplySet as the engine's parent: it always exists, so it is never created. `applySet` is the
+ * object as the server last answered this reconcile (its GET, or the PATCH that re-added the
+ * finalizer), which the engine takes rather than GET it again: one read of the ApplySet per
+ * reconcile. Never the informer's copy, which lacks the inventory annotations (informerView).
+ */
 export function parentOf(applySet: ApplySet): ApplySetParent {
   return {
     group: APPLYSET_GROUP,
@@ -23,16 +28,8 @@ export function parentOf(applySet: ApplySet): ApplySetParent {
     createIfMissing: false,
     // Folded into the run's inventory widen: a first reconcile costs no write of its own for it.
     finalizer: APPLYSET_FINALIZER,
+    live: applySet as unknown as JsonObject,
   };
-}
-
-/**
- * The parent with the ApplySet as this reconcile GOT it (the engine reads it no more: one GET of the
- * ApplySet per reconcile). Only for the object read from the server and not written since, never the
- * informer's copy, which lacks the inventory annotations (informerView).
- */
-export function parentAsRead(applySet: ApplySet): ApplySetParent {
-  return { ...parentOf(applySet), live: applySet as unknown as JsonObject };
 }
 
 /** The ApplySet as the subject of an Event. */

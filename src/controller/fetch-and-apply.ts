@@ -7,7 +7,7 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
-import { impersonatedUser, parentAsRead, parentOf } from './applyset-subject.js';
+import { impersonatedUser, parentOf } from './applyset-subject.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -41,8 +41,8 @@ export interface RunOutcome {
 type Step<T> = { readonly done: ReconcileOutcome } | { readonly value: T };
 
 /**
- * Steps 5-8 of a reconcile for a valid spec: an outcome, never a throw. `asRead`: `applySet` is the
- * object as step 1 GOT it, not written since, so the engine takes it rather than GET it again.
+ * Steps 5-8 of a reconcile for a valid spec: an outcome, never a throw. `applySet` is the object as
+ * the server last answered this reconcile; the engine takes it rather than GET it again.
  */
 export async function fetchAndApply(
   deps: ReconcilerDeps,
@@ -50,7 +50,6 @@ export async function fetchAndApply(
   applySet: ApplySet,
   spec: ResolvedApplySetSpec,
   log: Logger,
-  asRead: boolean,
 ): Promise<RunOutcome> {
   const { namespace } = applySet.metadata;
   const signal = AbortSignal.any([deps.signal, AbortSignal.timeout(spec.timeoutMs)]);
@@ -87,10 +86,7 @@ export async function fetchAndApply(
   // With spec.wait, the status says Progressing while the objects become healthy.
   const steady = appliedBefore(applySet, revision);
   const healthWait = spec.wait ? createHealthWaitStatus(deps, api, applySet, revision, log) : undefined;
-  const request = {
-    ...engineRequest(applySet, spec, files.value, revision, steady, signal),
-    parent: asRead ? parentAsRead(applySet) : parentOf(applySet),
-  };
+  const request = engineRequest(applySet, spec, files.value, revision, steady, signal);
   let result: ApplySetResult;
   try {
     result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))(

@@ -3,7 +3,7 @@ import { messageOf } from '../errors/message-of.js';
 import { InventoryParseError } from '../inventory/parse-inventory.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
-import { durationOr, impersonatedUser, parentAsRead, subjectOf } from './applyset-subject.js';
+import { durationOr, impersonatedUser, parentOf, subjectOf } from './applyset-subject.js';
 import {
   APPLYSET_FINALIZER,
   DEFAULT_INTERVAL_MS,
@@ -46,8 +46,7 @@ export async function finalize(
     try {
       const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
         files: [],
-        // Read by this reconcile's step 1 and not written since: the engine does not GET it again.
-        parent: parentAsRead(applySet),
+        parent: parentOf(applySet),
         defaultNamespace: target,
         prune: !orphan,
         release: orphan,

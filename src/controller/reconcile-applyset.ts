@@ -78,32 +78,29 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     };
 
     // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
-    const applySet = await api.get(namespace, name, deps.signal);
-    if (applySet === undefined) {
+    const read = await api.get(namespace, name, deps.signal);
+    if (read === undefined) {
       fights.forget(key);
       deps.metrics.setReady(namespace, name, undefined);
       return finish('deleted', { kind: 'none' });
     }
 
     // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
-    if (applySet.metadata.deletionTimestamp !== undefined) {
-      return finish('deleted', await finalize(deps, api, applySet, log));
+    if (read.metadata.deletionTimestamp !== undefined) {
+      return finish('deleted', await finalize(deps, api, read, log));
     }
 
     // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
     // records no children yet gets it with the engine's inventory widen, the write before any child
     // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
-    // Every later write of the ApplySet is conditional on the version this run last saw or wrote.
-    let version = applySet.metadata.resourceVersion;
-    const lostFinalizer =
-      !(applySet.metadata.finalizers ?? []).includes(APPLYSET_FINALIZER) && recordsChildren(applySet);
-    if (lostFinalizer) {
-      version = await api.setFinalizers(
-        applySet,
-        [...(applySet.metadata.finalizers ?? []), APPLYSET_FINALIZER],
-        deps.signal,
-      );
-    }
+    // From here on the run works on the ApplySet as the server last answered (the GET, or this PATCH):
+    // every later write of it is conditional on that object's resourceVersion, and the engine takes
+    // it rather than GET it again.
+    const held = read.metadata.finalizers ?? [];
+    const applySet =
+      !held.includes(APPLYSET_FINALIZER) && recordsChildren(read)
+        ? await api.setFinalizers(read, [...held, APPLYSET_FINALIZER], deps.signal)
+        : read;
 
     // 4. Suspended: no fetch, no write, no status change, until the spec changes.
     if (applySet.spec.suspend === true) {
@@ -112,8 +109,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
     }
 
     // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
-    // The engine takes the ApplySet as step 1 GOT it rather than GET it again, unless step 3 wrote it.
-    const run = await resolveAndRun(deps, api, applySet, log, !lostFinalizer);
+    const run = await resolveAndRun(deps, api, applySet, log);
 
     // Fight detection counts only runs whose changes were drift (a revision and spec applied before).
     const fought =
@@ -127,7 +123,7 @@ export function createReconciler(deps: ReconcilerDeps): Reconciler {
       api,
       applySet,
       { ...run, fought },
-      run.parentResourceVersion ?? version,
+      run.parentResourceVersion ?? applySet.metadata.resourceVersion,
       log,
     );
     if (requeue === 'conflict') {
@@ -150,7 +146,6 @@ async function resolveAndRun(
   api: ApplySetApi,
   applySet: ApplySet,
   log: Logger,
-  asRead: boolean,
 ): Promise<RunOutcome> {
   const resolved = resolveApplySetSpec(applySet.spec);
   if (resolved.ok) {
@@ -160,7 +155,7 @@ async function resolveAndRun(
       signal: deps.signal,
     });
     if (blocked !== undefined) return { outcome: blocked };
-    return fetchAndApply(deps, api, applySet, resolved.spec, log, asRead);
+    return fetchAndApply(deps, api, applySet, resolved.spec, log);
   }
   return {
     outcome: {

@@ -12,6 +12,7 @@ import {
   GitUnsafeTreeError,
 } from '../../src/git/git-error.js';
 import type { GitSource } from '../../src/git/git-source.js';
+import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { InventoryParseError } from '../../src/inventory/parse-inventory.js';
 import { KubeApiError, UnknownKindError } from '../../src/kube/kube-api-error.js';
 import type { KubeClient, KubeRequest } from '../../src/kube/kube-client.js';
@@ -54,18 +55,26 @@ interface Stubs {
   readonly stored?: JsonObject;
   /** Called by the engine before it returns (to play the health wait's status). */
   readonly duringRun?: (request: ApplySetRequest) => Promise<void>;
+  /** The server's answer to a PATCH of the ApplySet itself (not its status). */
+  readonly patched?: JsonObject;
 }
 
 /** A reconcile with plain-object stubs: what status it wrote and what requeue it asked for. */
 async function reconcile(stubs: Stubs) {
   const statuses: JsonObject[] = [];
+  const requests: string[] = [];
+  const engineRequests: ApplySetRequest[] = [];
   const client: KubeClient = {
     server: 'https://stub',
     async request(request: KubeRequest) {
+      requests.push(`${request.method} ${request.path} ${String(request.body ?? '')}`.trim());
       if (request.method === 'GET' && request.path.includes('/applysets/')) return stubs.stored ?? applySet;
       if (request.method === 'PATCH' && request.path.endsWith('/status')) {
         statuses.push(JSON.parse(String(request.body)) as JsonObject);
         return stubs.stored ?? applySet;
+      }
+      if (request.method === 'PATCH' && request.path.includes('/applysets/')) {
+        return stubs.patched ?? stubs.stored ?? applySet;
       }
       return {};
     },
@@ -82,6 +91,7 @@ async function reconcile(stubs: Stubs) {
     },
   } as unknown as GitSource;
   const engine: ApplySetEngine = async (request) => {
+    engineRequests.push(request);
     await stubs.duringRun?.(request);
     if (stubs.engine !== undefined) throw stubs.engine;
     return stubs.result ?? { outcomes: [], parentUid: 'uid-1', completed: true };
@@ -113,7 +123,14 @@ async function reconcile(stubs: Stubs) {
     conditions?: { type: string; status: string; reason: string }[];
   };
   const condition = (type: string) => status.conditions?.find((c) => c.type === type);
-  return { requeue, ready: condition('Ready'), stalled: condition('Stalled'), statuses };
+  return {
+    requeue,
+    ready: condition('Ready'),
+    stalled: condition('Stalled'),
+    statuses,
+    requests,
+    engineRequests,
+  };
 }
 
 describe('reconcile: a thrown error becomes a condition, a reason and a requeue', () => {
@@ -212,6 +229,51 @@ describe('reconcile: a thrown error becomes a condition, a reason and a requeue'
     const result = await reconcile({});
     expect(result.ready?.status).toBe('True');
     expect(result.requeue.kind).toBe('interval');
+  });
+});
+
+describe('reconcile: the ApplySet as the server last answered', () => {
+  const metadata = applySet['metadata'] as JsonObject;
+  const recording: JsonObject = {
+    ...applySet,
+    metadata: {
+      ...metadata,
+      finalizers: [],
+      annotations: { [MetadataKeys.lastAppliedObjects]: 'ConfigMap/team/web' },
+    },
+  };
+
+  it('the engine takes the ApplySet the reconcile GOT, and reads it no more', async () => {
+    const result = await reconcile({});
+    expect(result.requests.filter((r) => r.startsWith('GET /apis/applyset.dev'))).toHaveLength(1);
+    expect(result.engineRequests[0]?.parent.live).toEqual(applySet);
+  });
+
+  it('one that records children and lost its finalizer gets it back, and the run goes on from that write', async () => {
+    const patched: JsonObject = {
+      ...recording,
+      metadata: {
+        ...(recording['metadata'] as JsonObject),
+        resourceVersion: '8',
+        finalizers: [APPLYSET_FINALIZER],
+      },
+    };
+    const result = await reconcile({ stored: recording, patched });
+    const applySetRequests = result.requests.filter((r) => r.includes('/applysets/web'));
+    expect(applySetRequests).toEqual([
+      'GET /apis/applyset.dev/v1alpha1/namespaces/team/applysets/web',
+      `PATCH /apis/applyset.dev/v1alpha1/namespaces/team/applysets/web ${JSON.stringify({
+        metadata: { finalizers: [APPLYSET_FINALIZER], resourceVersion: '7' },
+      })}`,
+      expect.stringMatching(
+        /^PATCH \/apis\/applyset\.dev\/v1alpha1\/namespaces\/team\/applysets\/web\/status /,
+      ),
+    ]);
+    // The engine takes the PATCH's answer, not the stale object of the GET, and the status is written
+    // on condition of the version that PATCH left.
+    expect(result.engineRequests[0]?.parent.live).toEqual(patched);
+    expect(result.statuses[0]?.['metadata']).toEqual({ resourceVersion: '8' });
+    expect(result.ready?.status).toBe('True');
   });
 });
 
