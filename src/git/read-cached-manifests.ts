@@ -5,7 +5,7 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
-import type { RepositoryReadCache } from './repository-object-caches.js';
+import type { GitObjectContent, RepositoryReadCache } from './repository-object-caches.js';
 
 export interface CachedManifestsRequest {
   /** The cache's bare repository the commit was fetched into. */
@@ -32,13 +32,15 @@ export interface CachedManifestsRequest {
 export async function readCachedManifests(request: CachedManifestsRequest): Promise<ManifestFile[]> {
   const { gitdir, url, commit, limits, signal } = request;
   const reader = objectStoreReader(gitdir, request.readCache);
-  let tree: string;
+  let object: GitObjectContent;
   try {
-    ({ tree } = (await git.readCommit({ fs, gitdir, oid: commit, cache: reader.cache })).commit);
+    object = await reader.read(commit);
   } catch (error) {
     if (!hasErrorCode(error, 'NotFoundError')) throw error;
     throw new GitFetchError(url, `commit ${commit} is no longer in the cache`, { cause: error });
   }
+  const tree = object.type === 'commit' ? treeOfCommit(object.content) : undefined;
+  if (tree === undefined) throw new GitFetchError(url, `${commit} is not a commit object`);
   return readTreeManifests({
     reader,
     commit,
@@ -49,18 +51,30 @@ export async function readCachedManifests(request: CachedManifestsRequest): Prom
   });
 }
 
-/** Objects of the bare repository at `gitdir`, inflated by isomorphic-git through the shared caches. */
-function objectStoreReader(
-  gitdir: string,
-  shared: RepositoryReadCache,
-): GitObjectReader & { readonly cache: object } {
+/**
+ * Objects of the bare repository at `gitdir`: from the inflated objects kept across fetches, else
+ * inflated by isomorphic-git through the shared pack caches (and kept).
+ */
+function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObjectReader {
   const cache = shared.objects;
   return {
-    cache,
     parsedTrees: shared.trees,
     read: async (oid) => {
+      const kept = shared.contents.get(oid);
+      if (kept !== undefined) return kept;
       const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
-      return { type: object.type, content: object.object as Uint8Array };
+      const read = { type: object.type, content: object.object as Uint8Array };
+      shared.contents.set(oid, read);
+      return read;
     },
   };
+}
+
+/**
+ * The root tree a commit object names: its first line, `tree <oid>`, by Git's object format (git
+ * writes it first, and fsck rejects a commit where it is not).
+ */
+export function treeOfCommit(content: Uint8Array): string | undefined {
+  const head = Buffer.from(content.buffer, content.byteOffset, Math.min(content.byteLength, 46));
+  return /^tree ([0-9a-f]{40})\n/.exec(head.toString('latin1'))?.[1];
 }

@@ -9,16 +9,42 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { LruMap } from '../kube/lru-map.js';
 import type { ParsedTree, ParsedTreeCache } from './commit-tree-view.js';
 import { hasErrorCode } from './has-error-code.js';
 
 /** What the shared caches may hold, counted as the packs' size on disk. */
 export const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
 
-/** What reads of one repository share: isomorphic-git's cache of its packs, and its parsed trees. */
+/**
+ * What the inflated objects kept across fetches may weigh together: the commits, trees and manifests
+ * a fleet reads on every interval (4,000 small files take well under 1 MiB).
+ */
+export const DEFAULT_CONTENT_CACHE_BYTES = 8 * 1024 * 1024;
+
+/** An object larger than this is inflated again on each read rather than crowd the others out. */
+export const MAX_CACHED_CONTENT_BYTES = 256 * 1024;
+
+/** An inflated Git object: its type and its content (without the object header). */
+export interface GitObjectContent {
+  readonly type: string;
+  readonly content: Uint8Array;
+}
+
+/** Inflated objects of one repository, by oid. */
+export interface ObjectContentCache {
+  get(oid: string): GitObjectContent | undefined;
+  set(oid: string, object: GitObjectContent): void;
+}
+
+/**
+ * What reads of one repository share: isomorphic-git's cache of its packs, its parsed trees (both
+ * until the next fetch), and its inflated objects (across fetches).
+ */
 export interface RepositoryReadCache {
   readonly objects: object;
   readonly trees: ParsedTreeCache;
+  readonly contents: ObjectContentCache;
 }
 
 interface CachedRepository extends RepositoryReadCache {
@@ -46,13 +72,50 @@ export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): Pa
   };
 }
 
+/**
+ * Inflated objects of every repository, least recently used dropped past `maxBytes`. A Git object
+ * never changes under its oid, so unlike the pack caches this one outlives a fetch, even one that
+ * starts the repository over: a fleet polling one repository reads the same commit, trees and files
+ * on every interval, and inflated each of them from the packs again (a stat, a failed open of the
+ * loose object, a listing of the packs and an inflate, per object). Keyed by repository as well as
+ * oid, so no repository is ever answered with another's object.
+ */
+export class ObjectContents {
+  readonly #entries: LruMap<string, GitObjectContent>;
+
+  constructor(maxBytes = DEFAULT_CONTENT_CACHE_BYTES) {
+    // Weighed by content; the entry count bounds only the per-entry overhead of many tiny objects.
+    this.#entries = new LruMap(1_000_000, { maxWeight: maxBytes });
+  }
+
+  /** The objects of the repository with `repositoryKey`. */
+  of(repositoryKey: string): ObjectContentCache {
+    const prefix = `${repositoryKey}\n`;
+    return {
+      get: (oid) => this.#entries.get(prefix + oid),
+      set: (oid, object) => {
+        if (object.content.byteLength > MAX_CACHED_CONTENT_BYTES) return;
+        this.#entries.set(prefix + oid, object);
+        // The key and the entry's own objects: about a hundred bytes beside the content.
+        this.#entries.setWeight(prefix + oid, object.content.byteLength + 128);
+      },
+    };
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
 export class RepositoryObjectCaches {
   readonly #entries = new Map<string, CachedRepository>();
   readonly #budgetBytes: number;
+  readonly #contents: ObjectContents;
   #totalBytes = 0;
 
-  constructor(budgetBytes = DEFAULT_OBJECT_CACHE_BYTES) {
+  constructor(budgetBytes = DEFAULT_OBJECT_CACHE_BYTES, contentBytes = DEFAULT_CONTENT_CACHE_BYTES) {
     this.#budgetBytes = budgetBytes;
+    this.#contents = new ObjectContents(contentBytes);
   }
 
   /** The caches for a read of `gitdir`; the caller holds the repository's read lock. */
@@ -65,7 +128,12 @@ export class RepositoryObjectCaches {
       return existing;
     }
     const bytes = await packBytes(gitdir);
-    const made: CachedRepository = { objects: {}, trees: createBoundedTreeCache(), bytes };
+    const made: CachedRepository = {
+      objects: {},
+      trees: createBoundedTreeCache(),
+      contents: this.#contents.of(key),
+      bytes,
+    };
     if (bytes > this.#budgetBytes) return made;
     // Another read of the same repository may have made one while the packs were measured.
     const raced = this.#entries.get(key);
@@ -80,7 +148,10 @@ export class RepositoryObjectCaches {
     return made;
   }
 
-  /** Forgets the repository's cache: a fetch is about to change its packs (or start it over). */
+  /**
+   * Forgets the repository's pack caches and parsed trees: a fetch is about to change its packs (or
+   * start it over). Its inflated objects stay: an oid names the same object whatever the packs.
+   */
   drop(key: string): void {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;

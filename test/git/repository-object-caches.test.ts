@@ -2,7 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ParsedTree } from '../../src/git/commit-tree-view.js';
-import { createBoundedTreeCache, RepositoryObjectCaches } from '../../src/git/repository-object-caches.js';
+import { treeOfCommit } from '../../src/git/read-cached-manifests.js';
+import {
+  createBoundedTreeCache,
+  MAX_CACHED_CONTENT_BYTES,
+  ObjectContents,
+  RepositoryObjectCaches,
+} from '../../src/git/repository-object-caches.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -74,5 +80,69 @@ describe('RepositoryObjectCaches', () => {
     const caches = new RepositoryObjectCaches(50);
     const gitdir = join(dir, 'empty');
     expect(await caches.forRead('empty', gitdir)).toBe(await caches.forRead('empty', gitdir));
+  });
+});
+
+describe('ObjectContents', () => {
+  const blob = (bytes: number, fill = 1) => ({ type: 'blob', content: new Uint8Array(bytes).fill(fill) });
+
+  it('answers a repository only with its own objects', () => {
+    const contents = new ObjectContents(10_000);
+    const object = blob(10);
+    contents.of('a').set('oid-1', object);
+    expect(contents.of('a').get('oid-1')).toBe(object);
+    expect(contents.of('b').get('oid-1')).toBeUndefined();
+  });
+
+  it('keeps the objects read most recently within the byte bound', () => {
+    // Three objects of 1,000 bytes (and their overhead) do not fit in 2,500 bytes: the oldest goes.
+    const contents = new ObjectContents(2_500).of('a');
+    contents.set('1', blob(1000));
+    contents.set('2', blob(1000));
+    expect(contents.get('1')).toBeDefined();
+    contents.set('3', blob(1000));
+    expect(contents.get('2')).toBeUndefined();
+    expect(contents.get('1')).toBeDefined();
+    expect(contents.get('3')).toBeDefined();
+  });
+
+  it('does not keep an object larger than MAX_CACHED_CONTENT_BYTES', () => {
+    const contents = new ObjectContents(10 * MAX_CACHED_CONTENT_BYTES).of('a');
+    contents.set('big', blob(MAX_CACHED_CONTENT_BYTES + 1));
+    contents.set('fits', blob(MAX_CACHED_CONTENT_BYTES));
+    expect(contents.get('big')).toBeUndefined();
+    expect(contents.get('fits')).toBeDefined();
+  });
+
+  it("outlives a fetch's drop of the repository's pack caches", async () => {
+    const caches = new RepositoryObjectCaches(1000);
+    const gitdir = await repositoryWithPacks('kept', 100);
+    const object = blob(10);
+    (await caches.forRead('kept', gitdir)).contents.set('oid-1', object);
+    caches.drop('kept');
+    const next = await caches.forRead('kept', gitdir);
+    expect(next.contents.get('oid-1')).toBe(object);
+    expect((await caches.forRead('other', gitdir)).contents.get('oid-1')).toBeUndefined();
+  });
+});
+
+describe('treeOfCommit', () => {
+  const tree = 'a'.repeat(40);
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it("reads the commit's first line", () => {
+    expect(treeOfCommit(encode(`tree ${tree}\nparent ${'b'.repeat(40)}\nauthor x\n\nmessage\n`))).toBe(tree);
+  });
+
+  it('reads only the bytes of the object, not the buffer around it', () => {
+    const around = encode(`tree ${tree}\ntree ${'c'.repeat(40)}\n`);
+    expect(treeOfCommit(around.subarray(0, 20))).toBeUndefined();
+    expect(treeOfCommit(around.subarray(46))).toBe('c'.repeat(40));
+  });
+
+  it('refuses what does not start with a tree line', () => {
+    expect(treeOfCommit(encode(`object ${tree}\ntype commit\n`))).toBeUndefined();
+    expect(treeOfCommit(encode(`tree ${tree.toUpperCase()}\n`))).toBeUndefined();
+    expect(treeOfCommit(encode(''))).toBeUndefined();
   });
 });
