@@ -11,6 +11,8 @@ export interface InformerCache {
   /** The object of one watch event: DELETED removes it, any other type stores it. */
   applyWatchEvent(type: string, object: JsonObject): void;
   list(): JsonObject[];
+  /** The object with key `namespace/name` (`/name` for a cluster-scoped one). */
+  get(key: string): JsonObject | undefined;
 }
 
 export function createInformerCache(onEvent: (event: InformerEvent) => void): InformerCache {
@@ -47,6 +49,7 @@ export function createInformerCache(onEvent: (event: InformerEvent) => void): In
     },
 
     list: () => [...cache.values()],
+    get: (key) => cache.get(key),
   };
 }
 

@@ -202,7 +202,7 @@ function startWork(
         metrics.setReady(namespace, name, undefined);
       } else if (needsReconcile(event)) queue.add(key);
       // spec.dependsOn: those waiting for this ApplySet look again when its readiness changes.
-      for (const dependent of dependentsToWake(event, applySets.list())) queue.add(dependent);
+      for (const dependent of dependentsToWake(event, () => applySets.list())) queue.add(dependent);
     },
   });
   // No list or watch of Secrets (the controller may only get them): a fixed credential is noticed by
@@ -210,7 +210,7 @@ function startWork(
   const secretPoller = startSecretChangePoller({
     readVersion: (namespace, name, signal) => readSecretVersion(client, namespace, name, signal),
     secretOf: (key) => {
-      const applySet = applySets.list().find((object) => applySetKey(object) === key);
+      const applySet = applySets.get(key);
       return applySet === undefined ? undefined : secretReferenceOf(applySet, secretRefNamespaces);
     },
     failing: () =>

@@ -45,6 +45,8 @@ export interface SupervisedInformer {
   readonly synced: Promise<void>;
   /** The cached objects. */
   list(): JsonObject[];
+  /** The cached object with key `namespace/name` (`name` alone for a cluster-scoped one: `/name`). */
+  get(key: string): JsonObject | undefined;
   /** Resolves when the informer has stopped (its signal was aborted). */
   readonly done: Promise<void>;
 }
@@ -118,6 +120,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     hasSynced: () => synced,
     synced: syncedPromise,
     list: () => cache.list(),
+    get: (key) => cache.get(key),
     done,
   };
 }

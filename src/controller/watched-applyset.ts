@@ -41,15 +41,16 @@ export function needsReconcile(event: InformerEvent): boolean {
  * The keys of the ApplySets whose spec.dependsOn names the one `event` is about, when the event may
  * change what they decide: it appeared, went, or its readiness changed (Ready, its reason, the
  * generation observed, a new generation). Any other write of it, such as a new message, wakes nobody.
+ * `applySets` is asked only then: most events of a fleet wake nobody, and need no list of it.
  */
-export function dependentsToWake(event: InformerEvent, applySets: readonly JsonObject[]): string[] {
+export function dependentsToWake(event: InformerEvent, applySets: () => readonly JsonObject[]): string[] {
   if (
     event.type === 'modified' &&
     event.previous !== undefined &&
     readinessProblem(asApplySet(event.previous)) === readinessProblem(asApplySet(event.object))
   )
     return [];
-  return dependentsOf(applySetKey(event.object), applySets.map(asApplySet));
+  return dependentsOf(applySetKey(event.object), applySets().map(asApplySet));
 }
 
 /** The informer holds ApplySets exactly as the API server sends them. */

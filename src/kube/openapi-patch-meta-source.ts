@@ -74,6 +74,17 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     maxWeight: options.maxDocumentBytes ?? DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES,
   });
   let indexReadAt = Number.NEGATIVE_INFINITY;
+  // What a document says of a kind, read once per document and kind: reading it scans the document's
+  // paths and schemas, and an engine is made per reconcile, so each run of a fleet asked again.
+  const kindInfos = new WeakMap<object, Map<string, OpenApiPatchInfo | undefined>>();
+  const kindInfo = (document: JsonValue, gvk: GroupVersionKind): OpenApiPatchInfo | undefined => {
+    if (!isJsonObject(document)) return undefined;
+    let infos = kindInfos.get(document);
+    if (infos === undefined) kindInfos.set(document, (infos = new Map()));
+    const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+    if (!infos.has(key)) infos.set(key, knownKind(readOpenApiPatchInfo(document, gvk), document, gvk));
+    return infos.get(key);
+  };
 
   /** The document at `path`; undefined when the server does not serve it (404) or cannot be read. */
   const fetchDocument = (path: string, query: Record<string, string>, signal?: AbortSignal) => {
@@ -118,7 +129,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     signal?: AbortSignal,
   ): Promise<OpenApiPatchInfo | undefined> => {
     const document = await v3Document(gvk, signal);
-    return document === undefined ? undefined : knownKind(readOpenApiPatchInfo(document, gvk), document, gvk);
+    return document === undefined ? undefined : kindInfo(document, gvk);
   };
 
   const fromV2 = async (
@@ -126,7 +137,7 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     signal?: AbortSignal,
   ): Promise<OpenApiPatchInfo | undefined> => {
     const document = await fetchDocument('/openapi/v2', {}, signal);
-    return document === undefined ? undefined : knownKind(readOpenApiPatchInfo(document, gvk), document, gvk);
+    return document === undefined ? undefined : kindInfo(document, gvk);
   };
 
   return {

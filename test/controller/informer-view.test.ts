@@ -69,10 +69,10 @@ describe('informerView', () => {
     expect(needsReconcile({ type: 'modified', object: informerView(asked), previous: view })).toBe(true);
     expect(needsReconcile({ type: 'modified', object: view, previous: view })).toBe(false);
     const base: JsonObject = { metadata: { name: 'base', namespace: 'team-a' } };
-    expect(dependentsToWake({ type: 'added', object: base }, [view])).toEqual(
-      dependentsToWake({ type: 'added', object: base }, [served]),
+    expect(dependentsToWake({ type: 'added', object: base }, () => [view])).toEqual(
+      dependentsToWake({ type: 'added', object: base }, () => [served]),
     );
-    expect(dependentsToWake({ type: 'added', object: base }, [view])).toEqual(['team-a/web']);
+    expect(dependentsToWake({ type: 'added', object: base }, () => [view])).toEqual(['team-a/web']);
   });
 
   it('leaves its input as it was', () => {
