@@ -1,5 +1,6 @@
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
+import { auditedKubeconfig, auditedRequests, countByVerb, recordMarker } from './audited-requests.js';
 import { kubeRequestsByVerb, VERBS, writeTotal, type Verb } from './controller-metrics.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
@@ -15,12 +16,17 @@ import {
 } from './e2e-kit.js';
 import { waitForReconciles } from './wait-for-reconciles.js';
 
-// Issue #14, what a fleet costs. Requests are counted by the controller's own
-// applyset_kube_requests_total{verb}: the API server's apiserver_request_total has no namespace label
-// and the integration suite runs its files in parallel against one API server, so the server's
-// counts of configmaps, applysets and events include other tests' requests. The controller watches
-// only this test's namespace (--namespace), so its counter holds this test's requests and nothing
-// else. Git fetches are counted on the test Git server.
+// Issue #14, what a fleet costs. Requests are counted on the server: the controller runs as a user of
+// its own, whose requests alone the test control plane's audit log records (audited-requests.ts); the
+// API server's apiserver_request_total has no namespace or user label, and the integration suite runs
+// its files in parallel against one API server. The controller's own
+// applyset_kube_requests_total{verb} must agree. Git fetches are counted on the test Git server.
+
+/** Writes among audited requests counted by countByVerb. */
+const serverWrites = (counts: Record<string, number>): number =>
+  Object.entries(counts)
+    .filter(([key]) => /^(create|update|patch|delete|deletecollection) /.test(key))
+    .reduce((sum, [, count]) => sum + count, 0);
 
 function difference(after: Record<Verb, number>, before: Record<Verb, number>): Record<Verb, number> {
   return Object.fromEntries(VERBS.map((verb) => [verb, after[verb] - before[verb]])) as Record<Verb, number>;
@@ -35,12 +41,22 @@ describe('requests of ApplySets', () => {
   const namespace = uniqueName('e2e-req');
   let git: GitTestServer;
   let controller: ControllerProcess;
+  let kubeconfig: string;
+
+  /** What the server recorded of the controller in this test's namespace since `from`, by verb. */
+  const serverCountsSince = async (from: number) => {
+    await recordMarker(kubeconfig, namespace);
+    const requests = await auditedRequests(namespace);
+    return { counts: countByVerb(requests.slice(from)), next: requests.length };
+  };
 
   beforeAll(async () => {
+    kubeconfig = await auditedKubeconfig();
     ({ git, controller } = await startControllerWithRepository(
       c,
       namespace,
       Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.yaml`, configMapYaml(n, { v: '1' })])),
+      { kubeconfig },
     ));
   });
 
@@ -48,6 +64,7 @@ describe('requests of ApplySets', () => {
 
   it('first reconcile of 4 objects writes 8 times at most, a reconcile at rest not once', async () => {
     const before = await kubeRequestsByVerb(controller);
+    const { next: start } = await serverCountsSince(0);
     // An interval of an hour: nothing but the first reconcile runs while it is counted.
     await createApplySet(c, namespace, 'four', { url: git.url, interval: '1h' });
     await waitForAppliedCommit(c, namespace, 'four', await git.revParse('main'), 60_000);
@@ -58,11 +75,23 @@ describe('requests of ApplySets', () => {
       });
       return events.items.some((event) => event.reason === 'ReconciliationSucceeded') ? true : undefined;
     });
-    // 4 creates and the event (POST); the inventory widen with the finalizer folded in, the hash, the
-    // status (PATCH).
+    // 4 creates and the event; the inventory widen with the finalizer folded in, the hash, the status.
+    // Reads: the ApplySet once, one label-selected LIST of ConfigMaps, and a GET of each desired
+    // ConfigMap the LIST did not return (none existed yet).
+    const server = await serverCountsSince(start);
+    expect(server.counts).toEqual({
+      'get applysets': 1,
+      'list configmaps': 1,
+      'get configmaps': 4,
+      'create configmaps': 4,
+      'patch applysets': 2,
+      'patch applysets/status': 1,
+      'create events': 1,
+    });
+    expect(serverWrites(server.counts)).toBeLessThanOrEqual(8);
     const first = difference(await kubeRequestsByVerb(controller), before);
     expect(first).toMatchObject({ POST: 5, PATCH: 3, PUT: 0, DELETE: 0 });
-    expect(writeTotal(first)).toBeLessThanOrEqual(8);
+    expect(writeTotal(first)).toBe(serverWrites(server.counts));
     expect((await getApplySet(c, namespace, 'four'))?.metadata.finalizers).toContain(
       'applyset.dev/finalizer',
     );
@@ -74,10 +103,19 @@ describe('requests of ApplySets', () => {
     const settled = logCount(controller, key, 'reconciled') + 2;
     await waitForReconciles(controller, key, settled, 'the spec change to be reconciled', 60_000);
     const atRest = await kubeRequestsByVerb(controller);
+    const { next: restStart } = await serverCountsSince(0);
     const reconciled = logCount(controller, key, 'reconciled');
     await waitForReconciles(controller, key, reconciled + 3, 'three reconciles on the interval', 60_000);
     const noOps = difference(await kubeRequestsByVerb(controller), atRest);
+    const restServer = await serverCountsSince(restStart);
     const reconciles = logCount(controller, key, 'reconciled') - reconciled;
+    // On the server: no write, and per reconcile one GET of the ApplySet and one LIST of ConfigMaps
+    // (a reconcile may be in flight at either end of the window, hence the spare).
+    expect(serverWrites(restServer.counts)).toBe(0);
+    expect(Object.keys(restServer.counts).sort()).toEqual(['get applysets', 'list configmaps']);
+    expect(restServer.counts['get applysets']).toBeGreaterThanOrEqual(reconciles - 1);
+    expect(restServer.counts['get applysets']).toBeLessThanOrEqual(reconciles + 1);
+    expect(restServer.counts['list configmaps']).toBeLessThanOrEqual(reconciles + 1);
     expect(writeTotal(noOps)).toBe(0);
     // Reads: the ApplySet, once (the engine takes the object the reconcile GOT as its parent rather
     // than GET it again), and one label-selected LIST of ConfigMaps. (A watch the informer renews

@@ -9,6 +9,22 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 
+/** The file in the control plane's directory (beside admin.kubeconfig) where audited requests go. */
+export const AUDIT_LOG_FILE = 'audit.log';
+
+/** The one user whose requests the API server records (a client certificate's common name). */
+export const AUDITED_USER = 'applyset-audited';
+
+/** Metadata of AUDITED_USER's requests once answered; nothing of anyone else's. */
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+  - level: Metadata
+    users: [${AUDITED_USER}]
+  - level: None
+`;
+
 const execFileAsync = promisify(execFile);
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
@@ -243,6 +259,10 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     const tokensPath = join(workDir, 'tokens.csv');
     // A static token in system:masters is the admin; ServiceAccounts get real tokens from TokenRequest.
     await writeFile(tokensPath, `${adminToken},applyset-admin,applyset-admin,system:masters\n`);
+    // The API server's own record of one user's requests, for tests that count what a controller asks
+    // of the server (auditedRequests); every other request goes unrecorded.
+    const auditPolicyPath = join(workDir, 'audit-policy.yaml');
+    await writeFile(auditPolicyPath, AUDIT_POLICY);
 
     const track = (name: string, child: ChildProcess): void => {
       children.push(child);
@@ -302,6 +322,12 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         '--allow-privileged=true',
         '--profiling=false',
         `--cert-dir=${join(workDir, 'certs')}`,
+        `--audit-policy-file=${auditPolicyPath}`,
+        `--audit-log-path=${join(workDir, AUDIT_LOG_FILE)}`,
+        '--audit-log-format=json',
+        // Each event is written before the request's handler returns, so a test that saw an answer
+        // finds its record once the next request of the same user is recorded.
+        '--audit-log-mode=blocking',
         '--v=0',
       ],
       apiLog,

@@ -42,6 +42,13 @@ if (typeof afterAll === 'function') {
   });
 }
 
+/** A temporary directory for a kubeconfig, removed when the test file ends. */
+export async function kubeconfigDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  kubeconfigDirs.push(dir);
+  return dir;
+}
+
 /**
  * Returns a kubeconfig file that acts as the given ServiceAccount (created if missing), with a token
  * from the TokenRequest API, so a test can run with exactly the rights RBAC grants that account.
@@ -71,9 +78,7 @@ export async function kubeconfigForServiceAccount(namespace: string, name: strin
     contexts: [{ name: user, cluster: cluster.name, user }],
     currentContext: user,
   });
-  const dir = await mkdtemp(join(tmpdir(), 'applyset-sa-'));
-  kubeconfigDirs.push(dir);
-  const path = join(dir, 'kubeconfig');
+  const path = join(await kubeconfigDir('applyset-sa-'), 'kubeconfig');
   await writeFile(path, kc.exportConfig(), { mode: 0o600 });
   return path;
 }
