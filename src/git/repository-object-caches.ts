@@ -95,27 +95,23 @@ export class ObjectContents {
       get: (oid) => this.#entries.get(prefix + oid),
       set: (oid, object) => {
         if (object.content.byteLength > MAX_CACHED_CONTENT_BYTES) return;
-        this.#entries.set(prefix + oid, object);
+        const key = prefix + oid;
+        this.#entries.set(key, object);
         // The key and the entry's own objects: about a hundred bytes beside the content.
-        this.#entries.setWeight(prefix + oid, object.content.byteLength + 128);
+        this.#entries.setWeight(key, object.content.byteLength + 128);
       },
     };
-  }
-
-  get size(): number {
-    return this.#entries.size;
   }
 }
 
 export class RepositoryObjectCaches {
   readonly #entries = new Map<string, CachedRepository>();
   readonly #budgetBytes: number;
-  readonly #contents: ObjectContents;
+  readonly #contents = new ObjectContents();
   #totalBytes = 0;
 
-  constructor(budgetBytes = DEFAULT_OBJECT_CACHE_BYTES, contentBytes = DEFAULT_CONTENT_CACHE_BYTES) {
+  constructor(budgetBytes = DEFAULT_OBJECT_CACHE_BYTES) {
     this.#budgetBytes = budgetBytes;
-    this.#contents = new ObjectContents(contentBytes);
   }
 
   /** The caches for a read of `gitdir`; the caller holds the repository's read lock. */

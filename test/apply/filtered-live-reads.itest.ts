@@ -8,9 +8,9 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 import {
   configMapYaml,
   engineFor,
-  recordingClient,
   getObject,
   kubectl,
+  recordingClient,
   requestFor,
   writeSetDirectory,
 } from './apply-test-kit.js';
@@ -21,7 +21,6 @@ import {
 
 const PART_OF = 'applyset.kubernetes.io/part-of';
 
-/** The admin client, recording every request it sends. */
 function byObject(outcomes: readonly ObjectOutcome[]): Record<string, string> {
   return Object.fromEntries(
     outcomes.map((o) => [

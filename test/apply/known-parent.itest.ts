@@ -4,9 +4,9 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 import {
   configMapYaml,
   engineFor,
-  recordingClient,
   getObject,
   kubectl,
+  recordingClient,
   requestFor,
   writeSetDirectory,
 } from './apply-test-kit.js';

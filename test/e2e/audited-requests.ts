@@ -20,10 +20,8 @@ export interface AuditedRequest {
   /** The audit verb: get, list, watch, create, patch, update, delete. */
   readonly verb: string;
   readonly resource: string;
-  readonly namespace: string | undefined;
   readonly name: string | undefined;
   readonly subresource: string | undefined;
-  readonly code: number | undefined;
 }
 
 function auditLogPath(): string {
@@ -75,17 +73,14 @@ export async function auditedRequests(namespace: string): Promise<AuditedRequest
       verb?: string;
       user?: { username?: string };
       objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
-      responseStatus?: { code?: number };
     };
     if (event.stage !== 'ResponseComplete' || event.user?.username !== AUDITED_USER) continue;
     if (event.objectRef?.namespace !== namespace) continue;
     requests.push({
       verb: event.verb ?? '',
       resource: event.objectRef.resource ?? '',
-      namespace: event.objectRef.namespace,
       name: event.objectRef.name,
       subresource: event.objectRef.subresource,
-      code: event.responseStatus?.code,
     });
   }
   return requests;
