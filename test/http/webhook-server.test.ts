@@ -1,9 +1,16 @@
 import { createHmac } from 'node:crypto';
+import { connect, type Socket } from 'node:net';
 import { repositoryIdentity, parsePushPayload, type PushEvent } from '../../src/http/push-event.js';
-import { startWebhookServer, type WebhookServer } from '../../src/http/start-webhook-server.js';
+import {
+  startWebhookServer,
+  WEBHOOK_LIMITS,
+  type WebhookServer,
+} from '../../src/http/start-webhook-server.js';
+import { waitFor } from '../e2e/wait-for.js';
 
 // The push receiver over real HTTP on loopback: signatures of the three forges, a bad signature
-// changing nothing, the rate limit, and the payload fields that name the repository and the ref.
+// changing nothing, the rate limit, the bounds on what any caller can hold (body, time, connections),
+// and the payload fields that name the repository and the ref.
 
 const SECRET = 'webhook-s3cret';
 const githubPush = {
@@ -142,7 +149,116 @@ describe('the push webhook receiver', () => {
     clock += 1_000; // one token per second
     expect((await post('/hook/main-repo', headers, body)).status).toBe(202);
   });
+
+  it('charges only signed requests to the rate: 30 unsigned POSTs leave a signed push accepted', async () => {
+    const body = JSON.stringify(githubPush);
+    for (let i = 0; i < 30; i += 1) {
+      const unsigned = await post('/hook/main-repo', { 'x-github-event': 'push' }, body);
+      expect(unsigned.status).toBe(401);
+    }
+    const signed = await post(
+      '/hook/main-repo',
+      { 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${sign(body)}` },
+      body,
+    );
+    expect(signed.status).toBe(202);
+    expect(pushes).toHaveLength(1);
+  });
+
+  it.each([
+    ['a Content-Length over the limit', { 'content-length': String(100 * 1024 * 1024) }],
+    ['a chunked body that grows past the limit', { 'transfer-encoding': 'chunked' }],
+  ] as [string, Record<string, string>][])(
+    'refuses %s with 413 before the client has sent it all',
+    async (_what, headers) => {
+      const socket = await openSocket(server.port);
+      const head = Object.entries({ host: 'localhost', 'x-github-event': 'push', ...headers })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.write(`POST /hook/main-repo HTTP/1.1\r\n${head}\r\n`);
+      // A little over the limit of 1 MiB, then nothing more: the rest of the 100 MiB is never sent.
+      const part = Buffer.alloc(WEBHOOK_LIMITS.maxBodyBytes + 64 * 1024, 'x');
+      socket.write(
+        headers['transfer-encoding'] === undefined
+          ? part
+          : Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]),
+      );
+      const answer = await responseOf(socket);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toContain(`the body is over ${WEBHOOK_LIMITS.maxBodyBytes} bytes`);
+      expect(pushes).toEqual([]);
+    },
+  );
 });
+
+describe('the push webhook receiver under a slow or crowding client', () => {
+  let server: WebhookServer;
+  beforeAll(async () => {
+    server = await startWebhookServer({
+      address: '127.0.0.1:0',
+      secretFor: async () => SECRET,
+      onPush: () => 0,
+      limits: { headersTimeoutMs: 500, requestTimeoutMs: 1_000, checkIntervalMs: 100, maxConnections: 3 },
+    });
+  });
+  afterAll(() => server.close());
+
+  it('cuts a connection that trickles its headers within the header timeout', async () => {
+    const socket = await openSocket(server.port);
+    const started = Date.now();
+    socket.write('POST /hook/main-repo HTTP/1.1\r\nhost: localhost\r\n');
+    // One header byte every 50 ms: each keeps the socket busy, none ends the headers.
+    const trickle = setInterval(() => socket.write('x'), 50);
+    try {
+      const answer = await responseOf(socket);
+      expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      clearInterval(trickle);
+    }
+    // The bound is 500 ms, checked every 100 ms; the margin is for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('cuts a connection that trickles its body within the request timeout', async () => {
+    const socket = await openSocket(server.port);
+    const started = Date.now();
+    socket.write('POST /hook/main-repo HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100000\r\n\r\n');
+    const trickle = setInterval(() => socket.write('x'), 50);
+    try {
+      expect(await responseOf(socket)).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('refuses connections past its maximum', async () => {
+    const held = await Promise.all([1, 2, 3].map(() => openSocket(server.port)));
+    const extra = await openSocket(server.port);
+    await waitFor('the extra connection to be closed', async () => (extra.closed ? true : undefined), 5_000);
+    for (const socket of held) socket.destroy();
+  });
+});
+
+function openSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Everything the server sends until it closes the connection. */
+function responseOf(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    socket.on('error', () => undefined);
+    socket.once('close', () => resolve(text));
+  });
+}
 
 describe('push payloads and repository identity', () => {
   it('reads tags, and refuses payloads without a ref or a URL', () => {
