@@ -65,20 +65,73 @@ export class InventoryTooLargeError extends IntentError {
   }
 }
 
-/** The inventory text the annotations hold, in either form. */
+/**
+ * The most a compressed inventory may inflate to, and the most lines any inventory may hold. The most
+ * this controller can write within the server's 256 KiB for all annotations is about 86,000 lines
+ * and 2.9 MiB inflated (sequential names compress 16 to 1); a real set of 30,000 objects is about
+ * 1.3 MiB. The annotation is also anyone's to edit who may patch the ApplySet, and a 250 KB gzip bomb
+ * inflates to some 250 MiB of newlines that, split into lines, took the whole process down (and again
+ * on every restart, since the annotation stays). So inflating stops at MAX_INVENTORY_TEXT_BYTES, and
+ * lines are counted on the bytes before any string or array is made of them: about three times what
+ * the controller can write, and under 100 MiB of memory for a parsed inventory at both limits.
+ */
+export const MAX_INVENTORY_TEXT_BYTES = 8 * 1024 * 1024;
+export const MAX_INVENTORY_LINES = 250_000;
+
+/**
+ * An inventory past MAX_INVENTORY_TEXT_BYTES or MAX_INVENTORY_LINES: refused before it is read, so
+ * nothing of the set is applied or pruned. Stalled: only a human fixing the annotation helps.
+ */
+export class InventoryPastLimitError extends IntentError {
+  override readonly name = 'InventoryPastLimitError';
+  readonly code = 'INVENTORY_TOO_LARGE';
+  readonly intent = 'stalled';
+  readonly reason = 'InventoryTooLarge';
+  constructor(key: string, limit: string) {
+    super(`annotation ${key} ${limit}; nothing was applied or pruned: correct or remove the annotation`);
+  }
+}
+
+/** The inventory text the annotations hold, in either form, within the limits above. */
 export function decodeInventory(annotations: Readonly<Record<string, string | undefined>>): string {
   const plain = annotations[MetadataKeys.lastAppliedObjects] ?? '';
-  if (plain.trim() !== COMPRESSED_MARKER) return plain;
+  if (plain.trim() !== COMPRESSED_MARKER) {
+    refuseTooManyLines(Buffer.from(plain, 'utf8'), MetadataKeys.lastAppliedObjects);
+    return plain;
+  }
   const packed = annotations[COMPRESSED_INVENTORY_KEY];
   if (packed === undefined || packed === '') {
     throw new CompressedInventoryError(
       `${MetadataKeys.lastAppliedObjects} says the list is in ${COMPRESSED_INVENTORY_KEY}, which is missing`,
     );
   }
+  const text = inflateBounded(Buffer.from(packed, 'base64'));
+  refuseTooManyLines(text, COMPRESSED_INVENTORY_KEY);
+  return text.toString('utf8');
+}
+
+/** zlib stops and throws as soon as its output passes maxOutputLength: a bomb never inflates whole. */
+function inflateBounded(packed: Buffer): Buffer {
   try {
-    return gunzipSync(Buffer.from(packed, 'base64')).toString('utf8');
+    return gunzipSync(packed, { maxOutputLength: MAX_INVENTORY_TEXT_BYTES });
   } catch (error) {
+    if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new InventoryPastLimitError(
+        COMPRESSED_INVENTORY_KEY,
+        `decompresses past ${MAX_INVENTORY_TEXT_BYTES / (1024 * 1024)} MiB`,
+      );
+    }
     throw new CompressedInventoryError(`${COMPRESSED_INVENTORY_KEY} is not a gzip'ed list`, { cause: error });
+  }
+}
+
+function refuseTooManyLines(text: Buffer, key: string): void {
+  let lines = 1;
+  for (let at = text.indexOf(0x0a); at >= 0; at = text.indexOf(0x0a, at + 1)) {
+    lines += 1;
+    if (lines > MAX_INVENTORY_LINES) {
+      throw new InventoryPastLimitError(key, `holds more than ${MAX_INVENTORY_LINES} lines`);
+    }
   }
 }
 
