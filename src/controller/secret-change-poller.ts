@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import PQueue from 'p-queue';
 
 /** An ApplySet that names a Git credentials Secret: `namespace/name` and the Secret's name. */
 export interface SecretReference {
@@ -17,6 +18,10 @@ export interface SecretChangePollerOptions {
   /** The ApplySet's Secret changed since its last reconcile read it: reconcile it now. */
   readonly onChange: (key: string) => void;
   readonly intervalMs: number;
+  /** Secret GETs at once; default SECRET_POLL_CONCURRENCY. */
+  readonly concurrency?: number;
+  /** ApplySets whose Secret one poll reads; default SECRET_POLL_MAX_PER_TICK. */
+  readonly maxPerTick?: number;
   /** Ends the polling. */
   readonly signal: AbortSignal;
   readonly logger: { debug(object: object, message: string): void };
@@ -35,6 +40,16 @@ export interface SecretChangePoller {
   readonly done: Promise<void>;
 }
 
+/**
+ * The poller's bounds, whatever the number of failing ApplySets (each tenant can make as many as it
+ * may create): at most SECRET_POLL_CONCURRENCY GETs at once, and the Secrets of at most
+ * SECRET_POLL_MAX_PER_TICK ApplySets per poll, taken in turn, so with the 5 s interval the poller
+ * sends at most 20 GETs a second and every failing ApplySet is still polled every
+ * ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
+ */
+export const SECRET_POLL_CONCURRENCY = 4;
+export const SECRET_POLL_MAX_PER_TICK = 100;
+
 /** What a baseline or an observation holds: which Secret, and its version or its absence. */
 function stateOf(reference: SecretReference, version: string | undefined): string {
   return `${reference.namespace}/${reference.secretName}@${version ?? '(absent)'}`;
@@ -49,21 +64,31 @@ function stateOf(reference: SecretReference, version: string | undefined): strin
 export function startSecretChangePoller(options: SecretChangePollerOptions): SecretChangePoller {
   const baselines = new Map<string, string>();
   const { logger, signal } = options;
+  const queue = new PQueue({ concurrency: options.concurrency ?? SECRET_POLL_CONCURRENCY });
+  const maxPerTick = options.maxPerTick ?? SECRET_POLL_MAX_PER_TICK;
+  let next = 0;
+  /** The next maxPerTick of the failing ApplySets, wrapping around: each has its turn. */
+  const inTurn = (all: readonly SecretReference[]): readonly SecretReference[] => {
+    if (all.length <= maxPerTick) return all;
+    const start = next % all.length;
+    next = start + maxPerTick;
+    return [...all.slice(start), ...all.slice(0, start)].slice(0, maxPerTick);
+  };
 
   const observe = async (reference: SecretReference, readSignal: AbortSignal): Promise<string> =>
     stateOf(reference, await options.readVersion(reference.namespace, reference.secretName, readSignal));
 
   const tick = async (): Promise<void> => {
-    const failing = options.failing();
+    const failing = inTurn(options.failing());
     const reads = new Map<string, Promise<string | Error>>();
     for (const reference of failing) {
       const secretKey = `${reference.namespace}/${reference.secretName}`;
       if (!reads.has(secretKey)) {
         reads.set(
           secretKey,
-          observe(reference, signal).catch((error: unknown) =>
-            error instanceof Error ? error : new Error(String(error)),
-          ),
+          queue
+            .add(() => observe(reference, signal))
+            .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))),
         );
       }
     }

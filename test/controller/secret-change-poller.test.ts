@@ -95,3 +95,55 @@ describe('the Secret change poller', () => {
     expect(changed).toEqual([]);
   });
 });
+
+describe('the Secret change poller under many failing ApplySets', () => {
+  it('reads at most `concurrency` Secrets at once and `maxPerTick` per poll, each ApplySet in turn', async () => {
+    const stop = new AbortController();
+    // 10 failing ApplySets, each with a Secret of its own.
+    const references: SecretReference[] = Array.from({ length: 10 }, (_, i) => ({
+      key: `ns/set-${i}`,
+      namespace: 'ns',
+      secretName: `creds-${i}`,
+    }));
+    let polls = 0;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const readsByPoll = new Map<number, string[]>();
+    const poller = startSecretChangePoller({
+      readVersion: async (_namespace, name) => {
+        readsByPoll.set(polls, [...(readsByPoll.get(polls) ?? []), name]);
+        inFlight += 1;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        // Answered on a later turn of the event loop, as a GET would be: the others can start meanwhile.
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight -= 1;
+        return '1';
+      },
+      secretOf: (key) => references.find((reference) => reference.key === key),
+      failing: () => {
+        polls += 1;
+        return references;
+      },
+      onChange: () => undefined,
+      intervalMs: 1,
+      concurrency: 2,
+      maxPerTick: 3,
+      signal: stop.signal,
+      logger: { debug: () => undefined },
+    });
+    try {
+      await waitFor(() => polls > 5);
+    } finally {
+      stop.abort();
+      await poller.done;
+    }
+    expect(mostInFlight).toBe(2);
+    // Polls 1 to 4 take 3, 3, 3 and 3 of the ten in turn (the fourth wraps around to the start).
+    expect([1, 2, 3, 4].map((poll) => readsByPoll.get(poll))).toEqual([
+      ['creds-0', 'creds-1', 'creds-2'],
+      ['creds-3', 'creds-4', 'creds-5'],
+      ['creds-6', 'creds-7', 'creds-8'],
+      ['creds-9', 'creds-0', 'creds-1'],
+    ]);
+  });
+});
