@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
 import { nestedListBomb } from '../manifests/yaml-bombs.js';
@@ -18,27 +17,10 @@ import {
   type ControllerProcess,
 } from './e2e-kit.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { assertAlive, MIB, peakRssBytes } from './process-health.js';
 
 // A 1 KB "billion laughs" file in one ApplySet's repository must stall that ApplySet alone: the
 // controller stays up, within its memory, and keeps reconciling the others.
-
-const MIB = 1024 * 1024;
-
-/** Peak resident memory of a process so far (VmHWM), from /proc. */
-async function peakRssBytes(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
-  if (match?.[1] === undefined) throw new Error(`no VmHWM in /proc/${pid}/status`);
-  return Number(match[1]) * 1024;
-}
-
-/** Fails the wait at once, with the reason, when the controller is gone. */
-function assertAlive(controller: ControllerProcess): void {
-  const { exitCode, signalCode } = controller.child;
-  if (exitCode !== null || signalCode !== null) {
-    throw new Error(`the controller exited (${exitCode ?? signalCode})`);
-  }
-}
 
 describe('the controller and a YAML alias bomb', () => {
   const c = cluster();
