@@ -147,4 +147,50 @@ describe('the Helm chart on a real API server', () => {
       false,
     );
   }, 120_000);
+
+  it('stores the NetworkPolicy of the default install, and a dry run accepts the webhook one with custom peers', async () => {
+    const { namespace, release } = await install([]);
+    const networking = kc.makeApiClient(k8s.NetworkingV1Api);
+    const stored = await networking.readNamespacedNetworkPolicy({ name: `${release}-applyset-controller`, namespace });
+    expect(stored.spec?.ingress?.map((rule) => rule.ports?.map((p) => p.port))).toEqual([['metrics']]);
+
+    // Rendered with the webhook on and peers of every form the values document, then checked by the
+    // server's own validation. It stores, and enforces nothing: that is the network plugin's part.
+    const rendered = await execFileAsync(helm, [
+      'template',
+      release,
+      chart,
+      '--namespace',
+      namespace,
+      '--show-only',
+      'templates/networkpolicy.yaml',
+      '--set',
+      'webhook.enabled=true',
+      '--set',
+      'webhook.secretName=hooks',
+      '--set-json',
+      'networkPolicy.webhook.from=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"ingress-nginx"}}},{"ipBlock":{"cidr":"192.0.2.0/24"}}]',
+      '--set-json',
+      'networkPolicy.metrics.from=[{"namespaceSelector":{}}]',
+    ]);
+    const applied = await new Promise<string>((resolve, reject) => {
+      const child = execFile(
+        'kubectl',
+        ['--kubeconfig', kubeconfigPath(), 'apply', '--dry-run=server', '-o', 'json', '-f', '-'],
+        (error, stdout, stderr) =>
+          error === null ? resolve(stdout) : reject(new Error(`kubectl apply: ${stderr}`, { cause: error })),
+      );
+      child.stdin?.end(rendered.stdout);
+    });
+    const policy = JSON.parse(applied) as {
+      kind: string;
+      spec?: { ingress?: { ports?: { port: string }[]; from?: unknown[] }[] };
+    };
+    expect(policy.kind).toBe('NetworkPolicy');
+    expect(policy.spec?.ingress?.map((rule) => rule.ports?.map((p) => p.port))).toEqual([['metrics'], ['webhook']]);
+    expect(policy.spec?.ingress?.[1]?.from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } },
+      { ipBlock: { cidr: '192.0.2.0/24' } },
+    ]);
+  }, 120_000);
 });

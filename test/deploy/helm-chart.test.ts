@@ -154,6 +154,7 @@ describe('the chart with default values', () => {
         `ClusterRoleBinding//${name}`,
         `ClusterRoleBinding//${name}-children`,
         `Deployment/${releaseNamespace}/${name}`,
+        `NetworkPolicy/${releaseNamespace}/${name}`,
         `Role/${releaseNamespace}/${name}-leader-election`,
         `RoleBinding/${releaseNamespace}/${name}-leader-election`,
         `Service/${releaseNamespace}/${name}-metrics`,
@@ -278,10 +279,77 @@ describe('the chart with default values', () => {
     expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
   });
 
+  it('admits connections to the metrics port only, from the release namespace and the scrapers', () => {
+    const policy = networkPolicy(objects);
+    expect(policy.spec).toEqual({
+      podSelector: { matchLabels: selectorLabels(objects) },
+      policyTypes: ['Ingress'],
+      ingress: [
+        {
+          ports: [{ port: 'metrics', protocol: 'TCP' }],
+          from: [
+            { podSelector: {} },
+            { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } },
+            { namespaceSelector: { matchLabels: { 'applyset.dev/metrics-scraper': 'true' } } },
+          ],
+        },
+      ],
+    });
+  });
+
   it('ships the CRD, identical to crds/', async () => {
     const withCrds = await render({}, ['--include-crds']);
     const crd = find(withCrds, 'CustomResourceDefinition', 'applysets.applyset.dev');
     expect(crd).toEqual(yaml.load(readFileSync(path.join(root, 'crds/applyset.dev_applysets.yaml'), 'utf8')));
+  }, HELM_TIMEOUT_MS);
+});
+
+interface NetworkPolicySpec {
+  podSelector: { matchLabels: Record<string, string> };
+  policyTypes: string[];
+  ingress: { ports: { port: string; protocol: string }[]; from?: Record<string, unknown>[] }[];
+}
+
+function networkPolicy(objects: readonly K8sObject[]): { spec: NetworkPolicySpec } {
+  return find(objects, 'NetworkPolicy', `${release}-applyset-controller`) as unknown as { spec: NetworkPolicySpec };
+}
+
+function selectorLabels(objects: readonly K8sObject[]): Record<string, string> {
+  const deployment = find(objects, 'Deployment', `${release}-applyset-controller`) as unknown as {
+    spec: { selector: { matchLabels: Record<string, string> } };
+  };
+  return deployment.spec.selector.matchLabels;
+}
+
+describe('the chart NetworkPolicy', () => {
+  it('admits the webhook port from anywhere when the webhook is on, or from the peers the values name', async () => {
+    const hooks = { 'webhook.enabled': 'true', 'webhook.secretName': 'hooks' };
+    const open = networkPolicy(await render(hooks)).spec.ingress;
+    expect(open).toHaveLength(2);
+    // No `from`: every source, as forges call from outside the cluster.
+    expect(open[1]).toEqual({ ports: [{ port: 'webhook', protocol: 'TCP' }] });
+    const ingressNginx = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+    const narrowed = networkPolicy(
+      await render(hooks, ['--set-json', `networkPolicy.webhook.from=${JSON.stringify([ingressNginx])}`]),
+    ).spec.ingress;
+    expect(narrowed[1]).toEqual({
+      ports: [{ port: 'webhook', protocol: 'TCP' }],
+      from: [ingressNginx],
+    });
+  }, HELM_TIMEOUT_MS);
+
+  it('admits the metrics port from the release namespace alone, or from the peers the values name', async () => {
+    const alone = networkPolicy(await render({}, ['--set-json', 'networkPolicy.metrics.from=[]'])).spec.ingress;
+    expect(alone).toEqual([{ ports: [{ port: 'metrics', protocol: 'TCP' }], from: [{ podSelector: {} }] }]);
+    const everywhere = networkPolicy(
+      await render({}, ['--set-json', 'networkPolicy.metrics.from=[{"namespaceSelector":{}}]']),
+    ).spec.ingress;
+    expect(everywhere[0]?.from).toEqual([{ podSelector: {} }, { namespaceSelector: {} }]);
+  }, HELM_TIMEOUT_MS);
+
+  it('is left out with one value', async () => {
+    const objects = await render({ 'networkPolicy.enabled': 'false' });
+    expect(objects.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
   }, HELM_TIMEOUT_MS);
 });
 
