@@ -100,10 +100,11 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       reply(status, body);
     };
     const receiver = /^\/hook\/([A-Za-z0-9._-]{1,253})$/.exec((request.url ?? '').split('?')[0] ?? '')?.[1];
-    if (receiver === undefined) return reply(404, { error: 'no such receiver' });
-    if (request.method !== 'POST') return reply(405, { error: 'POST only' });
+    // Refused before the body is read: the connection goes with it.
+    if (receiver === undefined) return refuse(404, { error: 'no such receiver' });
+    if (request.method !== 'POST') return refuse(405, { error: 'POST only' });
     const secret = await options.secretFor(receiver);
-    if (secret === undefined) return reply(404, { error: 'no such receiver' });
+    if (secret === undefined) return refuse(404, { error: 'no such receiver' });
     const tooLarge = { error: `the body is over ${limits.maxBodyBytes} bytes` };
     if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) return refuse(413, tooLarge);
     const body = await readBody(request, limits.maxBodyBytes);
