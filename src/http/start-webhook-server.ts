@@ -52,6 +52,8 @@ export interface WebhookLimits {
   readonly checkIntervalMs: number;
 }
 
+const BAD_SIGNATURE_LOG_MS = 10_000;
+
 export const WEBHOOK_LIMITS: WebhookLimits = {
   maxBodyBytes: 1024 * 1024,
   headersTimeoutMs: 10_000,
@@ -88,6 +90,19 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     return true;
   };
 
+  // Anyone may send bad signatures as fast as the connections allow: one warning per receiver per
+  // BAD_SIGNATURE_LOG_MS, so that they cannot flood the log either.
+  const warnedAt = new Map<string, number>();
+  const warnBadSignature = (receiver: string, provider: string) => {
+    const last = warnedAt.get(receiver);
+    if (last !== undefined && now() - last < BAD_SIGNATURE_LOG_MS) return;
+    warnedAt.set(receiver, now());
+    options.logger?.warn(
+      { receiver, provider },
+      `webhook: bad signature, ignored (more for this receiver within ${BAD_SIGNATURE_LOG_MS / 1000} s are not logged)`,
+    );
+  };
+
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const reply = (status: number, body: object) => {
       response.writeHead(status, { 'content-type': 'application/json' });
@@ -112,7 +127,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     const provider = pushProviderOf(request.headers);
     if (provider === undefined) return reply(400, { error: 'not a GitHub, GitLab, Gitea or Forgejo event' });
     if (!verifyPushSignature(provider, request.headers, body, secret)) {
-      options.logger?.warn({ receiver, provider }, 'webhook: bad signature, ignored');
+      warnBadSignature(receiver, provider);
       return reply(401, { error: 'bad signature' });
     }
     if (!take(receiver)) return reply(429, { error: 'too many requests for this receiver' });

@@ -33,6 +33,7 @@ describe('the push webhook receiver', () => {
   let server: WebhookServer;
   const pushes: { push: PushEvent; receiver: string }[] = [];
   let clock = 0;
+  const warnings: string[] = [];
 
   beforeAll(async () => {
     server = await startWebhookServer({
@@ -45,6 +46,7 @@ describe('the push webhook receiver', () => {
       ratePerSecond: 1,
       burst: 20,
       now: () => clock,
+      logger: { info: () => undefined, warn: (_object, message) => warnings.push(message) },
     });
   });
   afterAll(() => server.close());
@@ -163,6 +165,17 @@ describe('the push webhook receiver', () => {
     );
     expect(signed.status).toBe(202);
     expect(pushes).toHaveLength(1);
+  });
+
+  it('logs one bad signature per receiver per 10 s, however many arrive', async () => {
+    warnings.length = 0;
+    const body = JSON.stringify(githubPush);
+    const unsigned = () => post('/hook/main-repo', { 'x-github-event': 'push' }, body);
+    for (let i = 0; i < 5; i += 1) expect((await unsigned()).status).toBe(401);
+    expect(warnings).toEqual([expect.stringMatching(/^webhook: bad signature, ignored/)]);
+    clock += 10_000;
+    expect((await unsigned()).status).toBe(401);
+    expect(warnings).toHaveLength(2);
   });
 
   it.each([
