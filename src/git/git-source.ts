@@ -102,7 +102,7 @@ export interface GitSourceOptions {
   readonly allowedHosts?: SourceHostList;
   /** Refuse credentials that do not say which hosts they are for (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
-  /** Resolves host names at connect time; default guardedLookup() over the system resolver. */
+  /** Resolves host names at connect time; default guardedLookup over the system resolver and allowedHosts. */
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
   readonly now?: () => number;
@@ -145,7 +145,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     cacheDir: options.cacheDir,
     lock,
     objectCaches,
-    lookup: options.lookup ?? guardedLookup(),
+    lookup: options.lookup ?? guardedLookup(undefined, allowedHosts),
     allowedHosts,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
   };
