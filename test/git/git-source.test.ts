@@ -275,10 +275,14 @@ describe('the Git source', () => {
         'deploy/namespace.yaml',
       ]);
 
+      // Asked for now (maxAgeMs 0), the server is asked whether the caller may still read the repository
+      // (its refs), and the objects come from the cache.
       const requestsBefore = server.requests.length;
       const again = await gitSource.fetch({ url: server.url, ref: { commit: old } });
       expect(again).toMatchObject({ commit: old, fetched: false });
-      expect(server.requests.length).toBe(requestsBefore);
+      expect(server.requests.slice(requestsBefore).map((request) => request.url)).toEqual([
+        '/repo.git/info/refs?service=git-upload-pack',
+      ]);
     });
 
     it.each([
