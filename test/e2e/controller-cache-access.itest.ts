@@ -114,23 +114,37 @@ describe('the Git cache between tenants', () => {
     expect(await configMapData(c, namespaceB, 'tenant-a-only')).toBeUndefined();
   });
 
-  it('gives it nothing by branch either', async () => {
+  it.each([
+    ['a branch', 'by-branch', { branch: 'main' }],
+    ['a tag', 'by-tag', { tag: 'v1' }],
+  ])('gives it nothing by %s either', async (_, name, ref) => {
+    await git.setTag('v1', 'main');
+    const options = { url: git.url, serviceAccountName: 'deployer', interval: '1h' };
+    // A's commit is in the cache (the first test); a branch or a tag always asks the server, as B's.
     const before = git.requests.length;
-    await create(
-      namespaceB,
-      'by-branch',
-      { url: git.url, serviceAccountName: 'deployer', interval: '1h' },
-      { branch: 'main' },
-    );
+    await create(namespaceB, name, options, ref);
     const b = await waitForReady(
       c,
       namespaceB,
-      'by-branch',
+      name,
       'False',
       (v) => condition(v, 'Stalled')?.status === 'True',
     );
     expect(condition(b, 'Ready')?.reason).toBe('AuthenticationFailed');
-    expect(git.requests.slice(before).every((request) => request.status === 401)).toBe(true);
+    const asked = git.requests.slice(before).filter((request) => request.user === undefined);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.every((request) => request.status === 401)).toBe(true);
     expect(await configMapData(c, namespaceB, 'tenant-a-only')).toBeUndefined();
+  });
+
+  it('cannot even name a short sha: the API server refuses it', async () => {
+    const sha = await git.revParse('main');
+    const error: unknown = await create(
+      namespaceB,
+      'short',
+      { url: git.url, serviceAccountName: 'deployer' },
+      { commit: sha.slice(0, 7) },
+    ).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 422 });
   });
 });
