@@ -84,6 +84,9 @@ function startBenchController(kubeconfig: string, namespace: string, cacheDir: s
       namespace,
       '--git-cache-dir',
       cacheDir,
+      // The bench's Git server is on loopback, which a source may name only when allowed.
+      '--allowed-source-hosts',
+      '127.0.0.1',
     ],
     {
       cwd: repoRoot,

@@ -82,6 +82,8 @@ async function main(): Promise<void> {
         leaderElect: false,
         namespace: NAMESPACE,
         gitCacheDir: path.join(workDir, 'git-cache'),
+        // The demo's Git server is on loopback, which a source may name only when allowed.
+        allowedSourceHosts: ['127.0.0.1'],
         identity: `demo-${process.pid}`,
         leaseNamespace: NAMESPACE,
         leaseName: 'applyset-controller-leader',

@@ -31,7 +31,8 @@ ApplySets it matches; run one controller per shard, each with its own --lease-na
 applyset-controller-leader), so that each shard elects a leader of its own.
 
 Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
-fe80::/10, metadata.google.internal, ...; checked again on what DNS answers). --allowed-source-hosts
+fe80::/10, metadata.google.internal, ...; checked again on what DNS answers), nor loopback, localhost
+or the pod's own addresses unless --allowed-source-hosts names the host. --allowed-source-hosts
 limits it further to the hosts listed (host: any port; host:port: that port). A Git credentials Secret
 may name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
 they are never sent elsewhere, nor after a redirect to another origin. --require-secret-source-hosts

@@ -1,6 +1,7 @@
 import { excludeFiles } from '../manifests/exclude-files.js';
 import { setMaxListeners } from 'node:events';
 import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
+import { GitUnreachableError } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
@@ -71,7 +72,7 @@ export async function fetchAndApply(
     deps,
     spec,
     auth.value,
-    signal,
+    { signal, log },
     onSchedule(applySet) ? spec.intervalMs : 0,
   );
   if ('done' in fetched) return { outcome: fetched.done };
@@ -256,7 +257,7 @@ async function fetchRevision(
   deps: ReconcilerDeps,
   spec: ResolvedApplySetSpec,
   auth: GitAuth | undefined,
-  signal: AbortSignal,
+  { signal, log }: { readonly signal: AbortSignal; readonly log: Logger },
   maxAgeMs: number,
 ): Promise<Step<Awaited<ReturnType<GitSource['fetch']>>>> {
   const started = deps.now();
@@ -269,6 +270,9 @@ async function fetchRevision(
     return { value: fetched };
   } catch (error) {
     deps.metrics.observeGitFetch('failure', (deps.now() - started) / 1000);
+    // The status says only "unreachable or not a Git repository" (no port scan through it); the
+    // operator reads here what it was.
+    if (error instanceof GitUnreachableError) log.warn({ detail: error.detail }, error.message);
     return { done: failureOutcome(error, { step: 'fetch', spec }) };
   }
 }

@@ -2,7 +2,6 @@ import {
   GitAuthError,
   GitFetchError,
   GitRefNotFoundError,
-  GitRepositoryNotFoundError,
   GitSourceNotAllowedError,
   GitUnreachableError,
   isGitSourceError,
@@ -10,22 +9,11 @@ import {
 } from './git-error.js';
 import { SourceAddressRefusedError } from './guarded-lookup.js';
 
-/** Node's codes for "the network did not get us to a server that answers". */
-const UNREACHABLE_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ERR_STREAM_PREMATURE_CLOSE',
-]);
-
-/** Statuses a proxy or an overloaded forge answers with while the repository is fine. */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+/**
+ * Node's own error codes (system calls, DNS, TLS, the HTTP parser: `ECONNREFUSED`, `EPROTO`,
+ * `CERT_HAS_EXPIRED`, `HPE_INVALID_CONSTANT` …) are upper case; isomorphic-git's are class names.
+ */
+const NODE_ERROR_CODE = /^[A-Z][A-Z0-9_]*$/;
 
 export interface GitErrorContext {
   /** The repository URL without credentials. */
@@ -51,21 +39,18 @@ export function classifyGitError(error: unknown, context: GitErrorContext): GitS
   if (code === 'HttpError') {
     const statusCode = Number(errorProperty(errorProperty(error, 'data'), 'statusCode'));
     if (statusCode === 401 || statusCode === 403) return new GitAuthError(url, statusCode, { cause: error });
-    if (statusCode === 404) return new GitRepositoryNotFoundError(url, 'HTTP 404', { cause: error });
-    if (RETRYABLE_STATUSES.has(statusCode)) {
-      return new GitUnreachableError(url, `HTTP ${statusCode}`, { cause: error });
-    }
-    return new GitFetchError(url, `HTTP ${statusCode}`, { cause: error });
+    return new GitUnreachableError(url, `HTTP ${statusCode}`, { cause: error });
   }
   if (code === 'NotFoundError' && errorProperty(errorProperty(error, 'data'), 'what') === context.remoteRef) {
     return new GitRefNotFoundError(url, context.ref, { cause: error });
   }
   if (code === 'SmartHttpError') {
-    return new GitRepositoryNotFoundError(url, 'the server does not speak the smart HTTP protocol', {
+    // Its message quotes the answer's body: not kept as the detail.
+    return new GitUnreachableError(url, 'the server does not speak the smart HTTP protocol', {
       cause: error,
     });
   }
-  if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) {
+  if (typeof code === 'string' && NODE_ERROR_CODE.test(code)) {
     return new GitUnreachableError(url, code, { cause: error });
   }
   // simple-get's own socket timeout carries no code.

@@ -1,5 +1,10 @@
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
-import { GitCredentialsNotForHostError, GitFetchError, GitSourceNotAllowedError } from './git-error.js';
+import {
+  GitCredentialsNotForHostError,
+  GitFetchError,
+  GitSourceNotAllowedError,
+  GitUnreachableError,
+} from './git-error.js';
 import type { SourceHostList } from './source-host-list.js';
 import { sourceUrlRefusal } from './source-url-refusal.js';
 
@@ -39,7 +44,7 @@ export function followRedirects(inner: HttpClient, options: FollowRedirectsOptio
         }
         await discardBody(response);
         if (hops >= maxRedirects) {
-          throw new GitFetchError(options.repositoryUrl, `more than ${maxRedirects} redirects`);
+          throw new GitUnreachableError(options.repositoryUrl, `more than ${maxRedirects} redirects`);
         }
         current = nextRequest(current, response.statusCode, location, origin, options);
       }
@@ -58,7 +63,7 @@ function nextRequest(
   try {
     target = new URL(location, current.url);
   } catch {
-    throw new GitFetchError(options.repositoryUrl, 'a redirect to an invalid URL');
+    throw new GitUnreachableError(options.repositoryUrl, 'a redirect to an invalid URL');
   }
   // Credentials in a Location are never used: only the Secret's credentials are, and only where it says.
   target.username = '';

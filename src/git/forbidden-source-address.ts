@@ -22,7 +22,9 @@ export function isMetadataHostName(host: string): boolean {
 /**
  * Why a resolved address must not be connected to, or undefined when it may: link-local (169.254.0.0/16, which
  * holds 169.254.169.254, and fe80::/10), the IPv4-mapped and NAT64 forms of those, and AWS's IPv6 metadata
- * address fd00:ec2::254. Loopback and private ranges stay allowed (operators narrow them with allowed hosts).
+ * address fd00:ec2::254. These are refused whatever the allowed hosts say; loopback and the pod's own addresses
+ * are refused too, but by internalAddressReason, which an allowed host re-admits. Private ranges stay allowed
+ * (operators narrow them with allowed hosts).
  */
 export function forbiddenAddressReason(address: string): string | undefined {
   const family = isIP(address);
@@ -41,7 +43,7 @@ function isLinkLocalV4(address: string): boolean {
 }
 
 /** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible or NAT64 (64:ff9b::/96) address. */
-function embeddedIpv4(groups: readonly number[]): string | undefined {
+export function embeddedIpv4(groups: readonly number[]): string | undefined {
   const zeroPrefix = groups.slice(0, 5).every((g) => g === 0);
   const mapped = zeroPrefix && (groups[5] === 0xffff || groups[5] === 0);
   const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0);
@@ -51,7 +53,7 @@ function embeddedIpv4(groups: readonly number[]): string | undefined {
 }
 
 /** Eight 16-bit groups of a valid IPv6 address (zone index dropped, dotted IPv4 tail converted). */
-function expandIpv6(address: string): number[] {
+export function expandIpv6(address: string): number[] {
   let text = address.toLowerCase().replace(/%.*$/, '');
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {

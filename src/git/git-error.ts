@@ -48,14 +48,25 @@ export class GitAuthError extends GitError {
   }
 }
 
-/** Connection refused, reset, DNS failure, timeout or a 5xx from a proxy: try again later. */
+/**
+ * No Git server answered: connection refused, reset or timed out, a DNS or TLS failure, an HTTP status
+ * other than 401/403 (a 404, a 5xx from a proxy) or an answer that is not Git's smart HTTP. One message
+ * for all of them, because a tenant chooses the URL: telling a closed port from an open one that speaks
+ * something else would make the controller a port scanner. `detail` says which, for the controller's log
+ * only. Retried: a server that is down may come back.
+ */
 export class GitUnreachableError extends GitError {
   override readonly name = 'GitUnreachableError';
   readonly code = 'GIT_UNREACHABLE';
   readonly reason = 'GitUnreachable';
   readonly intent = 'retryable';
-  constructor(url: string, detail: string, options?: { cause?: unknown }) {
-    super(`${url} is unreachable: ${detail}`, url, options);
+  constructor(
+    url: string,
+    /** What happened (`ECONNREFUSED`, `HTTP 404` …): logged, never put in the status. */
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Git source ${url} unreachable or not a Git repository`, url, options);
   }
 }
 
@@ -75,7 +86,7 @@ export class GitRefNotFoundError extends GitError {
   }
 }
 
-/** 404, or the URL does not speak the smart HTTP protocol. */
+/** The URL is no repository URL at all (unparseable, another scheme). */
 export class GitRepositoryNotFoundError extends GitError {
   override readonly name = 'GitRepositoryNotFoundError';
   readonly code = 'GIT_REPOSITORY_NOT_FOUND';

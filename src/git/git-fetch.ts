@@ -25,6 +25,11 @@ export interface CacheFetchInput {
    * dropped and the fetch starts fresh (cheap with depth 1).
    */
   readonly maxPackFiles: number;
+  /**
+   * These credentials (or none) were let read the repository recently enough (see AccessProofs): a commit
+   * the cache holds is answered without asking the server. Otherwise the server is asked first.
+   */
+  readonly accessProven: boolean;
 }
 
 export interface ResolvedCommit {
@@ -32,6 +37,8 @@ export interface ResolvedCommit {
   readonly commit: string;
   /** False when the commit was already in the cache and the network was not used (commit refs). */
   readonly fetched: boolean;
+  /** The server answered these credentials (a fetch or a ref advertisement): a new proof of access. */
+  readonly askedServer: boolean;
 }
 
 /**
@@ -86,21 +93,27 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
       return classifyGitError(error, { url, ref: describeGitRef(ref), remoteRef });
     },
   };
-  return 'commit' in ref ? resolveCommit(session, ref) : resolveBranchOrTag(session, ref);
+  return 'commit' in ref ? resolveCommit(session, ref, input.accessProven) : resolveBranchOrTag(session, ref);
 }
 
 /** A commit ref: the cache may already have it; else it is fetched by sha, else with all history. */
 async function resolveCommit(
   session: FetchSession,
   ref: { readonly commit: string },
+  accessProven: boolean,
 ): Promise<ResolvedCommit> {
   const { url, gitdir, cache, common, classify } = session;
   const sha = ref.commit;
   if (!COMMIT_SHA_PATTERN.test(sha)) {
     throw new GitRefNotFoundError(url, `${describeGitRef(ref)} (a full 40-character sha is required)`);
   }
-  // A commit never changes: when the cache has it, there is nothing to ask the server.
-  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: false };
+  // A commit never changes: when the cache has it, the server is asked only whether these credentials
+  // may read the repository (another caller's fetch may have put it there).
+  if (await hasCommit(gitdir, sha, cache)) {
+    if (accessProven) return { commit: sha, fetched: false, askedServer: false };
+    await advertiseRefs(session, sha);
+    return { commit: sha, fetched: false, askedServer: true };
+  }
   try {
     // git's smart HTTP serves any commit reachable from a ref, so a shallow fetch of just it works there
     // and on the big forges.
@@ -109,14 +122,14 @@ async function resolveCommit(
     const classified = classify(error, sha);
     if (!(classified instanceof GitFetchError)) throw classified;
   }
-  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true };
+  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true, askedServer: true };
   // A server that only serves advertised tips: fetch the whole history of every branch and tag.
   try {
     await git.fetch({ ...common, ref: 'HEAD', remoteRef: 'HEAD', depth: UNSHALLOW_DEPTH, tags: true });
   } catch (error) {
     throw classify(error, 'HEAD');
   }
-  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true };
+  if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true, askedServer: true };
   throw new GitRefNotFoundError(url, describeGitRef(ref));
 }
 
@@ -149,9 +162,23 @@ async function resolveBranchOrTag(
   try {
     // Peels an annotated tag to the commit it names.
     const { oid } = await git.readCommit({ fs, gitdir, oid: fetchHead, cache });
-    return { commit: oid, fetched: true };
+    return { commit: oid, fetched: true, askedServer: true };
   } catch (error) {
     throw classify(error, remoteRef);
+  }
+}
+
+/**
+ * Asks the server for its refs (`GET info/refs?service=git-upload-pack`) with the session's credentials:
+ * the cheapest request whose answer says whether they may read the repository. Refused as a fetch would be.
+ */
+async function advertiseRefs(session: FetchSession, sha: string): Promise<void> {
+  const { url } = session;
+  const { http, onAuth } = session.common;
+  try {
+    await git.getRemoteInfo({ http, url, ...(onAuth === undefined ? {} : { onAuth }) });
+  } catch (error) {
+    throw session.classify(error, sha);
   }
 }
 

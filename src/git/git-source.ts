@@ -1,15 +1,26 @@
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import type { ManifestLimits } from '../manifests/manifest-limits.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
+import {
+  createAccessProofs,
+  credentialIdentity,
+  identityKey,
+  MAX_ACCESS_PROOF_AGE_MS,
+  type AccessProofs,
+} from './access-proofs.js';
 import { credentialsRefusal } from './credentials-refusal.js';
 import { createFetchFlights } from './fetch-flights.js';
 import { followRedirects } from './follow-redirects.js';
 import { fetchIntoCache } from './git-fetch.js';
-import { GitCredentialsNotForHostError, GitSourceNotAllowedError, GitUnreachableError } from './git-error.js';
+import {
+  GitAuthError,
+  GitCredentialsNotForHostError,
+  GitSourceNotAllowedError,
+  GitUnreachableError,
+} from './git-error.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
@@ -47,8 +58,10 @@ export interface GitFetchOptions {
   readonly timeoutMs?: number;
   /**
    * A fetch of the same URL, ref and credentials that finished less than this long ago is answered
-   * again instead of fetching (an ApplySet polling on its interval). Default 0: always fetch. A fetch
-   * still in flight is always shared, whatever this says.
+   * again instead of fetching (an ApplySet polling on its interval), and a commit the cache holds is
+   * served to credentials the server let read the repository less than this long ago; both at most
+   * MAX_ACCESS_PROOF_AGE_MS. Default 0: always ask the server. A fetch still in flight is always
+   * shared with callers of the same credentials, whatever this says.
    */
   readonly maxAgeMs?: number;
 }
@@ -102,12 +115,13 @@ export interface GitSourceOptions {
   readonly allowedHosts?: SourceHostList;
   /** Refuse credentials that do not say which hosts they are for (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
-  /** Resolves host names at connect time; default guardedLookup() over the system resolver. */
+  /** Resolves host names at connect time; default guardedLookup over the system resolver and allowedHosts. */
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
   readonly now?: () => number;
 }
 
+export { MAX_ACCESS_PROOF_AGE_MS };
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_PACK_FILES = 50;
 
@@ -129,6 +143,11 @@ export function repositoryCachePaths(cacheDir: string, cacheKey: string): Reposi
  * URL, shallow (depth 1) and for that one ref, so a reconcile only downloads what is new since the last
  * one. Manifests are read from the bare repository's objects, never from files written out of it.
  *
+ * The cache is shared, the server's access control is not bypassed: a caller is answered only from a fetch
+ * made with its own credentials (single flights are keyed by them), and a commit another caller put in
+ * the cache is served only to credentials the server let read the repository within the caller's maxAgeMs
+ * (at most MAX_ACCESS_PROOF_AGE_MS); otherwise the server is asked first, with a ref advertisement.
+ *
  * Fetches of one URL run one at a time (isomorphic-git's writes to a repository are not safe to
  * interleave). A fetch that times out or is aborted rejects at once, but keeps the repository locked
  * until isomorphic-git has really stopped, which its HTTP client, bound to the same signal, makes quick;
@@ -145,11 +164,13 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     cacheDir: options.cacheDir,
     lock,
     objectCaches,
-    lookup: options.lookup ?? guardedLookup(),
+    lookup: options.lookup ?? guardedLookup(undefined, allowedHosts),
     allowedHosts,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
+    proofs: createAccessProofs(options.now ?? Date.now),
   };
   const flights = createFetchFlights<FetchedCommit>(options.now ?? Date.now);
+  const identityOf = credentialIdentity(identityKey());
 
   return {
     async fetch(request, fetchOptions = {}) {
@@ -158,10 +179,15 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const callerSignal = fetchOptions.signal;
       callerSignal?.throwIfAborted();
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
+      const caller: Caller = {
+        credentials,
+        identity: identityOf(credentials),
+        windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
+      };
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
-      const key = [repository.cacheKey, JSON.stringify(request.ref), credentialsKey(credentials)].join('\n');
-      const result = flights.join(key, fetchOptions.maxAgeMs ?? 0, () =>
-        fetchShared(shared, repository, request.ref, credentials, fetchOptions.timeoutMs ?? timeoutMs),
+      const key = [repository.cacheKey, JSON.stringify(request.ref), caller.identity].join('\n');
+      const result = flights.join(key, caller.windowMs, () =>
+        fetchShared(shared, repository, request.ref, caller, fetchOptions.timeoutMs ?? timeoutMs),
       );
       if (callerSignal === undefined) return result;
       try {
@@ -201,6 +227,14 @@ interface SharedFetchContext {
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
   readonly maxPackFiles: number;
+  readonly proofs: AccessProofs;
+}
+
+/** Who asks for a fetch: its credentials, their identity and how old a proof of its access may be. */
+interface Caller {
+  readonly credentials: BasicCredentials | undefined;
+  readonly identity: string;
+  readonly windowMs: number;
 }
 
 /**
@@ -211,10 +245,11 @@ async function fetchShared(
   context: SharedFetchContext,
   repository: RepositoryUrl,
   ref: GitRef,
-  credentials: BasicCredentials | undefined,
+  caller: Caller,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
-  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles } = context;
+  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles, proofs } = context;
+  const { credentials, identity } = caller;
   const signal = AbortSignal.timeout(deadlineMs);
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
@@ -227,7 +262,25 @@ async function fetchShared(
     const { url } = repository;
     // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
     objectCaches.drop(repository.cacheKey);
-    const resolved = await fetchIntoCache({ url, ref, credentials, gitdir, signal, http, maxPackFiles });
+    const accessProven = proofs.provenWithin(repository.cacheKey, identity, caller.windowMs);
+    let resolved;
+    try {
+      resolved = await fetchIntoCache({
+        url,
+        ref,
+        credentials,
+        gitdir,
+        signal,
+        http,
+        maxPackFiles,
+        accessProven,
+      });
+    } catch (error) {
+      // A refusal ends what these credentials proved before: a revoked token is not answered from the cache.
+      if (isRefusal(error)) proofs.forget(repository.cacheKey, identity);
+      throw error;
+    }
+    if (resolved.askedServer) proofs.record(repository.cacheKey, identity);
     return {
       revision: formatRevision(ref, resolved.commit),
       commit: resolved.commit,
@@ -260,12 +313,11 @@ function refuseDisallowedSource(
   }
 }
 
-/** A digest of the credentials, so the flight key holds no secret. */
-function credentialsKey(credentials: BasicCredentials | undefined): string {
-  if (credentials === undefined) return 'anonymous';
-  return createHash('sha256')
-    .update(JSON.stringify([credentials.username, credentials.password]))
-    .digest('hex');
+/** The server said no to these credentials: 401, 403, or 404 (how GitHub hides a repository from them). */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof GitAuthError || (error instanceof GitUnreachableError && error.detail === 'HTTP 404')
+  );
 }
 
 function toBasicCredentials(auth: GitAuth | undefined): BasicCredentials | undefined {

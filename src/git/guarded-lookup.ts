@@ -1,6 +1,8 @@
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { forbiddenAddressReason } from './forbidden-source-address.js';
+import { internalAddressReason, podAddresses } from './internal-source-address.js';
+import type { SourceHostList } from './source-host-list.js';
 
 /** A host name resolved to an address the controller must not connect to; raised before any connection. */
 export class SourceAddressRefusedError extends Error {
@@ -27,19 +29,27 @@ const systemResolveAll: ResolveAll = (hostname, options, callback) => dns.lookup
 
 /**
  * A `lookup` for Node's sockets that refuses, before connecting, a name any of whose addresses is link-local
- * or a cloud metadata address. It runs at connect time on the very answer the socket then connects to, so a
- * name that resolved harmlessly once and to 169.254.169.254 the next time (DNS rebinding) is refused too.
- * Every address is checked, not only the first: Node may try them all (happy eyeballs).
+ * or a cloud metadata address, or loopback or the pod's own unless `allowedHosts` names the host (any port:
+ * the URL's port was checked against the list before). It runs at connect time on the very answer the
+ * socket then connects to, so a name that resolved harmlessly once and to 169.254.169.254 or 127.0.0.1 the
+ * next time (DNS rebinding) is refused too. Every address is checked, not only the first: Node may try
+ * them all (happy eyeballs).
  */
-export function guardedLookup(resolveAll: ResolveAll = systemResolveAll): LookupFunction {
+export function guardedLookup(
+  resolveAll: ResolveAll = systemResolveAll,
+  allowedHosts: SourceHostList = [],
+): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, { ...options, all: true }, (error, addresses) => {
       if (error !== null) {
         callback(error, '', 0);
         return;
       }
+      const readmitted = namesHost(allowedHosts, hostname);
+      const own = readmitted ? new Set<string>() : podAddresses();
       for (const { address } of addresses) {
-        const reason = forbiddenAddressReason(address);
+        const reason =
+          forbiddenAddressReason(address) ?? (readmitted ? undefined : internalAddressReason(address, own));
         if (reason !== undefined) {
           callback(new SourceAddressRefusedError(hostname, address, reason), '', 0);
           return;
@@ -57,4 +67,10 @@ export function guardedLookup(resolveAll: ResolveAll = systemResolveAll): Lookup
       callback(null, first.address, first.family);
     });
   };
+}
+
+/** Whether the list has an entry for `hostname`, with or without a port. */
+function namesHost(list: SourceHostList, hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return list.some((entry) => entry === host || entry.replace(/:\d+$/, '') === host);
 }

@@ -1,11 +1,13 @@
 import { isIP } from 'node:net';
 import { forbiddenAddressReason, isMetadataHostName } from './forbidden-source-address.js';
+import { internalAddressReason, isLoopbackHostName } from './internal-source-address.js';
 import { sourceHostListAllows, sourceHostOf, type SourceHostList } from './source-host-list.js';
 
 /**
  * Why the controller must not fetch from `url` (the source URL or a redirect's target), or undefined when it
  * may: a scheme other than http(s), a well-known cloud metadata host name, an IP literal that is link-local or
- * a metadata address, or a host outside `allowedHosts` (empty: any host). A host name passes here and is
+ * a metadata address, `localhost` or an IP literal that is loopback or the pod's own (unless `allowedHosts`
+ * names the host), or a host outside `allowedHosts` (empty: any host). A host name passes here and is
  * checked again on what DNS answers, when the connection is made (see guardedLookup): Node does not resolve
  * IP literals, so they are checked here, and only here.
  */
@@ -25,6 +27,15 @@ export function sourceUrlRefusal(url: string, allowedHosts: SourceHostList): str
   if (addressReason !== undefined) return `${host} is ${addressReason}`;
   if (allowedHosts.length > 0 && !sourceHostListAllows(allowedHosts, url)) {
     return `${sourceHostOf(url)} is not among the allowed source hosts (${allowedHosts.join(', ')})`;
+  }
+  // A listed host was re-admitted above; with no list, loopback and the pod's own addresses stay out.
+  const internal = isLoopbackHostName(host)
+    ? 'a loopback host name'
+    : isIP(host) === 0
+      ? undefined
+      : internalAddressReason(host);
+  if (internal !== undefined && !sourceHostListAllows(allowedHosts, url)) {
+    return `${host} is ${internal} (--allowed-source-hosts may name it)`;
   }
   return undefined;
 }

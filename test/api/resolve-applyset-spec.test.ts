@@ -219,6 +219,13 @@ describe('resolveApplySetSpec', () => {
     ['no url', withSource({ url: undefined }), 'spec.source.url', 'is required'],
     ['an ssh url', withSource({ url: 'ssh://git@host/repo' }), 'spec.source.url', 'http or https'],
     ['credentials in the url', withSource({ url: 'https://u:p@host/r' }), 'spec.source.url', 'secretRef'],
+    [
+      'credentials after a third slash',
+      withSource({ url: 'https:///u:p@host/r' }),
+      'spec.source.url',
+      'secretRef',
+    ],
+    ['a user in the url', withSource({ url: 'https://u@host/r' }), 'spec.source.url', 'secretRef'],
     ['no ref', withSource({ ref: undefined }), 'spec.source.ref', 'is required'],
     ['an empty ref', withSource({ ref: {} }), 'spec.source.ref', 'exactly one'],
     ['two refs', withSource({ ref: { branch: 'main', tag: 'v1' } }), 'spec.source.ref', 'exactly one'],

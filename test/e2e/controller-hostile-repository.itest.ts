@@ -50,7 +50,10 @@ describe('the controller and a hostile repository', () => {
       await createTenantAccount(c, namespace, account, [APPLYSET_INVENTORY_RULE]);
       await grantAccountIn(c, { namespace, name: account }, target, [coreRule('configmaps', 'secrets')]);
     }
-    controller = await startLockedDownController({ namespace });
+    controller = await startLockedDownController({
+      namespace,
+      values: { 'gitSources.allowedHosts[0]': '127.0.0.1' },
+    });
   });
 
   afterAll(async () => {

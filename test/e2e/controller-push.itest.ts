@@ -41,7 +41,14 @@ describe('push webhooks and shared fetches', () => {
     });
     controller = await startController({
       namespace,
-      args: ['--webhook-addr', '127.0.0.1:0', '--webhook-secret', `${namespace}/hooks`],
+      args: [
+        '--webhook-addr',
+        '127.0.0.1:0',
+        '--webhook-secret',
+        `${namespace}/hooks`,
+        '--allowed-source-hosts',
+        '127.0.0.1',
+      ],
     });
     const started = controller.logs.find((line) => line['msg'] === 'controller started');
     webhookPort = started?.['webhookPort'] as number;

@@ -3,7 +3,6 @@ import {
   GitAuthError,
   GitFetchError,
   GitRefNotFoundError,
-  GitRepositoryNotFoundError,
   GitUnreachableError,
 } from '../../src/git/git-error.js';
 
@@ -21,10 +20,10 @@ describe('classifyGitError', () => {
   it.each<[string, unknown, new (...args: never[]) => Error, string]>([
     ['401', isoGitError('HttpError', { statusCode: 401 }), GitAuthError, 'stalled'],
     ['403', isoGitError('HttpError', { statusCode: 403 }), GitAuthError, 'stalled'],
-    ['404', isoGitError('HttpError', { statusCode: 404 }), GitRepositoryNotFoundError, 'stalled'],
+    ['404', isoGitError('HttpError', { statusCode: 404 }), GitUnreachableError, 'retryable'],
     ['503', isoGitError('HttpError', { statusCode: 503 }), GitUnreachableError, 'retryable'],
     ['429', isoGitError('HttpError', { statusCode: 429 }), GitUnreachableError, 'retryable'],
-    ['418', isoGitError('HttpError', { statusCode: 418 }), GitFetchError, 'retryable'],
+    ['418', isoGitError('HttpError', { statusCode: 418 }), GitUnreachableError, 'retryable'],
     [
       'the ref missing on the remote',
       isoGitError('NotFoundError', { what: 'refs/heads/main' }),
@@ -37,7 +36,10 @@ describe('classifyGitError', () => {
       GitFetchError,
       'retryable',
     ],
-    ['not a smart server', isoGitError('SmartHttpError', {}), GitRepositoryNotFoundError, 'stalled'],
+    ['not a smart server', isoGitError('SmartHttpError', {}), GitUnreachableError, 'retryable'],
+    ['a TLS failure', nodeError('EPROTO'), GitUnreachableError, 'retryable'],
+    ['a certificate refused', nodeError('CERT_HAS_EXPIRED'), GitUnreachableError, 'retryable'],
+    ['an answer that is not HTTP', nodeError('HPE_INVALID_CONSTANT'), GitUnreachableError, 'retryable'],
     ['connection refused', nodeError('ECONNREFUSED'), GitUnreachableError, 'retryable'],
     ['DNS failure', nodeError('ENOTFOUND'), GitUnreachableError, 'retryable'],
     ['connection reset', nodeError('ECONNRESET'), GitUnreachableError, 'retryable'],
@@ -56,6 +58,37 @@ describe('classifyGitError', () => {
     expect(classifyGitError(isoGitError('NotFoundError', { what: 'refs/heads/main' }), context).message).toBe(
       'branch main not found in https://git.example.com/repo.git',
     );
+  });
+
+  it('says the same of a closed port, a reset, a TLS failure and a non-Git HTTP answer, keeping which for the log', () => {
+    const errors = [
+      nodeError('ECONNREFUSED'),
+      nodeError('ECONNRESET'),
+      nodeError('ETIMEDOUT'),
+      nodeError('EPROTO'),
+      nodeError('HPE_INVALID_CONSTANT'),
+      isoGitError('HttpError', { statusCode: 404 }),
+      isoGitError('HttpError', { statusCode: 200 }),
+      isoGitError('SmartHttpError', {}),
+    ].map((error) => classifyGitError(error, context));
+    const said = new Set(errors.map((error) => JSON.stringify([error.reason, error.intent, error.message])));
+    expect([...said]).toEqual([
+      JSON.stringify([
+        'GitUnreachable',
+        'retryable',
+        'Git source https://git.example.com/repo.git unreachable or not a Git repository',
+      ]),
+    ]);
+    expect(errors.map((error) => (error as GitUnreachableError).detail)).toEqual([
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPROTO',
+      'HPE_INVALID_CONSTANT',
+      'HTTP 404',
+      'HTTP 200',
+      'the server does not speak the smart HTTP protocol',
+    ]);
   });
 
   it('passes our own errors through', () => {

@@ -27,7 +27,7 @@ describe('the example repository', () => {
   it('serves examples/ over Git; legacy-config.yaml deleted is not read at the next commit', async () => {
     server = await startGitServer({ files: await readFileTree(examples) });
     const { url } = server;
-    const source = createGitSource({ cacheDir });
+    const source = createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'] });
     const first = await source.fetch({ url: server.url, ref: { branch: 'main' } });
     const read = async (commit: string) =>
       (await source.readManifests({ url, commit, path: 'guestbook' })).map((file) => file.path);

@@ -71,7 +71,9 @@ describe('the Git source', () => {
     servers.push(server);
     return server;
   };
-  const source = (options: Partial<GitSourceOptions> = {}) => createGitSource({ cacheDir, ...options });
+  // The test server listens on loopback, which only an allowed host re-admits.
+  const source = (options: Partial<GitSourceOptions> = {}) =>
+    createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'], ...options });
   const cachePaths = (url: string) => repositoryCachePaths(cacheDir, parseRepositoryUrl(url).cacheKey);
 
   describe('auth', () => {
@@ -273,10 +275,14 @@ describe('the Git source', () => {
         'deploy/namespace.yaml',
       ]);
 
+      // Asked for now (maxAgeMs 0), the server is asked whether the caller may still read the repository
+      // (its refs), and the objects come from the cache.
       const requestsBefore = server.requests.length;
       const again = await gitSource.fetch({ url: server.url, ref: { commit: old } });
       expect(again).toMatchObject({ commit: old, fetched: false });
-      expect(server.requests.length).toBe(requestsBefore);
+      expect(server.requests.slice(requestsBefore).map((request) => request.url)).toEqual([
+        '/repo.git/info/refs?service=git-upload-pack',
+      ]);
     });
 
     it.each([
@@ -312,7 +318,8 @@ describe('the Git source', () => {
       expect(error).toBeInstanceOf(GitUnreachableError);
       expect(error).toMatchObject({
         intent: 'retryable',
-        message: `${server.url} is unreachable: ECONNREFUSED`,
+        message: `Git source ${server.url} unreachable or not a Git repository`,
+        detail: 'ECONNREFUSED',
       });
       expect(Date.now() - started).toBeLessThan(5_000);
     });
@@ -339,7 +346,10 @@ describe('the Git source', () => {
         .fetch({ url: server.url, ref: { branch: 'main' } }, { timeoutMs: 300 })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(GitUnreachableError);
-      expect((error as Error).message).toBe(`${server.url} is unreachable: no answer within 300 ms`);
+      expect(error).toMatchObject({
+        message: `Git source ${server.url} unreachable or not a Git repository`,
+        detail: 'no answer within 300 ms',
+      });
       expect(Date.now() - started).toBeLessThan(5_000);
       hold.release();
       const checkout = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });

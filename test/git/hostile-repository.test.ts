@@ -42,7 +42,7 @@ describe('a hostile repository', () => {
   beforeEach(async () => {
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'hostile-repository-cache-'));
     outsideDir = await mkdtemp(path.join(os.tmpdir(), 'hostile-repository-outside-'));
-    gitSource = createGitSource({ cacheDir });
+    gitSource = createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'] });
     attacker = await startGitServer({ repositoryName: 'attacker.git', files: { 'README.md': '# a\n' } });
     const victimServer = await startGitServer({
       repositoryName: 'victim.git',

@@ -200,7 +200,7 @@ describe('readTreeManifests reads what kubectl reads of a checkout, in the same 
     server = await startGitServer({
       files: Object.fromEntries(names.map((name) => [name, `name: ${JSON.stringify(name)}\n`])),
     });
-    const source = createGitSource({ cacheDir: path.join(scratch, 'cache') });
+    const source = createGitSource({ cacheDir: path.join(scratch, 'cache'), allowedHosts: ['127.0.0.1'] });
     const fetched = await source.fetch({ url: server.url, ref: { branch: 'main' } });
     const checkout = path.join(scratch, 'checkout');
     await run('sh', [

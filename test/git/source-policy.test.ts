@@ -36,7 +36,7 @@ describe('sourceUrlRefusal', () => {
     expect(sourceUrlRefusal(url, [])).toContain(reason);
   });
 
-  it.each(['https://git.example.com/r.git', 'http://127.0.0.1:8080/r.git', 'http://10.0.0.1/r.git'])(
+  it.each(['https://git.example.com/r.git', 'http://10.0.0.1/r.git'])(
     'allows %s when no hosts are listed',
     (url) => {
       expect(sourceUrlRefusal(url, [])).toBeUndefined();
@@ -102,14 +102,27 @@ describe('guardedLookup', () => {
       }
     };
   const lookup = guardedLookup(
-    resolver({ 'git.test': ['127.0.0.1', '::1'], 'rebind.test': ['10.0.0.1', '169.254.169.254'] }),
+    resolver({
+      'git.test': ['127.0.0.1', '::1'],
+      'rebind.test': ['10.0.0.1', '169.254.169.254'],
+      'internal.test': ['10.0.0.1', '127.0.0.1'],
+    }),
+    ['git.test:8080', 'rebind.test'],
   );
   const run = (hostname: string, all: boolean) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family: unknown }>((resolve) =>
       lookup(hostname, { all }, (error, address, family) => resolve({ error, address, family })),
     );
 
-  it('answers a harmless name in the form asked for', async () => {
+  it('refuses a name that resolves to loopback unless an allowed host names it', async () => {
+    const { error } = await run('internal.test', false);
+    expect(error).toMatchObject({
+      code: 'SOURCE_ADDRESS_REFUSED',
+      message: 'internal.test resolves to 127.0.0.1, a loopback address',
+    });
+  });
+
+  it('answers a name an allowed host names in the form asked for', async () => {
     expect(await run('git.test', false)).toEqual({ error: null, address: '127.0.0.1', family: 4 });
     expect((await run('git.test', true)).address).toEqual([
       { address: '127.0.0.1', family: 4 },
@@ -148,7 +161,9 @@ describe('the Git source under a source policy', () => {
     closers.push(() => server.close());
     return server;
   };
-  const source = (options: Partial<GitSourceOptions> = {}) => createGitSource({ cacheDir, ...options });
+  // The test servers listen on loopback, which only an allowed host re-admits.
+  const source = (options: Partial<GitSourceOptions> = {}) =>
+    createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'], ...options });
   const failure = (promise: Promise<unknown>) =>
     promise.then(
       () => {
@@ -244,10 +259,12 @@ describe('the Git source under a source policy', () => {
   it('resolves names with the guarded lookup when connecting', async () => {
     const server = await serve();
     const port = new URL(server.url).port;
-    const lookup = guardedLookup((hostname, _options, callback) =>
-      callback(null, [{ address: hostname === 'git.test' ? '127.0.0.1' : '169.254.169.254', family: 4 }]),
+    const lookup = guardedLookup(
+      (hostname, _options, callback) =>
+        callback(null, [{ address: hostname === 'git.test' ? '127.0.0.1' : '169.254.169.254', family: 4 }]),
+      ['git.test', 'rebind.test'],
     );
-    const fetched = await source({ lookup }).fetch({
+    const fetched = await source({ lookup, allowedHosts: [] }).fetch({
       url: `http://git.test:${port}/repo.git`,
       ref: { branch: 'main' },
     });
@@ -255,7 +272,10 @@ describe('the Git source under a source policy', () => {
 
     const before = server.requests.length;
     const error = await failure(
-      source({ lookup }).fetch({ url: `http://rebind.test:${port}/repo.git`, ref: { branch: 'main' } }),
+      source({ lookup, allowedHosts: [] }).fetch({
+        url: `http://rebind.test:${port}/repo.git`,
+        ref: { branch: 'main' },
+      }),
     );
     expect(error).toBeInstanceOf(GitSourceNotAllowedError);
     expect((error as Error).message).toBe(

@@ -1,0 +1,59 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { LruMap } from '../kube/lru-map.js';
+import type { BasicCredentials } from './parse-repository-url.js';
+
+/**
+ * The longest a caller's proof of access to a repository serves it from the shared cache: a credential
+ * the server revokes stops being answered from the cache at most this long after.
+ */
+export const MAX_ACCESS_PROOF_AGE_MS = 5 * 60_000;
+
+/**
+ * When each (repository, credential identity) last had an answer from the Git server that let it read:
+ * a fetch, or a ref advertisement asked with those credentials. The shared cache serves a revision only to
+ * an identity with a proof young enough; another identity must ask the server itself.
+ */
+export interface AccessProofs {
+  /** The server just let `identity` read `repository`. */
+  record(repository: string, identity: string): void;
+  /** The server refused `identity` (401, 403, 404): what it proved before no longer counts. */
+  forget(repository: string, identity: string): void;
+  /** Whether `identity` was let read `repository` less than `windowMs` ago. */
+  provenWithin(repository: string, identity: string, windowMs: number): boolean;
+}
+
+export function createAccessProofs(now: () => number, maxEntries = 10_000): AccessProofs {
+  const proofs = new LruMap<string, number>(maxEntries);
+  const key = (repository: string, identity: string) => `${repository}\n${identity}`;
+  return {
+    record(repository, identity) {
+      proofs.set(key(repository, identity), now());
+    },
+    forget(repository, identity) {
+      proofs.delete(key(repository, identity));
+    },
+    provenWithin(repository, identity, windowMs) {
+      const provenAt = proofs.get(key(repository, identity));
+      return provenAt !== undefined && now() - provenAt < windowMs;
+    },
+  };
+}
+
+/**
+ * Names credentials without holding them: an HMAC under a key drawn when the process starts, so two callers
+ * with the same credentials share an identity (and their fetches), while neither a key in memory, a heap
+ * dump nor a log line lets anyone test a guessed password against it. `anonymous` for none.
+ */
+export function credentialIdentity(key: Buffer): (credentials: BasicCredentials | undefined) => string {
+  return (credentials) =>
+    credentials === undefined
+      ? 'anonymous'
+      : createHmac('sha256', key)
+          .update(JSON.stringify([credentials.username, credentials.password]))
+          .digest('hex');
+}
+
+/** A fresh HMAC key for credentialIdentity. */
+export function identityKey(): Buffer {
+  return randomBytes(32);
+}

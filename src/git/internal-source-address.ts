@@ -1,0 +1,49 @@
+import { isIP } from 'node:net';
+import os from 'node:os';
+import { embeddedIpv4, expandIpv6 } from './forbidden-source-address.js';
+
+/**
+ * Why a resolved address is the controller's own side of the network, or undefined when it is not:
+ * loopback (127.0.0.0/8, ::1 and their mapped forms), the unspecified addresses (0.0.0.0/8 and ::, which
+ * Linux connects to the host itself) and any address of the pod's own interfaces. A source there reaches
+ * what listens only for the pod (an admin port, a sidecar), so it is refused unless the operator names
+ * the host in `--allowed-source-hosts`; link-local and metadata addresses stay refused even then.
+ */
+export function internalAddressReason(
+  address: string,
+  ownAddresses: ReadonlySet<string> = podAddresses(),
+): string | undefined {
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  const v4 = family === 4 ? address : embeddedIpv4(expandIpv6(address));
+  // ::1 and :: read as the IPv4-compatible 0.0.0.1 and 0.0.0.0.
+  if (v4 !== undefined && (v4.startsWith('127.') || v4.startsWith('0.'))) return 'a loopback address';
+  if (ownAddresses.has(normalizeAddress(address)) || (v4 !== undefined && ownAddresses.has(v4))) {
+    return "an address of the controller's own host";
+  }
+  return undefined;
+}
+
+/** `localhost` and its subdomains, which resolvers answer with loopback whatever DNS says (RFC 6761). */
+export function isLoopbackHostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** Every address of the pod's interfaces, read when asked: interfaces come and go. */
+export function podAddresses(): ReadonlySet<string> {
+  const addresses = new Set<string>();
+  for (const entries of Object.values(os.networkInterfaces())) {
+    for (const entry of entries ?? []) addresses.add(normalizeAddress(entry.address));
+  }
+  return addresses;
+}
+
+/** One spelling per address: IPv6 as its eight groups, zone index dropped. */
+function normalizeAddress(address: string): string {
+  return isIP(address) === 6
+    ? expandIpv6(address)
+        .map((group) => group.toString(16))
+        .join(':')
+    : address;
+}
