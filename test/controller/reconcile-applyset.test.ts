@@ -109,6 +109,7 @@ async function reconcile(stubs: Stubs) {
   const deps: ReconcilerDeps = {
     client,
     engineFor: () => engine,
+    readerAs: () => client,
     allowSecretRefsFrom: new Set(),
     noCrossNamespaceRefs: false,
     gitSource,
