@@ -11,7 +11,6 @@ import {
   patchApplySet,
   waitFor,
   waitForAppliedCommit,
-  waitForReady,
 } from './e2e-kit.js';
 import { stopControllersAndGit } from './controller-testbed.js';
 import { GitServerPool } from './git-server-pool.js';
@@ -62,8 +61,13 @@ describe('no ApplySet takes over a sibling through its Git', () => {
   beforeAll(async () => {
     await installCrd();
     for (const ns of [namespace, nesting, other]) await createNamespace(c.kc, ns);
-    // `ops` may write Secrets; the other accounts may not.
-    await createTenantAccount(c, namespace, 'ops', [coreRule('configmaps', 'secrets')]);
+    // `ops` may write Secrets; the other accounts may not. It also holds the Role the README used to
+    // recommend on applysets, so that on the code before issue #23 (inventory written as the account)
+    // `db` works and this suite shows it taken over; the controller needs none of it now.
+    await createTenantAccount(c, namespace, 'ops', [
+      coreRule('configmaps', 'secrets'),
+      { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
+    ]);
     controllers.push(await startLockedDownController({ namespace }));
     controllers.push(
       await startLockedDownController({
@@ -100,13 +104,25 @@ describe('no ApplySet takes over a sibling through its Git', () => {
       });
       await createApplySet(c, namespace, web, { url: webGit.url, serviceAccountName: account });
 
-      const refused = await waitForReady(
-        c,
+      // web's first reconcile ends, whichever way: what it did to db is what the attacker would see.
+      const refused = await waitFor(`ApplySet ${namespace}/${web} reconciled`, async () => {
+        const view = await getApplySet(c, namespace, web);
+        const ready = condition(view, 'Ready')?.status;
+        return view?.status?.lastAttemptedRevision !== undefined && (ready === 'True' || ready === 'False')
+          ? view
+          : undefined;
+      });
+      // db is as it was, and nothing of web's was written.
+      const dbNow = (await c.custom.getNamespacedCustomObject({
+        group: 'applyset.dev',
+        version: 'v1alpha1',
         namespace,
-        web,
-        'False',
-        (view) => view.status?.lastAttemptedRevision !== undefined,
-      );
+        plural: 'applysets',
+        name: db,
+      })) as { spec: { serviceAccountName: string; source: { url: string } } };
+      expect(dbNow.spec).toMatchObject({ serviceAccountName: 'ops', source: { url: dbGit.url } });
+      expect(await configMapData(c, namespace, `${web}-config`)).toBeUndefined();
+      expect(condition(refused, 'Ready')?.status).toBe('False');
       expect(condition(refused, 'Stalled')).toMatchObject({
         status: 'True',
         reason: 'NestedApplySetRefused',
@@ -120,16 +136,7 @@ describe('no ApplySet takes over a sibling through its Git', () => {
           message: expect.stringContaining('is an ApplySet'),
         },
       ]);
-      // Nothing of web's was written, db is as it was, and db never asked the attacker's server.
-      expect(await configMapData(c, namespace, `${web}-config`)).toBeUndefined();
-      const dbNow = (await c.custom.getNamespacedCustomObject({
-        group: 'applyset.dev',
-        version: 'v1alpha1',
-        namespace,
-        plural: 'applysets',
-        name: db,
-      })) as { spec: { serviceAccountName: string; source: { url: string } } };
-      expect(dbNow.spec).toMatchObject({ serviceAccountName: 'ops', source: { url: dbGit.url } });
+      // db never asked the attacker's server, and no Secret was made as ops.
       expect(attacker.requests).toEqual([]);
       await expect(c.core.readNamespacedSecret({ namespace, name: `${db}-planted` })).rejects.toMatchObject({
         code: 404,
