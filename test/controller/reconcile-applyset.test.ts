@@ -58,9 +58,6 @@ interface Stubs {
   readonly duringRun?: (request: ApplySetRequest) => Promise<void>;
   /** The server's answer to a PATCH of the ApplySet itself (not its status). */
   readonly patched?: JsonObject;
-  /** The client reading as an account; default: the controller's stub. */
-  readonly readerAs?: (user: string | undefined) => KubeClient;
-  readonly allowNestedApplySets?: boolean;
 }
 
 /** A reconcile with plain-object stubs: what status it wrote and what requeue it asked for. */
@@ -113,8 +110,7 @@ async function reconcile(stubs: Stubs) {
   const deps: ReconcilerDeps = {
     client,
     engineFor: () => engine,
-    readerAs: stubs.readerAs ?? (() => client),
-    ...(stubs.allowNestedApplySets === undefined ? {} : { allowNestedApplySets: stubs.allowNestedApplySets }),
+    readerAs: () => client,
     allowSecretRefsFrom: new Set(),
     noCrossNamespaceRefs: false,
     gitSource,
@@ -333,50 +329,3 @@ describe('reconcile with spec.wait', () => {
 });
 
 type ApplySetStatusLike = { conditions?: { type: string; status: string; reason: string }[] };
-
-describe('reconcile: what an ApplySet applied as an account may make the controller do', () => {
-  const withSecret: JsonObject = {
-    ...applySet,
-    spec: {
-      ...(applySet['spec'] as JsonObject),
-      serviceAccountName: 'deployer',
-      source: {
-        url: 'https://git.example.com/team/web.git',
-        ref: { branch: 'main' },
-        secretRef: { name: 'git-token' },
-      },
-    },
-  };
-
-  it('reads the Git credentials Secret as the account: one it may not get stalls, and nothing is fetched', async () => {
-    const readers: (string | undefined)[] = [];
-    const forbidding: KubeClient = {
-      server: 'https://stub',
-      async request(request: KubeRequest) {
-        throw new KubeApiError(request.method, request.path, 403, '', 'secrets "git-token" is forbidden');
-      },
-      watch: async () => undefined,
-    };
-    const result = await reconcile({
-      stored: withSecret,
-      fetch: new Error('fetched'),
-      readerAs: (user) => {
-        readers.push(user);
-        return forbidding;
-      },
-    });
-    expect(readers).toEqual(['system:serviceaccount:team:deployer']);
-    expect(result.stalled).toMatchObject({ status: 'True', reason: 'SecretNotReadable' });
-    expect((result.ready as { message?: string } | undefined)?.message).toBe(
-      "the ApplySet's ServiceAccount team/deployer may not get Secret team/git-token (spec.source.secretRef); grant it get on that Secret (a Role with resourceNames: [git-token]); nothing was fetched or applied",
-    );
-    expect(result.engineRequests).toEqual([]);
-  });
-
-  it('has the engine refuse ApplySets among the manifests, unless nesting is granted', async () => {
-    const refusing = await reconcile({});
-    expect(refusing.engineRequests[0]?.screenObjects).toEqual(expect.any(Function));
-    const nesting = await reconcile({ allowNestedApplySets: true });
-    expect(nesting.engineRequests[0]?.screenObjects).toBeUndefined();
-  });
-});
