@@ -180,14 +180,14 @@ function applySetsYaml(
 }
 
 /**
- * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps and
- * the inventory, so the controller acts as n identities (what one identity costs it).
+ * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps (the
+ * controller writes the inventory as itself), so the controller acts as n identities (what one
+ * identity costs it).
  */
 function tenantsYaml(namespace: string, n: number): string {
   const role =
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: { name: tenant, namespace: ${namespace} }\n` +
-    `rules:\n  - { apiGroups: [""], resources: [configmaps], verbs: [get, list, watch, create, update, patch, delete] }\n` +
-    `  - { apiGroups: [applyset.dev], resources: [applysets], verbs: [get, patch, update] }\n`;
+    `rules:\n  - { apiGroups: [""], resources: [configmaps], verbs: [get, list, watch, create, update, patch, delete] }\n`;
   const accounts = Array.from(
     { length: n },
     (_, i) =>

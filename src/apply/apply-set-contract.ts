@@ -1,5 +1,6 @@
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
 import type { JsonObject } from '../manifests/json-value.js';
@@ -113,6 +114,12 @@ export interface ApplySetRequest {
    * Called from the engine's queue: it must be quick and must not throw.
    */
   readonly onProgress?: (progress: ApplySetProgress) => void;
+  /**
+   * Shown every object of the files once they are decoded and validated, before anything is read or
+   * written; it throws to refuse the run. The controller refuses ApplySets among an ApplySet's
+   * manifests here (refuseNestedApplySets) unless nesting was granted.
+   */
+  readonly screenObjects?: (objects: readonly ManifestObject[]) => void;
 }
 
 /** How far a run is: objects of the set applied (whatever the outcome) and prune candidates handled. */

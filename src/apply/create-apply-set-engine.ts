@@ -24,6 +24,8 @@ export { DEFAULT_FIELD_MANAGER } from './write-options.js';
  */
 export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEngine {
   const api = createKubeObjectApi(options.kubeClient);
+  const parentApi =
+    options.parentKubeClient === undefined ? api : createKubeObjectApi(options.parentKubeClient);
   const concurrency = options.concurrency ?? 16;
   const tooling = options.tooling ?? DEFAULT_TOOLING;
   // One mapper per engine unless one is given (the controller shares one between identities); each
@@ -48,6 +50,7 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
     runApplySet(request, {
       ...options,
       api,
+      parentApi,
       mapper: mapper.forRun(),
       concurrency,
       tooling,
@@ -60,6 +63,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const { signal } = request;
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
   const desired = request.release === true ? [] : await loadManifests(request, context.mapper);
+  request.screenObjects?.(desired);
   await refuseInvalidListItems(desired, request, context.patchMeta);
 
   // 2. Read the apply-config object and the inventory it holds.

@@ -41,7 +41,7 @@ export function createParentWriter(
   let recorded = parent.inventory;
 
   const create = async (metadata: ParentMetadata) => {
-    live = await context.api.create(parent.location, newParentBody(spec, metadata), signal);
+    live = await context.parentApi.create(parent.location, newParentBody(spec, metadata), signal);
   };
 
   const write = async (metadata: ParentMetadata) => {
@@ -49,7 +49,7 @@ export function createParentWriter(
     const patch = withFinalizer(metadataPatch(live, metadata), live, spec.finalizer);
     if (patch === undefined) return;
     try {
-      live = await context.api.patch(
+      live = await context.parentApi.patch(
         parent.location,
         spec.name,
         'application/merge-patch+json',

@@ -95,7 +95,7 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
     name: parent.name,
   };
   // The caller's own fresh read when it gave one (the controller's reconcile), else a GET now.
-  const live = parent.live ?? (await context.api.get(location, parent.name, signal));
+  const live = parent.live ?? (await context.parentApi.get(location, parent.name, signal));
   if (live === undefined && !parent.createIfMissing) {
     throw new ApplySetParentNotFoundError(describeObjectRef(ref));
   }

@@ -16,6 +16,13 @@ export interface EngineLogger {
 
 export interface ApplySetEngineOptions {
   readonly kubeClient: KubeClient;
+  /**
+   * The client the apply-config object (the parent) is read and written with; default `kubeClient`.
+   * The controller gives its own identity here while `kubeClient` impersonates the ApplySet's account:
+   * the account then needs no rights on ApplySets, so a set's manifests cannot rewrite a sibling
+   * ApplySet (docs/multi-tenancy.md). Every child is still written, read and deleted as `kubeClient`.
+   */
+  readonly parentKubeClient?: KubeClient;
   readonly logger?: EngineLogger;
   /** Objects of one wave applied at once (and reads in flight); default 16. */
   readonly concurrency?: number;
@@ -54,6 +61,8 @@ export interface ApplySetEngineOptions {
 /** What every step of one run shares: the options, the adapters, and what outlives a run. */
 export interface RunContext extends ApplySetEngineOptions {
   readonly api: KubeObjectApi;
+  /** The parent's reads and writes: `parentKubeClient`'s, else the same as `api`. */
+  readonly parentApi: KubeObjectApi;
   /**
    * Per object of every run of this engine: the (resourceVersion, patch) the server last answered
    * without a change. The same patch on the same version is not sent again.

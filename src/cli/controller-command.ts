@@ -18,6 +18,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
                           [--default-service-account NAME]
                           [--no-cross-namespace-refs | --allow-secret-refs-from NS,...]
+                          [--allow-nested-applysets]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
@@ -44,6 +45,11 @@ its own namespace instead of the controller; where that account does not exist, 
 (ServiceAccountNotFound) and nothing is applied. spec.source.secretRef.namespace may name another
 namespace only when --allow-secret-refs-from lists it; --no-cross-namespace-refs refuses every other
 namespace whatever the list says. A refused reference stalls the ApplySet (CrossNamespaceRefRefused).
+The Git credentials Secret is read as the account the ApplySet is applied as (SecretNotReadable when it
+may not get it); the ApplySet itself (its inventory) is written as the controller. An ApplySet whose
+manifests hold an ApplySet stalls (NestedApplySetRefused) unless --allow-nested-applysets is given: it
+lets whoever writes a repository create ApplySets naming any ServiceAccount of their namespace that the
+controller may impersonate (the account must still be allowed to write applysets).
 
 Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
@@ -121,6 +127,7 @@ const CONTROLLER_OPTIONS = {
   'default-service-account': { type: 'string' },
   'no-cross-namespace-refs': { type: 'boolean', default: false },
   'allow-secret-refs-from': { type: 'string', default: '' },
+  'allow-nested-applysets': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -170,6 +177,7 @@ function parseControllerFlags(
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       requireSecretSourceHosts: values['require-secret-source-hosts'],
       ...references,
+      ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       ...webhook,
     },
   };

@@ -13,7 +13,9 @@ import {
 
 export type GitAuthRead =
   | { readonly kind: 'found'; readonly auth: GitAuth }
-  | { readonly kind: 'missing'; readonly problem: string };
+  | { readonly kind: 'missing'; readonly problem: string }
+  /** The reader (the ApplySet's account) may not get the Secret: nothing of it was read. */
+  | { readonly kind: 'forbidden' };
 
 export type StatusWrite =
   | { readonly kind: 'written'; readonly resourceVersion: string | undefined }
@@ -39,7 +41,6 @@ export interface ApplySetApi {
     resourceVersion: string | undefined,
     signal: AbortSignal,
   ): Promise<StatusWrite>;
-  readGitAuth(namespace: string, secretName: string, signal: AbortSignal): Promise<GitAuthRead>;
   /** Whether the ServiceAccount exists: impersonating one that does not would fail object by object. */
   serviceAccountExists(namespace: string, name: string, signal: AbortSignal): Promise<boolean>;
 }
@@ -126,21 +127,6 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         throw error;
       }
     },
-    async readGitAuth(namespace, secretName, signal) {
-      let secret;
-      try {
-        secret = await client.request({
-          method: 'GET',
-          path: secretPath(namespace, secretName),
-          signal,
-        });
-      } catch (error) {
-        if (error instanceof KubeApiError && error.notFound)
-          return { kind: 'missing', problem: 'does not exist' };
-        throw error;
-      }
-      return gitAuthOf(secret, `Secret ${namespace}/${secretName}`);
-    },
     async serviceAccountExists(namespace, name, signal) {
       try {
         await client.request({ method: 'GET', path: serviceAccountPath(namespace, name), signal });
@@ -151,6 +137,29 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
       }
     },
   };
+}
+
+/**
+ * The Git credentials of a Secret, read with `client`: the ApplySet's account's (impersonated) when it
+ * is applied as one, so an ApplySet cannot make the controller read, and send, a Secret its account
+ * may not get (issue #23).
+ */
+export async function readGitAuth(
+  client: KubeClient,
+  namespace: string,
+  secretName: string,
+  signal: AbortSignal,
+): Promise<GitAuthRead> {
+  let secret;
+  try {
+    secret = await client.request({ method: 'GET', path: secretPath(namespace, secretName), signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound)
+      return { kind: 'missing', problem: 'does not exist' };
+    if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
+    throw error;
+  }
+  return gitAuthOf(secret, `Secret ${namespace}/${secretName}`);
 }
 
 /** The credentials a Git credentials Secret holds: a token, or a username and password. */

@@ -6,6 +6,7 @@
  */
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
+import { createKubeConnection } from '../kube/kube-connection.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
 import { LeadershipLostError, type LeaderElection } from './leader-election.js';
@@ -22,6 +23,12 @@ export interface ControllerClients {
    * Engines are made per reconcile and hold nothing of their own: see sharedEngines.
    */
   engineFor(user: string | undefined): ApplySetEngine;
+  /**
+   * A client reading as `user` (impersonated; the controller itself when undefined), on the engines'
+   * connection: the Git credentials Secret of an ApplySet is read as its account, never with the
+   * controller's rights (issue #23).
+   */
+  readerAs(user: string | undefined): KubeClient;
 }
 
 export interface ControllerClientsOptions {
@@ -46,13 +53,18 @@ export function controllerClients(options: ControllerClientsOptions): Controller
   const fenced = writeFence === undefined ? {} : { writeFence };
   const { credentials } = config;
   const client = createKubeClient({ onRequest: countRequest, credentials, ...fenced });
+  const connection = createKubeConnection({ credentials });
   const engineFor = sharedEngines({
-    credentials,
+    connection,
     logger,
     countRequest,
     ...fenced,
     ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
   });
   const unfenced = () => createKubeClient({ onRequest: countRequest, credentials });
-  return { client, unfenced, engineFor };
+  const readerAs = (user: string | undefined) =>
+    user === undefined
+      ? client
+      : createKubeClient({ connection, onRequest: countRequest, impersonateUser: user });
+  return { client, unfenced, engineFor, readerAs };
 }

@@ -46,6 +46,12 @@ export interface ControllerConfig {
   readonly allowSecretRefsFrom?: readonly string[];
   /** `--no-cross-namespace-refs`: every reference stays in the ApplySet's namespace (no allow list). */
   readonly noCrossNamespaceRefs?: boolean;
+  /**
+   * `--allow-nested-applysets`: an ApplySet's manifests may create and change ApplySets (app of apps).
+   * Off by default: whoever writes a repository could otherwise name any ServiceAccount the controller
+   * may impersonate in that namespace.
+   */
+  readonly allowNestedApplySets?: boolean;
   /** `--webhook-addr`: serve push webhooks there; with `webhookSecret`. */
   readonly webhookAddress?: string;
   /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */

@@ -6,6 +6,8 @@ import { GitPathNotFoundError } from '../git/git-error.js';
 import { InventoryParseError } from '../inventory/parse-inventory.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import { NestedApplySetRefusedError } from '../api/refuse-nested-applysets.js';
 import type { ApplySetObjectError, ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { discoveryOutcome } from './discovery-outcome.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
@@ -75,7 +77,9 @@ function applyFailure(error: unknown, revision: string, timedOut: boolean): Reco
     const errors: ApplySetObjectError[] =
       cause instanceof ManifestSetError
         ? cause.errors.map((e) => ({ object: e.source.file, message: e.message }))
-        : error.problems.map((problem) => ({ object: error.subject ?? '', message: problem }));
+        : error instanceof NestedApplySetRefusedError
+          ? error.refused.map((e) => ({ object: objectRefKey(e.ref), message: e.message }))
+          : error.problems.map((problem) => ({ object: error.subject ?? '', message: problem }));
     return {
       kind: 'stalled',
       reason,

@@ -7,7 +7,8 @@ import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySetApi } from './applyset-api.js';
+import { readGitAuth, type ApplySetApi } from './applyset-api.js';
+import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
@@ -62,7 +63,8 @@ export async function fetchAndApply(
   const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
   const missing = await missingServiceAccount(api, namespace, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
-  const auth = await readCredentials(deps, api, namespace, spec, signal);
+  const user = impersonatedUser(namespace, serviceAccount);
+  const auth = await readCredentials(deps, user, namespace, spec, signal);
   if ('done' in auth) return { outcome: auth.done };
 
   // 6. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
@@ -87,10 +89,18 @@ export async function fetchAndApply(
   // With spec.wait, the status says Progressing while the objects become healthy.
   const steady = appliedBefore(applySet, revision);
   const healthWait = spec.wait ? createHealthWaitStatus(deps, api, applySet, revision, log) : undefined;
-  const request = engineRequest(applySet, spec, files.value, revision, steady, signal);
+  const request = engineRequest(
+    applySet,
+    spec,
+    files.value,
+    revision,
+    steady,
+    signal,
+    deps.allowNestedApplySets === true,
+  );
   let result: ApplySetResult;
   try {
-    result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))(
+    result = await deps.engineFor(user)(
       healthWait === undefined ? request : { ...request, onHealthWait: healthWait.onHealthWait },
     );
   } catch (error) {
@@ -163,6 +173,7 @@ function engineRequest(
   revision: string,
   steady: boolean,
   signal: AbortSignal,
+  allowNested: boolean,
 ): ApplySetRequest {
   const { namespace } = applySet.metadata;
   return {
@@ -178,6 +189,9 @@ function engineRequest(
     adopt: spec.adopt,
     dryRun: false,
     ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
+    // No manifest creates or changes an ApplySet unless the operator granted nesting: an ApplySet
+    // names its own ServiceAccount, so one would hand its repository a sibling's identity.
+    ...(allowNested ? {} : { screenObjects: refuseNestedApplySets }),
     // A revision approved with applyset.dev/approve-prune prunes past the limit.
     ...(spec.pruneLimit === undefined ||
     applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision
@@ -215,14 +229,15 @@ function onSchedule(applySet: ApplySet): boolean {
 }
 
 /**
- * Credentials from the Secret; they go to the Git source and nowhere else (never logged). A Secret of
- * another namespace is read only from a namespace the controller was told to trust
- * (`--allow-secret-refs-from`): otherwise an ApplySet author could borrow any Secret the controller
- * can read, with the controller's rights rather than their own.
+ * Credentials from the Secret; they go to the Git source and nowhere else (never logged). The Secret
+ * is read as `user`, the account the set is applied as (the controller only when it applies as
+ * itself): an ApplySet author cannot make the controller read, and send to a host of their choosing,
+ * a Secret their account may not get. A Secret of another namespace is read only from a namespace the
+ * controller was told to trust (`--allow-secret-refs-from`).
  */
 async function readCredentials(
   deps: ReconcilerDeps,
-  api: ApplySetApi,
+  user: string | undefined,
   namespace: string,
   spec: ResolvedApplySetSpec,
   signal: AbortSignal,
@@ -242,8 +257,19 @@ async function readCredentials(
       },
     };
   }
-  const read = await api.readGitAuth(secretNamespace, secretName, signal);
-  if (read.kind !== 'missing') return { value: read.auth };
+  const read = await readGitAuth(deps.readerAs(user), secretNamespace, secretName, signal);
+  if (read.kind === 'found') return { value: read.auth };
+  if (read.kind === 'forbidden') {
+    const who =
+      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'SecretNotReadable',
+        message: `${who} may not get Secret ${secretNamespace}/${secretName} (spec.source.secretRef); grant it get on that Secret (a Role with resourceNames: [${secretName}]); nothing was fetched or applied`,
+      },
+    };
+  }
   return {
     done: {
       kind: 'stalled',
@@ -275,6 +301,12 @@ async function fetchRevision(
     if (error instanceof GitUnreachableError) log.warn({ detail: error.detail }, error.message);
     return { done: failureOutcome(error, { step: 'fetch', spec }) };
   }
+}
+
+/** `system:serviceaccount:team-a:deployer` → `team-a/deployer`, as a user names the account. */
+function serviceAccountOf(user: string): string {
+  const prefix = 'system:serviceaccount:';
+  return user.startsWith(prefix) ? user.slice(prefix.length).replace(':', '/') : user;
 }
 
 function gitRefOf(ref: ResolvedGitRef): GitRef {

@@ -32,10 +32,17 @@ export { impersonatedUser } from './applyset-subject.js';
 export { outcomeOf } from './outcome-of.js';
 
 export interface ReconcilerDeps {
-  /** The controller's own identity: the ApplySet, its finalizer and status, and Secrets. */
+  /** The controller's own identity: the ApplySet, its finalizer, status and inventory. */
   readonly client: KubeClient;
   /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
+  /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
+  readonly readerAs: (user: string | undefined) => KubeClient;
+  /**
+   * `--allow-nested-applysets`: an ApplySet's manifests may hold ApplySets (app of apps), applied as
+   * its account, which then needs rights on applysets. Default false: such manifests are refused.
+   */
+  readonly allowNestedApplySets?: boolean;
   /**
    * `--default-service-account`: the ServiceAccount, in the ApplySet's own namespace, that an ApplySet
    * without spec.serviceAccountName is applied as. Undefined: such an ApplySet is applied as the controller.

@@ -3,7 +3,6 @@ import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../api/applys
 import { createGitSource } from '../git/git-source.js';
 import { startProbeServer, type ProbeServer } from '../http/start-probe-server.js';
 import type { WebhookServer } from '../http/start-webhook-server.js';
-import type { KubeClient } from '../kube/kube-client.js';
 import { createControllerMetrics, type ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import { readSecretVersion } from './applyset-api.js';
@@ -56,7 +55,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
   const reconcile = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
-  const work = startWork(config, logger, clients.client, reconcile, signals, secretRefNamespaces, metrics);
+  const work = startWork(config, logger, clients, reconcile, signals, secretRefNamespaces, metrics);
   metrics.setQueueDepthSource(() => work.queue.depth());
 
   let resolveDone!: (why: StopReason) => void;
@@ -135,6 +134,8 @@ function wireReconciler(
   return createReconciler({
     client,
     engineFor: clients.engineFor,
+    readerAs: clients.readerAs,
+    allowNestedApplySets: config.allowNestedApplySets === true,
     defaultServiceAccountName: config.defaultServiceAccountName,
     allowSecretRefsFrom: secretRefNamespaces,
     noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
@@ -165,12 +166,13 @@ interface ControllerWork {
 function startWork(
   config: ControllerConfig,
   logger: Logger,
-  client: KubeClient,
+  clients: Pick<ControllerClients, 'client' | 'readerAs'>,
   reconcile: Reconciler,
   signals: ControllerSignals,
   secretRefNamespaces: ReadonlySet<string>,
   metrics: ControllerMetrics,
 ): ControllerWork {
+  const { client, readerAs } = clients;
   const queue = createWorkQueue({
     concurrency: config.concurrency,
     process: async (key) => {
@@ -208,16 +210,19 @@ function startWork(
   // No list or watch of Secrets (the controller may only get them): a fixed credential is noticed by
   // polling the Secrets of the ApplySets that are not Ready.
   const secretPoller = startSecretChangePoller({
-    readVersion: (namespace, name, signal) => readSecretVersion(client, namespace, name, signal),
+    readVersion: (namespace, name, signal, user) =>
+      readSecretVersion(readerAs(user), namespace, name, signal),
     secretOf: (key) => {
       const applySet = applySets.get(key);
-      return applySet === undefined ? undefined : secretReferenceOf(applySet, secretRefNamespaces);
+      return applySet === undefined
+        ? undefined
+        : secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName);
     },
     failing: () =>
       applySets
         .list()
         .filter((applySet) => !isReady(applySet))
-        .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces))
+        .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName))
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
     intervalMs: config.secretPollIntervalMs ?? 5_000,

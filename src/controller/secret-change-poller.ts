@@ -6,11 +6,21 @@ export interface SecretReference {
   readonly key: string;
   readonly namespace: string;
   readonly secretName: string;
+  /** Who reads it: the ApplySet's account (impersonated), as its reconcile does; undefined: the controller. */
+  readonly user?: string;
 }
 
 export interface SecretChangePollerOptions {
-  /** The Secret's resourceVersion, or undefined when it does not exist; throws on any other failure. */
-  readonly readVersion: (namespace: string, name: string, signal: AbortSignal) => Promise<string | undefined>;
+  /**
+   * The Secret's resourceVersion read as `user`, or undefined when it does not exist; throws on any
+   * other failure (a Secret the account may not get, too).
+   */
+  readonly readVersion: (
+    namespace: string,
+    name: string,
+    signal: AbortSignal,
+    user: string | undefined,
+  ) => Promise<string | undefined>;
   /** The Secret the ApplySet `key` names now, if any (from the informer's cache). */
   readonly secretOf: (key: string) => SecretReference | undefined;
   /** ApplySets that name a Secret and are not Ready (from the informer's cache): the ones polled. */
@@ -76,13 +86,19 @@ export function startSecretChangePoller(options: SecretChangePollerOptions): Sec
   };
 
   const observe = async (reference: SecretReference, readSignal: AbortSignal): Promise<string> =>
-    stateOf(reference, await options.readVersion(reference.namespace, reference.secretName, readSignal));
+    stateOf(
+      reference,
+      await options.readVersion(reference.namespace, reference.secretName, readSignal, reference.user),
+    );
+  // One read per Secret and reader: two accounts do not share what one of them may read.
+  const readKey = (reference: SecretReference) =>
+    `${reference.user ?? ''} ${reference.namespace}/${reference.secretName}`;
 
   const tick = async (): Promise<void> => {
     const failing = inTurn(options.failing());
     const reads = new Map<string, Promise<string | Error>>();
     for (const reference of failing) {
-      const secretKey = `${reference.namespace}/${reference.secretName}`;
+      const secretKey = readKey(reference);
       if (!reads.has(secretKey)) {
         reads.set(
           secretKey,
@@ -93,7 +109,7 @@ export function startSecretChangePoller(options: SecretChangePollerOptions): Sec
       }
     }
     for (const reference of failing) {
-      const observed = await reads.get(`${reference.namespace}/${reference.secretName}`);
+      const observed = await reads.get(readKey(reference));
       if (observed === undefined || observed instanceof Error) {
         logger.debug({ applyset: reference.key, err: observed }, 'reading the Secret failed; next poll');
         continue;

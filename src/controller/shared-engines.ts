@@ -7,15 +7,14 @@ import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { createNoOpMemo, noOpMemoFor } from '../apply/remember-no-op.js';
 import type { ApplySetEngineOptions } from '../apply/run-context.js';
 import { createKubeClient } from '../kube/kube-client.js';
-import { createKubeConnection } from '../kube/kube-connection.js';
-import type { KubeCredentials } from '../kube/kube-credentials.js';
+import type { KubeConnection } from '../kube/kube-connection.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
 import type { Logger } from '../observability/create-logger.js';
 
 export interface SharedEnginesOptions {
-  /** The controller's credentials, made once in the composition root (shared with its Lease client). */
-  readonly credentials: KubeCredentials;
+  /** The connection every identity's requests share (sockets, TLS), over the controller's credentials. */
+  readonly connection: KubeConnection;
   readonly logger: Logger;
   readonly countRequest: (method: string, path: string) => void;
   /** The leader fence every write of every identity passes. */
@@ -32,10 +31,13 @@ export interface SharedEnginesOptions {
  * dropped after it, so there is no table of identities to grow or to evict.
  */
 export function sharedEngines(options: SharedEnginesOptions): (user: string | undefined) => ApplySetEngine {
-  const { logger, countRequest, writeFence, afterStep } = options;
-  const connection = createKubeConnection({ credentials: options.credentials });
+  const { connection, logger, countRequest, writeFence, afterStep } = options;
+  const fenced = writeFence === undefined ? {} : { writeFence };
   // Discovery and OpenAPI only read: as the controller itself, unfenced.
   const reader = createKubeClient({ connection, onRequest: countRequest });
+  // The parent, the ApplySet, is read and written as the controller (fenced like every write), never
+  // as the account: an account with rights on ApplySets could rewrite its siblings (issue #23).
+  const parentClient = createKubeClient({ connection, onRequest: countRequest, ...fenced });
   const restMapper = createRestMapper(reader);
   const patchMetaSource = createOpenApiPatchMetaSource({
     client: reader,
@@ -50,8 +52,9 @@ export function sharedEngines(options: SharedEnginesOptions): (user: string | un
         connection,
         onRequest: countRequest,
         ...(user === undefined ? {} : { impersonateUser: user }),
-        ...(writeFence === undefined ? {} : { writeFence }),
+        ...fenced,
       }),
+      parentKubeClient: parentClient,
       logger: logger.child({ engine: identity === '' ? 'controller' : identity }),
       restMapper,
       patchMetaSource,

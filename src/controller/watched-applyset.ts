@@ -5,6 +5,7 @@ import {
 } from '../api/applyset-types.js';
 import { dependentsOf, readinessProblem } from '../api/dependencies.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { impersonatedUser } from './applyset-subject.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from './supervised-informer.js';
 
@@ -72,10 +73,13 @@ export function applySetKey(object: JsonObject): string {
 /**
  * The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch), or
  * lives in another namespace the controller does not trust (the reconcile refuses it; never polled).
+ * With the user the reconcile reads it as (spec.serviceAccountName, else `defaultServiceAccount`, else
+ * the controller): the poller reads it as that account too, never with the controller's rights.
  */
 export function secretReferenceOf(
   applySet: JsonObject,
   trustedNamespaces: ReadonlySet<string>,
+  defaultServiceAccount?: string,
 ): SecretReference | undefined {
   const ref = secretRefOf(applySet);
   const spec = applySet['spec'];
@@ -85,7 +89,14 @@ export function secretReferenceOf(
   const ownNamespace = String(metadata['namespace'] ?? '');
   const namespace = ref.namespace ?? ownNamespace;
   if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
-  return { key: applySetKey(applySet), namespace, secretName: ref.name };
+  const named = isJsonObject(spec) ? spec['serviceAccountName'] : undefined;
+  const user = impersonatedUser(ownNamespace, typeof named === 'string' ? named : defaultServiceAccount);
+  return {
+    key: applySetKey(applySet),
+    namespace,
+    secretName: ref.name,
+    ...(user === undefined ? {} : { user }),
+  };
 }
 
 export function isReady(applySet: JsonObject): boolean {

@@ -3,6 +3,7 @@ import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-erro
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
+import { NestedApplySetRefusedError } from '../../src/api/refuse-nested-applysets.js';
 import { createReconciler, type ReconcilerDeps } from '../../src/controller/reconcile-applyset.js';
 import {
   GitAuthError,
@@ -109,6 +110,7 @@ async function reconcile(stubs: Stubs) {
   const deps: ReconcilerDeps = {
     client,
     engineFor: () => engine,
+    readerAs: () => client,
     allowSecretRefsFrom: new Set(),
     noCrossNamespaceRefs: false,
     gitSource,
@@ -179,6 +181,17 @@ describe('reconcile: a thrown error becomes a condition, a reason and a requeue'
       'ParentChanged',
       'False',
       'backoff',
+    ],
+    [
+      'an ApplySet among the manifests',
+      {
+        engine: new NestedApplySetRefusedError([
+          { ref: { group: 'applyset.dev', kind: 'ApplySet', namespace: 'team', name: 'db' }, message: 'x' },
+        ]),
+      },
+      'NestedApplySetRefused',
+      'True',
+      'interval',
     ],
     [
       'invalid manifests',

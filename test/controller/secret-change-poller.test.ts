@@ -22,6 +22,7 @@ describe('the Secret change poller', () => {
   let failing: SecretReference[];
   let reads: number;
   let readNames: string[];
+  let readers: (string | undefined)[];
   let changed: string[];
 
   beforeEach(() => {
@@ -30,11 +31,15 @@ describe('the Secret change poller', () => {
     failing = [];
     reads = 0;
     readNames = [];
+    readers = [];
     changed = [];
     poller = startSecretChangePoller({
-      readVersion: async (namespace, name) => {
+      readVersion: async (namespace, name, _signal, user) => {
         reads += 1;
         readNames.push(name);
+        readers.push(user);
+        // The API server's answer to an account without get on the Secret.
+        if (user === 'system:serviceaccount:ns:no-secrets') throw new Error('secrets "creds" is forbidden');
         return versions.get(`${namespace}/${name}`);
       },
       secretOf: (key) => [a, b].find((reference) => reference.key === key),
@@ -93,6 +98,21 @@ describe('the Secret change poller', () => {
     await waitFor(() => readNames.length >= 3);
     expect(new Set(readNames)).toEqual(new Set(['other']));
     expect(changed).toEqual([]);
+  });
+
+  it("reads each Secret as the ApplySet's account, once per account: one that may not get it learns nothing", async () => {
+    const asDeployer: SecretReference = { ...a, user: 'system:serviceaccount:ns:deployer' };
+    const asNoSecrets: SecretReference = { ...b, user: 'system:serviceaccount:ns:no-secrets' };
+    failing = [asDeployer, asNoSecrets];
+    await waitFor(() => readers.filter((user) => user === 'system:serviceaccount:ns:deployer').length >= 2);
+    versions.set('ns/creds', '4');
+    await waitFor(() => changed.length > 0);
+    const readsAtChange = reads;
+    await waitFor(() => reads > readsAtChange + 4);
+    expect(changed).toEqual(['ns/a']);
+    expect(new Set(readers)).toEqual(
+      new Set(['system:serviceaccount:ns:deployer', 'system:serviceaccount:ns:no-secrets']),
+    );
   });
 });
 

@@ -28,6 +28,7 @@ interface K8sObject {
 interface PolicyRule {
   apiGroups?: string[];
   resources?: string[];
+  resourceNames?: string[];
   verbs: string[];
 }
 
@@ -499,6 +500,39 @@ describe('the chart values', () => {
       spec: { ports: { name: string; port: number; targetPort: string }[] };
     };
     expect(service.spec.ports).toEqual([{ name: 'webhook', port: 80, targetPort: 'webhook', protocol: 'TCP' }]);
+  }, HELM_TIMEOUT_MS);
+
+  it('read no Secret as the controller when ApplySets are applied as accounts, but the webhook receivers by name', async () => {
+    const role = (objects: K8sObject[]) => rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
+    // Applying as the controller (no default account): it reads the Git credentials Secrets itself.
+    expect(allows(role(await render()), '', 'secrets', 'get')).toBe(true);
+    // Applying as accounts: each account reads its own Secret, the controller none.
+    const lockedDown = await render({ 'tenancy.defaultServiceAccount': 'deployer' });
+    expect(allows(role(lockedDown), '', 'secrets', 'get')).toBe(false);
+    expect(lockedDown.filter((o) => o.kind === 'Role' && rules(o).some((r) => r.resources?.includes('secrets')))).toEqual(
+      [],
+    );
+    const hooks = await render({
+      'tenancy.defaultServiceAccount': 'deployer',
+      'webhook.enabled': 'true',
+      'webhook.secretName': 'hooks',
+    });
+    expect(allows(role(hooks), '', 'secrets', 'get')).toBe(false);
+    const hookRole = find(hooks, 'Role', `${release}-applyset-controller-webhook-secret`);
+    expect(hookRole.metadata.namespace).toBe(releaseNamespace);
+    expect(rules(hookRole)).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['hooks'], verbs: ['get'] },
+    ]);
+    expect(find(hooks, 'RoleBinding', `${release}-applyset-controller-webhook-secret`)).toMatchObject({
+      roleRef: { kind: 'Role', name: `${release}-applyset-controller-webhook-secret` },
+      subjects: [{ kind: 'ServiceAccount', name: `${release}-applyset-controller`, namespace: releaseNamespace }],
+    });
+  }, HELM_TIMEOUT_MS);
+
+  it("refuse ApplySets in an ApplySet's manifests unless nesting is granted", async () => {
+    expect(controllerContainer(await render()).container.args).not.toContain('--allow-nested-applysets');
+    const args = controllerContainer(await render({ 'tenancy.allowNestedApplySets': 'true' })).container.args;
+    expect(args).toContain('--allow-nested-applysets');
   }, HELM_TIMEOUT_MS);
 
   it('make a shard: a label selector on the ApplySets and a Lease of the release', async () => {

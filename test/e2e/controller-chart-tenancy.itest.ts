@@ -19,7 +19,6 @@ import { stopControllersAndGit } from './controller-testbed.js';
 import { clusterAdminBindingYaml } from './e2e-manifests.js';
 import { GitServerPool } from './git-server-pool.js';
 import {
-  APPLYSET_INVENTORY_RULE,
   DEFAULT_ACCOUNT,
   coreRule,
   createTenantAccount,
@@ -64,7 +63,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     await createNamespace(c.kc, teamA);
     await createNamespace(c.kc, other);
     // The tenant: a deployer account with a Role in team-a, nothing cluster-scoped.
-    await createTenantAccount(c, teamA, DEFAULT_ACCOUNT, [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
+    await createTenantAccount(c, teamA, DEFAULT_ACCOUNT, [coreRule('configmaps')]);
     controller = await startLockedDownController({ namespace: teamA });
     // childRules=[] renders no <fullname>-children role: one ClusterRole, the controller's own.
     expect(
@@ -136,8 +135,8 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     expect(ready.metadata.finalizers).toContain('applyset.dev/finalizer');
     expect(await configMapData(c, teamA, 'tenant-one')).toEqual({ k: '1' });
     expect(await configMapData(c, teamA, 'tenant-two')).toEqual({ k: '2' });
-    // The set's inventory is on the ApplySet (the README: written with the deployer's identity, which
-    // is why the tenant's Role has get/patch/update on applysets).
+    // The set's inventory is on the ApplySet, written by the controller as itself: the tenant's Role
+    // has no rights on applysets at all.
     const inventory = ready.metadata.annotations?.[MetadataKeys.lastAppliedObjects] ?? '';
     expect(inventory.split('\n')).toEqual(
       expect.arrayContaining([`${teamA}::ConfigMap:tenant-one`, `${teamA}::ConfigMap:tenant-two`]),

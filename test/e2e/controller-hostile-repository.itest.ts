@@ -19,7 +19,6 @@ import {
 import { stopControllersAndGit } from './controller-testbed.js';
 import { GitServerPool } from './git-server-pool.js';
 import {
-  APPLYSET_INVENTORY_RULE,
   coreRule,
   createTenantAccount,
   grantAccountIn,
@@ -47,7 +46,7 @@ describe('the controller and a hostile repository', () => {
       ['victim', victimNamespace],
       ['attacker', attackerNamespace],
     ] as const) {
-      await createTenantAccount(c, namespace, account, [APPLYSET_INVENTORY_RULE]);
+      await createTenantAccount(c, namespace, account, []);
       await grantAccountIn(c, { namespace, name: account }, target, [coreRule('configmaps', 'secrets')]);
     }
     controller = await startLockedDownController({

@@ -68,7 +68,6 @@ describe('ApplySets under different ServiceAccounts', () => {
             resources: ['configmaps'],
             verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
           },
-          { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
         ],
       },
     });

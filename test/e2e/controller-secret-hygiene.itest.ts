@@ -12,7 +12,6 @@ import {
   type ControllerProcess,
 } from './e2e-kit.js';
 import {
-  APPLYSET_INVENTORY_RULE,
   DEFAULT_ACCOUNT,
   coreRule,
   createTenantAccount,
@@ -68,10 +67,7 @@ describe('no Secret value or Git credential reaches logs, Events or status', () 
         stringData: { username: 'deploy', password: GIT_PASSWORD },
       },
     });
-    await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [
-      coreRule('configmaps', 'secrets'),
-      APPLYSET_INVENTORY_RULE,
-    ]);
+    await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [coreRule('configmaps', 'secrets')]);
     lockedDown = await startLockedDownController({ namespace, env: { LOG_LEVEL: 'trace' } });
     controller = lockedDown.process;
   });

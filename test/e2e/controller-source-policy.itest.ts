@@ -19,7 +19,6 @@ import {
   type ApplySetView,
 } from './e2e-kit.js';
 import {
-  APPLYSET_INVENTORY_RULE,
   DEFAULT_ACCOUNT,
   coreRule,
   createTenantAccount,
@@ -81,9 +80,10 @@ describe('the controller under a source policy', () => {
   beforeAll(async () => {
     await installCrd();
     await createNamespace(c.kc, namespace);
+    // The Git credentials Secrets are read as the account: it may get them (by name, no list).
     await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [
       coreRule('configmaps'),
-      APPLYSET_INVENTORY_RULE,
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'] },
     ]);
     controller = await startLockedDownController({
       namespace,

@@ -22,7 +22,6 @@ import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 import { clusterAdminBindingYaml } from './e2e-manifests.js';
 import { GitServerPool } from './git-server-pool.js';
 import {
-  APPLYSET_INVENTORY_RULE,
   coreRule,
   createTenantAccount,
   DEFAULT_ACCOUNT,
@@ -35,11 +34,11 @@ import {
 // The controllers run with the chart's locked-down RBAC and arguments (locked-down-controller.ts).
 
 /**
- * What a tenant's deployer gets: its namespace's ConfigMaps, and get/patch/update on the ApplySets of
- * that namespace, because the inventory of a set is written to the ApplySet as the set's own account.
+ * What a tenant's deployer gets: its namespace's ConfigMaps, and no rights on ApplySets: the controller
+ * writes a set's inventory to the ApplySet as itself.
  */
 function grantTenantRole(c: Cluster, namespace: string, account: string): Promise<void> {
-  return createTenantAccount(c, namespace, account, [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
+  return createTenantAccount(c, namespace, account, [coreRule('configmaps')]);
 }
 
 describe("the controller with --default-service-account, under the chart's locked-down RBAC", () => {
@@ -190,24 +189,22 @@ describe("the controller with --default-service-account, under the chart's locke
         asB,
       ),
     ).rejects.toThrow(/forbidden/i);
-    // B's own inventory is within reach: it lists the planted object too.
+    // B's own inventory is within reach of whoever may edit team-b's ApplySets (not of B's deployer
+    // account, which has no rights on ApplySets): it lists the planted object too.
     const inventoryB = (
-      await kubectl(['-n', teamB, 'get', `${PLURAL}.${GROUP}`, 'set-b', '-o', 'json'], asB)
+      await kubectl(['-n', teamB, 'get', `${PLURAL}.${GROUP}`, 'set-b', '-o', 'json'])
     ).trim();
     const linesB = (JSON.parse(inventoryB) as { metadata: { annotations: Record<string, string> } }).metadata
       .annotations[MetadataKeys.lastAppliedObjects];
-    await kubectl(
-      [
-        '-n',
-        teamB,
-        'annotate',
-        `${PLURAL}.${GROUP}`,
-        'set-b',
-        `${MetadataKeys.lastAppliedObjects}=${[linesB, `${teamB}::ConfigMap:b-planted`].sort().join('\n')}`,
-        '--overwrite',
-      ],
-      asB,
-    );
+    await kubectl([
+      '-n',
+      teamB,
+      'annotate',
+      `${PLURAL}.${GROUP}`,
+      'set-b',
+      `${MetadataKeys.lastAppliedObjects}=${[linesB, `${teamB}::ConfigMap:b-planted`].sort().join('\n')}`,
+      '--overwrite',
+    ]);
 
     // Set A reconciles (requested): it prunes only from its own inventory, so nothing of B's goes.
     await patchApplySet(teamA, 'set-a', {

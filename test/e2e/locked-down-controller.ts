@@ -29,13 +29,6 @@ const execFileAsync = promisify(execFile);
 /** The account every ApplySet without spec.serviceAccountName is applied as, in its own namespace. */
 export const DEFAULT_ACCOUNT = 'deployer';
 
-/** What a tenant's account needs on its own ApplySet: the inventory is written as the account. */
-export const APPLYSET_INVENTORY_RULE: k8s.V1PolicyRule = {
-  apiGroups: ['applyset.dev'],
-  resources: ['applysets'],
-  verbs: ['get', 'patch', 'update'],
-};
-
 /** Every verb the engine uses on `resources` of the core group. */
 export const coreRule = (...resources: string[]): k8s.V1PolicyRule => ({
   apiGroups: [''],

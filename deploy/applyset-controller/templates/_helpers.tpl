@@ -42,6 +42,7 @@ see ApplySets everywhere and act on none of them.
 
 {{/* What the controller itself needs, whatever its children are. */}}
 {{- define "applyset-controller.controllerRules" -}}
+# The ApplySets, their inventory annotations included: written as the controller, never as an account.
 - apiGroups: ["applyset.dev"]
   resources: ["applysets"]
   verbs: ["get", "list", "watch", "update", "patch"]
@@ -52,11 +53,14 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["applysets/finalizers"]
   verbs: ["update"]
-# Git credentials named by spec.source.secretRef, read by name: no list or watch of Secrets (a fixed
-# credential is noticed by polling the Secrets of ApplySets that are not Ready).
+{{- if or .Values.tenancy.applyAsController (not .Values.tenancy.defaultServiceAccount) }}
+# Applying as the controller: Git credentials named by spec.source.secretRef are read as the controller,
+# by name: no list or watch of Secrets (a fixed credential is noticed by polling the Secrets of ApplySets
+# that are not Ready). Otherwise they are read as each ApplySet's account and the controller needs none.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
+{{- end }}
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
