@@ -15,7 +15,7 @@ import {
   waitForReady,
   type ApplySetOptions,
 } from './e2e-kit.js';
-import { APPLYSET_INVENTORY_RULE, coreRule, createTenantAccount } from './locked-down-controller.js';
+import { coreRule, createTenantAccount } from './locked-down-controller.js';
 
 // Issue #23, finding 2: one tenant read another's private repository through the shared Git cache, by
 // naming in ref.commit the sha it saw in the other's status. Two tenants of one controller, each in its
@@ -57,7 +57,11 @@ describe('the Git cache between tenants', () => {
     });
     for (const namespace of [namespaceA, namespaceB]) {
       await createNamespace(c.kc, namespace);
-      await createTenantAccount(c, namespace, 'deployer', [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
+      // The Git credentials Secret is read as the account: A's may get it, by name.
+      await createTenantAccount(c, namespace, 'deployer', [
+        coreRule('configmaps'),
+        { apiGroups: [''], resources: ['secrets'], resourceNames: ['git'], verbs: ['get'] },
+      ]);
     }
     await c.core.createNamespacedSecret({
       namespace: namespaceA,

@@ -11,7 +11,7 @@ import {
   waitForReady,
   type ApplySetView,
 } from './e2e-kit.js';
-import { APPLYSET_INVENTORY_RULE, coreRule, createTenantAccount } from './locked-down-controller.js';
+import { coreRule, createTenantAccount } from './locked-down-controller.js';
 
 // Issue #23, "a source URL may name loopback": a tenant's source URL made the controller send a GET with
 // the tenant's path and query to an internal HTTP server, and the status told an open port from a closed
@@ -42,7 +42,7 @@ describe('the controller and sources on its own side of the network', () => {
     adminPort = (admin.address() as AddressInfo).port;
     for (const namespace of [guarded, allowed]) {
       await createNamespace(c.kc, namespace);
-      await createTenantAccount(c, namespace, 'deployer', [coreRule('configmaps'), APPLYSET_INVENTORY_RULE]);
+      await createTenantAccount(c, namespace, 'deployer', [coreRule('configmaps')]);
     }
     // The defaults, with nothing allowed; and the same controller told that 127.0.0.1 is a Git host.
     await startController({ namespace: guarded, args: [] });

@@ -21,7 +21,7 @@ import {
   type ControllerProcess,
 } from './e2e-kit.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
-import { APPLYSET_INVENTORY_RULE, coreRule, createTenantAccount } from './locked-down-controller.js';
+import { coreRule, createTenantAccount } from './locked-down-controller.js';
 import { assertAlive, MIB, peakRssBytes } from './process-health.js';
 
 // A tenant may patch its own ApplySet, and so its inventory annotations. A gzip bomb there (finding 4
@@ -92,7 +92,7 @@ describe('the controller and a gzip bomb in an inventory annotation', () => {
       },
       controllerOptions,
     ));
-    await createTenantAccount(c, namespace, account, [APPLYSET_INVENTORY_RULE, coreRule('configmaps')]);
+    await createTenantAccount(c, namespace, account, [coreRule('configmaps')]);
   });
 
   afterAll(() => stopControllersAndGit(git));
