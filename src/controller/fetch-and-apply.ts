@@ -8,6 +8,7 @@ import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
+import { serviceAccountNotFound } from './service-account-stall.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -122,10 +123,8 @@ async function missingServiceAccount(
 ): Promise<ReconcileOutcome | undefined> {
   if (serviceAccount === undefined || (await api.serviceAccountExists(namespace, serviceAccount, signal)))
     return undefined;
-  const given =
-    spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
-  const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
-  return { kind: 'stalled', reason: 'ServiceAccountNotFound', message };
+  const given = spec.serviceAccountName === undefined ? 'default' : 'spec.serviceAccountName';
+  return serviceAccountNotFound(namespace, serviceAccount, given);
 }
 
 /** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
@@ -231,7 +230,7 @@ async function readCredentials(
   const secretNamespace = spec.source.secretNamespace ?? namespace;
   if (secretNamespace !== namespace && !deps.allowSecretRefsFrom.has(secretNamespace)) {
     const why = deps.noCrossNamespaceRefs
-      ? 'the controller runs with --no-cross-namespace-refs'
+      ? 'the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs)'
       : `the controller trusts no Secret of namespace ${secretNamespace} (--allow-secret-refs-from, chart tenancy.allowSecretRefsFrom)`;
     return {
       done: {
