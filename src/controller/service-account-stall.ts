@@ -36,7 +36,11 @@ export function isImpersonationRefusal(text: string): boolean {
 }
 
 /** Stalled: the controller is not allowed to act as `account`, so nothing was applied as it. */
-export function impersonationForbidden(namespace: string, account: string, revision?: string): ReconcileOutcome {
+export function impersonationForbidden(
+  namespace: string,
+  account: string,
+  revision?: string,
+): ReconcileOutcome {
   return {
     kind: 'stalled',
     reason: 'ImpersonationForbidden',
