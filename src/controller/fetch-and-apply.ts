@@ -8,7 +8,11 @@ import type { ObjectRef } from '../manifests/object-ref.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
-import { serviceAccountNotFound } from './service-account-stall.js';
+import {
+  impersonationForbidden,
+  isImpersonationRefusal,
+  serviceAccountNotFound,
+} from './service-account-stall.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -94,9 +98,12 @@ export async function fetchAndApply(
       healthWait === undefined ? request : { ...request, onHealthWait: healthWait.onHealthWait },
     );
   } catch (error) {
-    const outcome = failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
+    const refused = refusedImpersonation(error, namespace, serviceAccount, revision);
+    const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
     return { outcome, ...storedBy(healthWait) };
   }
+  const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
+  if (refused !== undefined) return { outcome: refused, ...storedBy(healthWait) };
   const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
   return {
     outcome: outcomeOf(result, revision),
@@ -105,6 +112,35 @@ export async function fetchAndApply(
     ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
     ...storedBy(healthWait),
   };
+}
+
+/**
+ * ImpersonationForbidden when the API server refused to let the controller act as the account (the
+ * chart lets it impersonate only named accounts): every request of the run was refused alike, so the
+ * set stalls with that, rather than list each object as failed and retry.
+ */
+function refusedImpersonation(
+  thrownOrResult: unknown,
+  namespace: string,
+  serviceAccount: string | undefined,
+  revision: string,
+): ReconcileOutcome | undefined {
+  if (serviceAccount === undefined) return undefined;
+  const messages: string[] = [];
+  if (isApplySetResult(thrownOrResult)) {
+    for (const outcome of thrownOrResult.outcomes)
+      if (outcome.action === 'failed') messages.push(outcome.message);
+  } else {
+    for (let error = thrownOrResult; error instanceof Error; error = error.cause)
+      messages.push(error.message);
+  }
+  return messages.some(isImpersonationRefusal)
+    ? impersonationForbidden(namespace, serviceAccount, revision)
+    : undefined;
+}
+
+function isApplySetResult(value: unknown): value is ApplySetResult {
+  return typeof value === 'object' && value !== null && 'outcomes' in value && !(value instanceof Error);
 }
 
 /** The status the health wait wrote, which the run's final status is compared with. */
