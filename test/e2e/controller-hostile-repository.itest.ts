@@ -50,7 +50,11 @@ describe('the controller and a hostile repository', () => {
       await createTenantAccount(c, namespace, account, [APPLYSET_INVENTORY_RULE]);
       await grantAccountIn(c, { namespace, name: account }, target, [coreRule('configmaps', 'secrets')]);
     }
-    controller = await startLockedDownController({ namespace });
+    // The accounts its ApplySets name, which the chart lets the controller impersonate by name only.
+    controller = await startLockedDownController({
+      namespace,
+      values: { 'tenancy.serviceAccountNames[0]': 'victim', 'tenancy.serviceAccountNames[1]': 'attacker' },
+    });
   });
 
   afterAll(async () => {
