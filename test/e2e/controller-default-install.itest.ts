@@ -23,6 +23,7 @@ import { clusterAdminBindingYaml } from './e2e-manifests.js';
 import { GitServerPool } from './git-server-pool.js';
 import {
   APPLYSET_INVENTORY_RULE,
+  coreRule,
   startLockedDownController,
   type LockedDownController,
 } from './locked-down-controller.js';
@@ -158,10 +159,12 @@ describe("a fresh install with the chart's default values", () => {
     beforeAll(async () => {
       const message = `kubectl -n ${teamA} create serviceaccount applyset-deployer && kubectl -n ${teamA} create rolebinding applyset-deployer --clusterrole=edit --serviceaccount=${teamA}:applyset-deployer`;
       for (const command of message.split(' && ')) await kubectl(command.split(' ').slice(1));
-      // The inventory is written as the account for now: it needs its ApplySets too.
+      // The inventory is written as the account for now: it needs its ApplySets too. And the test
+      // control plane runs no ClusterRole aggregation, so `edit` is empty here: team-a's ConfigMaps are
+      // granted explicitly, for the account to be able to write what the set may hold.
       await rbac.createNamespacedRole({
         namespace: teamA,
-        body: { metadata: { name: 'inventory' }, rules: [APPLYSET_INVENTORY_RULE] },
+        body: { metadata: { name: 'inventory' }, rules: [APPLYSET_INVENTORY_RULE, coreRule('configmaps')] },
       });
       await rbac.createNamespacedRoleBinding({
         namespace: teamA,
@@ -189,10 +192,15 @@ describe("a fresh install with the chart's default values", () => {
 
     it('cannot create a ClusterRoleBinding to cluster-admin', async () => {
       const git = await servers.start({
-        files: { 'escalate.yaml': clusterAdminBindingYaml(escalation, teamA, 'alice') },
+        files: {
+          'escalate.yaml': clusterAdminBindingYaml(escalation, teamA, 'alice'),
+          'own.yaml': configMapYaml('beside-the-escalation', { k: 'v' }),
+        },
       });
       await createApplySet(tenant, teamA, 'escalate', { url: git.url });
       await refusedWith403('escalate', `:rbac.authorization.k8s.io:ClusterRoleBinding:${escalation}`);
+      // What the account may write, it wrote: the refusal is the account's RBAC, not a broken set-up.
+      expect(await configMapData(c, teamA, 'beside-the-escalation')).toEqual({ k: 'v' });
     });
 
     it('cannot write a ConfigMap into kube-system', async () => {

@@ -1,19 +1,17 @@
 // The account the controller applies ApplySets as by default (issue #23): `applyset-deployer` of the
 // ApplySet's own namespace. The e2e suites run the controller with its defaults, so each namespace a
-// suite's controller watches gets that account, bound to the built-in `admin` ClusterRole there (what a
-// team owning the namespace would grant), plus what the account needs on its own ApplySets. Suites
-// that apply cluster-scoped objects grant exactly those with grantClusterRules.
+// suite's controller watches gets that account with every right in that namespace (what a team owning
+// the namespace would grant), and nothing outside it. A Role of its own rather than a binding to the
+// built-in `admin`: the test control plane runs no ClusterRole aggregation controller, so `admin` and
+// `edit` have no rules there. Suites that apply cluster-scoped objects grant exactly those with
+// grantClusterRules.
 import * as k8s from '@kubernetes/client-node';
 import { adminKubeConfig } from '../harness/test-cluster.js';
 
 export const DEFAULT_DEPLOYER = 'applyset-deployer';
 
-/** The inventory is written as the account: it needs get and patch on the ApplySets of its namespace. */
-const INVENTORY_RULE: k8s.V1PolicyRule = {
-  apiGroups: ['applyset.dev'],
-  resources: ['applysets'],
-  verbs: ['get', 'patch', 'update'],
-};
+/** Everything in the namespace, the ApplySets included (the inventory is written as the account). */
+const NAMESPACE_RULE: k8s.V1PolicyRule = { apiGroups: ['*'], resources: ['*'], verbs: ['*'] };
 
 /** Creates `body`, leaving one that already exists as it is (a suite may start two controllers). */
 async function createOnce(create: () => Promise<unknown>): Promise<void> {
@@ -25,8 +23,8 @@ async function createOnce(create: () => Promise<unknown>): Promise<void> {
 }
 
 /**
- * `account` (applyset-deployer by default) in `namespace`, with `admin` on the namespace and the
- * inventory rule. Idempotent.
+ * `account` (applyset-deployer by default) in `namespace`, with every right in the namespace.
+ * Idempotent.
  */
 export async function provisionDeployer(namespace: string, account = DEFAULT_DEPLOYER): Promise<void> {
   const kc = adminKubeConfig();
@@ -36,19 +34,9 @@ export async function provisionDeployer(namespace: string, account = DEFAULT_DEP
   await createOnce(() =>
     core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: account } } }),
   );
+  const name = `${account}-namespace`;
   await createOnce(() =>
-    rbac.createNamespacedRoleBinding({
-      namespace,
-      body: {
-        metadata: { name: `${account}-admin` },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
-        subjects,
-      },
-    }),
-  );
-  const name = `${account}-inventory`;
-  await createOnce(() =>
-    rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: [INVENTORY_RULE] } }),
+    rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: [NAMESPACE_RULE] } }),
   );
   await createOnce(() =>
     rbac.createNamespacedRoleBinding({
