@@ -27,13 +27,13 @@ import { grantClusterRules } from './default-deployer.js';
 
 const execFileAsync = promisify(execFile);
 const WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
-/** What the kube-prometheus-like repository holds, cluster-scoped or in other namespaces. */
-const PLATFORM_RULES = [
+/** What the kube-prometheus-like repository holds, its ServiceMonitors being of `monitoringGroup`. */
+const platformRules = (monitoringGroup: string) => [
   { apiGroups: [''], resources: ['namespaces', 'serviceaccounts', 'configmaps', 'services'], verbs: WRITE },
   { apiGroups: ['apps'], resources: ['deployments'], verbs: WRITE },
   { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: WRITE },
   { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: WRITE },
-  { apiGroups: ['monitoring.coreos.com'], resources: ['servicemonitors'], verbs: WRITE },
+  { apiGroups: [monitoringGroup], resources: ['servicemonitors'], verbs: WRITE },
   {
     apiGroups: ['rbac.authorization.k8s.io'],
     resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'],
@@ -118,7 +118,7 @@ describe('a kube-prometheus-shaped repository', () => {
     // A platform component: CRDs, cluster roles and bindings, a binding in kube-system. Its deployer
     // must be granted exactly that on the cluster (bind and escalate included, to grant the adapter's
     // roles): an operator's decision, made here explicitly.
-    revokeClusterRules = await grantClusterRules(namespace, PLATFORM_RULES);
+    revokeClusterRules = await grantClusterRules(namespace, platformRules(group));
     await startController({ namespace });
   });
 
