@@ -80,7 +80,8 @@ async function main(): Promise<void> {
     console.log(
       `   The controller holds no rights on what an ApplySet holds: it acts as ${DEPLOYER} of the ApplySet's\n` +
         `   namespace. Created it, bound to ClusterRole ${DEPLOYER_ROLE} (Namespaces, ConfigMaps, Services and\n` +
-        `   Deployments: what examples/guestbook holds) and to Role ${DEPLOYER} (its ApplySets). See docs/multi-tenancy.md.`,
+        `   Deployments: what examples/guestbook holds; list on everything, to prune the Namespace) and to\n` +
+        `   Role ${DEPLOYER} (its ApplySets). See docs/multi-tenancy.md.`,
     );
 
     step('Starting the controller (logs in a file)');
@@ -215,6 +216,9 @@ function deployerObjects() {
         rules: [
           { apiGroups: [''], resources: ['namespaces', 'configmaps', 'services'], verbs },
           { apiGroups: ['apps'], resources: ['deployments'], verbs },
+          // Pruning the Namespace (the ApplySet deleted) first lists everything it holds, to never delete
+          // what another owner put there.
+          { apiGroups: ['*'], resources: ['*'], verbs: ['list'] },
         ],
       },
       bind('ClusterRole', DEPLOYER_ROLE),
