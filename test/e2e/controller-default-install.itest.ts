@@ -13,6 +13,7 @@ import {
   createApplySet,
   installCrd,
   kubectl,
+  startController,
   waitForReady,
   type ApplySetView,
   type Cluster,
@@ -262,5 +263,45 @@ describe("a fresh install with the chart's default values", () => {
       );
       expect(await configMapData(c, teamA, 'as-ops')).toBeUndefined();
     });
+  });
+});
+
+describe('applyset controller run by hand, with no tenancy flag', () => {
+  const c = cluster();
+  const namespace = uniqueName('by-hand');
+  const escalation = uniqueName('by-hand-escalation');
+  const servers = new GitServerPool();
+  const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    // As cluster admin, the way an operator would try it first: the defaults still never apply an
+    // ApplySet as the controller.
+    await startController({ namespace, provisionDeployer: false });
+  });
+
+  afterAll(async () => {
+    await stopControllersAndGit(servers);
+    await rbac.deleteClusterRoleBinding({ name: escalation }).catch(() => undefined);
+  });
+
+  it('applies nothing as the controller: without applyset-deployer the ApplySet stalls saying what to create', async () => {
+    const git = await servers.start({
+      files: { 'escalate.yaml': clusterAdminBindingYaml(escalation, namespace, 'default') },
+    });
+    await createApplySet(c, namespace, 'escalate', { url: git.url });
+    const view = await waitForReady(
+      c,
+      namespace,
+      'escalate',
+      'False',
+      (v) => condition(v, 'Stalled')?.status === 'True',
+    );
+    expect(condition(view, 'Stalled')?.reason).toBe('ServiceAccountNotFound');
+    expect(condition(view, 'Ready')?.message).toContain(
+      `kubectl -n ${namespace} create serviceaccount applyset-deployer && kubectl -n ${namespace} create rolebinding applyset-deployer`,
+    );
+    await expect(rbac.readClusterRoleBinding({ name: escalation })).rejects.toMatchObject({ code: 404 });
   });
 });
