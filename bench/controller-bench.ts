@@ -9,6 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../src/controller/controller-config.js';
 import { startControlPlane } from '../test/harness/control-plane.js';
 import { startGitServer, type GitTestServer } from '../test/harness/git-server.js';
 import { imageEnv, imageNodeFlags } from '../test/harness/image-runtime.js';
@@ -180,23 +181,28 @@ function applySetsYaml(
 }
 
 /**
- * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps (the
- * controller writes the inventory as itself), so the controller acts as n identities (what one
- * identity costs it).
+  * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps (the
+  * controller writes the inventory as itself), so the controller acts as n identities (what one
+  * identity costs it). Without it, the one account the controller applies every ApplySet as by default,
+  * applyset-deployer, bound to that Role.
  */
-function tenantsYaml(namespace: string, n: number): string {
+function tenantsYaml(namespace: string, n: number, tenants: boolean): string {
   const role =
     `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: { name: tenant, namespace: ${namespace} }\n` +
     `rules:\n  - { apiGroups: [""], resources: [configmaps], verbs: [get, list, watch, create, update, patch, delete] }\n`;
-  const accounts = Array.from(
-    { length: n },
-    (_, i) =>
-      `apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: tenant-${i}, namespace: ${namespace} }\n---\n` +
-      `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: { name: tenant-${i}, namespace: ${namespace} }\n` +
-      `roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: tenant }\n` +
-      `subjects: [{ kind: ServiceAccount, name: tenant-${i}, namespace: ${namespace} }]\n`,
+  const accounts = Array.from(tenants ? { length: n } : [DEFAULT_DEPLOYER_ACCOUNT], (name, i) =>
+    accountYaml(namespace, typeof name === 'string' ? name : `tenant-${i}`),
   );
   return [role, ...accounts].join('---\n');
+}
+
+function accountYaml(namespace: string, name: string): string {
+  return (
+    `apiVersion: v1\nkind: ServiceAccount\nmetadata: { name: ${name}, namespace: ${namespace} }\n---\n` +
+    `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: { name: ${name}, namespace: ${namespace} }\n` +
+    `roleRef: { apiGroup: rbac.authorization.k8s.io, kind: Role, name: tenant }\n` +
+    `subjects: [{ kind: ServiceAccount, name: ${name}, namespace: ${namespace} }]\n`
+  );
 }
 
 /** Every ApplySet logged `reconciled` at least `times` times. */
@@ -233,7 +239,7 @@ async function benchFleet(kubeconfig: string, n: number, work: string, tenants: 
   }
   const git = await startGitServer({ files });
   await kubectl(kubeconfig, ['create', 'namespace', namespace]);
-  if (tenants) await kubectl(kubeconfig, ['create', '-f', '-'], tenantsYaml(namespace, n));
+  await kubectl(kubeconfig, ['create', '-f', '-'], tenantsYaml(namespace, n, tenants));
   const controller = startBenchController(kubeconfig, namespace, await mkdtemp(join(work, 'git-cache-')));
   const keys = Array.from({ length: n }, (_, i) => `${namespace}/fleet-${i}`);
   const lines: string[] = [];

@@ -1,16 +1,18 @@
 // `npm run demo`: the whole loop on one machine. Starts the local control plane (or uses KUBECONFIG),
 // serves examples/ as a Git repository over local HTTP, installs the CRD, runs the controller in this
 // process, creates the guestbook ApplySet and waits until it is Ready; then pushes a commit that edits
-// one manifest and removes another, and shows the update and the prune. Everything started here is
+// one manifest and removes another, and shows the update and the prune. The controller runs with its
+// defaults, so the demo first creates the account it applies the ApplySet as (and says so). Everything started here is
 // stopped in `finally`, also on Ctrl-C.
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { RunningController } from '../src/controller/controller-config.js';
+import { DEFAULT_DEPLOYER_ACCOUNT, type RunningController } from '../src/controller/controller-config.js';
+import { parseSourceHostList } from '../src/git/source-host-list.js';
 import { runController } from '../src/controller/run-controller.js';
 import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { loadKubeConfig } from '../src/kube/load-kube-config.js';
@@ -23,6 +25,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NAMESPACE = 'default';
 const NAME = 'guestbook';
 const CHILDREN_NAMESPACE = 'applyset-demo';
+const DEPLOYER = DEFAULT_DEPLOYER_ACCOUNT;
+const DEPLOYER_ROLE = 'applyset-demo-deployer';
 
 const interrupted = new AbortController();
 const step = (text: string) => console.log(`\n\x1b[1m==> ${text}\x1b[0m`);
@@ -71,6 +75,15 @@ async function main(): Promise<void> {
     await kubectl('apply', '-f', path.join(root, 'crds'));
     await kubectl('wait', '--for', 'condition=Established', '--timeout', '60s', 'crd/applysets.applyset.dev');
 
+    step(`Creating ServiceAccount ${NAMESPACE}/${DEPLOYER}, which the controller applies the ApplySet as`);
+    await kubectl('apply', '-f', await writeJson(workDir, 'deployer.json', deployerObjects()));
+    console.log(
+      `   The controller holds no rights on what an ApplySet holds: it acts as ${DEPLOYER} of the ApplySet's\n` +
+        `   namespace. Created it, bound to ClusterRole ${DEPLOYER_ROLE} (Namespaces, ConfigMaps, Services and\n` +
+        `   Deployments: what examples/guestbook holds; list on everything, to prune the Namespace). It\n` +
+        `   needs nothing on the ApplySet itself: the controller writes the inventory. See docs/multi-tenancy.md.`,
+    );
+
     step('Starting the controller (logs in a file)');
     const logFile = path.join(workDir, 'controller.log');
     const logStream = createWriteStream(logFile);
@@ -82,8 +95,6 @@ async function main(): Promise<void> {
         leaderElect: false,
         namespace: NAMESPACE,
         gitCacheDir: path.join(workDir, 'git-cache'),
-        // The demo's Git server is on loopback, which a source may name only when allowed.
-        allowedSourceHosts: ['127.0.0.1'],
         identity: `demo-${process.pid}`,
         leaseNamespace: NAMESPACE,
         leaseName: 'applyset-controller-leader',
@@ -91,6 +102,11 @@ async function main(): Promise<void> {
         renewDeadlineMs: 10_000,
         retryPeriodMs: 2_000,
         shutdownGraceMs: 10_000,
+        // The defaults of `applyset controller` (issue #23); the Git server of the demo is on loopback.
+        defaultServiceAccountName: DEPLOYER,
+        requireSecretSourceHosts: true,
+        noCrossNamespaceRefs: true,
+        allowedSourceHosts: parseSourceHostList('127.0.0.1'),
       },
       createLogger({ level: 'info', destination: logStream }),
     );
@@ -109,9 +125,7 @@ async function main(): Promise<void> {
       },
     };
     console.log(JSON.stringify(manifest.spec, null, 2).replace(/^/gm, '   '));
-    const manifestPath = path.join(workDir, 'applyset.json');
-    await import('node:fs/promises').then((fs) => fs.writeFile(manifestPath, JSON.stringify(manifest)));
-    await kubectl('apply', '-f', manifestPath);
+    await kubectl('apply', '-f', await writeJson(workDir, 'applyset.json', manifest));
     const first = `main@sha1:${await git.revParse('main')}`;
     await waitForRevision(kubectl, first);
     await show('get', 'applysets', '-n', NAMESPACE);
@@ -161,6 +175,7 @@ async function main(): Promise<void> {
     if (!ownCluster) {
       step('Deleting the ApplySet (deletionPolicy Delete prunes its objects)');
       await kubectl('delete', '-n', NAMESPACE, `applyset/${NAME}`, '--wait=true', '--timeout=60s');
+      await kubectl('delete', '--ignore-not-found', '-f', path.join(workDir, 'deployer.json'));
     }
     step('Done');
   } finally {
@@ -169,6 +184,47 @@ async function main(): Promise<void> {
     await controlPlane?.stop();
     if (workDir !== undefined) await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** Writes `body` as JSON into `dir`; returns the path, for `kubectl apply -f`. */
+async function writeJson(dir: string, name: string, body: unknown): Promise<string> {
+  const file = path.join(dir, name);
+  await writeFile(file, JSON.stringify(body));
+  return file;
+}
+
+/** The account the guestbook is applied as, with the rights its objects need and no more. */
+function deployerObjects() {
+  const subjects = [{ kind: 'ServiceAccount', name: DEPLOYER, namespace: NAMESPACE }];
+  const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+  const bind = (kind: 'ClusterRole' | 'Role', name: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: `${kind}Binding`,
+    metadata: { name, ...(kind === 'Role' ? { namespace: NAMESPACE } : {}) },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
+    subjects,
+  });
+  return {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: DEPLOYER, namespace: NAMESPACE } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: DEPLOYER_ROLE },
+        rules: [
+          { apiGroups: [''], resources: ['namespaces', 'configmaps', 'services'], verbs },
+          { apiGroups: ['apps'], resources: ['deployments'], verbs },
+          // Pruning the Namespace (the ApplySet deleted) first lists everything it holds, to never delete
+          // what another owner put there.
+          { apiGroups: ['*'], resources: ['*'], verbs: ['list'] },
+        ],
+      },
+      // The account needs nothing on the ApplySet: the controller writes the inventory as itself.
+      bind('ClusterRole', DEPLOYER_ROLE),
+    ],
+  };
 }
 
 async function waitForRevision(

@@ -78,7 +78,7 @@ export interface DependencyCheckInput {
   readonly applySet: Pick<ApplySet, 'metadata'>;
   /** The resolved spec.dependsOn, in order. */
   readonly dependsOn: readonly DependencyReference[];
-  /** `--no-cross-namespace-refs`: a dependency of another namespace is refused. */
+  /** A dependency of another namespace is refused (the default, unless `--allow-cross-namespace-refs`). */
   readonly noCrossNamespaceRefs: boolean;
   /** Every ApplySet the check read, by key: the dependencies and, for the cycle, theirs in turn. */
   readonly reads: ReadonlyMap<string, DependencyRead>;
@@ -100,7 +100,7 @@ export function dependencyOutcome(input: DependencyCheckInput): ReconcileOutcome
     return {
       kind: 'stalled',
       reason: 'CrossNamespaceRefRefused',
-      message: `spec.dependsOn names ApplySet ${names} of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+      message: `spec.dependsOn names ApplySet ${names} of another namespace, and the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs); nothing was fetched or applied`,
     };
   }
   const self = `${namespace}/${name}`;

@@ -9,15 +9,21 @@ import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
 import type { CliIo, Command } from './cli-io.js';
+import {
+  SERVICE_ACCOUNT_NAME,
+  TenancyFlagError,
+  tenancyFlags,
+  type TenancyConfig,
+} from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
 
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
                           [--watch-label-selector SELECTOR] [--lease-name NAME]
                           [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
-                          [--allowed-source-hosts HOST[:PORT],...] [--require-secret-source-hosts]
-                          [--default-service-account NAME]
-                          [--no-cross-namespace-refs | --allow-secret-refs-from NS,...]
+                          [--allowed-source-hosts HOST[:PORT],...]
+                          [--default-service-account NAME | --apply-as-controller]
+                          [--allow-cross-namespace-refs [--allow-secret-refs-from NS,...]]
                           [--allow-nested-applysets]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
 
@@ -35,21 +41,27 @@ Sources: spec.source.url may never name a link-local or cloud metadata address (
 fe80::/10, metadata.google.internal, ...; checked again on what DNS answers), nor loopback, localhost
 or the pod's own addresses unless --allowed-source-hosts names the host. --allowed-source-hosts
 limits it further to the hosts listed (host: any port; host:port: that port). A Git credentials Secret
-may name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
-they are never sent elsewhere, nor after a redirect to another origin. --require-secret-source-hosts
-refuses a Secret without that annotation.
+must name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
+they are never sent elsewhere, nor after a redirect to another origin, and a Secret without it is
+refused (the ApplySet stalls).
 
-Tenancy: an ApplySet with spec.serviceAccountName is applied as that ServiceAccount of its own
-namespace. --default-service-account NAME applies every other ApplySet as the ServiceAccount NAME of
-its own namespace instead of the controller; where that account does not exist, the ApplySet stalls
-(ServiceAccountNotFound) and nothing is applied. spec.source.secretRef.namespace may name another
-namespace only when --allow-secret-refs-from lists it; --no-cross-namespace-refs refuses every other
-namespace whatever the list says. A refused reference stalls the ApplySet (CrossNamespaceRefRefused).
+Tenancy (the defaults are safe for a cluster shared by teams): an ApplySet is applied as a ServiceAccount
+of its own namespace, never as the controller: spec.serviceAccountName, else applyset-deployer
+(--default-service-account NAME renames it). Where that account does not exist, the ApplySet stalls
+(ServiceAccountNotFound) and nothing is applied. Nothing of another namespace may be referenced: a
+secretRef or dependsOn naming one stalls the ApplySet (CrossNamespaceRefRefused).
+--allow-cross-namespace-refs lets spec.dependsOn name other namespaces, and spec.source.secretRef the
+namespaces --allow-secret-refs-from lists.
 The Git credentials Secret is read as the account the ApplySet is applied as (SecretNotReadable when it
 may not get it); the ApplySet itself (its inventory) is written as the controller. An ApplySet whose
 manifests hold an ApplySet stalls (NestedApplySetRefused) unless --allow-nested-applysets is given: it
 lets whoever writes a repository create ApplySets naming any ServiceAccount of their namespace that the
 controller may impersonate (the account must still be allowed to write applysets).
+--apply-as-controller is the opt-out for a cluster with a single team: ApplySets without
+spec.serviceAccountName are applied with the controller's own rights (anyone who may write an ApplySet
+then may do what the controller may), and credentials Secrets without applyset.dev/source-hosts are
+accepted (add --require-secret-source-hosts to keep refusing them). Cross-namespace references stay
+refused. --no-cross-namespace-refs is the default and may be left out.
 
 Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
@@ -121,11 +133,15 @@ const CONTROLLER_OPTIONS = {
   'retry-period': { type: 'string', default: '2s' },
   'shutdown-grace': { type: 'string', default: '45s' },
   'allowed-source-hosts': { type: 'string', default: '' },
+  // The default; with --apply-as-controller it keeps refusing Secrets without source hosts.
   'require-secret-source-hosts': { type: 'boolean', default: false },
+  'apply-as-controller': { type: 'boolean', default: false },
   'webhook-addr': { type: 'string' },
   'webhook-secret': { type: 'string' },
   'default-service-account': { type: 'string' },
+  // The default; still accepted so that command lines written for older releases keep working.
   'no-cross-namespace-refs': { type: 'boolean', default: false },
+  'allow-cross-namespace-refs': { type: 'boolean', default: false },
   'allow-secret-refs-from': { type: 'string', default: '' },
   'allow-nested-applysets': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -143,7 +159,7 @@ function parseControllerFlags(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new UsageError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
   }
-  const references = checkReferenceFlags(values);
+  const tenancy = checkTenancyFlags(values);
   const webhook = checkWebhookFlags(values);
   const shard = shardFlags(values);
   // controller-runtime's order: --kubeconfig, KUBECONFIG, the pod's service account, ~/.kube/config.
@@ -175,8 +191,7 @@ function parseControllerFlags(
       leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
       ...durationFlags(values),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
-      requireSecretSourceHosts: values['require-secret-source-hosts'],
-      ...references,
+      ...tenancy,
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       ...webhook,
     },
@@ -222,27 +237,14 @@ function shardFlags(
   return { ...(selector === undefined ? {} : { watchLabelSelector: selector.trim() }), leaseName };
 }
 
-/** The ServiceAccount an ApplySet is applied as by default, and which namespaces it may reach into. */
-function checkReferenceFlags(
-  values: ControllerFlagValues,
-): Pick<ControllerConfig, 'defaultServiceAccountName' | 'noCrossNamespaceRefs' | 'allowSecretRefsFrom'> {
-  const defaultServiceAccount = values['default-service-account'];
-  if (defaultServiceAccount !== undefined && !SERVICE_ACCOUNT_NAME.test(defaultServiceAccount)) {
-    throw new UsageError(
-      `--default-service-account must be a ServiceAccount name (a DNS-1123 subdomain), got "${defaultServiceAccount}"`,
-    );
+/** The tenancy flags (controller-tenancy-flags.ts), their mistakes as usage errors. */
+function checkTenancyFlags(values: ControllerFlagValues): TenancyConfig {
+  try {
+    return tenancyFlags(values);
+  } catch (error) {
+    if (error instanceof TenancyFlagError) throw new UsageError(error.message);
+    throw error;
   }
-  const allowSecretRefsFrom = namespaceList('allow-secret-refs-from', values['allow-secret-refs-from']);
-  if (values['no-cross-namespace-refs'] && allowSecretRefsFrom.length > 0) {
-    throw new UsageError(
-      '--no-cross-namespace-refs refuses every reference to another namespace: drop it or --allow-secret-refs-from',
-    );
-  }
-  return {
-    ...(defaultServiceAccount === undefined ? {} : { defaultServiceAccountName: defaultServiceAccount }),
-    noCrossNamespaceRefs: values['no-cross-namespace-refs'],
-    allowSecretRefsFrom,
-  };
 }
 
 function checkWebhookFlags(
@@ -278,24 +280,8 @@ function durationFlags(
   };
 }
 
-/** A bare name: `ns:name` or `system:serviceaccount:…` would escape the ApplySet's own namespace. */
-const SERVICE_ACCOUNT_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-/** A Lease name is a DNS-1123 subdomain too. */
+/** A Lease name is a DNS-1123 subdomain, as a ServiceAccount name is. */
 const LEASE_NAME = SERVICE_ACCOUNT_NAME;
-
-/** A comma-separated list of namespace names; empty text is an empty list. */
-function namespaceList(flag: string, text: string): string[] {
-  const names = text
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  for (const name of names) {
-    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name) || name.length > 63) {
-      throw new UsageError(`--${flag}: "${name}" is not a namespace name`);
-    }
-  }
-  return names;
-}
 
 function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;

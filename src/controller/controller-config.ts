@@ -3,6 +3,13 @@ import type { KubeCredentials } from '../kube/kube-credentials.js';
 import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import type { SourceHostList } from '../git/source-host-list.js';
 
+/**
+ * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
+ * as unless the controller runs with --apply-as-controller (or names another with
+ * --default-service-account).
+ */
+export const DEFAULT_DEPLOYER_ACCOUNT = 'applyset-deployer';
+
 export interface ControllerConfig {
   /**
    * The kubeconfig's credentials, made (and its TLS files read) once where it was loaded; every
@@ -32,11 +39,15 @@ export interface ControllerConfig {
   readonly watchStallTimeoutMs?: number;
   /** Hosts a source URL may name (`--allowed-source-hosts`); empty: any. */
   readonly allowedSourceHosts?: SourceHostList;
-  /** Refuse Git credentials Secrets without `applyset.dev/source-hosts` (`--require-secret-source-hosts`). */
+  /**
+   * Refuse Git credentials Secrets without `applyset.dev/source-hosts`: on from the command line unless
+   * `--apply-as-controller` (without `--require-secret-source-hosts`).
+   */
   readonly requireSecretSourceHosts?: boolean;
   /**
-   * `--default-service-account`: an ApplySet without spec.serviceAccountName is applied as this
-   * ServiceAccount of its own namespace, never as the controller.
+   * An ApplySet without spec.serviceAccountName is applied as this ServiceAccount of its own namespace,
+   * never as the controller: `applyset-deployer`, or `--default-service-account`. Undefined only under
+   * `--apply-as-controller`, where such an ApplySet is applied with the controller's own rights.
    */
   readonly defaultServiceAccountName?: string;
   /**
@@ -44,7 +55,10 @@ export interface ControllerConfig {
    * Git credentials. Empty or absent: none (a secretRef is read in the ApplySet's own namespace only).
    */
   readonly allowSecretRefsFrom?: readonly string[];
-  /** `--no-cross-namespace-refs`: every reference stays in the ApplySet's namespace (no allow list). */
+  /**
+   * Every reference stays in the ApplySet's namespace (no allow list): on from the command line unless
+   * `--allow-cross-namespace-refs`.
+   */
   readonly noCrossNamespaceRefs?: boolean;
   /**
    * `--allow-nested-applysets`: an ApplySet's manifests may create and change ApplySets (app of apps).

@@ -11,6 +11,11 @@ import { readGitAuth, type ApplySetApi } from './applyset-api.js';
 import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
 import {
+  impersonationForbidden,
+  isImpersonationRefusal,
+  serviceAccountNotFound,
+} from './service-account-stall.js';
+import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
@@ -104,9 +109,12 @@ export async function fetchAndApply(
       healthWait === undefined ? request : { ...request, onHealthWait: healthWait.onHealthWait },
     );
   } catch (error) {
-    const outcome = failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
+    const refused = refusedImpersonation(error, namespace, serviceAccount, revision);
+    const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
     return { outcome, ...storedBy(healthWait) };
   }
+  const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
+  if (refused !== undefined) return { outcome: refused, ...storedBy(healthWait) };
   const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
   return {
     outcome: outcomeOf(result, revision),
@@ -115,6 +123,35 @@ export async function fetchAndApply(
     ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
     ...storedBy(healthWait),
   };
+}
+
+/**
+ * ImpersonationForbidden when the API server refused to let the controller act as the account (the
+ * chart lets it impersonate only named accounts): every request of the run was refused alike, so the
+ * set stalls with that, rather than list each object as failed and retry.
+ */
+function refusedImpersonation(
+  thrownOrResult: unknown,
+  namespace: string,
+  serviceAccount: string | undefined,
+  revision: string,
+): ReconcileOutcome | undefined {
+  if (serviceAccount === undefined) return undefined;
+  const messages: string[] = [];
+  if (isApplySetResult(thrownOrResult)) {
+    for (const outcome of thrownOrResult.outcomes)
+      if (outcome.action === 'failed') messages.push(outcome.message);
+  } else {
+    for (let error = thrownOrResult; error instanceof Error; error = error.cause)
+      messages.push(error.message);
+  }
+  return messages.some(isImpersonationRefusal)
+    ? impersonationForbidden(namespace, serviceAccount, revision)
+    : undefined;
+}
+
+function isApplySetResult(value: unknown): value is ApplySetResult {
+  return typeof value === 'object' && value !== null && 'outcomes' in value && !(value instanceof Error);
 }
 
 /** The status the health wait wrote, which the run's final status is compared with. */
@@ -133,10 +170,8 @@ async function missingServiceAccount(
 ): Promise<ReconcileOutcome | undefined> {
   if (serviceAccount === undefined || (await api.serviceAccountExists(namespace, serviceAccount, signal)))
     return undefined;
-  const given =
-    spec.serviceAccountName === undefined ? '--default-service-account' : 'spec.serviceAccountName';
-  const message = `ServiceAccount ${namespace}/${serviceAccount} (${given}) does not exist; nothing was applied`;
-  return { kind: 'stalled', reason: 'ServiceAccountNotFound', message };
+  const given = spec.serviceAccountName === undefined ? 'default' : 'spec.serviceAccountName';
+  return serviceAccountNotFound(namespace, serviceAccount, given);
 }
 
 /** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
@@ -247,7 +282,7 @@ async function readCredentials(
   const secretNamespace = spec.source.secretNamespace ?? namespace;
   if (secretNamespace !== namespace && !deps.allowSecretRefsFrom.has(secretNamespace)) {
     const why = deps.noCrossNamespaceRefs
-      ? 'the controller runs with --no-cross-namespace-refs'
+      ? 'the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs)'
       : `the controller trusts no Secret of namespace ${secretNamespace} (--allow-secret-refs-from, chart tenancy.allowSecretRefsFrom)`;
     return {
       done: {

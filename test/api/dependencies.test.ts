@@ -197,7 +197,7 @@ describe('dependencyOutcome', () => {
     });
   });
 
-  it('refuses another namespace under --no-cross-namespace-refs, and allows it otherwise', () => {
+  it('refuses another namespace by default, and allows it under --allow-cross-namespace-refs', () => {
     const queue = applySet('infra/queue', { conditions: [ready('True', 'X', 1)] });
     const input = base({
       dependsOn: [{ name: 'queue', namespace: 'infra' }],
@@ -207,7 +207,7 @@ describe('dependencyOutcome', () => {
       kind: 'stalled',
       reason: 'CrossNamespaceRefRefused',
       message:
-        'spec.dependsOn names ApplySet infra/queue of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied',
+        'spec.dependsOn names ApplySet infra/queue of another namespace, and the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs); nothing was fetched or applied',
     });
     expect(dependencyOutcome(input)).toBeUndefined();
     // Its own namespace, spelt out, is not another one.

@@ -43,16 +43,27 @@ describe('applyset controller flags', () => {
 });
 
 describe('applyset controller: cross-namespace references', () => {
-  it('refuses --no-cross-namespace-refs together with --allow-secret-refs-from, which it would contradict', async () => {
-    const run = await runController(['--no-cross-namespace-refs', '--allow-secret-refs-from', 'shared']);
+  it('refuses --allow-secret-refs-from without --allow-cross-namespace-refs: such references are refused by default', async () => {
+    const run = await runController(['--allow-secret-refs-from', 'shared']);
     expect(run.code).toBe(ExitCode.badInput);
-    expect(run.stderr).toContain('--no-cross-namespace-refs refuses every reference to another namespace');
+    expect(run.stderr).toContain(
+      'references to another namespace are refused by default: add --allow-cross-namespace-refs',
+    );
+  });
+
+  it('refuses --apply-as-controller together with --default-service-account, as a usage error', async () => {
+    const run = await runController(['--apply-as-controller', '--default-service-account', 'deployer']);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain(
+      '--apply-as-controller applies ApplySets without spec.serviceAccountName as the controller',
+    );
+    expect(run.stderr).toContain('usage: applyset controller');
   });
 
   it.each(['Shared', 'a_b', 'x'.repeat(64), 'ok,../etc'])(
     'refuses %j in --allow-secret-refs-from, naming it',
     async (list) => {
-      const run = await runController(['--allow-secret-refs-from', list]);
+      const run = await runController(['--allow-cross-namespace-refs', '--allow-secret-refs-from', list]);
       expect(run.code).toBe(ExitCode.badInput);
       expect(run.stderr).toMatch(/--allow-secret-refs-from: ".*" is not a namespace name/);
     },

@@ -56,7 +56,14 @@ async function install(values: readonly string[]): Promise<Install> {
 
 async function allowed(
   user: string,
-  attributes: { group: string; resource: string; subresource?: string; verb: string; namespace?: string },
+  attributes: {
+    group: string;
+    resource: string;
+    subresource?: string;
+    verb: string;
+    namespace?: string;
+    name?: string;
+  },
 ): Promise<boolean> {
   const review = await kc.makeApiClient(k8s.AuthorizationV1Api).createSubjectAccessReview({
     body: {
@@ -79,11 +86,18 @@ const controllerNeeds: [string, string, string, string[]][] = [
   ['applyset.dev', 'applysets', 'finalizers', ['update']],
   ['', 'secrets', '', ['get']],
   ['', 'events', '', ['create', 'patch']],
-  ['', 'serviceaccounts', '', ['get', 'impersonate']],
+  ['', 'serviceaccounts', '', ['get']],
 ];
 
-async function denied(user: string, namespace: string): Promise<string[]> {
+/**
+ * What the controller needs and is not granted in `namespace`; `impersonates`: the accounts it must be
+ * able to act as (the default one unless tenancy.applyAsController), which it may impersonate by name only.
+ */
+async function denied(user: string, namespace: string, impersonates = ['applyset-deployer']): Promise<string[]> {
   const missing: string[] = [];
+  for (const name of impersonates)
+    if (!(await allowed(user, { group: '', resource: 'serviceaccounts', verb: 'impersonate', namespace, name })))
+      missing.push(`impersonate serviceaccounts/${name} in ${namespace}`);
   for (const [group, resource, subresource, verbs] of controllerNeeds)
     for (const verb of verbs)
       if (!(await allowed(user, { group, resource, subresource, verb, namespace })))
@@ -118,31 +132,42 @@ describe('the Helm chart on a real API server', () => {
     expect(deployment.spec?.template.spec?.serviceAccountName).toBe(`${release}-applyset-controller`);
 
     expect(await denied(user, 'default')).toEqual([]);
+    // No right on children (issue #23): ApplySets are applied as accounts of their namespaces, and only
+    // the default account may be impersonated.
     expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace: 'default' })).toBe(
-      true,
+      false,
     );
-    expect(await allowed(user, { group: '', resource: 'namespaces', verb: 'delete' })).toBe(true);
+    expect(await allowed(user, { group: '', resource: 'namespaces', verb: 'delete' })).toBe(false);
+    const impersonate = (name: string) =>
+      allowed(user, { group: '', resource: 'serviceaccounts', verb: 'impersonate', namespace: 'default', name });
+    expect([await impersonate('applyset-deployer'), await impersonate('ops'), await impersonate('default')]).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(await allowed(user, { group: '', resource: 'groups', verb: 'impersonate' })).toBe(false);
     for (const verb of ['get', 'create', 'update'])
       expect(await allowed(user, { group: 'coordination.k8s.io', resource: 'leases', verb, namespace })).toBe(true);
   }, 120_000);
 
   it('with children rights narrowed, the controller gets Secrets by name and can neither list nor watch them', async () => {
     const { user } = await install([
+      'tenancy.applyAsController=true',
       'rbac.childRules[0].apiGroups[0]=apps',
       'rbac.childRules[0].resources[0]=deployments',
       'rbac.childRules[0].verbs[0]=patch',
     ]);
-    expect(await denied(user, 'default')).toEqual([]);
+    expect(await denied(user, 'default', [])).toEqual([]);
     const secrets = (verb: string) => allowed(user, { group: '', resource: 'secrets', verb, namespace: 'default' });
     expect([await secrets('get'), await secrets('list'), await secrets('watch')]).toEqual([true, false, false]);
     expect(await allowed(user, { group: '', resource: 'secrets', verb: 'list' })).toBe(false);
   }, 120_000);
 
   it('with rbac.namespaced grants rights in the watched namespace and nowhere else', async () => {
-    const { namespace, user } = await install(['rbac.namespaced=true']);
-    expect(await denied(user, namespace)).toEqual([]);
+    const { namespace, user } = await install(['rbac.namespaced=true', 'tenancy.applyAsController=true']);
+    expect(await denied(user, namespace, [])).toEqual([]);
     expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace })).toBe(true);
-    expect(await denied(user, 'default')).toHaveLength(controllerNeeds.flatMap(([, , , verbs]) => verbs).length);
+    expect(await denied(user, 'default', [])).toHaveLength(controllerNeeds.flatMap(([, , , verbs]) => verbs).length);
     expect(await allowed(user, { group: 'apps', resource: 'deployments', verb: 'create', namespace: 'default' })).toBe(
       false,
     );

@@ -151,9 +151,7 @@ describe('the chart with default values', () => {
     expect(kinds(objects)).toEqual(
       [
         `ClusterRole//${name}`,
-        `ClusterRole//${name}-children`,
         `ClusterRoleBinding//${name}`,
-        `ClusterRoleBinding//${name}-children`,
         `Deployment/${releaseNamespace}/${name}`,
         `NetworkPolicy/${releaseNamespace}/${name}`,
         `Role/${releaseNamespace}/${name}-leader-election`,
@@ -176,7 +174,6 @@ describe('the chart with default values', () => {
       '--leader-elect',
       '--concurrency',
       '4',
-      '--no-cross-namespace-refs',
     ]);
     expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'info' });
   });
@@ -246,13 +243,30 @@ describe('the chart with default values', () => {
     expect(allows(role, '', 'secrets', 'watch')).toBe(false);
   });
 
-  it('grants every verb on every resource for the children, in a role of its own', () => {
-    const children = rules(find(objects, 'ClusterRole', `${release}-applyset-controller-children`));
-    expect(children).toEqual([{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]);
+  it('grants the controller no right on the children: ApplySets are applied as accounts of their namespaces', () => {
+    const role = rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
+    expect(objects.filter((o) => o.metadata.name.endsWith('-children'))).toEqual([]);
+    for (const [group, resource] of [
+      ['', 'configmaps'],
+      ['apps', 'deployments'],
+      ['rbac.authorization.k8s.io', 'clusterrolebindings'],
+    ] as const) {
+      for (const verb of ['create', 'update', 'patch', 'delete']) expect(allows(role, group, resource, verb)).toBe(false);
+    }
   });
 
-  it('binds both cluster roles to the ServiceAccount', () => {
-    for (const name of [`${release}-applyset-controller`, `${release}-applyset-controller-children`]) {
+  it('lets the controller impersonate applyset-deployer only, by name', () => {
+    const role = rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
+    expect(role.filter((rule) => rule.verbs.includes('impersonate'))).toEqual([
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: ['applyset-deployer'] },
+    ]);
+    // Nothing else is impersonated: no groups, users, uids or extras.
+    for (const resource of ['groups', 'users', 'uids', 'userextras'])
+      expect(allows(role, '', resource, 'impersonate')).toBe(false);
+  });
+
+  it('binds the controller role to the ServiceAccount', () => {
+    for (const name of [`${release}-applyset-controller`]) {
       expect(find(objects, 'ClusterRoleBinding', name)).toMatchObject({
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
         subjects: [{ kind: 'ServiceAccount', name: `${release}-applyset-controller`, namespace: releaseNamespace }],
@@ -359,7 +373,8 @@ describe('the chart with rbac.namespaced=true', () => {
     const objects = await render({ 'rbac.namespaced': 'true', watchNamespace: 'team-a' });
     const name = `${release}-applyset-controller`;
     expect(objects.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
-    for (const roleName of [name, `${name}-children`]) {
+    expect(objects.filter((o) => o.metadata.name.endsWith('-children'))).toEqual([]);
+    for (const roleName of [name]) {
       expect(find(objects, 'Role', roleName).metadata.namespace).toBe('team-a');
       expect(find(objects, 'RoleBinding', roleName)).toMatchObject({
         metadata: { namespace: 'team-a' },
@@ -380,7 +395,6 @@ describe('the chart with rbac.namespaced=true', () => {
       '4',
       '--namespace',
       'team-a',
-      '--no-cross-namespace-refs',
     ]);
   }, HELM_TIMEOUT_MS);
 
@@ -417,24 +431,58 @@ describe('the chart values', () => {
     expect(objects.some((o) => o.kind === 'ClusterRole')).toBe(true);
   }, HELM_TIMEOUT_MS);
 
-  it('narrow the children rights, or leave them to a role of your own', async () => {
-    const narrowed = await render({}, [
+  it('under tenancy.applyAsController, grant every verb on every resource for the children, in a role of its own', async () => {
+    const objects = await render({ 'tenancy.applyAsController': 'true' });
+    const children = `${release}-applyset-controller-children`;
+    expect(rules(find(objects, 'ClusterRole', children))).toEqual([{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }]);
+    expect(find(objects, 'ClusterRoleBinding', children)).toMatchObject({
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: children },
+      subjects: [{ kind: 'ServiceAccount', name: `${release}-applyset-controller`, namespace: releaseNamespace }],
+    });
+    const { args } = controllerContainer(objects).container;
+    expect(args).toContain('--apply-as-controller');
+    expect(args).not.toContain('--default-service-account');
+    expect(args).not.toContain('--require-secret-source-hosts');
+    // No default account to impersonate: only the names listed.
+    const role = rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
+    expect(role.filter((rule) => rule.verbs.includes('impersonate'))).toEqual([]);
+  }, HELM_TIMEOUT_MS);
+
+  it('let spec.serviceAccountName use the names in tenancy.serviceAccountNames, besides the default account', async () => {
+    const impersonated = async (values: Record<string, string>) =>
+      rules(
+        find(await render(values, ['--set-json', 'tenancy.serviceAccountNames=["ops","applyset-deployer"]']), 'ClusterRole', `${release}-applyset-controller`),
+      ).filter((rule) => rule.verbs.includes('impersonate'));
+    expect(await impersonated({})).toEqual([
+      { apiGroups: [''], resources: ['serviceaccounts'], verbs: ['impersonate'], resourceNames: ['applyset-deployer', 'ops'] },
+    ]);
+    expect(await impersonated({ 'tenancy.defaultServiceAccount': 'deployer' })).toEqual([
+      expect.objectContaining({ resourceNames: ['deployer', 'ops', 'applyset-deployer'] }),
+    ]);
+    expect(await impersonated({ 'tenancy.applyAsController': 'true' })).toEqual([
+      expect.objectContaining({ resourceNames: ['ops', 'applyset-deployer'] }),
+    ]);
+  }, HELM_TIMEOUT_MS);
+
+  it('narrow the children rights under tenancy.applyAsController, or leave them to a role of your own', async () => {
+    const narrowed = await render({ 'tenancy.applyAsController': 'true' }, [
       '--set-json',
       'rbac.childRules=[{"apiGroups":["apps"],"resources":["deployments"],"verbs":["get","patch"]}]',
     ]);
     expect(rules(find(narrowed, 'ClusterRole', `${release}-applyset-controller-children`))).toEqual([
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['get', 'patch'] },
     ]);
-    const none = await render({}, ['--set-json', 'rbac.childRules=[]']);
+    const none = await render({ 'tenancy.applyAsController': 'true' }, ['--set-json', 'rbac.childRules=[]']);
     expect(none.filter((o) => o.metadata.name.endsWith('-children'))).toEqual([]);
   }, HELM_TIMEOUT_MS);
 
-  it('restrict the source hosts and require Secrets to name theirs', async () => {
+  it('restrict the source hosts, and keep requiring Secrets to name theirs under tenancy.applyAsController', async () => {
     const defaults = controllerContainer(await render()).container.args;
     expect(defaults).not.toContain('--allowed-source-hosts');
+    // The controller's default: no flag needed.
     expect(defaults).not.toContain('--require-secret-source-hosts');
     const restricted = controllerContainer(
-      await render({}, [
+      await render({ 'tenancy.applyAsController': 'true' }, [
         '--set-json',
         'gitSources.allowedHosts=["git.example.com","git.other.org:8443"]',
         '--set',
@@ -451,9 +499,9 @@ describe('the chart values', () => {
     expect(restricted[restricted.indexOf('--allowed-source-hosts') + 1]).toBe('git.example.com,git.other.org:8443');
   }, HELM_TIMEOUT_MS);
 
-  it('require Secrets to name their hosts under the tenancy lockdown', async () => {
-    const objects = await render({ 'tenancy.defaultServiceAccount': 'applyset-deployer' });
-    expect(controllerContainer(objects).container.args).toContain('--require-secret-source-hosts');
+  it('pass --require-secret-source-hosts only where it is not already the default', async () => {
+    const objects = await render({ 'gitSources.requireSecretSourceHosts': 'true' });
+    expect(controllerContainer(objects).container.args).not.toContain('--require-secret-source-hosts');
   }, HELM_TIMEOUT_MS);
 
   it('apply ApplySets without serviceAccountName as a default ServiceAccount of their own namespace', async () => {
@@ -461,10 +509,14 @@ describe('the chart values', () => {
     const args = controllerContainer(await render({ 'tenancy.defaultServiceAccount': 'deployer' })).container.args;
     const at = args.indexOf('--default-service-account');
     expect(args.slice(at, at + 2)).toEqual(['--default-service-account', 'deployer']);
+    await expect(
+      render({ 'tenancy.defaultServiceAccount': 'deployer', 'tenancy.applyAsController': 'true' }),
+    ).rejects.toThrow(/tenancy.defaultServiceAccount names the account ApplySets are applied as/);
   }, HELM_TIMEOUT_MS);
 
   it('refuse Secrets of other namespaces unless the values list the namespace and lift the lockdown', async () => {
-    expect(controllerContainer(await render()).container.args).toContain('--no-cross-namespace-refs');
+    // The controller's default: no flag needed.
+    expect(controllerContainer(await render()).container.args).not.toContain('--allow-cross-namespace-refs');
     await expect(render({}, ['--set-json', 'tenancy.allowSecretRefsFrom=["git-credentials"]'])).rejects.toThrow(
       /tenancy.allowSecretRefsFrom needs tenancy.noCrossNamespaceRefs=false/,
     );
@@ -474,7 +526,7 @@ describe('the chart values', () => {
         'tenancy.allowSecretRefsFrom=["git-credentials","shared"]',
       ]),
     ).container.args;
-    expect(args).not.toContain('--no-cross-namespace-refs');
+    expect(args).toContain('--allow-cross-namespace-refs');
     const at = args.indexOf('--allow-secret-refs-from');
     expect(args.slice(at, at + 2)).toEqual(['--allow-secret-refs-from', 'git-credentials,shared']);
   }, HELM_TIMEOUT_MS);

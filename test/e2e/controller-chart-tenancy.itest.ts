@@ -70,14 +70,10 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
       controller.rendered.filter((doc) => doc.kind === 'ClusterRole').map((doc) => doc.metadata.name),
     ).toEqual([expect.stringMatching(/-applyset-controller$/)]);
     const { args } = controller;
-    expect(args).toEqual(
-      expect.arrayContaining([
-        '--default-service-account',
-        DEFAULT_ACCOUNT,
-        '--require-secret-source-hosts',
-        '--no-cross-namespace-refs',
-      ]),
-    );
+    // Secrets naming their hosts and no cross-namespace reference are the controller's defaults.
+    expect(args).toEqual(expect.arrayContaining(['--default-service-account', DEFAULT_ACCOUNT]));
+    expect(args).not.toContain('--apply-as-controller');
+    expect(args).not.toContain('--allow-cross-namespace-refs');
     expect(args[args.indexOf('--default-service-account') + 1]).toBe(DEFAULT_ACCOUNT);
   });
 
@@ -204,7 +200,7 @@ describe("the controller with the chart's locked-down tenancy RBAC", () => {
     );
     expect(condition(refused, 'Stalled')?.reason).toBe('CrossNamespaceRefRefused');
     expect(condition(refused, 'Ready')?.message).toBe(
-      `spec.source.secretRef names Secret ${other}/git-credentials of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+      `spec.source.secretRef names Secret ${other}/git-credentials of another namespace, and the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs); nothing was fetched or applied`,
     );
     expect(guarded.requests).toEqual([]);
     expect(await configMapData(c, teamA, 'borrowed')).toBeUndefined();

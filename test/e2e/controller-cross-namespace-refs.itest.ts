@@ -48,7 +48,10 @@ describe('the controller and secretRefs to other namespaces', () => {
     for (const namespace of [team, shared, other]) await createNamespace(c.kc, namespace);
     await createSecret(shared, 'git-credentials');
     await createSecret(other, 'git-credentials');
-    await startController({ namespace: team, args: ['--allow-secret-refs-from', shared] });
+    await startController({
+      namespace: team,
+      args: ['--allow-cross-namespace-refs', '--allow-secret-refs-from', shared],
+    });
   });
 
   afterAll(() => stopControllersAndGit(servers));

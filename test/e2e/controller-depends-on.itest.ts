@@ -138,8 +138,9 @@ describe('spec.dependsOn across namespaces', () => {
     git = await startGitServer({ files: { 'cm.yaml': configMapYaml('app-settings', { k: 'v' }) } });
     // infra/queue exists, but no controller here watches infra: nothing ever reconciles it.
     await createApplySet(c, infra, 'queue', { url: git.url, interval: '1h' });
+    // The default refuses; the old flag that asked for it is still accepted.
     await startController({ namespace: locked, args: ['--no-cross-namespace-refs'] });
-    await startController({ namespace: open });
+    await startController({ namespace: open, args: ['--allow-cross-namespace-refs'] });
   });
 
   afterAll(() => stopControllersAndGit(git));
@@ -153,7 +154,7 @@ describe('spec.dependsOn across namespaces', () => {
       { dependsOn: [{ name: 'queue', namespace: infra }] },
     );
 
-  it('is refused under --no-cross-namespace-refs, before anything is read or applied', async () => {
+  it('is refused by default, before anything is read or applied', async () => {
     await createApp(locked);
     const view = await waitForReady(
       c,
@@ -165,12 +166,12 @@ describe('spec.dependsOn across namespaces', () => {
     );
     expect(condition(view, 'Stalled')).toMatchObject({ status: 'True', reason: 'CrossNamespaceRefRefused' });
     expect(condition(view, 'Ready')?.message).toBe(
-      `spec.dependsOn names ApplySet ${infra}/queue of another namespace, and the controller runs with --no-cross-namespace-refs; nothing was fetched or applied`,
+      `spec.dependsOn names ApplySet ${infra}/queue of another namespace, and the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs); nothing was fetched or applied`,
     );
     expect(await configMapData(c, locked, 'app-settings')).toBeUndefined();
   });
 
-  it('is read, beyond the namespace the controller watches, without the flag', async () => {
+  it('is read, beyond the namespace the controller watches, under --allow-cross-namespace-refs', async () => {
     await createApp(open);
     const view = await waitForReady(
       c,

@@ -7,6 +7,9 @@ import { GitServerPool } from './git-server-pool.js';
 // What a user sees when something is wrong: the status says what and where, and nothing applied before
 // is deleted.
 
+/** The harness's Git servers are on loopback. */
+const SOURCE_HOSTS = { 'applyset.dev/source-hosts': '127.0.0.1' };
+
 describe('the controller when something is wrong', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-fail');
@@ -70,7 +73,11 @@ describe('the controller when something is wrong', () => {
     });
     await c.core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: 'git-creds' }, stringData: { username: 'deploy', password: 'wrong-pass' } },
+      // A credentials Secret must name the hosts it is for (the controller's default).
+      body: {
+        metadata: { name: 'git-creds', annotations: SOURCE_HOSTS },
+        stringData: { username: 'deploy', password: 'wrong-pass' },
+      },
     });
     await createApplySet(c, namespace, 'private', { url: git.url, secretName: 'git-creds', interval: '10m' });
     const view = await waitForReady(c, namespace, 'private', 'False');
@@ -86,7 +93,10 @@ describe('the controller when something is wrong', () => {
     await c.core.replaceNamespacedSecret({
       namespace,
       name: 'git-creds',
-      body: { metadata: { name: 'git-creds' }, stringData: { username: 'deploy', password: 's3cret-pass' } },
+      body: {
+        metadata: { name: 'git-creds', annotations: SOURCE_HOSTS },
+        stringData: { username: 'deploy', password: 's3cret-pass' },
+      },
     });
     await waitForReady(c, namespace, 'private', 'True');
     expect(await configMapData(c, namespace, 'private')).toEqual({ k: 'v' });

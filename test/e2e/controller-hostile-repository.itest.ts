@@ -49,9 +49,14 @@ describe('the controller and a hostile repository', () => {
       await createTenantAccount(c, namespace, account, []);
       await grantAccountIn(c, { namespace, name: account }, target, [coreRule('configmaps', 'secrets')]);
     }
+    // The accounts its ApplySets name, which the chart lets the controller impersonate by name only.
     controller = await startLockedDownController({
       namespace,
-      values: { 'gitSources.allowedHosts[0]': '127.0.0.1' },
+      values: {
+        'gitSources.allowedHosts[0]': '127.0.0.1',
+        'tenancy.serviceAccountNames[0]': 'victim',
+        'tenancy.serviceAccountNames[1]': 'attacker',
+      },
     });
   });
 

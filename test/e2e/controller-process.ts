@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminKubeconfigPath } from '../harness/test-cluster.js';
+import { DEFAULT_DEPLOYER, provisionDeployer } from './default-deployer.js';
 import { waitFor } from './wait-for.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -33,7 +34,18 @@ export async function startController(options: {
   readonly env?: Readonly<Record<string, string>>;
   /** Another entry point than controller-entry.ts (the fault tests' paused controller). */
   readonly entry?: string;
+  /**
+   * false: do not create the default account in `namespace` (a suite that makes its own, with the
+   * rights it means to test). By default the controller runs with its defaults, which apply an ApplySet
+   * as applyset-deployer of its namespace: that account is made there, bound to `admin`.
+   */
+  readonly provisionDeployer?: boolean;
 }): Promise<ControllerProcess> {
+  const given = options.args ?? [];
+  const account = deployerAccount(given);
+  if (options.namespace !== undefined && account !== undefined && options.provisionDeployer !== false) {
+    await provisionDeployer(options.namespace, account);
+  }
   const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
   const args = [
     '--import',
@@ -47,7 +59,11 @@ export async function startController(options: {
     '--git-cache-dir',
     cacheDir,
     ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
-    ...(options.args ?? []),
+    // The harness's Git servers listen on loopback, which the controller refuses unless allowed.
+    ...(given.some((arg) => arg.startsWith('--allowed-source-hosts'))
+      ? []
+      : ['--allowed-source-hosts', '127.0.0.1']),
+    ...given,
   ];
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
@@ -106,6 +122,13 @@ export async function startController(options: {
   };
   running.add(process_);
   return process_;
+}
+
+/** The account the controller will apply ApplySets as by default: none under --apply-as-controller. */
+function deployerAccount(args: readonly string[]): string | undefined {
+  if (args.includes('--apply-as-controller')) return undefined;
+  const at = args.indexOf('--default-service-account');
+  return at >= 0 ? args[at + 1] : DEFAULT_DEPLOYER;
 }
 
 /** Kills every controller this worker started and did not stop (for afterAll). */

@@ -79,7 +79,10 @@ describe('requests of ApplySets', () => {
     // Reads: the ApplySet once, one label-selected LIST of ConfigMaps, and a GET of each desired
     // ConfigMap the LIST did not return (none existed yet).
     const server = await serverCountsSince(start);
+    // The set is applied as applyset-deployer (the default): one GET shows it exists before anything
+    // is fetched.
     expect(server.counts).toEqual({
+      'get serviceaccounts': 1,
       'get applysets': 1,
       'list configmaps': 1,
       'get configmaps': 4,
@@ -109,18 +112,23 @@ describe('requests of ApplySets', () => {
     const noOps = difference(await kubeRequestsByVerb(controller), atRest);
     const restServer = await serverCountsSince(restStart);
     const reconciles = logCount(controller, key, 'reconciled') - reconciled;
-    // On the server: no write, and per reconcile one GET of the ApplySet and one LIST of ConfigMaps
-    // (a reconcile may be in flight at either end of the window, hence the spare).
+    // On the server: no write, and per reconcile one GET of the ApplySet, one of its ServiceAccount and
+    // one LIST of ConfigMaps (a reconcile may be in flight at either end of the window, hence the spare).
     expect(serverWrites(restServer.counts)).toBe(0);
-    expect(Object.keys(restServer.counts).sort()).toEqual(['get applysets', 'list configmaps']);
+    expect(Object.keys(restServer.counts).sort()).toEqual([
+      'get applysets',
+      'get serviceaccounts',
+      'list configmaps',
+    ]);
+    expect(restServer.counts['get serviceaccounts']).toBeLessThanOrEqual(reconciles + 1);
     expect(restServer.counts['get applysets']).toBeGreaterThanOrEqual(reconciles - 1);
     expect(restServer.counts['get applysets']).toBeLessThanOrEqual(reconciles + 1);
     expect(restServer.counts['list configmaps']).toBeLessThanOrEqual(reconciles + 1);
     expect(writeTotal(noOps)).toBe(0);
     // Reads: the ApplySet, once (the engine takes the object the reconcile GOT as its parent rather
-    // than GET it again), and one label-selected LIST of ConfigMaps. (A watch the informer renews
-    // meanwhile is a GET too, hence the one spare.)
-    expect(noOps.GET).toBeLessThanOrEqual(2 * reconciles + 1);
+    // than GET it again), its ServiceAccount, and one label-selected LIST of ConfigMaps. (A watch the
+    // informer renews meanwhile is a GET too, hence the one spare.)
+    expect(noOps.GET).toBeLessThanOrEqual(3 * reconciles + 1);
   });
 
   it('50 ApplySets on one repository fetch it about once per interval', async () => {

@@ -18,6 +18,7 @@ import {
 } from './e2e-kit.js';
 import { kubeRequestsByVerb, writesByVerb } from './controller-metrics.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import { grantClusterRules } from './default-deployer.js';
 import { waitForReconciles } from './wait-for-reconciles.js';
 
 // Issue #13 point 3, end to end: objects whose apply patch the server takes without a change (kubectl
@@ -50,8 +51,17 @@ describe('objects the server takes without a change, reconciled by the controlle
   const objects = serverNoOpObjects(namespace, 'e2e');
   let git: GitTestServer;
   let controller: ControllerProcess;
+  let revokeClusterRules: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
+    // The ValidatingWebhookConfiguration is cluster-scoped: the namespace's deployer is granted that kind.
+    revokeClusterRules = await grantClusterRules(namespace, [
+      {
+        apiGroups: ['admissionregistration.k8s.io'],
+        resources: ['validatingwebhookconfigurations'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+      },
+    ]);
     ({ git, controller } = await startControllerWithRepository(c, namespace, filesOf(objects)));
   });
 
@@ -60,6 +70,7 @@ describe('objects the server takes without a change, reconciled by the controlle
     // Cluster-scoped, so the namespace's deletion does not take it.
     const webhook = webhookConfigurationName(namespace, 'e2e');
     await kubectl(['delete', 'validatingwebhookconfiguration', webhook, '--ignore-not-found']);
+    await revokeClusterRules?.();
   });
 
   it('are unchanged on every interval reconcile, and after the first one no write is sent', async () => {

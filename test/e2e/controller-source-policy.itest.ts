@@ -89,9 +89,9 @@ describe('the controller under a source policy', () => {
       namespace,
       values: { 'gitSources.allowedHosts[0]': '127.0.0.1' },
     });
-    expect(controller.args).toEqual(
-      expect.arrayContaining(['--allowed-source-hosts', '127.0.0.1', '--require-secret-source-hosts']),
-    );
+    expect(controller.args).toEqual(expect.arrayContaining(['--allowed-source-hosts', '127.0.0.1']));
+    // Secrets must name their hosts: the controller's default, no flag needed.
+    expect(controller.args).not.toContain('--apply-as-controller');
   });
 
   afterAll(async () => {

@@ -59,8 +59,15 @@ describe("the controller with --default-service-account, under the chart's locke
     await createNamespace(c.kc, teamB);
     // One controller per tenant namespace (the other suites' ApplySets are none of their business), each
     // installed as the chart's locked-down mode installs it: it holds no rights on children of its own.
-    controllers.push(await startLockedDownController({ namespace: teamA }));
-    controllers.push(await startLockedDownController({ namespace: teamB }));
+    // The chart lets the controller impersonate the default account and the names listed in
+    // tenancy.serviceAccountNames only: the accounts this suite's ApplySets name.
+    const values = {
+      'tenancy.serviceAccountNames[0]': 'adopter',
+      'tenancy.serviceAccountNames[1]': 'owner-a',
+      'tenancy.serviceAccountNames[2]': 'owner-b',
+    };
+    controllers.push(await startLockedDownController({ namespace: teamA, values }));
+    controllers.push(await startLockedDownController({ namespace: teamB, values }));
   });
 
   afterAll(async () => {

@@ -48,11 +48,16 @@ interface RenderedDeployment extends RenderedObject {
 
 const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
 
-/** `helm template` of the chart in its locked-down tenancy mode, plus `values` (`--set`). */
+/**
+ * `helm template` of the chart in its locked-down tenancy mode (the default account named `deployer`,
+ * childRules=[]), plus `values` (`--set`); with `chartDefaults`, the chart's own defaults and `values`
+ * only.
+ */
 export async function renderLockedDownChart(
   release: string,
   namespace: string,
   values: Readonly<Record<string, string>> = {},
+  chartDefaults = false,
 ): Promise<RenderedObject[]> {
   const { stdout: helmOut } = await execFileAsync('bash', [
     path.join(repoRoot, 'scripts/build-helm.sh'),
@@ -66,10 +71,9 @@ export async function renderLockedDownChart(
     path.join(repoRoot, 'deploy/applyset-controller'),
     '--namespace',
     namespace,
-    '--set',
-    `tenancy.defaultServiceAccount=${DEFAULT_ACCOUNT}`,
-    '--set-json',
-    'rbac.childRules=[]',
+    ...(chartDefaults
+      ? []
+      : ['--set', `tenancy.defaultServiceAccount=${DEFAULT_ACCOUNT}`, '--set-json', 'rbac.childRules=[]']),
     ...sets,
   ]);
   return yaml
@@ -110,11 +114,18 @@ export async function startLockedDownController(options: {
   readonly namespace: string;
   readonly values?: Readonly<Record<string, string>>;
   readonly env?: Readonly<Record<string, string>>;
+  /** The chart's default values rather than the locked-down ones (issue #23: they are the same mode). */
+  readonly chartDefaults?: boolean;
 }): Promise<LockedDownController> {
   const release = uniqueName('rel');
   const releaseNamespace = uniqueName('e2e-release');
   await createNamespace(adminKubeConfig(), releaseNamespace);
-  const rendered = await renderLockedDownChart(release, releaseNamespace, options.values);
+  const rendered = await renderLockedDownChart(
+    release,
+    releaseNamespace,
+    options.values,
+    options.chartDefaults,
+  );
   const rbacObjects = rendered.filter((doc) => RBAC_KINDS.has(doc.kind));
   const clusterScoped = rbacObjects.filter((doc) => doc.kind.startsWith('Cluster'));
   await kubectlApply(rbacObjects.map((doc) => JSON.stringify(doc)).join('\n'));
@@ -126,6 +137,8 @@ export async function startLockedDownController(options: {
     namespace: options.namespace,
     kubeconfig,
     args,
+    // The suites make the tenants' accounts themselves, with the rights they mean to test.
+    provisionDeployer: false,
     env: { POD_NAME: `${release}-0`, POD_NAMESPACE: releaseNamespace, ...options.env },
   });
   return {

@@ -18,6 +18,7 @@ import {
   waitFor,
   waitForAppliedCommit,
 } from './e2e-kit.js';
+import { grantClusterRules } from './default-deployer.js';
 
 // A repository shaped like kube-prometheus, applied by the controller as a user would: names with ':'
 // (system:…), a binding chain across namespaces, a CRD committed together with its custom resource, a
@@ -25,6 +26,20 @@ import {
 // of the same files agreeing that nothing is left to do.
 
 const execFileAsync = promisify(execFile);
+const WRITE = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+/** What the kube-prometheus-like repository holds, its ServiceMonitors being of `monitoringGroup`. */
+const platformRules = (monitoringGroup: string) => [
+  { apiGroups: [''], resources: ['namespaces', 'serviceaccounts', 'configmaps', 'services'], verbs: WRITE },
+  { apiGroups: ['apps'], resources: ['deployments'], verbs: WRITE },
+  { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: WRITE },
+  { apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'], verbs: WRITE },
+  { apiGroups: [monitoringGroup], resources: ['servicemonitors'], verbs: WRITE },
+  {
+    apiGroups: ['rbac.authorization.k8s.io'],
+    resources: ['clusterroles', 'clusterrolebindings', 'roles', 'rolebindings'],
+    verbs: [...WRITE, 'bind', 'escalate'],
+  },
+];
 const fixture = path.join(repoRoot, 'test/fixtures/real-world/kube-prometheus-like');
 
 async function readFixture(dir: string, prefix = ''): Promise<Record<string, string>> {
@@ -69,6 +84,7 @@ describe('a kube-prometheus-shaped repository', () => {
     text.replaceAll('__NS__', monitoring).replaceAll('__GROUP__', group).replaceAll('__SUFFIX__', suffix);
   let files: Record<string, string>;
   let git: GitTestServer;
+  let revokeClusterRules: (() => Promise<void>) | undefined;
   let work: string;
 
   // Every object of the set, as "<namespace or -> <resource>/<name>" for kubectl.
@@ -99,6 +115,10 @@ describe('a kube-prometheus-shaped repository', () => {
     );
     git = await startGitServer({ files: files as FileTree });
     work = await mkdtemp(path.join(tmpdir(), 'applyset-realworld-'));
+    // A platform component: CRDs, cluster roles and bindings, a binding in kube-system. Its deployer
+    // must be granted exactly that on the cluster (bind and escalate included, to grant the adapter's
+    // roles): an operator's decision, made here explicitly.
+    revokeClusterRules = await grantClusterRules(namespace, platformRules(group));
     await startController({ namespace });
   });
 
@@ -115,6 +135,7 @@ describe('a kube-prometheus-shaped repository', () => {
       '--timeout=60s',
     ]).catch(() => undefined);
     await stopAllControllers();
+    await revokeClusterRules?.();
     await git?.close();
     if (work !== undefined) await rm(work, { recursive: true, force: true });
   });

@@ -53,7 +53,7 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["applysets/finalizers"]
   verbs: ["update"]
-{{- if or .Values.tenancy.applyAsController (not .Values.tenancy.defaultServiceAccount) }}
+{{- if .Values.tenancy.applyAsController }}
 # Applying as the controller: Git credentials named by spec.source.secretRef are read as the controller,
 # by name: no list or watch of Secrets (a fixed credential is noticed by polling the Secrets of ApplySets
 # that are not Ready). Otherwise they are read as each ApplySet's account and the controller needs none.
@@ -68,5 +68,33 @@ see ApplySets everywhere and act on none of them.
 # ServiceAccount, once a get has shown it exists.
 - apiGroups: [""]
   resources: ["serviceaccounts"]
-  verbs: ["get", "impersonate"]
+  verbs: ["get"]
+{{- $names := include "applyset-controller.impersonatedAccounts" . | fromJsonArray }}
+{{- if $names }}
+# Impersonation by name: the default account and tenancy.serviceAccountNames, in any namespace (RBAC
+# cannot say "the ApplySet's own namespace"; the controller never names another). The request sends
+# Impersonate-User only: the API server then gives the account its own groups without asking for
+# impersonate on groups, so no other right is needed. Another name is refused by the API server (403).
+- apiGroups: [""]
+  resources: ["serviceaccounts"]
+  verbs: ["impersonate"]
+  resourceNames: {{ $names | toJson }}
+{{- end }}
+{{- end -}}
+
+{{/*
+The ServiceAccounts the controller may impersonate, as a JSON list: the default account
+(tenancy.defaultServiceAccount, else applyset-deployer) unless tenancy.applyAsController, and the names
+in tenancy.serviceAccountNames that spec.serviceAccountName may use.
+*/}}
+{{- define "applyset-controller.impersonatedAccounts" -}}
+{{- $tenancy := .Values.tenancy | default dict }}
+{{- $names := list }}
+{{- if not $tenancy.applyAsController }}
+{{- $names = append $names ($tenancy.defaultServiceAccount | default "applyset-deployer") }}
+{{- end }}
+{{- range ($tenancy.serviceAccountNames | default list) }}
+{{- $names = append $names . }}
+{{- end }}
+{{- $names | uniq | toJson }}
 {{- end -}}
