@@ -120,7 +120,6 @@ const controllerNeeds: [string, string, string[]][] = [
   ['applyset.dev', 'applysets', ['get', 'list', 'watch', 'update', 'patch']],
   ['applyset.dev', 'applysets/status', ['get', 'update', 'patch']],
   ['applyset.dev', 'applysets/finalizers', ['update']],
-  ['', 'secrets', ['get']],
   ['', 'events', ['create', 'patch']],
   ['events.k8s.io', 'events', ['create', 'patch']],
   ['', 'serviceaccounts', ['get', 'impersonate']],
@@ -556,9 +555,11 @@ describe('the chart values', () => {
 
   it('read no Secret as the controller when ApplySets are applied as accounts, but the webhook receivers by name', async () => {
     const role = (objects: K8sObject[]) => rules(find(objects, 'ClusterRole', `${release}-applyset-controller`));
-    // Applying as the controller (no default account): it reads the Git credentials Secrets itself.
-    expect(allows(role(await render()), '', 'secrets', 'get')).toBe(true);
-    // Applying as accounts: each account reads its own Secret, the controller none.
+    // Applying as the controller (the opt-out): it reads the Git credentials Secrets itself.
+    expect(allows(role(await render({ 'tenancy.applyAsController': 'true' })), '', 'secrets', 'get')).toBe(true);
+    // Applying as accounts (the default, whatever the account is named): each account reads its own
+    // Secret, the controller none.
+    expect(allows(role(await render()), '', 'secrets', 'get')).toBe(false);
     const lockedDown = await render({ 'tenancy.defaultServiceAccount': 'deployer' });
     expect(allows(role(lockedDown), '', 'secrets', 'get')).toBe(false);
     expect(lockedDown.filter((o) => o.kind === 'Role' && rules(o).some((r) => r.resources?.includes('secrets')))).toEqual(
