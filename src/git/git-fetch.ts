@@ -4,6 +4,8 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { classifyGitError } from './classify-git-error.js';
 import { GitFetchError, GitRefNotFoundError } from './git-error.js';
+import type { GitFetchLimits } from './git-fetch-limits.js';
+import { packCheckingFs } from './fetch-limit-guards.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
 import { hasErrorCode } from './has-error-code.js';
 import type { BasicCredentials } from './parse-repository-url.js';
@@ -25,6 +27,8 @@ export interface CacheFetchInput {
    * dropped and the fetch starts fresh (cheap with depth 1).
    */
   readonly maxPackFiles: number;
+  /** What a received pack may hold; checked before isomorphic-git writes or indexes it. */
+  readonly limits: GitFetchLimits;
 }
 
 export interface ResolvedCommit {
@@ -66,7 +70,7 @@ interface FetchSession {
 }
 
 async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit> {
-  const { url, ref, credentials, gitdir, signal, http } = input;
+  const { url, ref, credentials, gitdir, signal, http, limits } = input;
   await ensureRepository(gitdir, url);
   const cache = {};
   const session: FetchSession = {
@@ -74,7 +78,7 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
     gitdir,
     cache,
     common: {
-      fs,
+      fs: packCheckingFs(url, limits),
       http,
       gitdir,
       url,

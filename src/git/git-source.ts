@@ -9,6 +9,13 @@ import { credentialsRefusal } from './credentials-refusal.js';
 import { createFetchFlights } from './fetch-flights.js';
 import { followRedirects } from './follow-redirects.js';
 import { fetchIntoCache } from './git-fetch.js';
+import {
+  DEFAULT_GIT_CACHE_MAX_BYTES,
+  DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
+  GitCacheBudget,
+} from './git-cache-budget.js';
+import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
+import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { GitCredentialsNotForHostError, GitSourceNotAllowedError, GitUnreachableError } from './git-error.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
@@ -106,6 +113,12 @@ export interface GitSourceOptions {
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
   readonly now?: () => number;
+  /** What one fetch may bring (object size, bytes, objects); DEFAULT_GIT_FETCH_LIMITS where not given. */
+  readonly fetchLimits?: Partial<GitFetchLimits>;
+  /** The cache's bytes on disk, all repositories together (`--git-cache-max-bytes`). Default 768 MiB. */
+  readonly cacheMaxBytes?: number;
+  /** One repository's bytes on disk, past which its next fetch starts it over. Default 256 MiB. */
+  readonly cacheMaxRepositoryBytes?: number;
 }
 
 export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
@@ -141,13 +154,22 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   const allowedHosts = options.allowedHosts ?? [];
   const lock = new KeyedReadWriteLock();
   const objectCaches = new RepositoryObjectCaches();
+  const budget = new GitCacheBudget({
+    cacheDir: options.cacheDir,
+    maxBytes: options.cacheMaxBytes ?? DEFAULT_GIT_CACHE_MAX_BYTES,
+    maxRepositoryBytes: options.cacheMaxRepositoryBytes ?? DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
+    lock,
+    onRemoved: (key) => objectCaches.drop(key),
+  });
   const shared: SharedFetchContext = {
+    budget,
     cacheDir: options.cacheDir,
     lock,
     objectCaches,
     lookup: options.lookup ?? guardedLookup(),
     allowedHosts,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
+    limits: { ...DEFAULT_GIT_FETCH_LIMITS, ...options.fetchLimits },
   };
   const flights = createFetchFlights<FetchedCommit>(options.now ?? Date.now);
 
@@ -177,6 +199,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       signal?.throwIfAborted();
       const repository = parseRepositoryUrl(request.url);
       const { gitdir } = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+      budget.touch(repository.cacheKey);
       const read = lock.run(repository.cacheKey, 'read', async () =>
         readCachedManifests({
           gitdir,
@@ -196,11 +219,13 @@ export function createGitSource(options: GitSourceOptions): GitSource {
 /** What a shared fetch needs of its source: the cache, the repository locks, the network policy. */
 interface SharedFetchContext {
   readonly cacheDir: string;
+  readonly budget: GitCacheBudget;
   readonly lock: KeyedReadWriteLock;
   readonly objectCaches: RepositoryObjectCaches;
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
   readonly maxPackFiles: number;
+  readonly limits: GitFetchLimits;
 }
 
 /**
@@ -214,29 +239,48 @@ async function fetchShared(
   credentials: BasicCredentials | undefined,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
-  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles } = context;
-  const signal = AbortSignal.timeout(deadlineMs);
+  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles, limits, budget } = context;
+  // A fetch over a limit is stopped like one out of time: its requests are bound to this signal.
+  const overLimit = new AbortController();
+  const signal = AbortSignal.any([AbortSignal.timeout(deadlineMs), overLimit.signal]);
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const http = followRedirects(abortableHttpClient(signal, { lookup }), {
+  const redirecting = followRedirects(abortableHttpClient(signal, { lookup }), {
     repositoryUrl: repository.url,
     allowedHosts,
   });
-  const work = lock.run(repository.cacheKey, 'write', async () => {
-    const { url } = repository;
-    // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
-    objectCaches.drop(repository.cacheKey);
-    const resolved = await fetchIntoCache({ url, ref, credentials, gitdir, signal, http, maxPackFiles });
-    return {
-      revision: formatRevision(ref, resolved.commit),
-      commit: resolved.commit,
-      fetched: resolved.fetched,
-    };
-  });
+  const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
+    overLimit.abort(refusal),
+  );
+  const work = lock
+    .run(repository.cacheKey, 'write', async () => {
+      const { url } = repository;
+      // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
+      objectCaches.drop(repository.cacheKey);
+      await budget.beforeFetch(repository.cacheKey);
+      try {
+        return await fetchIntoCache({
+          ...{ url, ref, credentials, gitdir, signal, http },
+          ...{ maxPackFiles, limits },
+        });
+      } finally {
+        await budget.afterFetch(repository.cacheKey);
+      }
+    })
+    .then(async (resolved) => {
+      // Outside the lock: evicting takes other repositories' write locks.
+      await budget.evict(repository.cacheKey);
+      return {
+        revision: formatRevision(ref, resolved.commit),
+        commit: resolved.commit,
+        fetched: resolved.fetched,
+      };
+    });
   try {
     return await raceSignal(work, signal);
   } catch (error) {
+    if (overLimit.signal.aborted) throw overLimit.signal.reason;
     if (signal.aborted) {
       throw new GitUnreachableError(repository.url, `no answer within ${deadlineMs} ms`, { cause: error });
     }

@@ -1,0 +1,35 @@
+/**
+ * What one fetch may bring into the Git cache. A tenant's repository is hostile input: a file of zeros
+ * packs a thousandfold (1 GiB in 1 MB), and isomorphic-git inflates every object of a received pack
+ * whole, in memory, to index it, so a pack is checked before the library sees it (see
+ * packLimitRefusal). The defaults are far above what a repository of manifests holds at depth 1
+ * (kube-prometheus: about 2,000 objects, 5 MiB packed, its largest file 1.3 MiB), and low enough that
+ * the controller stays inside the chart's 512 MiB memory limit while it refuses one.
+ */
+export interface GitFetchLimits {
+  /** The largest object, inflated (`--git-max-object-bytes`). */
+  readonly maxObjectBytes: number;
+  /** The bytes of the server's answers to one fetch, the pack included (`--git-max-fetch-bytes`). */
+  readonly maxFetchBytes: number;
+  /** The objects of one received pack (`--git-max-fetch-objects`). */
+  readonly maxFetchObjects: number;
+}
+
+export const DEFAULT_GIT_FETCH_LIMITS: GitFetchLimits = {
+  maxObjectBytes: 16 * 1024 * 1024,
+  maxFetchBytes: 128 * 1024 * 1024,
+  maxFetchObjects: 50_000,
+};
+
+/** The controller flag that sets each limit, for messages: the reader of a status knows what to change. */
+export const GIT_FETCH_LIMIT_FLAGS: Readonly<Record<keyof GitFetchLimits, string>> = {
+  maxObjectBytes: '--git-max-object-bytes',
+  maxFetchBytes: '--git-max-fetch-bytes',
+  maxFetchObjects: '--git-max-fetch-objects',
+};
+
+/** `limit (flag)`, e.g. `16777216 bytes (--git-max-object-bytes)`. */
+export function describeLimit(limits: GitFetchLimits, which: keyof GitFetchLimits): string {
+  const unit = which === 'maxFetchObjects' ? 'objects' : 'bytes';
+  return `${limits[which]} ${unit} (${GIT_FETCH_LIMIT_FLAGS[which]})`;
+}
