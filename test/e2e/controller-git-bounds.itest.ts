@@ -27,7 +27,7 @@ const CHART_MEMORY_LIMIT = 512 * 1024 * 1024;
 const MiB = 1024 * 1024;
 
 /** The controller's peak resident set so far, in bytes. */
-async function peakRss(controller: ControllerProcess): Promise<number> {
+async function peakRssOf(controller: ControllerProcess): Promise<number> {
   const status = await readFile(`/proc/${controller.child.pid}/status`, 'utf8');
   const kib = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
   if (kib === undefined) throw new Error(`no VmHWM in /proc/${controller.child.pid}/status`);
@@ -127,10 +127,9 @@ describe('the controller and repositories over its Git bounds', () => {
           v.status?.lastAttemptedRevision === `main@sha1:${commit}`,
         150_000,
       );
-      const peak = await peakRss(controller);
-      expect({ peakMiB: Math.round(peak / MiB), under512MiB: peak < CHART_MEMORY_LIMIT }).toMatchObject({
-        under512MiB: true,
-      });
+      const peakRss = await peakRssOf(controller);
+      // In MiB, so that a failure reads as the peak it measured.
+      expect(Math.round(peakRss / MiB)).toBeLessThan(CHART_MEMORY_LIMIT / MiB);
       expect(condition(view, 'Stalled')).toMatchObject({ status: 'True', reason: 'RepositoryTooLarge' });
       expect(condition(view, 'Ready')?.message).toBe(
         `${server.url} is over a limit of the controller: ${problem}`,
