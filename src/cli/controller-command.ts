@@ -20,7 +20,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--default-service-account NAME]
                           [--no-cross-namespace-refs | --allow-secret-refs-from NS,...]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
-                          [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 128Mi]
+                          [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
                           [--git-cache-max-repository-bytes 256Mi]
 

@@ -16,7 +16,7 @@ export const GIT_LIMIT_OPTIONS = {
 
 export const GIT_LIMIT_USAGE = `Git bounds (each refusal stalls only the ApplySet whose repository crosses it, reason
 RepositoryTooLarge, naming the flag): --git-max-object-bytes (16Mi: the largest object, by the size in
-its pack header, before it is inflated), --git-max-fetch-bytes (128Mi: what one fetch may download),
+its pack header, before it is inflated), --git-max-fetch-bytes (48Mi: what one fetch may download),
 --git-max-fetch-objects (50000: objects in one fetched pack). The cache on disk: --git-cache-max-bytes
 (768Mi in total; repositories used least recently are removed), --git-cache-max-repository-bytes
 (256Mi: a repository past it starts over at its next fetch). Sizes take Ki, Mi and Gi.

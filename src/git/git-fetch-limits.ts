@@ -2,9 +2,10 @@
  * What one fetch may bring into the Git cache. A tenant's repository is hostile input: a file of zeros
  * packs a thousandfold (1 GiB in 1 MB), and isomorphic-git inflates every object of a received pack
  * whole, in memory, to index it, so a pack is checked before the library sees it (see
- * packLimitRefusal). The defaults are far above what a repository of manifests holds at depth 1
- * (kube-prometheus: about 2,000 objects, 5 MiB packed, its largest file 1.3 MiB), and low enough that
- * the controller stays inside the chart's 512 MiB memory limit while it refuses one.
+ * packLimitRefusal). The object and object-count defaults are far above what the manifest limits let
+ * a repository of manifests apply; the fetch's bytes are bounded by memory: isomorphic-git holds a pack
+ * about 5.4 times over while it fetches, and one fetch of 48 MiB keeps the controller under the chart's
+ * 512 MiB (docs/git-bounds.md#1-the-bounds).
  */
 export interface GitFetchLimits {
   /** The largest object, inflated (`--git-max-object-bytes`). */
@@ -17,7 +18,7 @@ export interface GitFetchLimits {
 
 export const DEFAULT_GIT_FETCH_LIMITS: GitFetchLimits = {
   maxObjectBytes: 16 * 1024 * 1024,
-  maxFetchBytes: 128 * 1024 * 1024,
+  maxFetchBytes: 48 * 1024 * 1024,
   maxFetchObjects: 50_000,
 };
 
