@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { writeManyBlobsTree, writeZeroBlob } from '../harness/bulk-git-objects.js';
+import { writeManyBlobsTree, writeRandomBlob, writeZeroBlob } from '../harness/bulk-git-objects.js';
 import { treeContent, type RawTreeEntry } from '../harness/crafted-tree.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
@@ -145,4 +145,41 @@ describe('the controller and repositories over its Git bounds', () => {
     },
     180_000,
   );
+  it('a pack just under the fetch bound is fetched, and the peak RSS stays under 512 MiB', async () => {
+    // Three files of 15 MiB that do not compress: a 45 MiB pack, within every fetch bound, whose files
+    // the manifest limits then refuse.
+    const { server, commit } = await hostileRepository('noise', async (repository) => ({
+      mode: '40000',
+      name: 'noise',
+      oid: await repository.writeObject(
+        'tree',
+        treeContent(
+          await Promise.all(
+            ['a.yaml', 'b.yaml', 'c.yaml'].map(async (file) => ({
+              mode: '100644',
+              name: file,
+              oid: await writeRandomBlob(repository.repositoryDir, 15 * MiB),
+            })),
+          ),
+        ),
+      ),
+    }));
+    await createApplySet(c, namespace, 'noise', {
+      url: server.url,
+      path: 'app',
+      serviceAccountName: 'tenant',
+      interval: '10m',
+    });
+    const view = await waitForReady(
+      c,
+      namespace,
+      'noise',
+      'False',
+      (v) => v.status?.lastAttemptedRevision === `main@sha1:${commit}`,
+      150_000,
+    );
+    expect(Math.round((await peakRssOf(controller)) / MiB)).toBeLessThan(CHART_MEMORY_LIMIT / MiB);
+    expect(condition(view, 'Ready')?.message).toContain('per manifest file');
+    expect(controller.child.exitCode).toBeNull();
+  }, 180_000);
 });

@@ -4,6 +4,7 @@
  * thousandth of it, so nothing big is ever held in the test's memory or committed as a fixture.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 
@@ -42,6 +43,14 @@ export function writeZeroBlob(gitDir: string, bytes: number): Promise<string> {
     for (let left = bytes; left > 0; left -= chunk.length) {
       await write(stdin, left >= chunk.length ? chunk : chunk.subarray(0, left));
     }
+  });
+}
+
+/** A blob of `bytes` random bytes (it packs to its own size), from a stream; its oid. */
+export function writeRandomBlob(gitDir: string, bytes: number): Promise<string> {
+  return gitWithInput(gitDir, ['hash-object', '-w', '--stdin'], async (stdin) => {
+    for (let left = bytes; left > 0; left -= 1 << 20)
+      await write(stdin, randomBytes(Math.min(left, 1 << 20)));
   });
 }
 
