@@ -154,12 +154,18 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   const allowedHosts = options.allowedHosts ?? [];
   const lock = new KeyedReadWriteLock();
   const objectCaches = new RepositoryObjectCaches();
+  /** How often each repository was removed from disk: part of the flight key. */
+  const removals = new Map<string, number>();
   const budget = new GitCacheBudget({
     cacheDir: options.cacheDir,
     maxBytes: options.cacheMaxBytes ?? DEFAULT_GIT_CACHE_MAX_BYTES,
     maxRepositoryBytes: options.cacheMaxRepositoryBytes ?? DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
     lock,
-    onRemoved: (key) => objectCaches.drop(key),
+    onRemoved: (key) => {
+      objectCaches.drop(key);
+      // A finished fetch of a removed repository must not answer again: its commit is gone from disk.
+      removals.set(key, (removals.get(key) ?? 0) + 1);
+    },
   });
   const shared: SharedFetchContext = {
     budget,
@@ -181,7 +187,12 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       callerSignal?.throwIfAborted();
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
-      const key = [repository.cacheKey, JSON.stringify(request.ref), credentialsKey(credentials)].join('\n');
+      const key = [
+        repository.cacheKey,
+        removals.get(repository.cacheKey) ?? 0,
+        JSON.stringify(request.ref),
+        credentialsKey(credentials),
+      ].join('\n');
       const result = flights.join(key, fetchOptions.maxAgeMs ?? 0, () =>
         fetchShared(shared, repository, request.ref, credentials, fetchOptions.timeoutMs ?? timeoutMs),
       );

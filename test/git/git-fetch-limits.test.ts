@@ -128,12 +128,16 @@ describe('the bounds of the cache on disk', () => {
     const [a, b] = servers as [GitTestServer, GitTestServer];
     // Room for one repository of this size, not two.
     const git = createGitSource({ cacheDir, cacheMaxBytes: 3_000 });
-    const first = await git.fetch({ url: a.url, ref: { branch: 'main' } });
+    const polling = { maxAgeMs: 60_000 };
+    const first = await git.fetch({ url: a.url, ref: { branch: 'main' } }, polling);
     expect(await cached()).toEqual([keyOf(a)]);
     await git.fetch({ url: b.url, ref: { branch: 'main' } });
     expect(await cached()).toEqual([keyOf(b)]);
-    // The evicted repository is fetched again when it is needed, and read.
-    await git.fetch({ url: a.url, ref: { commit: first.commit } });
+    // The evicted repository is fetched again when it is needed, even by a poll that would take a
+    // young fetch's answer, and read.
+    const requests = a.requests.length;
+    await git.fetch({ url: a.url, ref: { branch: 'main' } }, polling);
+    expect(a.requests.length).toBeGreaterThan(requests);
     const files = await git.readManifests({ url: a.url, commit: first.commit });
     expect(files.map((file) => file.text)).toEqual([`${CONFIG}# a\n`]);
     expect(await cached()).toEqual([keyOf(a)]);
