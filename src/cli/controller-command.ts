@@ -16,6 +16,7 @@ import {
   type TenancyConfig,
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
+import { GIT_LIMIT_OPTIONS, GIT_LIMIT_USAGE, gitLimitConfig } from './git-limit-flags.js';
 
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
@@ -26,6 +27,9 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--allow-cross-namespace-refs [--allow-secret-refs-from NS,...]]
                           [--allow-nested-applysets]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
+                          [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
+                          [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
+                          [--git-cache-max-repository-bytes 256Mi]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -67,7 +71,8 @@ Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab,
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
 names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
 receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
-`;
+
+${GIT_LIMIT_USAGE}`;
 
 class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -144,6 +149,7 @@ const CONTROLLER_OPTIONS = {
   'allow-cross-namespace-refs': { type: 'boolean', default: false },
   'allow-secret-refs-from': { type: 'string', default: '' },
   'allow-nested-applysets': { type: 'boolean', default: false },
+  ...GIT_LIMIT_OPTIONS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -194,6 +200,7 @@ function parseControllerFlags(
       ...tenancy,
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       ...webhook,
+      ...gitLimitConfig(values),
     },
   };
 }

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { KubeCredentials } from '../kube/kube-credentials.js';
 import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
 import type { SourceHostList } from '../git/source-host-list.js';
+import type { GitFetchLimits } from '../git/git-fetch-limits.js';
 
 /**
  * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
@@ -26,6 +27,12 @@ export interface ControllerConfig {
   /** Watch only the ApplySets this label selector matches (`--watch-label-selector`, a shard). */
   readonly watchLabelSelector?: string;
   readonly gitCacheDir: string;
+  /** What one fetch may bring (`--git-max-object-bytes`, `--git-max-fetch-bytes`, `--git-max-fetch-objects`). */
+  readonly gitFetchLimits?: GitFetchLimits;
+  /** The Git cache's bytes on disk in total (`--git-cache-max-bytes`). */
+  readonly gitCacheMaxBytes?: number;
+  /** One repository's bytes on disk before its next fetch starts it over (`--git-cache-max-repository-bytes`). */
+  readonly gitCacheMaxRepositoryBytes?: number;
   /** POD_NAME, else hostname and pid. */
   readonly identity: string;
   /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */

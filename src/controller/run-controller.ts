@@ -143,6 +143,11 @@ function wireReconciler(
       cacheDir: config.gitCacheDir,
       allowedHosts: config.allowedSourceHosts ?? [],
       requireCredentialHosts: config.requireSecretSourceHosts === true,
+      ...(config.gitFetchLimits === undefined ? {} : { fetchLimits: config.gitFetchLimits }),
+      ...(config.gitCacheMaxBytes === undefined ? {} : { cacheMaxBytes: config.gitCacheMaxBytes }),
+      ...(config.gitCacheMaxRepositoryBytes === undefined
+        ? {}
+        : { cacheMaxRepositoryBytes: config.gitCacheMaxRepositoryBytes }),
     }),
     recordEvent: createEventRecorder({
       client,

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LruMap } from '../kube/lru-map.js';
+import { GitAuthError, GitUnreachableError } from './git-error.js';
 import type { BasicCredentials } from './parse-repository-url.js';
 
 /**
@@ -56,4 +57,42 @@ export function credentialIdentity(key: Buffer): (credentials: BasicCredentials 
 /** A fresh HMAC key for credentialIdentity. */
 export function identityKey(): Buffer {
   return randomBytes(32);
+}
+
+/** Who asks for a fetch: its credentials, their identity and how old a proof of its access may be. */
+export interface Caller {
+  readonly credentials: BasicCredentials | undefined;
+  readonly identity: string;
+  readonly windowMs: number;
+}
+
+/**
+ * Runs `fetch` for `caller`, told whether the caller's credentials proved access to `repository` within
+ * its window (then a commit the cache holds may be answered without the server). A fetch or ref
+ * advertisement with them records a new proof; a refusal ends the old one, so a revoked token is not
+ * answered from the cache.
+ */
+export async function withAccessProof<T extends { readonly askedServer: boolean }>(
+  proofs: AccessProofs,
+  repository: string,
+  caller: Caller,
+  fetch: (accessProven: boolean) => Promise<T>,
+): Promise<T> {
+  const accessProven = proofs.provenWithin(repository, caller.identity, caller.windowMs);
+  let resolved: T;
+  try {
+    resolved = await fetch(accessProven);
+  } catch (error) {
+    if (isRefusal(error)) proofs.forget(repository, caller.identity);
+    throw error;
+  }
+  if (resolved.askedServer) proofs.record(repository, caller.identity);
+  return resolved;
+}
+
+/** The server said no to these credentials: 401, 403, or 404 (how GitHub hides a repository from them). */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof GitAuthError || (error instanceof GitUnreachableError && error.detail === 'HTTP 404')
+  );
 }

@@ -4,6 +4,9 @@ import {
   sourceHostOf,
   type SourceHostList,
 } from './source-host-list.js';
+import { GitCredentialsNotForHostError, GitSourceNotAllowedError } from './git-error.js';
+import type { RepositoryUrl } from './parse-repository-url.js';
+import { sourceUrlRefusal } from './source-url-refusal.js';
 
 /**
  * Why credentials must not be sent to `url`, or undefined when they may, phrased to follow their subject
@@ -24,4 +27,20 @@ export function credentialsRefusal(
   if (sourceHostListAllows(hosts, url)) return undefined;
   const listed = hosts.length === 0 ? 'no host' : hosts.join(', ');
   return `is for ${listed} (annotation ${SOURCE_HOSTS_ANNOTATION}), not ${sourceHostOf(url)}`;
+}
+
+/** Both refusals come before any request: nothing goes out, with or without the credentials. */
+export function refuseDisallowedSource(
+  repository: RepositoryUrl,
+  auth: { readonly hosts?: SourceHostList | undefined; readonly from?: string | undefined } | undefined,
+  allowedHosts: SourceHostList,
+  requireCredentialHosts: boolean,
+): void {
+  const sourceRefusal = sourceUrlRefusal(repository.url, allowedHosts);
+  if (sourceRefusal !== undefined) throw new GitSourceNotAllowedError(repository.url, sourceRefusal);
+  if (auth === undefined) return;
+  const refusal = credentialsRefusal(repository.url, auth.hosts, requireCredentialHosts);
+  if (refusal !== undefined) {
+    throw new GitCredentialsNotForHostError(repository.url, `${auth.from ?? 'they'} ${refusal}`);
+  }
 }

@@ -18,7 +18,8 @@ export type GitErrorCode =
   | 'GIT_CREDENTIALS_NOT_FOR_HOST'
   | 'GIT_INVALID_PATH'
   | 'GIT_PATH_NOT_FOUND'
-  | 'GIT_UNSAFE_TREE';
+  | 'GIT_UNSAFE_TREE'
+  | 'GIT_REPOSITORY_TOO_LARGE';
 
 abstract class GitError extends IntentError {
   abstract readonly code: GitErrorCode;
@@ -191,6 +192,21 @@ export class GitUnsafeTreeError extends IntentError {
   }
 }
 
+/**
+ * The repository is over a limit of the controller (an object's size, a fetch's bytes or objects, see
+ * git-fetch-limits.ts): refused before it was inflated or kept, so it costs the controller nothing more.
+ * Stalled until the source changes: fetching the same commit again would be refused again.
+ */
+export class GitRepositoryTooLargeError extends GitError {
+  override readonly name = 'GitRepositoryTooLargeError';
+  readonly code = 'GIT_REPOSITORY_TOO_LARGE';
+  readonly reason = 'RepositoryTooLarge';
+  readonly intent = 'stalled';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`${url} is over a limit of the controller: ${detail}`, url, options);
+  }
+}
+
 export type GitSourceError =
   | GitAuthError
   | GitUnreachableError
@@ -198,7 +214,8 @@ export type GitSourceError =
   | GitRepositoryNotFoundError
   | GitFetchError
   | GitSourceNotAllowedError
-  | GitCredentialsNotForHostError;
+  | GitCredentialsNotForHostError
+  | GitRepositoryTooLargeError;
 
 export function isGitSourceError(error: unknown): error is GitSourceError {
   return error instanceof GitError;

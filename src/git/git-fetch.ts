@@ -4,6 +4,8 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { classifyGitError } from './classify-git-error.js';
 import { GitFetchError, GitRefNotFoundError } from './git-error.js';
+import type { GitFetchLimits } from './git-fetch-limits.js';
+import { packCheckingFs } from './fetch-limit-guards.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
 import { hasErrorCode } from './has-error-code.js';
 import type { BasicCredentials } from './parse-repository-url.js';
@@ -30,6 +32,8 @@ export interface CacheFetchInput {
    * the cache holds is answered without asking the server. Otherwise the server is asked first.
    */
   readonly accessProven: boolean;
+  /** What a received pack may hold; checked before isomorphic-git writes or indexes it. */
+  readonly limits: GitFetchLimits;
 }
 
 export interface ResolvedCommit {
@@ -73,7 +77,7 @@ interface FetchSession {
 }
 
 async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit> {
-  const { url, ref, credentials, gitdir, signal, http } = input;
+  const { url, ref, credentials, gitdir, signal, http, limits } = input;
   await ensureRepository(gitdir, url);
   const cache = {};
   const session: FetchSession = {
@@ -81,7 +85,7 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
     gitdir,
     cache,
     common: {
-      fs,
+      fs: packCheckingFs(url, limits),
       http,
       gitdir,
       url,

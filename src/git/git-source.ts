@@ -9,18 +9,22 @@ import {
   credentialIdentity,
   identityKey,
   MAX_ACCESS_PROOF_AGE_MS,
+  withAccessProof,
   type AccessProofs,
+  type Caller,
 } from './access-proofs.js';
-import { credentialsRefusal } from './credentials-refusal.js';
+import { refuseDisallowedSource } from './credentials-refusal.js';
 import { createFetchFlights } from './fetch-flights.js';
 import { followRedirects } from './follow-redirects.js';
 import { fetchIntoCache } from './git-fetch.js';
+import { GitUnreachableError } from './git-error.js';
 import {
-  GitAuthError,
-  GitCredentialsNotForHostError,
-  GitSourceNotAllowedError,
-  GitUnreachableError,
-} from './git-error.js';
+  DEFAULT_GIT_CACHE_MAX_BYTES,
+  DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
+  GitCacheBudget,
+} from './git-cache-budget.js';
+import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
+import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
@@ -28,7 +32,6 @@ import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from '.
 import { readCachedManifests } from './read-cached-manifests.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
 import type { SourceHostList } from './source-host-list.js';
-import { sourceUrlRefusal } from './source-url-refusal.js';
 
 /**
  * Basic credentials, or a token. A token is sent as HTTP basic with username `git` and the token as
@@ -119,6 +122,12 @@ export interface GitSourceOptions {
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
   readonly now?: () => number;
+  /** What one fetch may bring (object size, bytes, objects); DEFAULT_GIT_FETCH_LIMITS where not given. */
+  readonly fetchLimits?: Partial<GitFetchLimits>;
+  /** The cache's bytes on disk, all repositories together (`--git-cache-max-bytes`). Default 768 MiB. */
+  readonly cacheMaxBytes?: number;
+  /** One repository's bytes on disk, past which its next fetch starts it over. Default 256 MiB. */
+  readonly cacheMaxRepositoryBytes?: number;
 }
 
 export { MAX_ACCESS_PROOF_AGE_MS };
@@ -160,7 +169,21 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   const allowedHosts = options.allowedHosts ?? [];
   const lock = new KeyedReadWriteLock();
   const objectCaches = new RepositoryObjectCaches();
+  /** How often each repository was removed from disk: part of the flight key. */
+  const removals = new Map<string, number>();
+  const budget = new GitCacheBudget({
+    cacheDir: options.cacheDir,
+    maxBytes: options.cacheMaxBytes ?? DEFAULT_GIT_CACHE_MAX_BYTES,
+    maxRepositoryBytes: options.cacheMaxRepositoryBytes ?? DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
+    lock,
+    onRemoved: (key) => {
+      objectCaches.drop(key);
+      // A finished fetch of a removed repository must not answer again: its commit is gone from disk.
+      removals.set(key, (removals.get(key) ?? 0) + 1);
+    },
+  });
   const shared: SharedFetchContext = {
+    budget,
     cacheDir: options.cacheDir,
     lock,
     objectCaches,
@@ -168,6 +191,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     allowedHosts,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
     proofs: createAccessProofs(options.now ?? Date.now),
+    limits: { ...DEFAULT_GIT_FETCH_LIMITS, ...options.fetchLimits },
   };
   const flights = createFetchFlights<FetchedCommit>(options.now ?? Date.now);
   const identityOf = credentialIdentity(identityKey());
@@ -185,7 +209,13 @@ export function createGitSource(options: GitSourceOptions): GitSource {
         windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
       };
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
-      const key = [repository.cacheKey, JSON.stringify(request.ref), caller.identity].join('\n');
+      // A repository removed from disk counts in the key: a finished fetch of it must not answer again.
+      const key = [
+        repository.cacheKey,
+        removals.get(repository.cacheKey) ?? 0,
+        JSON.stringify(request.ref),
+        caller.identity,
+      ].join('\n');
       const result = flights.join(key, caller.windowMs, () =>
         fetchShared(shared, repository, request.ref, caller, fetchOptions.timeoutMs ?? timeoutMs),
       );
@@ -203,6 +233,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       signal?.throwIfAborted();
       const repository = parseRepositoryUrl(request.url);
       const { gitdir } = repositoryCachePaths(options.cacheDir, repository.cacheKey);
+      budget.touch(repository.cacheKey);
       const read = lock.run(repository.cacheKey, 'read', async () =>
         readCachedManifests({
           gitdir,
@@ -222,19 +253,14 @@ export function createGitSource(options: GitSourceOptions): GitSource {
 /** What a shared fetch needs of its source: the cache, the repository locks, the network policy. */
 interface SharedFetchContext {
   readonly cacheDir: string;
+  readonly budget: GitCacheBudget;
   readonly lock: KeyedReadWriteLock;
   readonly objectCaches: RepositoryObjectCaches;
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
   readonly maxPackFiles: number;
   readonly proofs: AccessProofs;
-}
-
-/** Who asks for a fetch: its credentials, their identity and how old a proof of its access may be. */
-interface Caller {
-  readonly credentials: BasicCredentials | undefined;
-  readonly identity: string;
-  readonly windowMs: number;
+  readonly limits: GitFetchLimits;
 }
 
 /**
@@ -248,76 +274,54 @@ async function fetchShared(
   caller: Caller,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
-  const { cacheDir, lock, objectCaches, lookup, allowedHosts, maxPackFiles, proofs } = context;
-  const { credentials, identity } = caller;
-  const signal = AbortSignal.timeout(deadlineMs);
+  const { cacheDir, lock, objectCaches, lookup, allowedHosts, limits, budget } = context;
+  // A fetch over a limit is stopped like one out of time: its requests are bound to this signal.
+  const overLimit = new AbortController();
+  const signal = AbortSignal.any([AbortSignal.timeout(deadlineMs), overLimit.signal]);
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const http = followRedirects(abortableHttpClient(signal, { lookup }), {
+  const redirecting = followRedirects(abortableHttpClient(signal, { lookup }), {
     repositoryUrl: repository.url,
     allowedHosts,
   });
-  const work = lock.run(repository.cacheKey, 'write', async () => {
-    const { url } = repository;
-    // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
-    objectCaches.drop(repository.cacheKey);
-    const accessProven = proofs.provenWithin(repository.cacheKey, identity, caller.windowMs);
-    let resolved;
-    try {
-      resolved = await fetchIntoCache({
-        url,
-        ref,
-        credentials,
-        gitdir,
-        signal,
-        http,
-        maxPackFiles,
-        accessProven,
-      });
-    } catch (error) {
-      // A refusal ends what these credentials proved before: a revoked token is not answered from the cache.
-      if (isRefusal(error)) proofs.forget(repository.cacheKey, identity);
-      throw error;
-    }
-    if (resolved.askedServer) proofs.record(repository.cacheKey, identity);
-    return {
-      revision: formatRevision(ref, resolved.commit),
-      commit: resolved.commit,
-      fetched: resolved.fetched,
-    };
-  });
+  const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
+    overLimit.abort(refusal),
+  );
+  const work = lock
+    .run(repository.cacheKey, 'write', async () => {
+      // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
+      objectCaches.drop(repository.cacheKey);
+      await budget.beforeFetch(repository.cacheKey);
+      try {
+        return await withAccessProof(context.proofs, repository.cacheKey, caller, (accessProven) =>
+          fetchIntoCache({
+            ...{ url: repository.url, ref, credentials: caller.credentials, gitdir, signal, http },
+            ...{ maxPackFiles: context.maxPackFiles, limits, accessProven },
+          }),
+        );
+      } finally {
+        await budget.afterFetch(repository.cacheKey);
+      }
+    })
+    .then(async (resolved) => {
+      // Outside the lock: evicting takes other repositories' write locks.
+      await budget.evict(repository.cacheKey);
+      return {
+        revision: formatRevision(ref, resolved.commit),
+        commit: resolved.commit,
+        fetched: resolved.fetched,
+      };
+    });
   try {
     return await raceSignal(work, signal);
   } catch (error) {
+    if (overLimit.signal.aborted) throw overLimit.signal.reason;
     if (signal.aborted) {
       throw new GitUnreachableError(repository.url, `no answer within ${deadlineMs} ms`, { cause: error });
     }
     throw error;
   }
-}
-
-/** Both refusals come before any request: nothing goes out, with or without the credentials. */
-function refuseDisallowedSource(
-  repository: RepositoryUrl,
-  auth: GitAuth | undefined,
-  allowedHosts: SourceHostList,
-  requireCredentialHosts: boolean,
-): void {
-  const sourceRefusal = sourceUrlRefusal(repository.url, allowedHosts);
-  if (sourceRefusal !== undefined) throw new GitSourceNotAllowedError(repository.url, sourceRefusal);
-  if (auth === undefined) return;
-  const refusal = credentialsRefusal(repository.url, auth.hosts, requireCredentialHosts);
-  if (refusal !== undefined) {
-    throw new GitCredentialsNotForHostError(repository.url, `${auth.from ?? 'they'} ${refusal}`);
-  }
-}
-
-/** The server said no to these credentials: 401, 403, or 404 (how GitHub hides a repository from them). */
-function isRefusal(error: unknown): boolean {
-  return (
-    error instanceof GitAuthError || (error instanceof GitUnreachableError && error.detail === 'HTTP 404')
-  );
 }
 
 function toBasicCredentials(auth: GitAuth | undefined): BasicCredentials | undefined {

@@ -56,9 +56,9 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  *
  * Each file's size is checked before its bytes are decoded to text, as the directory reader checks it:
  * a file over the limit is listed unread, for `parseManifestSet` to refuse naming it, and once the set
- * is over its total nothing more is read. isomorphic-git hands out a blob only whole, inflated; its
- * fetch has already inflated every object of the pack to index it, so checking the size in the pack's
- * object header first would not bound memory any better.
+ * is over its total nothing more is read. isomorphic-git hands out a blob only whole, inflated: what
+ * bounds its memory is the fetch, which refused any pack holding an object over
+ * `--git-max-object-bytes` by its header before the object was ever inflated (packLimitRefusal).
  */
 export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<ManifestFile[]> {
   const view = createCommitTreeView(input);

@@ -173,6 +173,16 @@ describe('the chart with default values', () => {
       '--leader-elect',
       '--concurrency',
       '4',
+      '--git-max-object-bytes',
+      '16Mi',
+      '--git-max-fetch-bytes',
+      '48Mi',
+      '--git-max-fetch-objects',
+      '50000',
+      '--git-cache-max-bytes',
+      '768Mi',
+      '--git-cache-max-repository-bytes',
+      '256Mi',
     ]);
     expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'info' });
   });
@@ -394,6 +404,16 @@ describe('the chart with rbac.namespaced=true', () => {
       '4',
       '--namespace',
       'team-a',
+      '--git-max-object-bytes',
+      '16Mi',
+      '--git-max-fetch-bytes',
+      '48Mi',
+      '--git-max-fetch-objects',
+      '50000',
+      '--git-cache-max-bytes',
+      '768Mi',
+      '--git-cache-max-repository-bytes',
+      '256Mi',
     ]);
   }, HELM_TIMEOUT_MS);
 
@@ -473,6 +493,25 @@ describe('the chart values', () => {
     ]);
     const none = await render({ 'tenancy.applyAsController': 'true' }, ['--set-json', 'rbac.childRules=[]']);
     expect(none.filter((o) => o.metadata.name.endsWith('-children'))).toEqual([]);
+  }, HELM_TIMEOUT_MS);
+
+  it('set the Git bounds, each to its flag, and keep the cache bound under the emptyDir', async () => {
+    const objects = await render({
+      'gitLimits.maxObjectBytes': '4Mi',
+      'gitLimits.maxFetchBytes': '32Mi',
+      'gitLimits.maxFetchObjects': '1000',
+      'gitCache.maxBytes': '512Mi',
+      'gitCache.maxRepositoryBytes': '64Mi',
+    });
+    const args = controllerContainer(objects).container.args;
+    const valueOf = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(
+      ['--git-max-object-bytes', '--git-max-fetch-bytes', '--git-max-fetch-objects'].map(valueOf),
+    ).toEqual(['4Mi', '32Mi', '1000']);
+    expect(['--git-cache-max-bytes', '--git-cache-max-repository-bytes'].map(valueOf)).toEqual([
+      '512Mi',
+      '64Mi',
+    ]);
   }, HELM_TIMEOUT_MS);
 
   it('restrict the source hosts, and keep requiring Secrets to name theirs under tenancy.applyAsController', async () => {

@@ -1,0 +1,27 @@
+import { gitLimitConfig, parseSizeFlag } from '../../src/cli/git-limit-flags.js';
+
+describe('the Git bound flags', () => {
+  it('read sizes with Ki, Mi and Gi, and counts without a unit', () => {
+    expect(parseSizeFlag('git-max-object-bytes', '16Mi')).toBe(16 * 1024 * 1024);
+    expect(parseSizeFlag('git-cache-max-bytes', '1Gi')).toBe(1024 ** 3);
+    expect(parseSizeFlag('git-max-fetch-bytes', '512Ki')).toBe(512 * 1024);
+    expect(parseSizeFlag('git-max-fetch-objects', '50000')).toBe(50_000);
+  });
+
+  it.each(['0', '-1', '1.5Mi', '16MB', '', 'Mi', '99999999999999999Gi'])(
+    'refuse %j naming the flag',
+    (text) => {
+      expect(() => parseSizeFlag('git-max-object-bytes', text)).toThrow(
+        `--git-max-object-bytes must be a positive number (with Ki, Mi or Gi for sizes), got "${text}"`,
+      );
+    },
+  );
+
+  it('leave the defaults where no flag is given', () => {
+    expect(gitLimitConfig({ 'git-max-fetch-objects': '10' })).toEqual({
+      gitFetchLimits: { maxObjectBytes: 16 * 1024 ** 2, maxFetchBytes: 48 * 1024 ** 2, maxFetchObjects: 10 },
+      gitCacheMaxBytes: 768 * 1024 ** 2,
+      gitCacheMaxRepositoryBytes: 256 * 1024 ** 2,
+    });
+  });
+});
