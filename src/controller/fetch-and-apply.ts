@@ -113,9 +113,17 @@ export async function fetchAndApply(
     const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
     return { outcome, ...storedBy(healthWait) };
   }
-  const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
-  if (refused !== undefined) return { outcome: refused, ...storedBy(healthWait) };
+  // The engine's writes of the ApplySet (as the controller) moved its resourceVersion, even when every
+  // write as the account was refused: the status write must start from there.
   const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
+  const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
+  if (refused !== undefined) {
+    return {
+      outcome: refused,
+      ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
+      ...storedBy(healthWait),
+    };
+  }
   return {
     outcome: outcomeOf(result, revision),
     steady,

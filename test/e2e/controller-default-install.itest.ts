@@ -226,6 +226,22 @@ describe("a fresh install with the chart's default values", () => {
         namespace: teamA,
         body: { metadata: { name: 'git-token' }, stringData: { username: 'deploy', password: PASSWORD } },
       });
+      // The account may read the Secret (it is read as the account): what stops the token is the host.
+      await rbac.createNamespacedRole({
+        namespace: teamA,
+        body: {
+          metadata: { name: 'git-token' },
+          rules: [{ apiGroups: [''], resources: ['secrets'], resourceNames: ['git-token'], verbs: ['get'] }],
+        },
+      });
+      await rbac.createNamespacedRoleBinding({
+        namespace: teamA,
+        body: {
+          metadata: { name: 'git-token' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'git-token' },
+          subjects: [{ kind: 'ServiceAccount', name: 'applyset-deployer', namespace: teamA }],
+        },
+      });
       await createApplySet(tenant, teamA, 'token', { url: git.url, secretName: 'git-token' });
       const view = await stalled('token', 'CredentialsNotForHost');
       expect(condition(view, 'Ready')?.message).toContain(
