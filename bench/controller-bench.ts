@@ -181,10 +181,10 @@ function applySetsYaml(
 }
 
 /**
-  * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps (the
-  * controller writes the inventory as itself), so the controller acts as n identities (what one
-  * identity costs it). Without it, the one account the controller applies every ApplySet as by default,
-  * applyset-deployer, bound to that Role.
+ * `--tenants`: a ServiceAccount per ApplySet, each bound to one Role that may write ConfigMaps (the
+ * controller writes the inventory as itself), so the controller acts as n identities (what one
+ * identity costs it). Without it, the one account the controller applies every ApplySet as by default,
+ * applyset-deployer, bound to that Role.
  */
 function tenantsYaml(namespace: string, n: number, tenants: boolean): string {
   const role =
