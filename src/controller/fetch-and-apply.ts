@@ -113,22 +113,16 @@ export async function fetchAndApply(
     const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
     return { outcome, ...storedBy(healthWait) };
   }
-  // The engine's writes of the ApplySet (as the controller) moved its resourceVersion, even when every
-  // write as the account was refused: the status write must start from there.
+  // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
   const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
   const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
-  if (refused !== undefined) {
-    return {
-      outcome: refused,
-      ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
-      ...storedBy(healthWait),
-    };
-  }
+  const moved = parentResourceVersion === undefined ? {} : { parentResourceVersion };
+  if (refused !== undefined) return { outcome: refused, ...moved, ...storedBy(healthWait) };
   return {
     outcome: outcomeOf(result, revision),
     steady,
     ...(result.inventory === undefined ? {} : { held: result.inventory }),
-    ...(parentResourceVersion === undefined ? {} : { parentResourceVersion }),
+    ...moved,
     ...storedBy(healthWait),
   };
 }
