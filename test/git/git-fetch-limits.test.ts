@@ -41,7 +41,9 @@ describe('the bounds of a fetch', () => {
     return names.filter((name) => name.endsWith('.pack'));
   };
 
-  const source = (options: Partial<GitSourceOptions> = {}) => createGitSource({ cacheDir, ...options });
+  // The test Git server is on loopback, which a source may name only when allowed.
+  const source = (options: Partial<GitSourceOptions> = {}) =>
+    createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'], ...options });
 
   beforeEach(async () => {
     cacheDir = await mkdtemp(path.join(os.tmpdir(), 'git-fetch-limits-cache-'));
@@ -101,6 +103,30 @@ describe('the bounds of a fetch', () => {
     await expect(refused).rejects.toMatchObject({ reason: 'RepositoryTooLarge' });
     expect(await packsOf(hostile.url)).toEqual([]);
   });
+
+  it('fetches large repositories one at a time past the large-fetch threshold, every one to its end', async () => {
+    const large = await Promise.all(['large-a', 'large-b', 'large-c'].map((name) => serve(name)));
+    for (const server of large) {
+      await commitBeside(server, {
+        mode: '100644',
+        name: 'noise.bin',
+        oid: await server.writeObject('blob', randomBytes(300_000)),
+      });
+    }
+    const git = source({ largeFetchBytes: 50_000 });
+    const fetched = await Promise.all(
+      large.map((server) => git.fetch({ url: server.url, ref: { branch: 'main' } })),
+    );
+    expect(fetched.map((commit) => commit.fetched)).toEqual([true, true, true]);
+    for (const [i, server] of large.entries()) {
+      const files = await git.readManifests({
+        url: server.url,
+        commit: fetched[i]?.commit ?? '',
+        path: 'app',
+      });
+      expect(files.map((file) => file.path)).toEqual(['cm.yaml']);
+    }
+  });
 });
 
 describe('the bounds of the cache on disk', () => {
@@ -127,7 +153,7 @@ describe('the bounds of the cache on disk', () => {
   it('removes the repository used least recently once the cache is over --git-cache-max-bytes', async () => {
     const [a, b] = servers as [GitTestServer, GitTestServer];
     // Room for one repository of this size, not two.
-    const git = createGitSource({ cacheDir, cacheMaxBytes: 3_000 });
+    const git = createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'], cacheMaxBytes: 3_000 });
     const polling = { maxAgeMs: 60_000 };
     const first = await git.fetch({ url: a.url, ref: { branch: 'main' } }, polling);
     expect(await cached()).toEqual([keyOf(a)]);
@@ -149,7 +175,7 @@ describe('the bounds of the cache on disk', () => {
       const { gitdir } = repositoryCachePaths(cacheDir, keyOf(a));
       return (await readdir(path.join(gitdir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'));
     };
-    const git = createGitSource({ cacheDir, cacheMaxRepositoryBytes: 1 });
+    const git = createGitSource({ cacheDir, allowedHosts: ['127.0.0.1'], cacheMaxRepositoryBytes: 1 });
     await git.fetch({ url: a.url, ref: { branch: 'main' } });
     await a.writeFiles({ 'more.yaml': CONFIG });
     const second = await git.fetch({ url: a.url, ref: { branch: 'main' } });
