@@ -68,11 +68,19 @@ describe('no ApplySet takes over a sibling through its Git', () => {
       coreRule('configmaps', 'secrets'),
       { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'patch', 'update'] },
     ]);
-    controllers.push(await startLockedDownController({ namespace }));
+    // The accounts the suite's ApplySets name, which the chart lets the controller impersonate by name only.
+    const accounts = (names: string[]) =>
+      Object.fromEntries(names.map((name, i) => [`tenancy.serviceAccountNames[${i}]`, name]));
+    controllers.push(
+      await startLockedDownController({
+        namespace,
+        values: accounts(['ops', 'web-plain', 'web-writer', 'plain']),
+      }),
+    );
     controllers.push(
       await startLockedDownController({
         namespace: nesting,
-        values: { 'tenancy.allowNestedApplySets': 'true' },
+        values: { 'tenancy.allowNestedApplySets': 'true', ...accounts(['apps', 'child']) },
       }),
     );
   });
