@@ -12,7 +12,9 @@ import {
   type ApplySetView,
 } from './e2e-kit.js';
 import { stopControllersAndGit } from './controller-testbed.js';
+import { DEFAULT_DEPLOYER } from './default-deployer.js';
 import { GitServerPool } from './git-server-pool.js';
+import { grantAccountIn } from './locked-down-controller.js';
 
 // Issue #9.2: spec.source.secretRef.namespace. The controller reads a credentials Secret with its own
 // rights, so a Secret of another namespace would be the controller's to lend, not the ApplySet author's.
@@ -52,6 +54,11 @@ describe('the controller and secretRefs to other namespaces', () => {
       namespace: team,
       args: ['--allow-cross-namespace-refs', '--allow-secret-refs-from', shared],
     });
+    // The Secret is read as the team's account (issue #23), which the shared namespace lets read it by
+    // name; the other namespace grants nothing, and the controller refuses it before asking anyway.
+    await grantAccountIn(c, { namespace: team, name: DEFAULT_DEPLOYER }, shared, [
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['git-credentials'], verbs: ['get'] },
+    ]);
   });
 
   afterAll(() => stopControllersAndGit(servers));
