@@ -45,7 +45,7 @@ describe('the controller and sources on its own side of the network', () => {
       await createTenantAccount(c, namespace, 'deployer', [coreRule('configmaps')]);
     }
     // The defaults, with nothing allowed; and the same controller told that 127.0.0.1 is a Git host.
-    await startController({ namespace: guarded, args: [] });
+    await startController({ namespace: guarded, args: [], allowLoopbackGit: false });
     await startController({ namespace: allowed, args: ['--allowed-source-hosts', '127.0.0.1'] });
   });
 

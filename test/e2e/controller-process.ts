@@ -40,6 +40,11 @@ export async function startController(options: {
    * as applyset-deployer of its namespace: that account is made there, bound to `admin`.
    */
   readonly provisionDeployer?: boolean;
+  /**
+   * false: leave loopback refused, as the controller's defaults do (a suite about that refusal). By
+   * default the harness's Git servers, on loopback, are allowed with `--allowed-source-hosts 127.0.0.1`.
+   */
+  readonly allowLoopbackGit?: boolean;
 }): Promise<ControllerProcess> {
   const given = options.args ?? [];
   const account = deployerAccount(given);
@@ -60,7 +65,7 @@ export async function startController(options: {
     cacheDir,
     ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
     // The harness's Git servers listen on loopback, which the controller refuses unless allowed.
-    ...(given.some((arg) => arg.startsWith('--allowed-source-hosts'))
+    ...(options.allowLoopbackGit === false || given.some((arg) => arg.startsWith('--allowed-source-hosts'))
       ? []
       : ['--allowed-source-hosts', '127.0.0.1']),
     ...given,
