@@ -2,7 +2,7 @@
  * How the controller's image runs node, read from the Dockerfile itself: the flags its ENTRYPOINT gives
  * node before `bin/applyset.js`, and the malloc setting of its ENV. The controller bench runs `dist/`
  * with exactly these, and the chart's test checks that its command carries the same flags, so the
- * figures quoted in the README are those of the image and the three cannot drift apart.
+ * figures quoted in docs/performance.md are those of the image and the three cannot drift apart.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
