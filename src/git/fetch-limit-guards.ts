@@ -1,6 +1,5 @@
 import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { describeLimit, type GitFetchLimits } from './git-fetch-limits.js';
-import { raceSignal } from './abortable-http-client.js';
 import { GitRepositoryTooLargeError } from './git-error.js';
 import { gitFs } from './git-fs.js';
 import { packLimitRefusal } from './pack-limit-refusal.js';
@@ -41,13 +40,10 @@ export function byteCountingHttpClient(
   url: string,
   limits: GitFetchLimits,
   stop: (refusal: GitRepositoryTooLargeError) => void,
-  large?: LargeFetchTurn,
 ): HttpClient {
   let received = 0;
-  const count = async (chunk: Uint8Array): Promise<void> => {
+  const count = (chunk: Uint8Array): void => {
     received += chunk.byteLength;
-    // Past the threshold, the rest waits for this fetch's turn: one large fetch at a time.
-    if (large !== undefined && received > large.thresholdBytes) await large.entered();
     if (received <= limits.maxFetchBytes) return;
     const refusal = new GitRepositoryTooLargeError(
       url,
@@ -67,12 +63,12 @@ export function byteCountingHttpClient(
 function withCountedBody(
   response: GitHttpResponse,
   body: AsyncIterableIterator<Uint8Array>,
-  count: (chunk: Uint8Array) => Promise<void>,
+  count: (chunk: Uint8Array) => void,
 ): GitHttpResponse {
   const iterator: AsyncIterableIterator<Uint8Array> = {
     next: async () => {
       const result = await body.next();
-      if (result.done !== true) await count(result.value);
+      if (result.done !== true) count(result.value);
       return result;
     },
     return: async (value?: unknown) => {
@@ -84,53 +80,4 @@ function withCountedBody(
     },
   };
   return { ...response, body: iterator };
-}
-
-/**
- * One fetch's place in the LargeFetchGate: `entered` resolves (at once after the first call) when no
- * other large fetch is running, or rejects when the fetch's signal aborts; `leave` gives the turn on,
- * whether it was taken or not, and must be called once the fetch is over.
- */
-export interface LargeFetchTurn {
-  readonly thresholdBytes: number;
-  readonly entered: () => Promise<void>;
-  readonly leave: () => void;
-}
-
-/**
- * Past this many bytes received, a fetch is large: isomorphic-git holds a pack about 5.4 times over
- * while it writes and indexes it, so each fetch near --git-max-fetch-bytes costs some 260 MiB, and
- * --concurrency fetches of different repositories at once would pass the chart's 512 MiB together.
- */
-export const LARGE_FETCH_BYTES = 8 * 1024 * 1024;
-
-/**
- * Lets one large fetch at a time go past LARGE_FETCH_BYTES; the others pause reading their answer
- * there (TCP holds the rest), each holding at most the threshold. No deadlock: the fetch whose turn it
- * is never waits for another. A paused fetch's deadline keeps running: one that runs out is retried.
- */
-export function createLargeFetchGate(
-  thresholdBytes = LARGE_FETCH_BYTES,
-): (signal: AbortSignal) => LargeFetchTurn {
-  let tail: Promise<void> = Promise.resolve();
-  return (signal) => {
-    let leave!: () => void;
-    const left = new Promise<void>((resolve) => {
-      leave = resolve;
-    });
-    let turn: Promise<void> | undefined;
-    let queued = false;
-    return {
-      thresholdBytes,
-      entered: () => {
-        if (!queued) {
-          queued = true;
-          turn = tail;
-          tail = tail.then(() => left);
-        }
-        return raceSignal(turn ?? Promise.resolve(), signal);
-      },
-      leave: () => leave(),
-    };
-  };
 }

@@ -24,7 +24,7 @@ import {
   GitCacheBudget,
 } from './git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
-import { byteCountingHttpClient, createLargeFetchGate, type LargeFetchTurn } from './fetch-limit-guards.js';
+import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
@@ -124,8 +124,6 @@ export interface GitSourceOptions {
   readonly now?: () => number;
   /** What one fetch may bring (object size, bytes, objects); DEFAULT_GIT_FETCH_LIMITS where not given. */
   readonly fetchLimits?: Partial<GitFetchLimits>;
-  /** Past this many bytes, a fetch waits until no other large fetch runs. Default LARGE_FETCH_BYTES. */
-  readonly largeFetchBytes?: number;
   /** The cache's bytes on disk, all repositories together (`--git-cache-max-bytes`). Default 768 MiB. */
   readonly cacheMaxBytes?: number;
   /** One repository's bytes on disk, past which its next fetch starts it over. Default 256 MiB. */
@@ -194,7 +192,6 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
     proofs: createAccessProofs(options.now ?? Date.now),
     limits: { ...DEFAULT_GIT_FETCH_LIMITS, ...options.fetchLimits },
-    largeFetches: createLargeFetchGate(options.largeFetchBytes),
   };
   const flights = createFetchFlights<FetchedCommit>(options.now ?? Date.now);
   const identityOf = credentialIdentity(identityKey());
@@ -264,8 +261,6 @@ interface SharedFetchContext {
   readonly maxPackFiles: number;
   readonly proofs: AccessProofs;
   readonly limits: GitFetchLimits;
-  /** One large fetch at a time (createLargeFetchGate): their packs are what the controller's memory holds. */
-  readonly largeFetches: (signal: AbortSignal) => LargeFetchTurn;
 }
 
 /**
@@ -290,13 +285,8 @@ async function fetchShared(
     repositoryUrl: repository.url,
     allowedHosts,
   });
-  const large = context.largeFetches(signal);
-  const http = byteCountingHttpClient(
-    redirecting,
-    repository.url,
-    limits,
-    (refusal) => overLimit.abort(refusal),
-    large,
+  const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
+    overLimit.abort(refusal),
   );
   const work = lock
     .run(repository.cacheKey, 'write', async () => {
@@ -311,7 +301,6 @@ async function fetchShared(
           }),
         );
       } finally {
-        large.leave();
         await budget.afterFetch(repository.cacheKey);
       }
     })

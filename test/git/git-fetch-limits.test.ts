@@ -103,30 +103,6 @@ describe('the bounds of a fetch', () => {
     await expect(refused).rejects.toMatchObject({ reason: 'RepositoryTooLarge' });
     expect(await packsOf(hostile.url)).toEqual([]);
   });
-
-  it('fetches large repositories one at a time past the large-fetch threshold, every one to its end', async () => {
-    const large = await Promise.all(['large-a', 'large-b', 'large-c'].map((name) => serve(name)));
-    for (const server of large) {
-      await commitBeside(server, {
-        mode: '100644',
-        name: 'noise.bin',
-        oid: await server.writeObject('blob', randomBytes(300_000)),
-      });
-    }
-    const git = source({ largeFetchBytes: 50_000 });
-    const fetched = await Promise.all(
-      large.map((server) => git.fetch({ url: server.url, ref: { branch: 'main' } })),
-    );
-    expect(fetched.map((commit) => commit.fetched)).toEqual([true, true, true]);
-    for (const [i, server] of large.entries()) {
-      const files = await git.readManifests({
-        url: server.url,
-        commit: fetched[i]?.commit ?? '',
-        path: 'app',
-      });
-      expect(files.map((file) => file.path)).toEqual(['cm.yaml']);
-    }
-  });
 });
 
 describe('the bounds of the cache on disk', () => {
