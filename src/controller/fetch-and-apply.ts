@@ -10,11 +10,7 @@ import type { Logger } from '../observability/create-logger.js';
 import { readGitAuth, type ApplySetApi } from './applyset-api.js';
 import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
 import { impersonatedUser, parentOf } from './applyset-subject.js';
-import {
-  impersonationForbidden,
-  isImpersonationRefusal,
-  serviceAccountNotFound,
-} from './service-account-stall.js';
+import { refusedImpersonation, serviceAccountNotFound } from './service-account-stall.js';
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
@@ -109,13 +105,13 @@ export async function fetchAndApply(
       healthWait === undefined ? request : { ...request, onHealthWait: healthWait.onHealthWait },
     );
   } catch (error) {
-    const refused = refusedImpersonation(error, namespace, serviceAccount, revision);
+    const refused = refusedImpersonation({ thrown: error }, namespace, serviceAccount, revision);
     const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
     return { outcome, ...storedBy(healthWait) };
   }
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
   const parentResourceVersion = healthWait?.written()?.resourceVersion ?? result.parentResourceVersion;
-  const refused = refusedImpersonation(result, namespace, serviceAccount, revision);
+  const refused = refusedImpersonation({ result }, namespace, serviceAccount, revision);
   const moved = parentResourceVersion === undefined ? {} : { parentResourceVersion };
   if (refused !== undefined) return { outcome: refused, ...moved, ...storedBy(healthWait) };
   return {
@@ -125,35 +121,6 @@ export async function fetchAndApply(
     ...moved,
     ...storedBy(healthWait),
   };
-}
-
-/**
- * ImpersonationForbidden when the API server refused to let the controller act as the account (the
- * chart lets it impersonate only named accounts): every request of the run was refused alike, so the
- * set stalls with that, rather than list each object as failed and retry.
- */
-function refusedImpersonation(
-  thrownOrResult: unknown,
-  namespace: string,
-  serviceAccount: string | undefined,
-  revision: string,
-): ReconcileOutcome | undefined {
-  if (serviceAccount === undefined) return undefined;
-  const messages: string[] = [];
-  if (isApplySetResult(thrownOrResult)) {
-    for (const outcome of thrownOrResult.outcomes)
-      if (outcome.action === 'failed') messages.push(outcome.message);
-  } else {
-    for (let error = thrownOrResult; error instanceof Error; error = error.cause)
-      messages.push(error.message);
-  }
-  return messages.some(isImpersonationRefusal)
-    ? impersonationForbidden(namespace, serviceAccount, revision)
-    : undefined;
-}
-
-function isApplySetResult(value: unknown): value is ApplySetResult {
-  return typeof value === 'object' && value !== null && 'outcomes' in value && !(value instanceof Error);
 }
 
 /** The status the health wait wrote, which the run's final status is compared with. */

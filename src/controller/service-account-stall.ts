@@ -1,4 +1,5 @@
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
+import type { ApplySetResult } from '../apply/apply-set-contract.js';
 
 /**
  * Stalled: the ServiceAccount an ApplySet is applied as does not exist in its namespace. One line that
@@ -49,4 +50,31 @@ export function impersonationForbidden(
       `Name an account the controller may use (chart value tenancy.serviceAccountNames, see docs/multi-tenancy.md)`,
     ...(revision === undefined ? {} : { revision }),
   };
+}
+
+/** What the engine run as an account gave: its result, or what it threw. */
+export type ImpersonatedRun = { readonly result: ApplySetResult } | { readonly thrown: unknown };
+
+/**
+ * ImpersonationForbidden when the API server refused to let the controller act as the account (the
+ * chart lets it impersonate only named accounts): every request of the run was refused alike, so the
+ * set stalls with that, rather than list each object as failed and retry.
+ */
+export function refusedImpersonation(
+  run: ImpersonatedRun,
+  namespace: string,
+  serviceAccount: string | undefined,
+  revision: string,
+): ReconcileOutcome | undefined {
+  if (serviceAccount === undefined) return undefined;
+  const messages: string[] = [];
+  if ('result' in run) {
+    for (const outcome of run.result.outcomes)
+      if (outcome.action === 'failed') messages.push(outcome.message);
+  } else {
+    for (let error = run.thrown; error instanceof Error; error = error.cause) messages.push(error.message);
+  }
+  return messages.some(isImpersonationRefusal)
+    ? impersonationForbidden(namespace, serviceAccount, revision)
+    : undefined;
 }
