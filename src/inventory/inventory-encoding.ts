@@ -96,7 +96,7 @@ export class InventoryPastLimitError extends IntentError {
 export function decodeInventory(annotations: Readonly<Record<string, string | undefined>>): string {
   const plain = annotations[MetadataKeys.lastAppliedObjects] ?? '';
   if (plain.trim() !== COMPRESSED_MARKER) {
-    refuseTooManyLines(Buffer.from(plain, 'utf8'), MetadataKeys.lastAppliedObjects);
+    refuseTooManyLines(plain, MetadataKeys.lastAppliedObjects);
     return plain;
   }
   const packed = annotations[COMPRESSED_INVENTORY_KEY];
@@ -125,9 +125,10 @@ function inflateBounded(packed: Buffer): Buffer {
   }
 }
 
-function refuseTooManyLines(text: Buffer, key: string): void {
+/** Counted in place, on the annotation's string or the inflated bytes: no copy per reconcile. */
+function refuseTooManyLines(text: string | Buffer, key: string): void {
   let lines = 1;
-  for (let at = text.indexOf(0x0a); at >= 0; at = text.indexOf(0x0a, at + 1)) {
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
     lines += 1;
     if (lines > MAX_INVENTORY_LINES) {
       throw new InventoryPastLimitError(key, `holds more than ${MAX_INVENTORY_LINES} lines`);
