@@ -11,9 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { DEFAULT_DEPLOYER_ACCOUNT, type RunningController } from '../src/controller/controller-config.js';
+import {
+  DEFAULT_DEPLOYER_ACCOUNT,
+  type RunningController,
+} from '../src/controller/runtime/controller-config.js';
 import { parseSourceHostList } from '../src/git/source-host-list.js';
-import { runController } from '../src/controller/run-controller.js';
+import { runController } from '../src/controller/runtime/run-controller.js';
 import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { loadKubeConfig } from '../src/kube/load-kube-config.js';
 import { createLogger } from '../src/observability/create-logger.js';

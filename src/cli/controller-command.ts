@@ -2,8 +2,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../api/durations.js';
-import { defaultIdentity, type ControllerConfig } from '../controller/controller-config.js';
-import { runController } from '../controller/run-controller.js';
+import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
+import { runController } from '../controller/runtime/run-controller.js';
+import type { EngineHooks } from '../controller/runtime/shared-engines.js';
 import { parseSourceHostList } from '../git/source-host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
@@ -89,7 +90,7 @@ export const controllerCommand: Command = (argv, io) => runControllerCommand(arg
 export async function runControllerCommand(
   argv: readonly string[],
   io: CliIo,
-  extra: Pick<ControllerConfig, 'afterEngineStep'>,
+  hooks: EngineHooks,
 ): Promise<number> {
   let config: ControllerConfig;
   let level: string;
@@ -108,7 +109,7 @@ export async function runControllerCommand(
     throw error;
   }
   const logger = createLogger({ level, destination: io.stdout });
-  const controller = await runController({ ...config, ...extra }, logger);
+  const controller = await runController(config, logger, hooks);
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutdown requested');
     void controller.stop();

@@ -3,7 +3,7 @@ import {
   DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
 } from '../git/git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS } from '../git/git-fetch-limits.js';
-import type { ControllerConfig } from '../controller/controller-config.js';
+import type { ControllerConfig } from '../controller/runtime/controller-config.js';
 
 /** The controller's bounds on what a repository may cost it: parseArgs options, parsed below. */
 export const GIT_LIMIT_OPTIONS = {

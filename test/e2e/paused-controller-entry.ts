@@ -17,7 +17,7 @@ process.exitCode = await runControllerCommand(
   process.argv.slice(3),
   { stdout: process.stdout, stderr: process.stderr, env: { ...process.env }, cwd: process.cwd() },
   {
-    afterEngineStep: (step) => {
+    afterStep: (step) => {
       if (dir === '' || step.type !== pauseAt || !existsSync(path.join(dir, 'armed'))) return;
       try {
         // 'wx': only the first replica to get here pauses, once.

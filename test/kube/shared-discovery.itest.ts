@@ -3,7 +3,7 @@ import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
 // The controller reads discovery and OpenAPI once, as itself, for every ServiceAccount it impersonates
-// (src/controller/shared-engines.ts). That is only right if the API server gives every user the same
+// (src/controller/runtime/shared-engines.ts). That is only right if the API server gives every user the same
 // answers: RBAC decides what a user may do with a resource, not whether discovery or OpenAPI lists it.
 // Checked here against the real server, with an account that has no role at all.
 

@@ -1,6 +1,6 @@
-import { KubeApiError } from '../kube/kube-api-error.js';
-import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { KubeApiError } from '../../kube/kube-api-error.js';
+import type { KubeClient } from '../../kube/kube-client.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 
 export interface LeaseClientOptions {
   readonly client: KubeClient;

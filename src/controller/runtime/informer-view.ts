@@ -7,10 +7,10 @@
  * set), a `kubectl apply`'s copy of the spec, and `status.inventory` (capped at 128 KiB). For a fleet,
  * that is the difference between a cache the size of the specs and one the size of everything applied.
  */
-import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
-import { MetadataKeys } from '../inventory/metadata-keys.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import { LAST_APPLIED_ANNOTATION } from '../merge/last-applied-configuration.js';
+import { COMPRESSED_INVENTORY_KEY } from '../../inventory/inventory-encoding.js';
+import { MetadataKeys } from '../../inventory/metadata-keys.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { LAST_APPLIED_ANNOTATION } from '../../merge/last-applied-configuration.js';
 
 const DROPPED_ANNOTATIONS: readonly string[] = [
   LAST_APPLIED_ANNOTATION,

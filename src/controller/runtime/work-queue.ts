@@ -1,22 +1,7 @@
 import PQueue from 'p-queue';
-import { createKeyTimers, type KeyTimerSlot } from './key-timers.js';
-import type { Requeue } from '../api/requeue.js';
-import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../api/requeue-delay.js';
-
-export type TimerHandle = unknown;
-
-/** The clock and timers, injected so the queue's scheduling can be tested without waiting. */
-export interface QueueClock {
-  now(): number;
-  setTimer(callback: () => void, delayMs: number): TimerHandle;
-  clearTimer(handle: TimerHandle): void;
-}
-
-export const systemQueueClock: QueueClock = {
-  now: () => Date.now(),
-  setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
-  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import { createKeyTimers, systemQueueClock, type KeyTimerSlot, type QueueClock } from './key-timers.js';
+import type { Requeue } from '../../api/requeue.js';
+import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../../api/requeue-delay.js';
 
 export interface WorkQueueOptions {
   /** How many keys are processed at once, in total. */

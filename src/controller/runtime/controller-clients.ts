@@ -4,13 +4,13 @@
  * unfenced one and the engines' shared connection send the same credential, so an exec plugin runs
  * once for all of them (and a tokenFile is read once a period), not once per connection.
  */
-import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { createKubeClient, type KubeClient } from '../kube/kube-client.js';
-import { createKubeConnection } from '../kube/kube-connection.js';
-import type { Logger } from '../observability/create-logger.js';
+import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
+import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
+import { createKubeConnection } from '../../kube/kube-connection.js';
+import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
 import { LeadershipLostError, type LeaderElection } from './leader-election.js';
-import { sharedEngines } from './shared-engines.js';
+import { sharedEngines, type EngineHooks } from './shared-engines.js';
 
 /** The clients of the controller, all counted by its metrics: the one door to the API server. */
 export interface ControllerClients {
@@ -32,7 +32,8 @@ export interface ControllerClients {
 }
 
 export interface ControllerClientsOptions {
-  readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect' | 'afterEngineStep'>;
+  readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect'>;
+  readonly hooks?: EngineHooks;
   readonly logger: Logger;
   /** Counts each request sent (the controller's metrics). */
   readonly countRequest: (method: string, path: string) => void;
@@ -59,7 +60,7 @@ export function controllerClients(options: ControllerClientsOptions): Controller
     logger,
     countRequest,
     ...fenced,
-    ...(config.afterEngineStep === undefined ? {} : { afterStep: config.afterEngineStep }),
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
   const unfenced = () => createKubeClient({ onRequest: countRequest, credentials });
   const readerAs = (user: string | undefined) =>

@@ -1,10 +1,10 @@
-import { KubeApiError } from '../kube/kube-api-error.js';
-import type { KubeClient } from '../kube/kube-client.js';
-import { startWebhookServer, type WebhookServer } from '../http/start-webhook-server.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import type { Logger } from '../observability/create-logger.js';
-import { applySetPath } from './applyset-api.js';
-import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
+import { KubeApiError } from '../../kube/kube-api-error.js';
+import type { KubeClient } from '../../kube/kube-client.js';
+import { startWebhookServer, type WebhookServer } from '../../http/start-webhook-server.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import type { Logger } from '../../observability/create-logger.js';
+import { applySetPath } from '../applyset-api.js';
+import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../../api/applyset-types.js';
 import { pushTargets } from './push-targets.js';
 
 export interface PushWebhookOptions {

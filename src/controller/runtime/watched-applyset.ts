@@ -2,12 +2,12 @@ import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
-} from '../api/applyset-types.js';
-import { dependentsOf, readinessProblem } from '../api/dependencies.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import { impersonatedUser } from './applyset-subject.js';
+} from '../../api/applyset-types.js';
+import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { impersonatedUser } from '../applyset-subject.js';
 import type { SecretReference } from './secret-change-poller.js';
-import type { InformerEvent } from './supervised-informer.js';
+import type { InformerEvent } from './informer-cache.js';
 
 /*
  * Pure readings of an ApplySet as the informer holds it (raw JSON): which watch events call for a

@@ -1,17 +1,18 @@
 import { setMaxListeners } from 'node:events';
-import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../api/applyset-types.js';
-import { createGitSource } from '../git/git-source.js';
-import { startProbeServer, type ProbeServer } from '../http/start-probe-server.js';
-import type { WebhookServer } from '../http/start-webhook-server.js';
-import { createControllerMetrics, type ControllerMetrics } from '../observability/controller-metrics.js';
-import type { Logger } from '../observability/create-logger.js';
-import { readSecretVersion } from './applyset-api.js';
+import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../../api/applyset-types.js';
+import { createGitSource } from '../../git/git-source.js';
+import { startProbeServer, type ProbeServer } from '../../http/start-probe-server.js';
+import type { WebhookServer } from '../../http/start-webhook-server.js';
+import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
+import type { Logger } from '../../observability/create-logger.js';
+import { readSecretVersion } from '../applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
-import { createEventRecorder } from './event-recorder.js';
+import { createEventRecorder } from '../event-recorder.js';
 import { informerView } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
-import { createReconciler, type Reconciler } from './reconcile-applyset.js';
+import type { EngineHooks } from './shared-engines.js';
+import { createReconciler, type Reconciler } from '../reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
@@ -41,7 +42,11 @@ interface ControllerSignals {
  * readiness and metrics. Every replica keeps its informers warm, so a new leader starts at once and a non-leader is
  * ready too.
  */
-export async function runController(config: ControllerConfig, logger: Logger): Promise<RunningController> {
+export async function runController(
+  config: ControllerConfig,
+  logger: Logger,
+  hooks: EngineHooks = {},
+): Promise<RunningController> {
   const signals = controllerSignals();
   const metrics = createControllerMetrics();
   const leadership: { election?: LeaderElection } = {};
@@ -50,6 +55,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     logger,
     countRequest: (method, path) => metrics.countKubeRequest(method, path),
     leadership,
+    hooks,
   });
   const secretRefNamespaces: ReadonlySet<string> = new Set(
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),

@@ -1,5 +1,5 @@
-import { repositoryIdentity, type PushEvent } from '../http/push-event.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { repositoryIdentity, type PushEvent } from '../../http/push-event.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 
 /**
  * The ApplySets a push concerns, as `namespace/name`: those whose spec.source.url names the pushed

@@ -1,4 +1,4 @@
-import { dependentsToWake, needsReconcile } from '../../src/controller/watched-applyset.js';
+import { dependentsToWake, needsReconcile } from '../../../src/controller/runtime/watched-applyset.js';
 
 describe('needsReconcile', () => {
   const object = (generation: number, annotations: Record<string, string> = {}, extra: object = {}) => ({

@@ -1,5 +1,12 @@
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import type { InformerEvent } from './supervised-informer.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+export type InformerEventType = 'added' | 'modified' | 'deleted';
+
+export interface InformerEvent {
+  readonly type: InformerEventType;
+  readonly object: JsonObject;
+  /** The cached object before a modification or deletion. */
+  readonly previous?: JsonObject;
+}
 
 /** The informer's objects by namespace and name; every change made to it is reported as an event. */
 export interface InformerCache {

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeClient } from '../kube/kube-client.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 import { createLeaseClient, type LeaseClient } from './lease-client.js';
 
 export interface LeaderElectionOptions {

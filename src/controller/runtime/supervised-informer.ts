@@ -1,23 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import { createInformerCache } from './informer-cache.js';
-import { WatchExpiredError, WatchStalledError, watchOnce, type WatchOnceOptions } from './watch-once.js';
-
-export type InformerEventType = 'added' | 'modified' | 'deleted';
-
-export interface InformerEvent {
-  readonly type: InformerEventType;
-  readonly object: JsonObject;
-  /** The cached object before a modification or deletion. */
-  readonly previous?: JsonObject;
-}
-
-export interface InformerLogger {
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-  debug(object: object, message: string): void;
-}
+import type { KubeClient } from '../../kube/kube-client.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { createInformerCache, type InformerEvent } from './informer-cache.js';
+import {
+  WatchExpiredError,
+  WatchStalledError,
+  watchOnce,
+  type InformerLogger,
+  type WatchOnceOptions,
+} from './watch-once.js';
 
 export interface SupervisedInformerOptions {
   /** For the LIST and the WATCH. */

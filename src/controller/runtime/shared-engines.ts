@@ -2,15 +2,15 @@
  * The apply engines of the controller, one per identity it acts as, sharing everything an engine
  * would otherwise keep for itself (issue #14: 1,000 tenants, each with a ServiceAccount of its own).
  */
-import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
-import { createNoOpMemo, noOpMemoFor } from '../apply/remember-no-op.js';
-import type { ApplySetEngineOptions } from '../apply/run-context.js';
-import { createKubeClient } from '../kube/kube-client.js';
-import type { KubeConnection } from '../kube/kube-connection.js';
-import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
-import { createRestMapper } from '../kube/rest-mapper.js';
-import type { Logger } from '../observability/create-logger.js';
+import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
+import { createApplySetEngine } from '../../apply/create-apply-set-engine.js';
+import { createNoOpMemo, noOpMemoFor } from '../../apply/remember-no-op.js';
+import type { ApplySetEngineOptions } from '../../apply/run-context.js';
+import { createKubeClient } from '../../kube/kube-client.js';
+import type { KubeConnection } from '../../kube/kube-connection.js';
+import { createOpenApiPatchMetaSource } from '../../kube/openapi-patch-meta-source.js';
+import { createRestMapper } from '../../kube/rest-mapper.js';
+import type { Logger } from '../../observability/create-logger.js';
 
 export interface SharedEnginesOptions {
   /** The connection every identity's requests share (sockets, TLS), over the controller's credentials. */
@@ -19,6 +19,15 @@ export interface SharedEnginesOptions {
   readonly countRequest: (method: string, path: string) => void;
   /** The leader fence every write of every identity passes. */
   readonly writeFence?: () => void;
+  readonly hooks?: EngineHooks;
+}
+
+/**
+ * What a test entry point may hang on every engine the controller makes, never set by a flag or by
+ * ControllerConfig: the split-brain fault test pauses the process after a plan step (SIGSTOP) to play a
+ * leader frozen mid-reconcile.
+ */
+export interface EngineHooks {
   readonly afterStep?: ApplySetEngineOptions['afterStep'];
 }
 
@@ -31,7 +40,8 @@ export interface SharedEnginesOptions {
  * dropped after it, so there is no table of identities to grow or to evict.
  */
 export function sharedEngines(options: SharedEnginesOptions): (user: string | undefined) => ApplySetEngine {
-  const { connection, logger, countRequest, writeFence, afterStep } = options;
+  const { connection, logger, countRequest, writeFence } = options;
+  const afterStep = options.hooks?.afterStep;
   const fenced = writeFence === undefined ? {} : { writeFence };
   // Discovery and OpenAPI only read: as the controller itself, unfenced.
   const reader = createKubeClient({ connection, onRequest: countRequest });

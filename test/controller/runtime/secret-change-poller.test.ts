@@ -2,7 +2,7 @@ import {
   startSecretChangePoller,
   type SecretChangePoller,
   type SecretReference,
-} from '../../src/controller/secret-change-poller.js';
+} from '../../../src/controller/runtime/secret-change-poller.js';
 
 /** Polls `condition` until it holds or the deadline passes: no fixed sleeps. */
 async function waitFor(condition: () => boolean, deadlineMs = 5_000): Promise<void> {

@@ -1,10 +1,15 @@
-import type { JsonObject } from '../manifests/json-value.js';
-import { isJsonObject } from '../manifests/json-value.js';
+import type { JsonObject } from '../../manifests/json-value.js';
+import { isJsonObject } from '../../manifests/json-value.js';
 import { resourceVersionOf } from './informer-cache.js';
-import type { KubeClient } from '../kube/kube-client.js';
-import type { InformerLogger } from './supervised-informer.js';
+import type { KubeClient } from '../../kube/kube-client.js';
 
 /** 410 Gone: our resourceVersion left the server's window; only a new LIST can continue. */
+export interface InformerLogger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  debug(object: object, message: string): void;
+}
+
 export class WatchExpiredError extends Error {
   override readonly name = 'WatchExpiredError';
   readonly code = 'WATCH_EXPIRED';

@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
-import type { KubeCredentials } from '../kube/kube-credentials.js';
-import type { ApplySetEngineOptions } from '../apply/create-apply-set-engine.js';
-import type { SourceHostList } from '../git/source-host-list.js';
-import type { GitFetchLimits } from '../git/git-fetch-limits.js';
+import type { KubeCredentials } from '../../kube/kube-credentials.js';
+import type { SourceHostList } from '../../git/source-host-list.js';
+import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
 
 /**
  * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
@@ -79,11 +78,6 @@ export interface ControllerConfig {
   readonly webhookSecret?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
-  /**
-   * Called by the engine after each step of a plan; the split-brain fault test pauses the process
-   * there (SIGSTOP) to play a leader frozen mid-reconcile. Not settable from the command line.
-   */
-  readonly afterEngineStep?: ApplySetEngineOptions['afterStep'];
 }
 
 export interface RunningController {

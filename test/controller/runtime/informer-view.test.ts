@@ -2,9 +2,9 @@ import {
   dependentsToWake,
   needsReconcile,
   secretReferenceOf,
-} from '../../src/controller/watched-applyset.js';
-import { informerView } from '../../src/controller/informer-view.js';
-import type { JsonObject } from '../../src/manifests/json-value.js';
+} from '../../../src/controller/runtime/watched-applyset.js';
+import { informerView } from '../../../src/controller/runtime/informer-view.js';
+import type { JsonObject } from '../../../src/manifests/json-value.js';
 
 /** An ApplySet as the API server sends it after a few reconciles of a set of 2,000 objects. */
 function servedApplySet(): JsonObject {

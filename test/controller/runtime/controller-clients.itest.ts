@@ -7,18 +7,18 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
-import { controllerClients } from '../../src/controller/controller-clients.js';
-import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
-import { currentClusterOf, currentUserOf } from '../../src/kube/kubeconfig-model.js';
-import { loadKubeConfig } from '../../src/kube/load-kube-config.js';
-import { createLogger } from '../../src/observability/create-logger.js';
-import { configMapYaml, requestFor, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { controllerClients } from '../../../src/controller/runtime/controller-clients.js';
+import { createKubeCredentials } from '../../../src/kube/kube-credentials.js';
+import { currentClusterOf, currentUserOf } from '../../../src/kube/kubeconfig-model.js';
+import { loadKubeConfig } from '../../../src/kube/load-kube-config.js';
+import { createLogger } from '../../../src/observability/create-logger.js';
+import { configMapYaml, requestFor, writeSetDirectory } from '../../apply/apply-test-kit.js';
 import {
   adminKubeConfig,
   adminKubeconfigPath,
   createNamespace,
   uniqueName,
-} from '../harness/test-cluster.js';
+} from '../../harness/test-cluster.js';
 
 const namespace = uniqueName('controller-clients');
 let dir: string;

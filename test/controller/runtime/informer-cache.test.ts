@@ -1,6 +1,6 @@
-import { createInformerCache } from '../../src/controller/informer-cache.js';
-import type { InformerEvent } from '../../src/controller/supervised-informer.js';
-import { applySetKey } from '../../src/controller/watched-applyset.js';
+import { createInformerCache } from '../../../src/controller/runtime/informer-cache.js';
+import type { InformerEvent } from '../../../src/controller/runtime/informer-cache.js';
+import { applySetKey } from '../../../src/controller/runtime/watched-applyset.js';
 
 describe('createInformerCache', () => {
   const applySet = (name: string, resourceVersion: string) => ({

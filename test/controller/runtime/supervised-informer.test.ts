@@ -1,10 +1,10 @@
+import type { InformerEvent } from '../../../src/controller/runtime/informer-cache.js';
 import {
   startSupervisedInformer,
-  type InformerEvent,
   type SupervisedInformerOptions,
-} from '../../src/controller/supervised-informer.js';
-import type { KubeClient } from '../../src/kube/kube-client.js';
-import type { JsonValue } from '../../src/manifests/json-value.js';
+} from '../../../src/controller/runtime/supervised-informer.js';
+import type { KubeClient } from '../../../src/kube/kube-client.js';
+import type { JsonValue } from '../../../src/manifests/json-value.js';
 
 const silent = { info: () => undefined, warn: () => undefined, debug: () => undefined };
 const item = (name: string, rv: string) => ({ metadata: { name, namespace: 'n', resourceVersion: rv } });

@@ -1,4 +1,17 @@
-import type { QueueClock, TimerHandle } from './work-queue.js';
+export type TimerHandle = unknown;
+
+/** The clock and timers, injected so the queue's scheduling can be tested without waiting. */
+export interface QueueClock {
+  now(): number;
+  setTimer(callback: () => void, delayMs: number): TimerHandle;
+  clearTimer(handle: TimerHandle): void;
+}
+
+export const systemQueueClock: QueueClock = {
+  now: () => Date.now(),
+  setTimer: (callback, delayMs) => setTimeout(callback, delayMs),
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /** A key's later run, if one is scheduled. */
 export interface KeyTimerSlot {

@@ -1,6 +1,7 @@
-import { backoffDelayMs, jitteredIntervalMs } from '../../src/api/requeue-delay.js';
-import { createWorkQueue, type QueueClock } from '../../src/controller/work-queue.js';
-import { type Requeue } from '../../src/api/requeue.js';
+import { backoffDelayMs, jitteredIntervalMs } from '../../../src/api/requeue-delay.js';
+import type { QueueClock } from '../../../src/controller/runtime/key-timers.js';
+import { createWorkQueue } from '../../../src/controller/runtime/work-queue.js';
+import { type Requeue } from '../../../src/api/requeue.js';
 
 /** A clock whose timers fire only when the test advances it. */
 function fakeClock(): QueueClock & { advance(ms: number): Promise<void>; pending(): number[] } {
