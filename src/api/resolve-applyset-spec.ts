@@ -42,9 +42,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
 
   // Each field is read in the order of the CRD, so the problems are listed in that order.
   const { url, ref, ...source } = resolveSourceSpec(spec['source'], fail);
-  const intervalMs = readDuration(spec, 'interval', fail) ?? DEFAULT_INTERVAL_MS;
-  const retryIntervalMs =
-    readDuration(spec, 'retryInterval', fail) ?? Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS);
+  const { intervalMs, retryIntervalMs } = resolveIntervals(spec, fail);
   const timeoutMs = readDuration(spec, 'timeout', fail) ?? DEFAULT_TIMEOUT_MS;
   const pruneMode = resolvePrune(spec['prune'], fail);
   const { driftMode, driftIgnore } = resolveDrift(spec, fail);
@@ -81,7 +79,51 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   };
 }
 
+/**
+ * What the controller needs of a spec it must act on even when the spec is invalid: a deletion (the
+ * finalizer prunes or releases the children whatever else is wrong), the requeue of a stalled run, and
+ * the informer's view of which Secret to poll. Read by the same field readers as resolveApplySetSpec,
+ * a wrong field left at its default; the account and target namespace as written, so a deletion acts as
+ * the same account the applies did.
+ */
+export interface LenientApplySetSpec {
+  readonly suspend: boolean;
+  readonly deletionPolicy: DeletionPolicy;
+  readonly serviceAccountName: string | undefined;
+  readonly targetNamespace: string | undefined;
+  readonly intervalMs: number;
+  readonly retryIntervalMs: number;
+  readonly secretName: string | undefined;
+  readonly secretNamespace: string | undefined;
+}
+
+export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
+  const ignore: SpecFail = () => undefined;
+  const raw = isRecord(spec) ? spec : {};
+  const { secretName, secretNamespace } = resolveSourceSpec(raw['source'], ignore);
+  return {
+    suspend: readBoolean(raw, 'suspend', ignore),
+    deletionPolicy: resolveDeletionPolicy(raw['deletionPolicy'], ignore),
+    serviceAccountName: readString(raw, 'serviceAccountName', 'spec.serviceAccountName', ignore),
+    targetNamespace: readString(raw, 'targetNamespace', 'spec.targetNamespace', ignore),
+    ...resolveIntervals(raw, ignore),
+    secretName,
+    secretNamespace,
+  };
+}
+
 type Spec = Readonly<Record<string, unknown>>;
+
+/** interval (default 5m) and retryInterval (default the smaller of interval and 1m). */
+function resolveIntervals(
+  spec: Spec,
+  fail: SpecFail,
+): Pick<LenientApplySetSpec, 'intervalMs' | 'retryIntervalMs'> {
+  const intervalMs = readDuration(spec, 'interval', fail) ?? DEFAULT_INTERVAL_MS;
+  const retryIntervalMs =
+    readDuration(spec, 'retryInterval', fail) ?? Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS);
+  return { intervalMs, retryIntervalMs };
+}
 
 function resolveSwitches(
   spec: Spec,

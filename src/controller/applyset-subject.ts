@@ -8,7 +8,6 @@ import {
   APPLYSET_VERSION,
   type ApplySet,
 } from '../api/applyset-types.js';
-import { parseDuration } from '../api/durations.js';
 import type { JsonObject } from '../manifests/json-value.js';
 
 /**
@@ -52,13 +51,4 @@ export function impersonatedUser(
   return serviceAccountName === undefined
     ? undefined
     : `system:serviceaccount:${namespace}:${serviceAccountName}`;
-}
-
-/** A duration of the spec, or the fallback when it is absent or does not parse (an invalid spec). */
-export function durationOr(text: string | undefined, fallback: number): number {
-  try {
-    return text === undefined ? fallback : parseDuration(text);
-  } catch {
-    return fallback;
-  }
 }

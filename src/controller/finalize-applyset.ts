@@ -1,47 +1,50 @@
 import { ApplySetParentNotFoundError } from '../apply/apply-set-input-error.js';
+import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { messageOf } from '../errors/message-of.js';
 import { InventoryParseError } from '../inventory/parse-inventory.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
-import { durationOr, impersonatedUser, parentOf, subjectOf } from './applyset-subject.js';
+import { impersonatedUser, parentOf, subjectOf } from './applyset-subject.js';
 import {
   APPLYSET_FINALIZER,
-  DEFAULT_INTERVAL_MS,
   DEFAULT_MAX_RETRY_INTERVAL_MS,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
 } from '../api/applyset-types.js';
 import { inventoryDamage } from './failure-outcome.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
-import type { ReconcilerDeps } from './reconcile-applyset.js';
 import type { Requeue } from '../api/requeue.js';
+import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ReconcileContext } from './reconcile-context.js';
+import { createStatusWriter, statusTime } from './status-writer.js';
+
+/** What the finalizer path needs beyond the reconcile's context: the engine, and the default account. */
+export interface FinalizeDeps extends ReconcileContext {
+  readonly engineFor: (user: string | undefined) => ApplySetEngine;
+  readonly defaultServiceAccountName: string | undefined;
+}
 
 /**
- * The finalizer path: prune every child with an empty set (deletionPolicy Delete), or release them
- * (Orphan: this set's ownership marks come off, so a new ApplySet of the same name adopts them
- * instead of finding them owned by a uid that no longer exists). Only then is the finalizer removed.
+ * The finalizer path (step 2 of reconcile-applyset.ts): prune every child with an empty set
+ * (deletionPolicy Delete), or release them (Orphan: this set's ownership marks come off, so a new
+ * ApplySet of the same name adopts them instead of finding them owned by a uid that no longer exists).
+ * Only then is the finalizer removed. The spec is read leniently: a deletion goes on whatever else in
+ * it is wrong.
  */
-export async function finalize(
-  deps: ReconcilerDeps,
-  api: ApplySetApi,
-  applySet: ApplySet,
-  log: Logger,
-): Promise<Requeue> {
+export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<Requeue> {
+  const { api, log } = deps;
   const finalizers = applySet.metadata.finalizers ?? [];
   if (!finalizers.includes(APPLYSET_FINALIZER)) return { kind: 'none' };
-  const raw = applySet.spec as unknown as Record<string, unknown>;
+  const spec = lenientApplySetSpec(applySet.spec);
   // Like Flux, a suspended object is let go without touching its children.
-  if (raw['suspend'] === true) {
+  if (spec.suspend) {
     log.info({}, 'deleted while suspended: children left untouched');
   } else {
-    const orphan = raw['deletionPolicy'] === 'Orphan';
+    const orphan = spec.deletionPolicy === 'Orphan';
     const { namespace } = applySet.metadata;
     // The same account as the applies: the default one when the spec names none.
-    const serviceAccount =
-      typeof raw['serviceAccountName'] === 'string'
-        ? raw['serviceAccountName']
-        : deps.defaultServiceAccountName;
-    const target = typeof raw['targetNamespace'] === 'string' ? raw['targetNamespace'] : namespace;
+    const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
+    const target = spec.targetNamespace ?? namespace;
     const verb = orphan ? 'releasing' : 'pruning';
     try {
       const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
@@ -97,25 +100,25 @@ export async function finalize(
  * (deletionPolicy: Orphan) is a new generation, which the watch hands back at once.
  */
 async function stallDeletion(
-  deps: ReconcilerDeps,
+  deps: FinalizeDeps,
   api: ApplySetApi,
   applySet: ApplySet,
   error: InventoryParseError,
   log: Logger,
 ): Promise<Requeue> {
   const message = `${inventoryDamage(error)}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
-  const intervalMs = durationOr(applySet.spec.interval, DEFAULT_INTERVAL_MS);
+  const { intervalMs, retryIntervalMs } = lenientApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome: { kind: 'stalled', reason: 'InventoryInvalid', message },
     previous: applySet.status,
     generation: applySet.metadata.generation,
     intervalMs,
-    retryIntervalMs: Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
-    now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    retryIntervalMs,
+    now: statusTime(deps.now()),
     handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
   });
   log.warn({ reason: 'InventoryInvalid' }, message);
-  await api.writeStatus(applySet, mapped.status, applySet.metadata.resourceVersion, deps.signal);
+  await createStatusWriter({ ...deps, api, log }, applySet).write(mapped.status);
   for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
   return mapped.requeue;
 }

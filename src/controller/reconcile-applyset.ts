@@ -1,143 +1,184 @@
-import { encodeGoJson } from '../merge/encode-go-json.js';
-import type { JsonValue } from '../manifests/json-value.js';
-import { randomBytes } from 'node:crypto';
-import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import type { GitSource } from '../git/git-source.js';
-import type { KubeClient } from '../kube/kube-client.js';
-import type { ControllerMetrics, ReconcileResult } from '../observability/controller-metrics.js';
-import type { Logger } from '../observability/create-logger.js';
-import { createApplySetApi, type ApplySetApi } from './applyset-api.js';
-import { durationOr, subjectOf } from './applyset-subject.js';
+/**
+ * One reconcile of an ApplySet, from its key to the last write of its status, in numbered steps
+ * (docs/architecture.md#2-the-path-of-one-reconcile tells the same numbers). Steps 1 to 4 decide whether
+ * there is anything to apply; 5 to 11 run it and end in an outcome, never a throw; 12 reports it.
+ */
+import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
-  DEFAULT_INTERVAL_MS,
   DEFAULT_MAX_RETRY_INTERVAL_MS,
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
   type ApplySetStatus,
 } from '../api/applyset-types.js';
-import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
-import { checkDependencies } from './check-dependencies.js';
-import type { EventRecorder } from './event-recorder.js';
-import { fetchAndApply, type RunOutcome } from './fetch-and-apply.js';
-import { createFightTracker, type FightVerdict } from '../api/fight-tracker.js';
-import { finalize } from './finalize-applyset.js';
+import { createFightTracker, type FightTracker, type FightVerdict } from '../api/fight-tracker.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
-import { zeroCounts } from './outcome-of.js';
 import type { Requeue } from '../api/requeue.js';
+import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
-
-export { impersonatedUser } from './applyset-subject.js';
-export { outcomeOf } from './outcome-of.js';
-
-export interface ReconcilerDeps {
-  /** The controller's own identity: the ApplySet, its finalizer, status and inventory. */
-  readonly client: KubeClient;
-  /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
-  readonly engineFor: (user: string | undefined) => ApplySetEngine;
-  /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
-  readonly readerAs: (user: string | undefined) => KubeClient;
-  /**
-   * `--allow-nested-applysets`: an ApplySet's manifests may hold ApplySets (app of apps), applied as
-   * its account, which then needs rights on applysets. Default false: such manifests are refused.
-   */
-  readonly allowNestedApplySets?: boolean;
-  /**
-   * `--default-service-account`: the ServiceAccount, in the ApplySet's own namespace, that an ApplySet
-   * without spec.serviceAccountName is applied as. Undefined: such an ApplySet is applied as the controller.
-   */
-  readonly defaultServiceAccountName?: string | undefined;
-  /**
-   * `--allow-secret-refs-from`: the namespaces whose Secrets an ApplySet of another namespace may name in
-   * spec.source.secretRef. Empty (the default): a Secret is only ever read from the ApplySet's own namespace.
-   */
-  readonly allowSecretRefsFrom: ReadonlySet<string>;
-  /**
-   * `--no-cross-namespace-refs`: said in a Secret's refusal, so the user knows which setting refused;
-   * a spec.dependsOn of another namespace is refused under it.
-   */
-  readonly noCrossNamespaceRefs: boolean;
-  readonly gitSource: GitSource;
-  readonly recordEvent: EventRecorder;
-  readonly metrics: ControllerMetrics;
-  readonly logger: Logger;
-  readonly now: () => number;
-  /** Aborted when the controller must stop at once (after the shutdown grace period). */
-  readonly signal: AbortSignal;
-}
+import type { ReconcileResult } from '../observability/controller-metrics.js';
+import { createApplySetApi } from './applyset-api.js';
+import { impersonatedUser, subjectOf } from './applyset-subject.js';
+import { checkDependencies } from './check-dependencies.js';
+import { appliedBefore, engineOutcome, engineRequest, runEngine, type EngineOutcome } from './engine-step.js';
+import {
+  fetchRevision,
+  missingServiceAccount,
+  onSchedule,
+  readCredentials,
+  readFiles,
+} from './fetch-steps.js';
+import { finalize } from './finalize-applyset.js';
+import { zeroCounts } from './outcome-of.js';
+import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
+import { createStatusWriter, statusTime, type StatusWriter } from './status-writer.js';
 
 /** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
 export type Reconciler = (key: string) => Promise<Requeue>;
 
-export function createReconciler(deps: ReconcilerDeps): Reconciler {
-  const api = createApplySetApi(deps.client);
+export function createReconciler(options: ReconcilerOptions): Reconciler {
+  const api = createApplySetApi(options.client);
   const fights = createFightTracker();
-
   return async (key) => {
-    const [namespace = '', name = ''] = key.split('/');
-    const log = deps.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') });
-    const started = deps.now();
-    const finish = (result: ReconcileResult, requeue: Requeue): Requeue => {
-      deps.metrics.observeReconcile(result, (deps.now() - started) / 1000, { namespace, name });
-      log.debug({ result, requeue }, 'reconcile finished');
-      return requeue;
-    };
-
-    // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
-    const read = await api.get(namespace, name, deps.signal);
-    if (read === undefined) {
-      fights.forget(key);
-      deps.metrics.setReady(namespace, name, undefined);
-      return finish('deleted', { kind: 'none' });
-    }
-
-    // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
-    if (read.metadata.deletionTimestamp !== undefined) {
-      return finish('deleted', await finalize(deps, api, read, log));
-    }
-
-    // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
-    // records no children yet gets it with the engine's inventory widen, the write before any child
-    // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
-    // From here on the run works on the ApplySet as the server last answered (the GET, or this PATCH):
-    // every later write of it is conditional on that object's resourceVersion, and the engine takes
-    // it rather than GET it again.
-    const held = read.metadata.finalizers ?? [];
-    const applySet =
-      !held.includes(APPLYSET_FINALIZER) && recordsChildren(read)
-        ? await api.setFinalizers(read, [...held, APPLYSET_FINALIZER], deps.signal)
-        : read;
-
-    // 4. Suspended: no fetch, no write, no status change, until the spec changes.
-    if (applySet.spec.suspend === true) {
-      log.debug({}, 'suspended');
-      return finish('suspended', { kind: 'none' });
-    }
-
-    // 5-8. Resolve the spec, fetch Git, load the files, apply and prune: an outcome, never a throw.
-    const run = await resolveAndRun(deps, api, applySet, log);
-
-    // Fight detection counts only runs whose changes were drift (a revision and spec applied before).
-    const fought =
-      run.outcome.kind === 'applied' && run.steady === true
-        ? fights.observe(key, run.outcome.corrections ?? [])
-        : fights.current(key);
-
-    // 9. Write the status once, record the events, count the objects.
-    const requeue = await report(
-      deps,
-      api,
-      applySet,
-      { ...run, fought },
-      run.parentResourceVersion ?? applySet.metadata.resourceVersion,
-      log,
-    );
-    if (requeue === 'conflict') {
-      return finish('retryable', { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS });
-    }
-    return finish(run.outcome.kind === 'applied' ? 'success' : run.outcome.kind, requeue);
+    const ctx = reconcileContext(options, api, key);
+    const started = ctx.now();
+    const { result, requeue } = await reconcile(ctx, options, fights);
+    ctx.metrics.observeReconcile(result, (ctx.now() - started) / 1000, {
+      namespace: ctx.namespace,
+      name: ctx.name,
+    });
+    ctx.log.debug({ result, requeue }, 'reconcile finished');
+    return requeue;
   };
+}
+
+interface Ended {
+  readonly result: ReconcileResult;
+  readonly requeue: Requeue;
+}
+
+async function reconcile(
+  ctx: ReconcileContext,
+  options: ReconcilerOptions,
+  fights: FightTracker,
+): Promise<Ended> {
+  const { api, key, namespace, name, signal } = ctx;
+
+  // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
+  const read = await api.get(namespace, name, signal);
+  if (read === undefined) {
+    fights.forget(key);
+    ctx.metrics.setReady(namespace, name, undefined);
+    return { result: 'deleted', requeue: { kind: 'none' } };
+  }
+
+  // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
+  if (read.metadata.deletionTimestamp !== undefined) {
+    const { engineFor, tenancy } = options;
+    const deps = { ...ctx, engineFor, defaultServiceAccountName: tenancy.defaultServiceAccountName };
+    return { result: 'deleted', requeue: await finalize(deps, read) };
+  }
+
+  // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
+  // records no children yet gets it with the engine's inventory widen, the write before any child
+  // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
+  // From here on the run works on the ApplySet as the server last answered (the GET, or this PATCH):
+  // every later write of it is conditional on that object's resourceVersion, and the engine takes
+  // it rather than GET it again.
+  const held = read.metadata.finalizers ?? [];
+  const applySet =
+    !held.includes(APPLYSET_FINALIZER) && recordsChildren(read)
+      ? await api.setFinalizers(read, [...held, APPLYSET_FINALIZER], signal)
+      : read;
+
+  // 4. Suspended: no fetch, no write, no status change, until the spec changes.
+  if (lenientApplySetSpec(applySet.spec).suspend) {
+    ctx.log.debug({}, 'suspended');
+    return { result: 'suspended', requeue: { kind: 'none' } };
+  }
+
+  // 5-11: an outcome, never a throw. Every status write goes through the one writer.
+  const status = createStatusWriter(ctx, applySet);
+  const run = await applyRevision(ctx, options, applySet, status);
+
+  // 12. Report: fights (counted only on runs whose changes were drift), the status written once,
+  // the events, the metrics, the next requeue.
+  const fought =
+    run.outcome.kind === 'applied' && run.steady === true
+      ? fights.observe(key, run.outcome.corrections ?? [])
+      : fights.current(key);
+  const requeue = await report(ctx, applySet, status, { ...run, fought });
+  if (requeue === 'conflict') {
+    return { result: 'retryable', requeue: { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS } };
+  }
+  return { result: run.outcome.kind === 'applied' ? 'success' : run.outcome.kind, requeue };
+}
+
+/** Steps 5 to 11, for an ApplySet that is neither gone, deleted nor suspended. */
+async function applyRevision(
+  ctx: ReconcileContext,
+  options: ReconcilerOptions,
+  applySet: ApplySet,
+  status: StatusWriter,
+): Promise<EngineOutcome> {
+  const { namespace } = ctx;
+  const { tenancy } = options;
+
+  // 5. Resolve the spec as the CRD checks it: an invalid one stalls, naming every field.
+  const resolved = resolveApplySetSpec(applySet.spec);
+  if (!resolved.ok) {
+    const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return { outcome: { kind: 'stalled', reason: 'InvalidSpec', message: `invalid spec: ${problems}` } };
+  }
+  const { spec } = resolved;
+
+  // 6. spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
+  const blocked = await checkDependencies(ctx.api, applySet, spec, {
+    noCrossNamespaceRefs: tenancy.noCrossNamespaceRefs,
+    signal: ctx.signal,
+  });
+  if (blocked !== undefined) return { outcome: blocked };
+
+  // From here the run has spec.timeout; every concurrent request of the engine listens on this signal.
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(spec.timeoutMs)]);
+  setMaxListeners(0, signal);
+
+  // 7. The account the set is applied as must exist before anything is fetched or written: an
+  // impersonated account that does not exist has no rights, and would fail object by object.
+  const serviceAccount = spec.serviceAccountName ?? tenancy.defaultServiceAccountName;
+  const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
+  if (missing !== undefined) return { outcome: missing };
+  const user = impersonatedUser(namespace, serviceAccount);
+
+  // 8. The Git credentials Secret, read as that account.
+  const auth = await readCredentials(options.readerAs(user), tenancy, { user, namespace }, spec, signal);
+  if ('done' in auth) return { outcome: auth.done };
+
+  // 9. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
+  // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for
+  // (a new spec, a reconcile request) goes to the network.
+  const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
+  const fetched = await fetchRevision(ctx, options.gitSource, spec, { auth: auth.value, maxAgeMs }, signal);
+  if ('done' in fetched) return { outcome: fetched.done };
+  const { revision, commit } = fetched.value;
+  ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
+
+  // 10. Read the files under spec.source.path at that commit straight from the object store.
+  const files = await readFiles(options.gitSource, spec, { commit, revision }, signal);
+  if ('done' in files) return { outcome: files.done };
+
+  // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
+  // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
+  const steady = appliedBefore(applySet, revision);
+  const allowNested = tenancy.allowNestedApplySets === true;
+  const request = engineRequest(applySet, spec, files.value, { revision, steady, allowNested }, signal);
+  const engine = runEngine(options.engineFor(user), request);
+  for await (const wait of engine.waits) await status.progressing(wait, revision);
+  const run = await engine.run;
+  // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
+  if ('result' in run) status.moved(run.result.parentResourceVersion);
+  return engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut: signal.aborted });
 }
 
 /** Whether the ApplySet's inventory lists anything (plain or compressed). */
@@ -147,58 +188,29 @@ function recordsChildren(applySet: ApplySet): boolean {
   return (plain !== undefined && plain.trim() !== '') || annotations[COMPRESSED_INVENTORY_KEY] !== undefined;
 }
 
-/** Steps 5-8: an invalid spec stalls; a valid one is fetched, loaded, applied and pruned. */
-async function resolveAndRun(
-  deps: ReconcilerDeps,
-  api: ApplySetApi,
-  applySet: ApplySet,
-  log: Logger,
-): Promise<RunOutcome> {
-  const resolved = resolveApplySetSpec(applySet.spec);
-  if (resolved.ok) {
-    // spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
-    const blocked = await checkDependencies(api, applySet, resolved.spec, {
-      noCrossNamespaceRefs: deps.noCrossNamespaceRefs,
-      signal: deps.signal,
-    });
-    if (blocked !== undefined) return { outcome: blocked };
-    return fetchAndApply(deps, api, applySet, resolved.spec, log);
-  }
-  return {
-    outcome: {
-      kind: 'stalled',
-      reason: 'InvalidSpec',
-      message: `invalid spec: ${resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ')}`,
-    },
-  };
-}
+type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> };
 
 /**
- * Step 9: the outcome as status (written once, conditional on `version`), events, metrics and a log
+ * Step 12: the outcome as status (written once by the status writer), events, metrics and a log
  * line; the requeue, or 'conflict' when a newer writer changed the ApplySet meanwhile.
  */
 async function report(
-  deps: ReconcilerDeps,
-  api: ApplySetApi,
+  ctx: ReconcileContext,
   applySet: ApplySet,
-  run: RunOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> },
-  version: string | undefined,
-  log: Logger,
+  status: StatusWriter,
+  run: Fought,
 ): Promise<Requeue | 'conflict'> {
   const { outcome } = run;
   const resolved = resolveApplySetSpec(applySet.spec);
-  const intervalMs = resolved.ok
-    ? resolved.spec.intervalMs
-    : durationOr(applySet.spec.interval, DEFAULT_INTERVAL_MS);
+  // An invalid spec still has an interval to requeue on: read leniently, defaults where it is wrong.
+  const { intervalMs, retryIntervalMs } = resolved.ok ? resolved.spec : lenientApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome,
     previous: applySet.status,
     generation: applySet.metadata.generation,
     intervalMs,
-    retryIntervalMs: resolved.ok
-      ? resolved.spec.retryIntervalMs
-      : Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS),
-    now: new Date(deps.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    retryIntervalMs,
+    now: statusTime(ctx.now()),
     handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
     ...(run.held === undefined ? {} : { held: run.held }),
     ...(resolved.ok
@@ -212,30 +224,14 @@ async function report(
         }
       : {}),
   });
-  // A replica that lost the leadership (or is past its shutdown grace) writes nothing more.
-  deps.signal.throwIfAborted();
-  // Conditional on the version the run planned on and left: a newer writer (a replica that took
-  // over while this one was paused, a spec change) wins, and this run's view is read again.
-  // A reconcile that found nothing new writes nothing, its status included: at rest, a fleet costs the
-  // API server reads only. (Compared in Go's JSON form, whose key order is fixed.)
-  // The run may have written a status on its way (Progressing while waiting for health): the stored
-  // status is then that one, while `previous` stays the run's start, so a failure repeated after the
-  // wait is still one event.
-  const stored = run.storedStatus ?? applySet.status;
-  const unchanged =
-    stored !== undefined &&
-    encodeGoJson(mapped.status as unknown as JsonValue) === encodeGoJson(stored as unknown as JsonValue);
-  if (
-    !unchanged &&
-    (await api.writeStatus(applySet, mapped.status, version, deps.signal)).kind === 'conflict'
-  ) {
-    log.debug({}, 'the ApplySet changed during the run; reading it again');
+  if ((await status.write(mapped.status)) === 'conflict') {
+    ctx.log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }
-  for (const event of mapped.events) await deps.recordEvent(subjectOf(applySet), event);
-  recordMetrics(deps, applySet, mapped.status, run);
+  for (const event of mapped.events) await ctx.recordEvent(subjectOf(applySet), event);
+  recordMetrics(ctx, applySet, mapped.status, run);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
-  log[level](
+  ctx.log[level](
     outcome.kind === 'applied'
       ? { revision: outcome.revision, counts: outcome.counts }
       : { reason: outcome.reason, revision: outcome.revision },
@@ -246,26 +242,26 @@ async function report(
 
 /** The run in the ApplySet's series: Ready, revision, objects by verb, drift and fights. */
 function recordMetrics(
-  deps: ReconcilerDeps,
+  { metrics }: Pick<ReconcileContext, 'metrics'>,
   applySet: ApplySet,
   status: ApplySetStatus,
-  run: RunOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> },
+  run: Fought,
 ): void {
   const { outcome } = run;
   const { namespace, name } = applySet.metadata;
   const ready = status.conditions?.find((c) => c.type === 'Ready')?.status;
-  deps.metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
-  deps.metrics.setRevision(namespace, name, status.lastAppliedRevision);
+  metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
+  metrics.setRevision(namespace, name, status.lastAppliedRevision);
   if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
     const counts = outcome.counts ?? zeroCounts;
     const of = { namespace, name };
-    deps.metrics.countObjects('created', counts.created, of);
-    deps.metrics.countObjects('configured', counts.configured, of);
-    deps.metrics.countObjects('unchanged', counts.unchanged, of);
-    deps.metrics.countObjects('pruned', counts.pruned, of);
-    deps.metrics.countObjects('failed', counts.failed, of);
-    deps.metrics.countObjects('conflict', counts.conflicts, of);
+    metrics.countObjects('created', counts.created, of);
+    metrics.countObjects('configured', counts.configured, of);
+    metrics.countObjects('unchanged', counts.unchanged, of);
+    metrics.countObjects('pruned', counts.pruned, of);
+    metrics.countObjects('failed', counts.failed, of);
+    metrics.countObjects('conflict', counts.conflicts, of);
   }
-  if (outcome.kind === 'applied') deps.metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
-  deps.metrics.countFights(namespace, name, run.fought.newlyFighting.length);
+  if (outcome.kind === 'applied') metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
+  metrics.countFights(namespace, name, run.fought.newlyFighting.length);
 }

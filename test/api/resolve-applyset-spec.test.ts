@@ -4,7 +4,7 @@ import {
   type ResolvedApplySetSpec,
 } from '../../src/api/applyset-types.js';
 import { normalizeSourcePath } from '../../src/api/resolve-source-spec.js';
-import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
+import { lenientApplySetSpec, resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
 
 describe('normalizeSourcePath', () => {
   it.each([
@@ -320,5 +320,45 @@ describe('resolveApplySetSpec', () => {
     const copy = structuredClone(input);
     resolveApplySetSpec(input);
     expect(input).toEqual(copy);
+  });
+});
+
+describe('lenientApplySetSpec', () => {
+  it('reads what a deletion and a stalled requeue need from a spec the strict reading refuses', () => {
+    const invalid = {
+      source: { url: 'ftp://nowhere', secretRef: { name: 'git-token', namespace: 'shared' } },
+      prune: 'sometimes',
+      interval: '10m',
+      suspend: true,
+      deletionPolicy: 'Orphan',
+      serviceAccountName: 'Deployer_Not_DNS',
+      targetNamespace: 'apps',
+    };
+    expect(resolveApplySetSpec(invalid).ok).toBe(false);
+    expect(lenientApplySetSpec(invalid)).toEqual({
+      suspend: true,
+      deletionPolicy: 'Orphan',
+      serviceAccountName: 'Deployer_Not_DNS',
+      targetNamespace: 'apps',
+      intervalMs: 600_000,
+      retryIntervalMs: 60_000,
+      secretName: 'git-token',
+      secretNamespace: 'shared',
+    });
+  });
+
+  it('leaves a wrong field at its default, as the strict reading would default an absent one', () => {
+    const spec = { interval: 'soon', retryInterval: 7, suspend: 'yes', deletionPolicy: 'Keep' };
+    expect(lenientApplySetSpec(spec)).toEqual({
+      suspend: false,
+      deletionPolicy: 'Delete',
+      serviceAccountName: undefined,
+      targetNamespace: undefined,
+      intervalMs: DEFAULT_INTERVAL_MS,
+      retryIntervalMs: 60_000,
+      secretName: undefined,
+      secretNamespace: undefined,
+    });
+    expect(lenientApplySetSpec(undefined).intervalMs).toBe(DEFAULT_INTERVAL_MS);
   });
 });

@@ -4,7 +4,8 @@ import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-erro
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
 import { NestedApplySetRefusedError } from '../../src/api/refuse-nested-applysets.js';
-import { createReconciler, type ReconcilerDeps } from '../../src/controller/reconcile-applyset.js';
+import { createReconciler } from '../../src/controller/reconcile-applyset.js';
+import type { ReconcilerOptions } from '../../src/controller/reconcile-context.js';
 import {
   GitAuthError,
   GitPathNotFoundError,
@@ -107,12 +108,11 @@ async function reconcile(stubs: Stubs) {
     countDrift() {},
     countFights() {},
   } as unknown as ControllerMetrics;
-  const deps: ReconcilerDeps = {
+  const deps: ReconcilerOptions = {
     client,
     engineFor: () => engine,
     readerAs: () => client,
-    allowSecretRefsFrom: new Set(),
-    noCrossNamespaceRefs: false,
+    tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false },
     gitSource,
     recordEvent: async () => undefined,
     metrics,

@@ -1,6 +1,7 @@
 import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
-import { createReconciler, type ReconcilerDeps } from '../../src/controller/reconcile-applyset.js';
+import { createReconciler } from '../../src/controller/reconcile-applyset.js';
+import type { ReconcilerOptions, Tenancy } from '../../src/controller/reconcile-context.js';
 import type { GitSource } from '../../src/git/git-source.js';
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import type { KubeClient, KubeRequest } from '../../src/kube/kube-client.js';
@@ -48,7 +49,7 @@ function controllerClient(statuses: JsonObject[]): KubeClient {
   };
 }
 
-async function reconcile(overrides: Partial<ReconcilerDeps>) {
+async function reconcile(overrides: Partial<ReconcilerOptions>, tenancy: Partial<Tenancy> = {}) {
   const statuses: JsonObject[] = [];
   const engineRequests: ApplySetRequest[] = [];
   const fetches: string[] = [];
@@ -69,8 +70,7 @@ async function reconcile(overrides: Partial<ReconcilerDeps>) {
       return { outcomes: [], parentUid: 'uid-1', completed: true };
     },
     readerAs: () => client,
-    allowSecretRefsFrom: new Set(),
-    noCrossNamespaceRefs: false,
+    tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false, ...tenancy },
     gitSource,
     recordEvent: async () => undefined,
     metrics,
@@ -115,7 +115,7 @@ describe('reconcile: what an ApplySet applied as an account may make the control
   it('has the engine refuse ApplySets among the manifests, unless nesting is granted', async () => {
     const refusing = await reconcile({});
     expect(refusing.engineRequests[0]?.screenObjects).toEqual(expect.any(Function));
-    const nesting = await reconcile({ allowNestedApplySets: true });
+    const nesting = await reconcile({}, { allowNestedApplySets: true });
     expect(nesting.engineRequests[0]?.screenObjects).toBeUndefined();
   });
 });

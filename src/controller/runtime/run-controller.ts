@@ -141,10 +141,12 @@ function wireReconciler(
     client,
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
-    allowNestedApplySets: config.allowNestedApplySets === true,
-    defaultServiceAccountName: config.defaultServiceAccountName,
-    allowSecretRefsFrom: secretRefNamespaces,
-    noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
+    tenancy: {
+      allowNestedApplySets: config.allowNestedApplySets === true,
+      defaultServiceAccountName: config.defaultServiceAccountName,
+      allowSecretRefsFrom: secretRefNamespaces,
+      noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
+    },
     gitSource: createGitSource({
       cacheDir: config.gitCacheDir,
       allowedHosts: config.allowedSourceHosts ?? [],

@@ -4,6 +4,7 @@ import {
   type ApplySet,
 } from '../../api/applyset-types.js';
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
+import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { impersonatedUser } from '../applyset-subject.js';
 import type { SecretReference } from './secret-change-poller.js';
@@ -81,20 +82,18 @@ export function secretReferenceOf(
   trustedNamespaces: ReadonlySet<string>,
   defaultServiceAccount?: string,
 ): SecretReference | undefined {
-  const ref = secretRefOf(applySet);
-  const spec = applySet['spec'];
-  if (ref === undefined || (isJsonObject(spec) && spec['suspend'] === true)) return undefined;
+  const spec = lenientApplySetSpec(applySet['spec']);
   const metadata = metadataOf(applySet);
-  if (metadata['deletionTimestamp'] !== undefined) return undefined;
+  if (spec.secretName === undefined || spec.suspend || metadata['deletionTimestamp'] !== undefined)
+    return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
-  const namespace = ref.namespace ?? ownNamespace;
+  const namespace = spec.secretNamespace ?? ownNamespace;
   if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
-  const named = isJsonObject(spec) ? spec['serviceAccountName'] : undefined;
-  const user = impersonatedUser(ownNamespace, typeof named === 'string' ? named : defaultServiceAccount);
+  const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
   return {
     key: applySetKey(applySet),
     namespace,
-    secretName: ref.name,
+    secretName: spec.secretName,
     ...(user === undefined ? {} : { user }),
   };
 }
@@ -106,14 +105,4 @@ export function isReady(applySet: JsonObject): boolean {
     Array.isArray(conditions) &&
     conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
   );
-}
-
-function secretRefOf(object: JsonObject): { name: string; namespace?: string } | undefined {
-  const spec = object['spec'];
-  const source = isJsonObject(spec) ? spec['source'] : undefined;
-  const ref = isJsonObject(source) ? source['secretRef'] : undefined;
-  if (!isJsonObject(ref) || typeof ref['name'] !== 'string') return undefined;
-  return typeof ref['namespace'] === 'string'
-    ? { name: ref['name'], namespace: ref['namespace'] }
-    : { name: ref['name'] };
 }

@@ -1,6 +1,7 @@
+import type { HealthWait } from '../../src/apply/apply-set-contract.js';
 import type { ApplySet, ApplySetStatus } from '../../src/api/applyset-types.js';
 import type { ApplySetApi, StatusWrite } from '../../src/controller/applyset-api.js';
-import { createHealthWaitStatus, REWRITE_AFTER_MS } from '../../src/controller/health-wait-status.js';
+import { createStatusWriter, REWRITE_AFTER_MS } from '../../src/controller/status-writer.js';
 import type { ControllerMetrics } from '../../src/observability/controller-metrics.js';
 import type { Logger } from '../../src/observability/create-logger.js';
 
@@ -15,7 +16,7 @@ const db = { ...web, name: 'db' };
 const pending = (...refs: (typeof web)[]) =>
   refs.map((ref) => ({ ref, status: 'InProgress' as const, message: 'rolling out' }));
 
-/** The wait's status writer with a clock the test moves and an API that records each write. */
+/** The status writer with a clock the test moves and an API that records each write. */
 function setUp(answers: StatusWrite[] = []) {
   const writes: { status: ApplySetStatus; version: string | undefined }[] = [];
   const ready: (number | undefined)[] = [];
@@ -27,24 +28,26 @@ function setUp(answers: StatusWrite[] = []) {
     },
   } as unknown as ApplySetApi;
   const metrics = { setReady: (_ns: string, _name: string, value: number | undefined) => ready.push(value) };
-  const logger = { warn: () => undefined } as unknown as Logger;
-  const wait = createHealthWaitStatus(
+  const log = { warn: () => undefined } as unknown as Logger;
+  const writer = createStatusWriter(
     {
+      api,
+      log,
       metrics: metrics as unknown as ControllerMetrics,
       now: () => now,
       signal: new AbortController().signal,
     },
-    api,
     applySet,
-    'main@sha1:abc',
-    logger,
   );
-  return { wait, writes, ready, advance: (ms: number) => (now += ms) };
+  const wait = {
+    onHealthWait: (health: HealthWait) => writer.progressing(health, 'main@sha1:abc'),
+  };
+  return { wait, writer, writes, ready, advance: (ms: number) => (now += ms) };
 }
 
-describe('createHealthWaitStatus', () => {
+describe('createStatusWriter: the Progressing status of a health wait', () => {
   it('writes Progressing when the wait starts, conditional on the version the run left, and sets the gauge to -1', async () => {
-    const { wait, writes, ready } = setUp();
+    const { wait, writer, writes, ready } = setUp();
     await wait.onHealthWait({ pending: pending(web), parentResourceVersion: '11' });
     expect(writes).toHaveLength(1);
     expect(writes[0]?.version).toBe('11');
@@ -54,7 +57,10 @@ describe('createHealthWaitStatus', () => {
       message: 'waiting for deployment.apps/web: rolling out',
     });
     expect(ready).toEqual([-1]);
-    expect(wait.written()).toEqual({ status: writes[0]?.status, resourceVersion: '12' });
+    // The run's outcome is compared with the Progressing written, and written on the version it left.
+    expect(await writer.write(writes[0]?.status as ApplySetStatus)).toBe('unchanged');
+    expect(await writer.write({ observedGeneration: 2 })).toBe('written');
+    expect(writes[1]?.version).toBe('12');
   });
 
   it('does not write on every poll: only when the objects waited for change, and 15 s apart', async () => {
@@ -77,13 +83,43 @@ describe('createHealthWaitStatus', () => {
     expect(writes).toHaveLength(3);
   });
 
-  it('writes nothing more after a conflict, and reports nothing written', async () => {
-    const { wait, writes, ready, advance } = setUp([{ kind: 'conflict' }]);
+  it('writes nothing more after a conflict, and writes the outcome on the version the engine left', async () => {
+    const { wait, writer, writes, ready, advance } = setUp([{ kind: 'conflict' }]);
     await wait.onHealthWait({ pending: pending(web), parentResourceVersion: '11' });
     advance(60_000);
     await wait.onHealthWait({ pending: pending(db), parentResourceVersion: '11' });
     expect(writes).toHaveLength(1);
     expect(ready).toEqual([]);
-    expect(wait.written()).toBeUndefined();
+    // Nothing of its own was written: the outcome is conditional on the version the engine left.
+    await writer.write({ observedGeneration: 2 });
+    expect(writes[1]?.version).toBe('11');
+  });
+});
+
+describe('createStatusWriter: the outcome', () => {
+  it('writes nothing when the status equals the stored one, and otherwise on the version the engine left', async () => {
+    const stored: ApplySetStatus = { observedGeneration: 1 };
+    const writes: (string | undefined)[] = [];
+    const api = {
+      async writeStatus(_applySet: ApplySet, _status: ApplySetStatus, version: string | undefined) {
+        writes.push(version);
+        return { kind: 'written', resourceVersion: '11' };
+      },
+    } as unknown as ApplySetApi;
+    const writer = createStatusWriter(
+      {
+        api,
+        log: {} as Logger,
+        metrics: {} as ControllerMetrics,
+        now: () => 0,
+        signal: new AbortController().signal,
+      },
+      { ...applySet, status: stored },
+    );
+    expect(await writer.write({ observedGeneration: 1 })).toBe('unchanged');
+    expect(writes).toEqual([]);
+    writer.moved('10b');
+    expect(await writer.write({ observedGeneration: 2 })).toBe('written');
+    expect(writes).toEqual(['10b']);
   });
 });

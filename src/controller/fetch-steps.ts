@@ -1,0 +1,166 @@
+/**
+ * The reconcile's steps before the engine (steps 7 to 10 of reconcile-applyset.ts): the account the
+ * set is applied as, its Git credentials, the fetch and the manifests. Each ends the run with an
+ * outcome, or hands the next step its value; none throws.
+ */
+import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
+import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
+import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
+import { GitUnreachableError } from '../git/git-error.js';
+import type { GitRef } from '../git/git-ref.js';
+import type { GitAuth, GitSource } from '../git/git-source.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { excludeFiles } from '../manifests/exclude-files.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import { readGitAuth } from './applyset-api.js';
+import { failureOutcome } from './failure-outcome.js';
+import type { ReconcileContext, Tenancy } from './reconcile-context.js';
+import { serviceAccountNotFound } from './service-account-stall.js';
+
+/** A step that ended the run early, or what it produced for the next. */
+export type Step<T> = { readonly done: ReconcileOutcome } | { readonly value: T };
+
+/** Stalled when the ServiceAccount to impersonate does not exist; undefined when it does, or none is. */
+export async function missingServiceAccount(
+  ctx: Pick<ReconcileContext, 'api' | 'namespace'>,
+  spec: ResolvedApplySetSpec,
+  serviceAccount: string | undefined,
+  signal: AbortSignal,
+): Promise<ReconcileOutcome | undefined> {
+  const { api, namespace } = ctx;
+  if (serviceAccount === undefined || (await api.serviceAccountExists(namespace, serviceAccount, signal)))
+    return undefined;
+  const given = spec.serviceAccountName === undefined ? 'default' : 'spec.serviceAccountName';
+  return serviceAccountNotFound(namespace, serviceAccount, given);
+}
+
+/**
+ * Credentials from the Secret; they go to the Git source and nowhere else (never logged). The Secret
+ * is read as `user`, the account the set is applied as (the controller only when it applies as
+ * itself): an ApplySet author cannot make the controller read, and send to a host of their choosing,
+ * a Secret their account may not get. A Secret of another namespace is read only from a namespace the
+ * controller was told to trust (`--allow-secret-refs-from`).
+ */
+export async function readCredentials(
+  reader: KubeClient,
+  tenancy: Pick<Tenancy, 'allowSecretRefsFrom' | 'noCrossNamespaceRefs'>,
+  { user, namespace }: { user: string | undefined; namespace: string },
+  spec: ResolvedApplySetSpec,
+  signal: AbortSignal,
+): Promise<Step<GitAuth | undefined>> {
+  const { secretName } = spec.source;
+  if (secretName === undefined) return { value: undefined };
+  const secretNamespace = spec.source.secretNamespace ?? namespace;
+  if (secretNamespace !== namespace && !tenancy.allowSecretRefsFrom.has(secretNamespace)) {
+    const why = tenancy.noCrossNamespaceRefs
+      ? 'the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs)'
+      : `the controller trusts no Secret of namespace ${secretNamespace} (--allow-secret-refs-from, chart tenancy.allowSecretRefsFrom)`;
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'CrossNamespaceRefRefused',
+        message: `spec.source.secretRef names Secret ${secretNamespace}/${secretName} of another namespace, and ${why}; nothing was fetched or applied`,
+      },
+    };
+  }
+  const read = await readGitAuth(reader, secretNamespace, secretName, signal);
+  if (read.kind === 'found') return { value: read.auth };
+  if (read.kind === 'forbidden') {
+    const who =
+      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'SecretNotReadable',
+        message: `${who} may not get Secret ${secretNamespace}/${secretName} (spec.source.secretRef); grant it get on that Secret (a Role with resourceNames: [${secretName}]); nothing was fetched or applied`,
+      },
+    };
+  }
+  return {
+    done: {
+      kind: 'stalled',
+      reason: 'SecretNotFound',
+      message: `Secret ${secretNamespace}/${secretName} (spec.source.secretRef) ${read.problem}`,
+    },
+  };
+}
+
+/**
+ * Whether this reconcile is the interval's: the spec it acts on was handled before and no reconcile
+ * was requested since. A first reconcile, a changed spec or a request are not on schedule.
+ */
+export function onSchedule(applySet: ApplySet): boolean {
+  const requested = applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION];
+  return (
+    applySet.status?.observedGeneration !== undefined &&
+    applySet.status.observedGeneration === applySet.metadata.generation &&
+    (requested === undefined || requested === applySet.status.lastHandledReconcileAt)
+  );
+}
+
+/** The ref fetched into the shared cache, a fetch younger than `maxAgeMs` taken as it is. */
+export async function fetchRevision(
+  ctx: Pick<ReconcileContext, 'log' | 'metrics' | 'now'>,
+  gitSource: GitSource,
+  spec: ResolvedApplySetSpec,
+  { auth, maxAgeMs }: { auth: GitAuth | undefined; maxAgeMs: number },
+  signal: AbortSignal,
+): Promise<Step<Awaited<ReturnType<GitSource['fetch']>>>> {
+  const started = ctx.now();
+  try {
+    const fetched = await gitSource.fetch(
+      { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
+      { signal, timeoutMs: spec.timeoutMs, maxAgeMs },
+    );
+    ctx.metrics.observeGitFetch('success', (ctx.now() - started) / 1000);
+    return { value: fetched };
+  } catch (error) {
+    ctx.metrics.observeGitFetch('failure', (ctx.now() - started) / 1000);
+    // The status says only "unreachable or not a Git repository" (no port scan through it); the
+    // operator reads here what it was.
+    if (error instanceof GitUnreachableError) ctx.log.warn({ detail: error.detail }, error.message);
+    return { done: failureOutcome(error, { step: 'fetch', spec }) };
+  }
+}
+
+/** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
+export async function readFiles(
+  gitSource: GitSource,
+  spec: ResolvedApplySetSpec,
+  { commit, revision }: { commit: string; revision: string },
+  signal: AbortSignal,
+): Promise<Step<ManifestFile[]>> {
+  let files: ManifestFile[];
+  try {
+    files = await gitSource.readManifests(
+      { url: spec.source.url, commit, path: spec.source.path },
+      { signal },
+    );
+  } catch (error) {
+    return { done: failureOutcome(error, { step: 'load', spec, revision }) };
+  }
+  // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
+  // a manifest, so it can neither break the set nor add to it.
+  return {
+    value: excludeFiles(files, spec.source.ignore, (file) =>
+      spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
+    ).kept,
+  };
+}
+
+/** `system:serviceaccount:team-a:deployer` → `team-a/deployer`, as a user names the account. */
+function serviceAccountOf(user: string): string {
+  const prefix = 'system:serviceaccount:';
+  return user.startsWith(prefix) ? user.slice(prefix.length).replace(':', '/') : user;
+}
+
+function gitRefOf(ref: ResolvedGitRef): GitRef {
+  switch (ref.type) {
+    case 'branch':
+      return { branch: ref.name };
+    case 'tag':
+      return { tag: ref.name };
+    case 'commit':
+      return { commit: ref.sha };
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * What one reconcile works with, made once per reconcile by the story (reconcile-applyset.ts) and
+ * handed to its steps: the ApplySet's key, a log line prefix of its own, the calls on ApplySets, and
+ * the controller's services. A step takes the context, or only the few values it needs.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import type { GitSource } from '../git/git-source.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { ControllerMetrics } from '../observability/controller-metrics.js';
+import type { Logger } from '../observability/create-logger.js';
+import type { ApplySetApi } from './applyset-api.js';
+import type { EventRecorder } from './event-recorder.js';
+
+/** Who an ApplySet may act as and what it may name outside its namespace: the tenancy flags. */
+export interface Tenancy {
+  /**
+   * `--allow-nested-applysets`: an ApplySet's manifests may hold ApplySets (app of apps), applied as
+   * its account, which then needs rights on applysets. Default false: such manifests are refused.
+   */
+  readonly allowNestedApplySets?: boolean;
+  /**
+   * `--default-service-account`: the ServiceAccount, in the ApplySet's own namespace, that an ApplySet
+   * without spec.serviceAccountName is applied as. Undefined: such an ApplySet is applied as the controller.
+   */
+  readonly defaultServiceAccountName?: string | undefined;
+  /**
+   * `--allow-secret-refs-from`: the namespaces whose Secrets an ApplySet of another namespace may name in
+   * spec.source.secretRef. Empty (the default): a Secret is only ever read from the ApplySet's own namespace.
+   */
+  readonly allowSecretRefsFrom: ReadonlySet<string>;
+  /**
+   * `--no-cross-namespace-refs`: said in a Secret's refusal, so the user knows which setting refused;
+   * a spec.dependsOn of another namespace is refused under it.
+   */
+  readonly noCrossNamespaceRefs: boolean;
+}
+
+/** What the runtime hands the reconciler once, for every reconcile. */
+export interface ReconcilerOptions {
+  /** The controller's own identity: the ApplySet, its finalizer, status and inventory. */
+  readonly client: KubeClient;
+  /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
+  readonly engineFor: (user: string | undefined) => ApplySetEngine;
+  /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
+  readonly readerAs: (user: string | undefined) => KubeClient;
+  readonly gitSource: GitSource;
+  readonly tenancy: Tenancy;
+  readonly recordEvent: EventRecorder;
+  readonly metrics: ControllerMetrics;
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Aborted when the controller must stop at once (after the shutdown grace period, or leadership lost). */
+  readonly signal: AbortSignal;
+}
+
+/** One reconcile's own values, and the services its steps write through. */
+export interface ReconcileContext {
+  /** `namespace/name`, the work queue's key. */
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** Every line of this reconcile carries the ApplySet and a reconcile id. */
+  readonly log: Logger;
+  readonly api: ApplySetApi;
+  readonly recordEvent: EventRecorder;
+  readonly metrics: ControllerMetrics;
+  readonly now: () => number;
+  readonly signal: AbortSignal;
+}
+
+export function reconcileContext(
+  options: ReconcilerOptions,
+  api: ApplySetApi,
+  key: string,
+): ReconcileContext {
+  const [namespace = '', name = ''] = key.split('/');
+  return {
+    key,
+    namespace,
+    name,
+    log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') }),
+    api,
+    recordEvent: options.recordEvent,
+    metrics: options.metrics,
+    now: options.now,
+    signal: options.signal,
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The one writer of an ApplySet's status. A reconcile makes one for the ApplySet as the server last
+ * answered it; every write is conditional on the version the run knows it at (that answer, then the
+ * engine's writes of the ApplySet, then this writer's own), so a newer writer (a replica that took
+ * over while this one was paused, a spec change) wins and this run's view is read again.
+ */
+import type { HealthWait } from '../apply/apply-set-contract.js';
+import type { ApplySet, ApplySetStatus } from '../api/applyset-types.js';
+import { pendingNames, progressingStatus } from '../api/progressing-status.js';
+import type { JsonValue } from '../manifests/json-value.js';
+import { encodeGoJson } from '../merge/encode-go-json.js';
+import type { ReconcileContext } from './reconcile-context.js';
+
+/** The least time between two writes of the health wait's Progressing status. */
+export const REWRITE_AFTER_MS = 15_000;
+
+export interface StatusWriter {
+  /** The engine wrote the ApplySet (its inventory) and left it at this version. */
+  moved(resourceVersion: string | undefined): void;
+  /**
+   * spec.wait under way: Ready Unknown, reason Progressing, naming the objects not ready yet. Without
+   * it the status would keep the previous run's Ready until the wait ends, minutes later with a long
+   * spec.timeout. Written when the wait starts, and again only when the objects waited for change and
+   * REWRITE_AFTER_MS passed since: never on every poll. Never throws: a failed write is logged.
+   */
+  progressing(wait: HealthWait, revision: string): Promise<void>;
+  /**
+   * The run's outcome as status, written only when it differs from the status stored (the run's
+   * start, or the Progressing it wrote on its way). `conflict`: the ApplySet changed meanwhile,
+   * nothing was written.
+   */
+  write(status: ApplySetStatus): Promise<'written' | 'unchanged' | 'conflict'>;
+}
+
+/** RFC 3339 to the second, as metav1.Time is written. */
+export function statusTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function createStatusWriter(
+  ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'>,
+  applySet: ApplySet,
+): StatusWriter {
+  let stored = applySet.status;
+  // The engine's writes of the ApplySet come before the health wait, and the wait's writes before the
+  // final one: the newest version known is this writer's own, else the engine's, else the GET's.
+  let engineVersion: string | undefined;
+  let ownVersion: string | undefined;
+  const version = () => ownVersion ?? engineVersion ?? applySet.metadata.resourceVersion;
+  let progressAt = 0;
+  let progressNames: string | undefined;
+  // After a conflict the run's view is stale: its final write will conflict too and the ApplySet is
+  // read again, so the wait writes nothing more.
+  let stale = false;
+
+  const progressing = async (wait: HealthWait, revision: string): Promise<void> => {
+    if (wait.parentResourceVersion !== undefined) engineVersion = wait.parentResourceVersion;
+    const names = pendingNames(wait.pending);
+    const now = ctx.now();
+    const due =
+      progressNames === undefined || (names !== progressNames && now - progressAt >= REWRITE_AFTER_MS);
+    if (stale || !due || ctx.signal.aborted) return;
+    const status = progressingStatus({
+      previous: applySet.status,
+      generation: applySet.metadata.generation,
+      namespace: applySet.metadata.namespace,
+      revision,
+      pending: wait.pending,
+      now: statusTime(now),
+    });
+    try {
+      const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
+      if (result.kind !== 'written') {
+        stale = true;
+        return;
+      }
+      stored = status;
+      ownVersion = result.resourceVersion;
+      progressAt = now;
+      progressNames = names;
+      ctx.metrics.setReady(applySet.metadata.namespace, applySet.metadata.name, -1);
+    } catch (error) {
+      // The status is a courtesy while waiting; the run's own outcome is written at its end regardless.
+      ctx.log.warn({ err: error }, 'could not write the Progressing status');
+    }
+  };
+
+  const write = async (status: ApplySetStatus): Promise<'written' | 'unchanged' | 'conflict'> => {
+    // A replica that lost the leadership (or is past its shutdown grace) writes nothing more.
+    ctx.signal.throwIfAborted();
+    // A reconcile that found nothing new writes nothing: at rest, a fleet costs the API server reads
+    // only. Compared in Go's JSON form, whose key order is fixed.
+    if (stored !== undefined && goJson(status) === goJson(stored)) return 'unchanged';
+    const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
+    if (result.kind === 'conflict') return 'conflict';
+    stored = status;
+    if (result.kind === 'written') ownVersion = result.resourceVersion;
+    return 'written';
+  };
+
+  return {
+    moved: (resourceVersion) => {
+      if (resourceVersion !== undefined) engineVersion = resourceVersion;
+    },
+    progressing,
+    write,
+  };
+}
+
+function goJson(status: ApplySetStatus): string {
+  return encodeGoJson(status as unknown as JsonValue);
+}
