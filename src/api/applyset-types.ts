@@ -34,13 +34,13 @@ export const DEFAULT_TIMEOUT_MS = 2 * 60_000;
 export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
-export interface GitRefSpec {
+interface GitRefSpec {
   readonly branch?: string;
   readonly tag?: string;
   readonly commit?: string;
 }
 
-export interface ApplySetSourceSpec {
+interface ApplySetSourceSpec {
   readonly url: string;
   readonly ref: GitRefSpec;
   readonly path?: string;
@@ -60,7 +60,7 @@ export interface SecretReference {
 }
 
 /** One entry of `spec.healthChecks`. */
-export interface HealthCheckSpec {
+interface HealthCheckSpec {
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
@@ -171,7 +171,7 @@ export interface ApplySetInventory {
   readonly truncated: boolean;
 }
 
-export interface ApplySetMetadata {
+interface ApplySetMetadata {
   readonly name: string;
   readonly namespace: string;
   readonly uid?: string;

@@ -14,7 +14,7 @@ export interface Correction {
   readonly fields: readonly string[];
 }
 
-export interface FightStreak {
+interface FightStreak {
   readonly runs: number;
   /** Every field corrected during the streak, sorted. */
   readonly fields: readonly string[];

@@ -38,7 +38,7 @@ const NO_SAFE_MODES: SafeModeInput = {
   newlyFighting: [],
 };
 
-export interface MappedOutcome {
+interface MappedOutcome {
   /** The whole new status, written once with the status subresource. */
   readonly status: ApplySetStatus;
   readonly events: readonly ReconcileEvent[];

@@ -10,18 +10,18 @@ import type { ApplySetCondition, ApplySetConditionType, ApplySetStatus } from '.
 import { withTransition } from './map-reconcile-outcome.js';
 import { carriedSafeModeConditions } from './safe-mode-status.js';
 
-export const PROGRESSING_REASON = 'Progressing';
+const PROGRESSING_REASON = 'Progressing';
 
 /** Objects named in the message before the rest is only counted. */
 const OBJECTS_SHOWN = 5;
 
 /** One object the wait still waits for, and kstatus's words for why. */
-export interface PendingObject {
+interface PendingObject {
   readonly ref: ObjectRef;
   readonly message: string;
 }
 
-export interface ProgressingInput {
+interface ProgressingInput {
   readonly previous: ApplySetStatus | undefined;
   readonly generation: number | undefined;
   /** The ApplySet's namespace: objects of another one are named with theirs. */

@@ -5,7 +5,7 @@ import type { ObjectRef } from '../manifests/object-ref.js';
 import { APPLYSET_GROUP, APPLYSET_KIND } from './applyset-types.js';
 
 /** One ApplySet among a set's manifests, and what its refusal says. */
-export interface RefusedApplySet {
+interface RefusedApplySet {
   readonly ref: ObjectRef;
   readonly message: string;
 }

@@ -86,7 +86,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
  * a wrong field left at its default; the account and target namespace as written, so a deletion acts as
  * the same account the applies did.
  */
-export interface LenientApplySetSpec {
+interface LenientApplySetSpec {
   readonly suspend: boolean;
   readonly deletionPolicy: DeletionPolicy;
   readonly serviceAccountName: string | undefined;

@@ -24,7 +24,7 @@ export interface SafeModeInput {
   readonly newlyFighting: readonly Correction[];
 }
 
-export interface SafeModeReport {
+interface SafeModeReport {
   readonly conditions: readonly ApplySetCondition[];
   /** Keys to set on the status; `null` removes a list the mode no longer keeps. */
   readonly status: Pick<ApplySetStatus, 'drift' | 'wouldPrune'>;

@@ -11,7 +11,7 @@ import {
   type ApplySetStatus,
 } from '../api/applyset-types.js';
 
-export type GitAuthRead =
+type GitAuthRead =
   | { readonly kind: 'found'; readonly auth: GitAuth }
   | { readonly kind: 'missing'; readonly problem: string }
   /** The reader (the ApplySet's account) may not get the Secret: nothing of it was read. */

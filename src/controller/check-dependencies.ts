@@ -17,7 +17,7 @@ import { messageOf } from '../errors/message-of.js';
 import type { ApplySetApi } from './applyset-api.js';
 
 /** The most ApplySets one check reads: a bound on the walk of a very large dependency graph. */
-export const MAX_DEPENDENCY_READS = 100;
+const MAX_DEPENDENCY_READS = 100;
 
 /** Undefined when the run may go on; otherwise the outcome that ends it before anything is fetched. */
 export async function checkDependencies(

@@ -66,7 +66,7 @@ export function appliedBefore(applySet: ApplySet, revision: string): boolean {
  * The reports of spec.wait's health wait, as the engine makes them: the reconcile reads them in a
  * loop while the engine runs. The engine waits for each to be read and handled before it polls again.
  */
-export interface HealthWaitFeed extends AsyncIterable<HealthWait> {
+interface HealthWaitFeed extends AsyncIterable<HealthWait> {
   /** The engine's `onHealthWait`: resolves once the reader has handled the report. */
   readonly send: (wait: HealthWait) => Promise<void>;
 }

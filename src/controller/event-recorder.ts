@@ -3,7 +3,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { ReconcileEvent } from '../api/reconcile-outcome.js';
 import { EVENT_MESSAGE_LIMIT } from '../api/describe-outcome.js';
 
-export interface EventSubject {
+interface EventSubject {
   readonly apiVersion: string;
   readonly kind: string;
   readonly namespace: string;
@@ -14,7 +14,7 @@ export interface EventSubject {
 
 export type EventRecorder = (subject: EventSubject, event: ReconcileEvent) => Promise<void>;
 
-export const REPORTING_COMPONENT = 'applyset-controller';
+const REPORTING_COMPONENT = 'applyset-controller';
 
 /**
  * Records core/v1 Events (what `kubectl describe` and `kubectl get events` show) on the ApplySet. An

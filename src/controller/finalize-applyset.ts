@@ -19,7 +19,7 @@ import type { ReconcileContext } from './reconcile-context.js';
 import { createStatusWriter, statusTime } from './status-writer.js';
 
 /** What the finalizer path needs beyond the reconcile's context: the engine, and the default account. */
-export interface FinalizeDeps extends ReconcileContext {
+interface FinalizeDeps extends ReconcileContext {
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
   readonly defaultServiceAccountName: string | undefined;
 }

@@ -1,4 +1,4 @@
-import { findDependencyCycle } from '../../src/api/dependency-cycle.js';
+import { findDependencyCycle } from '../../src/api/dependencies.js';
 
 const graph =
   (edges: Record<string, string[]>) =>

@@ -31,7 +31,7 @@ export interface ControllerClients {
   readerAs(user: string | undefined): KubeClient;
 }
 
-export interface ControllerClientsOptions {
+interface ControllerClientsOptions {
   readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect'>;
   readonly hooks?: EngineHooks;
   readonly logger: Logger;

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
-export type InformerEventType = 'added' | 'modified' | 'deleted';
+type InformerEventType = 'added' | 'modified' | 'deleted';
 
 export interface InformerEvent {
   readonly type: InformerEventType;
@@ -9,7 +9,7 @@ export interface InformerEvent {
 }
 
 /** The informer's objects by namespace and name; every change made to it is reported as an event. */
-export interface InformerCache {
+interface InformerCache {
   /**
    * A full LIST: new items are reported added, items whose resourceVersion moved modified, and cached
    * objects the LIST no longer has deleted (what a relist after 410 Gone must tell the handler).

@@ -1,4 +1,4 @@
-export type TimerHandle = unknown;
+type TimerHandle = unknown;
 
 /** The clock and timers, injected so the queue's scheduling can be tested without waiting. */
 export interface QueueClock {
@@ -19,7 +19,7 @@ export interface KeyTimerSlot {
 }
 
 /** One timer per key for its next run, on the queue's injected clock. */
-export interface KeyTimers<S extends KeyTimerSlot> {
+interface KeyTimers<S extends KeyTimerSlot> {
   /**
    * Calls `onDue(key, slot)` after `delayMs`, unless a run due no later is already scheduled: that
    * earlier run will schedule the next one itself.

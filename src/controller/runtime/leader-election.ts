@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { createLeaseClient, type LeaseClient } from './lease-client.js';
 
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   readonly client: KubeClient;
   readonly namespace: string;
   readonly name: string;
@@ -23,7 +23,7 @@ export interface LeaderElectionOptions {
   };
 }
 
-export interface LeaderCallbacks {
+interface LeaderCallbacks {
   /** Called once, when this replica becomes the leader. */
   readonly onStartedLeading: () => void;
   /** Called when a leader could not renew within the deadline; the process should stop. */

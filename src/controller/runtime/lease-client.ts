@@ -2,7 +2,7 @@ import { KubeApiError } from '../../kube/kube-api-error.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 
-export interface LeaseClientOptions {
+interface LeaseClientOptions {
   readonly client: KubeClient;
   readonly namespace: string;
   readonly name: string;
@@ -149,6 +149,6 @@ function recordOf(lease: JsonObject): LeaseRecord | undefined {
 }
 
 /** metav1.MicroTime: RFC 3339 with microseconds. */
-export function microTime(ms: number): string {
+function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }

@@ -10,7 +10,7 @@ export interface SecretReference {
   readonly user?: string;
 }
 
-export interface SecretChangePollerOptions {
+interface SecretChangePollerOptions {
   /**
    * The Secret's resourceVersion read as `user`, or undefined when it does not exist; throws on any
    * other failure (a Secret the account may not get, too).
@@ -57,8 +57,8 @@ export interface SecretChangePoller {
  * sends at most 20 GETs a second and every failing ApplySet is still polled every
  * ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
  */
-export const SECRET_POLL_CONCURRENCY = 4;
-export const SECRET_POLL_MAX_PER_TICK = 100;
+const SECRET_POLL_CONCURRENCY = 4;
+const SECRET_POLL_MAX_PER_TICK = 100;
 
 /** What a baseline or an observation holds: which Secret, and its version or its absence. */
 function stateOf(reference: SecretReference, version: string | undefined): string {

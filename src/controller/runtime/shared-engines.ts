@@ -12,7 +12,7 @@ import { createOpenApiPatchMetaSource } from '../../kube/openapi-patch-meta-sour
 import { createRestMapper } from '../../kube/rest-mapper.js';
 import type { Logger } from '../../observability/create-logger.js';
 
-export interface SharedEnginesOptions {
+interface SharedEnginesOptions {
   /** The connection every identity's requests share (sockets, TLS), over the controller's credentials. */
   readonly connection: KubeConnection;
   readonly logger: Logger;

@@ -1,9 +1,9 @@
 import PQueue from 'p-queue';
 import { createKeyTimers, systemQueueClock, type KeyTimerSlot, type QueueClock } from './key-timers.js';
 import type { Requeue } from '../../api/requeue.js';
-import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../../api/requeue-delay.js';
+import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../../api/requeue.js';
 
-export interface WorkQueueOptions {
+interface WorkQueueOptions {
   /** How many keys are processed at once, in total. */
   readonly concurrency: number;
   readonly process: (key: string) => Promise<Requeue>;

@@ -1,4 +1,4 @@
-import { backoffDelayMs, jitteredIntervalMs } from '../../../src/api/requeue-delay.js';
+import { backoffDelayMs, jitteredIntervalMs } from '../../../src/api/requeue.js';
 import type { QueueClock } from '../../../src/controller/runtime/key-timers.js';
 import { createWorkQueue } from '../../../src/controller/runtime/work-queue.js';
 import { type Requeue } from '../../../src/api/requeue.js';
