@@ -9,7 +9,7 @@ import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
-import { parentOf } from './applyset-subject.js';
+import { parentOf } from './applyset-api.js';
 import { failureOutcome } from './failure-outcome.js';
 import { outcomeOf } from './outcome-of.js';
 import { refusedImpersonation, type ImpersonatedRun } from './service-account-stall.js';

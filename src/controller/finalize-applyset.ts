@@ -3,8 +3,7 @@ import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { messageOf } from '../errors/message-of.js';
 import { InventoryParseError } from '../inventory/parse-inventory.js';
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySetApi } from './applyset-api.js';
-import { impersonatedUser, parentOf, subjectOf } from './applyset-subject.js';
+import { impersonatedUser, parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
 import {
   APPLYSET_FINALIZER,
   DEFAULT_MAX_RETRY_INTERVAL_MS,

@@ -18,8 +18,7 @@ import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyse
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
-import { createApplySetApi } from './applyset-api.js';
-import { impersonatedUser, subjectOf } from './applyset-subject.js';
+import { createApplySetApi, impersonatedUser, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
 import { appliedBefore, engineOutcome, engineRequest, runEngine, type EngineOutcome } from './engine-step.js';
 import {

@@ -6,7 +6,7 @@ import {
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
-import { impersonatedUser } from '../applyset-subject.js';
+import { impersonatedUser } from '../applyset-api.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from './informer-cache.js';
 
