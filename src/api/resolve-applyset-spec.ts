@@ -7,6 +7,7 @@ import {
   type DependencyReference,
   type ResolveApplySetSpecResult,
   type ResolvedApplySetSpec,
+  type ResolvedGitRef,
   type SpecFieldError,
 } from './applyset-types.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
@@ -82,7 +83,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
 /**
  * What the controller needs of a spec it must act on even when the spec is invalid: a deletion (the
  * finalizer prunes or releases the children whatever else is wrong), the requeue of a stalled run, and
- * the informer's view of which Secret to poll. Read by the same field readers as resolveApplySetSpec,
+ * the informer's view of which Secret to poll and which source a push names. Read by the same field readers as resolveApplySetSpec,
  * a wrong field left at its default; the account and target namespace as written, so a deletion acts as
  * the same account the applies did.
  */
@@ -93,6 +94,9 @@ interface LenientApplySetSpec {
   readonly targetNamespace: string | undefined;
   readonly intervalMs: number;
   readonly retryIntervalMs: number;
+  /** `spec.source.url` and `ref`, unless wrong: what a push webhook matches. */
+  readonly url: string | undefined;
+  readonly ref: ResolvedGitRef | undefined;
   readonly secretName: string | undefined;
   readonly secretNamespace: string | undefined;
 }
@@ -100,13 +104,15 @@ interface LenientApplySetSpec {
 export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
   const ignore: SpecFail = () => undefined;
   const raw = isRecord(spec) ? spec : {};
-  const { secretName, secretNamespace } = resolveSourceSpec(raw['source'], ignore);
+  const { url, ref, secretName, secretNamespace } = resolveSourceSpec(raw['source'], ignore);
   return {
     suspend: readBoolean(raw, 'suspend', ignore),
     deletionPolicy: resolveDeletionPolicy(raw['deletionPolicy'], ignore),
     serviceAccountName: readString(raw, 'serviceAccountName', 'spec.serviceAccountName', ignore),
     targetNamespace: readString(raw, 'targetNamespace', 'spec.targetNamespace', ignore),
     ...resolveIntervals(raw, ignore),
+    url,
+    ref,
     secretName,
     secretNamespace,
   };

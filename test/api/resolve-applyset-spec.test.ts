@@ -342,6 +342,8 @@ describe('lenientApplySetSpec', () => {
       targetNamespace: 'apps',
       intervalMs: 600_000,
       retryIntervalMs: 60_000,
+      url: undefined,
+      ref: undefined,
       secretName: 'git-token',
       secretNamespace: 'shared',
     });
@@ -356,9 +358,16 @@ describe('lenientApplySetSpec', () => {
       targetNamespace: undefined,
       intervalMs: DEFAULT_INTERVAL_MS,
       retryIntervalMs: 60_000,
+      url: undefined,
+      ref: undefined,
       secretName: undefined,
       secretNamespace: undefined,
     });
     expect(lenientApplySetSpec(undefined).intervalMs).toBe(DEFAULT_INTERVAL_MS);
+    const source = { source: { url: 'https://git.example/repo.git', ref: { tag: 'v1' } }, prune: 'no' };
+    expect(lenientApplySetSpec(source)).toMatchObject({
+      url: 'https://git.example/repo.git',
+      ref: { type: 'tag', name: 'v1' },
+    });
   });
 });

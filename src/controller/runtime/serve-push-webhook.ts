@@ -6,6 +6,7 @@ import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { applySetPath } from '../applyset-api.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../../api/applyset-types.js';
+import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 
 interface PushWebhookOptions {
   /** `:9292`. */
@@ -85,15 +86,12 @@ export function pushTargets(applySets: readonly JsonObject[], push: PushEvent): 
   const keys: string[] = [];
   for (const applySet of applySets) {
     const metadata = isJsonObject(applySet['metadata']) ? applySet['metadata'] : {};
-    const spec = isJsonObject(applySet['spec']) ? applySet['spec'] : {};
-    const source = isJsonObject(spec['source']) ? spec['source'] : {};
-    const ref = isJsonObject(source['ref']) ? source['ref'] : {};
-    if (spec['suspend'] === true || typeof source['url'] !== 'string') continue;
-    const identity = repositoryIdentity(source['url']);
+    const { suspend, url, ref } = lenientApplySetSpec(applySet['spec']);
+    if (suspend || url === undefined || ref === undefined) continue;
+    const identity = repositoryIdentity(url);
     if (identity === undefined || !pushed.has(identity)) continue;
     const matches =
-      (push.branch !== undefined && ref['branch'] === push.branch) ||
-      (push.tag !== undefined && ref['tag'] === push.tag);
+      (ref.type === 'branch' && ref.name === push.branch) || (ref.type === 'tag' && ref.name === push.tag);
     if (matches) keys.push(`${String(metadata['namespace'] ?? '')}/${String(metadata['name'] ?? '')}`);
   }
   return keys.sort();
