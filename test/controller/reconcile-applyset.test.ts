@@ -59,6 +59,8 @@ interface Stubs {
   readonly duringRun?: (request: ApplySetRequest) => Promise<void>;
   /** The server's answer to a PATCH of the ApplySet itself (not its status). */
   readonly patched?: JsonObject;
+  /** Hears each identity an engine is asked for. */
+  readonly engineFor?: (user: string | undefined) => void;
 }
 
 /** A reconcile with plain-object stubs: what status it wrote and what requeue it asked for. */
@@ -110,7 +112,10 @@ async function reconcile(stubs: Stubs) {
   } as unknown as ControllerMetrics;
   const deps: ReconcilerOptions = {
     client,
-    engineFor: () => engine,
+    engineFor: (user) => {
+      stubs.engineFor?.(user);
+      return engine;
+    },
     readerAs: () => client,
     tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false },
     gitSource,
@@ -329,3 +334,31 @@ describe('reconcile with spec.wait', () => {
 });
 
 type ApplySetStatusLike = { conditions?: { type: string; status: string; reason: string }[] };
+
+describe('reconcile of an ApplySet being deleted', () => {
+  it('reads an invalid spec leniently: deletionPolicy Orphan releases the children as the account named, then the finalizer goes', async () => {
+    const deleting: JsonObject = {
+      ...applySet,
+      metadata: { ...(applySet['metadata'] as JsonObject), deletionTimestamp: '2024-05-01T09:00:00Z' },
+      spec: {
+        source: { url: 'ftp://not-git', ref: { branch: 'main', tag: 'v1' } },
+        prune: 'sometimes',
+        interval: 'soon',
+        deletionPolicy: 'Orphan',
+        serviceAccountName: 'deployer',
+        targetNamespace: 'apps',
+      },
+    };
+    const accounts: (string | undefined)[] = [];
+    const result = await reconcile({ stored: deleting, engineFor: (user) => accounts.push(user) });
+    expect(accounts).toEqual(['system:serviceaccount:team:deployer']);
+    expect(result.engineRequests[0]).toMatchObject({ release: true, prune: false, defaultNamespace: 'apps' });
+    expect(result.requests.at(-1)).toBe(
+      `PATCH /apis/applyset.dev/v1alpha1/namespaces/team/applysets/web ${JSON.stringify({
+        metadata: { finalizers: [], resourceVersion: '7' },
+      })}`,
+    );
+    expect(result.statuses).toEqual([]);
+    expect(result.requeue).toEqual({ kind: 'none' });
+  });
+});
