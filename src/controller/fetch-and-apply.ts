@@ -106,7 +106,8 @@ export async function fetchAndApply(
     );
   } catch (error) {
     const refused = refusedImpersonation({ thrown: error }, namespace, serviceAccount, revision);
-    const outcome = refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted });
+    const outcome =
+      refused ?? failureOutcome(error, { step: 'apply', revision, timedOut: signal.aborted }, log);
     return { outcome, ...storedBy(healthWait) };
   }
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
@@ -158,7 +159,7 @@ async function readFiles(
       { signal },
     );
   } catch (error) {
-    return { done: failureOutcome(error, { step: 'load', spec, revision }) };
+    return { done: failureOutcome(error, { step: 'load', spec, revision }, deps.logger) };
   }
   // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
   // a manifest, so it can neither break the set nor add to it.
@@ -303,7 +304,7 @@ async function fetchRevision(
     // The status says only "unreachable or not a Git repository" (no port scan through it); the
     // operator reads here what it was.
     if (error instanceof GitUnreachableError) log.warn({ detail: error.detail }, error.message);
-    return { done: failureOutcome(error, { step: 'fetch', spec }) };
+    return { done: failureOutcome(error, { step: 'fetch', spec }, log) };
   }
 }
 

@@ -1,3 +1,4 @@
+import { IntentError } from '../errors/intent-error.js';
 import type { JsonObject } from '../manifests/json-value.js';
 import { isJsonObject } from '../manifests/json-value.js';
 import { resourceVersionOf } from './informer-cache.js';
@@ -5,17 +6,19 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { InformerLogger } from './supervised-informer.js';
 
 /** 410 Gone: our resourceVersion left the server's window; only a new LIST can continue. */
-export class WatchExpiredError extends Error {
+export class WatchExpiredError extends IntentError {
   override readonly name = 'WatchExpiredError';
   readonly code = 'WATCH_EXPIRED';
   readonly intent = 'retryable';
+  readonly reason = 'WatchExpired';
 }
 
 /** No event, not even a bookmark, within the stall timeout: a half-open connection, presumed dead. */
-export class WatchStalledError extends Error {
+export class WatchStalledError extends IntentError {
   override readonly name = 'WatchStalledError';
   readonly code = 'WATCH_STALLED';
   readonly intent = 'retryable';
+  readonly reason = 'WatchStalled';
 }
 
 export interface WatchOnceOptions {
