@@ -6,7 +6,10 @@ export function rethrowAbort(error: unknown): void {
   if (isAbortError(error)) throw error;
 }
 
-/** Whether `error` is an abort rather than a failure (`AbortSignal.abort()`'s DOMException included). */
+/**
+ * Whether `error` is an abort rather than a failure. Read by its name, not `instanceof Error`:
+ * `AbortSignal.abort()`'s DOMException may come from another realm (a test's VM context).
+ */
 export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }
