@@ -17,6 +17,8 @@ import {
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
 import { GIT_LIMIT_OPTIONS, GIT_LIMIT_USAGE, gitLimitConfig } from './git-limit-flags.js';
+import { UsageError } from './parse-command-line.js';
+import { reportUnexpected } from './report-unexpected.js';
 
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
@@ -74,11 +76,6 @@ receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered
 
 ${GIT_LIMIT_USAGE}`;
 
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-  readonly code = 'USAGE';
-}
-
 /** `applyset controller`: reads flags and environment once, runs until SIGTERM or SIGINT. */
 export const controllerCommand: Command = (argv, io) => runControllerCommand(argv, io, {});
 
@@ -101,11 +98,12 @@ export async function runControllerCommand(
     }
     ({ config, level } = parsed);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof KubeConfigError || error instanceof TypeError) {
-      io.stderr.write(`applyset controller: ${error.message}\n\n${usage}`);
-      return ExitCode.badInput;
+    // Only a flag or a kubeconfig is the user's to fix; anything else is a bug, not bad input.
+    if (!(error instanceof UsageError || error instanceof KubeConfigError)) {
+      return reportUnexpected('controller', error, io);
     }
-    throw error;
+    io.stderr.write(`applyset controller: ${error.message}\n\n${usage}`);
+    return ExitCode.badInput;
   }
   const logger = createLogger({ level, destination: io.stdout });
   const controller = await runController({ ...config, ...extra }, logger);
@@ -207,13 +205,7 @@ function parseControllerFlags(
 
 /** The flags as given, none of them twice. */
 function readControllerFlags(argv: readonly string[]) {
-  const { values, tokens } = parseArgs({
-    args: [...argv],
-    tokens: true,
-    options: CONTROLLER_OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values, tokens } = parseFlags(argv);
   // No flag of the controller repeats: a second value is a mistake to report, never silently the one
   // that wins (`--namespace a --namespace b` would watch b alone).
   const seen = new Set<string>();
@@ -223,6 +215,28 @@ function readControllerFlags(argv: readonly string[]) {
     seen.add(token.name);
   }
   return values;
+}
+
+/**
+ * node:util's parseArgs, its refusals (an unknown flag, a missing value: `ERR_PARSE_ARGS_*` codes on a
+ * TypeError) as usage errors; any other TypeError stays what it is, a bug.
+ */
+function parseFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      tokens: true,
+      options: CONTROLLER_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      throw new UsageError((error as Error).message, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /**
