@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { IntentError } from '../errors/intent-error.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import PQueue from 'p-queue';
@@ -16,10 +17,7 @@ export class HeldObjectsUnknownError extends IntentError {
   readonly intent = 'retryable';
   readonly reason = 'ApplyFailed';
   constructor(holder: ObjectRef, options: { cause: unknown }) {
-    super(
-      `cannot tell what ${describeObjectRef(holder)} holds: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
-      options,
-    );
+    super(`cannot tell what ${describeObjectRef(holder)} holds: ${messageOf(options.cause)}`, options);
   }
 }
 

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { computeObjectHealth, type ObjectHealth } from '../health/compute-object-health.js';
@@ -63,7 +64,7 @@ async function readHealth(
     rethrowAbort(error);
     return {
       status: 'InProgress',
-      message: `could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      message: `could not be read: ${messageOf(error)}`,
     };
   }
 }

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -290,7 +291,7 @@ function durationFlags(
     try {
       return parseDuration(values[flag]);
     } catch (error) {
-      throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--${flag}: ${messageOf(error)}`);
     }
   };
   return {

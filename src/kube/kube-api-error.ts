@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { IntentError } from '../errors/intent-error.js';
 
 /**
@@ -74,10 +75,7 @@ export class KubeTransportError extends IntentError {
     readonly path: string,
     options: { cause: unknown },
   ) {
-    super(
-      `${method} ${path}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
-      options,
-    );
+    super(`${method} ${path}: ${messageOf(options.cause)}`, options);
   }
 }
 
