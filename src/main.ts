@@ -1,5 +1,6 @@
 import type { CliIo, Command } from './cli/cli-io.js';
 import { ExitCode } from './cli/exit-codes.js';
+import { reportUnexpected } from './cli/report-unexpected.js';
 
 export { exitOnClosedPipe } from './cli/exit-on-closed-pipe.js';
 
@@ -55,5 +56,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     return ExitCode.badInput;
   }
   const command = await load();
-  return command(rest, io);
+  try {
+    return await command(rest, io);
+  } catch (error) {
+    // What a command did not turn into an exit code of its own is a bug, reported as one.
+    return reportUnexpected(name, error, io);
+  }
 }

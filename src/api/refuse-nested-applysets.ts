@@ -1,7 +1,8 @@
-import { IntentError } from '../errors/intent-error.js';
+import { InputRefusedError } from '../errors/input-refused-error.js';
+import type { ObjectError } from '../errors/intent-error.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
-import type { ObjectRef } from '../manifests/object-ref.js';
+import { objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
 import { APPLYSET_GROUP, APPLYSET_KIND } from './applyset-types.js';
 
 /** One ApplySet among a set's manifests, and what its refusal says. */
@@ -15,16 +16,20 @@ interface RefusedApplySet {
  * whoever writes this repository would choose the identity of a sibling (issue #23, finding 3).
  * Stalled: only a change of the manifests, or of the controller's flags, helps.
  */
-export class NestedApplySetRefusedError extends IntentError {
+export class NestedApplySetRefusedError extends InputRefusedError {
   override readonly name = 'NestedApplySetRefusedError';
-  readonly intent = 'stalled';
   readonly reason = 'NestedApplySetRefused';
-  /** One line per ApplySet found (isApplySetInputError reads it: the status lists each). */
+  /** One line per ApplySet found. */
   readonly problems: readonly string[];
   readonly subject = undefined;
   constructor(readonly refused: readonly RefusedApplySet[]) {
     super(refused.map((item) => item.message).join('; '));
     this.problems = refused.map((item) => item.message);
+  }
+
+  /** Each ApplySet found, by its inventory key, for `status.errors`. */
+  override objectErrors(): readonly ObjectError[] {
+    return this.refused.map((item) => ({ object: objectRefKey(item.ref), message: item.message }));
   }
 }
 

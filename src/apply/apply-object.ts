@@ -1,3 +1,5 @@
+import { ImpersonationRefusedError } from '../kube/kube-api-error.js';
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { isSecretManifest, redactSecretValues } from '../manifests/redact-secret-values.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import type { ApplyAction } from '../plan/plan.js';
@@ -15,9 +17,11 @@ import { createObject, markAdopted, updateObject } from './write-object.js';
 export async function applyAction(action: ApplyAction, context: ObjectContext): Promise<ObjectOutcome> {
   const outcome = await applyActionOnce(action, context);
   if (outcome.action === 'failed' && isSecretManifest(action.object.manifest)) {
-    // The server's message echoes what it refused; the cause (with the same text) is dropped.
+    // The server's message echoes what it refused; the cause (with the same text) is dropped, but
+    // for a refused impersonation, which names the account and nothing of the object.
     const message = redactSecretValues(outcome.message, action.object.manifest);
-    return { action: 'failed', ref: outcome.ref, message, source: action.object.source };
+    const cause = outcome.cause instanceof ImpersonationRefusedError ? { cause: outcome.cause } : {};
+    return { action: 'failed', ref: outcome.ref, message, source: action.object.source, ...cause };
   }
   return outcome.action === 'failed' || outcome.action === 'conflict'
     ? { ...outcome, source: action.object.source }
@@ -60,7 +64,7 @@ async function guarded(ref: ObjectRef, run: () => Promise<ObjectOutcome>): Promi
   try {
     return await run();
   } catch (error) {
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     return { action: 'failed', ref, message: messageOf(error), cause: error };
   }
 }

@@ -214,18 +214,6 @@ export interface ApplySetResult {
   readonly healthTimedOut?: boolean;
 }
 
-/**
- * Thrown (never partially applied) when the input is bad: invalid YAML, missing fields, duplicates,
- * unknown kinds, a refused plan (empty set). `intent` is 'stalled': retrying cannot help.
- */
-export interface ApplySetInputError extends Error {
-  readonly intent: 'stalled';
-  /** One line per problem, each naming file, document and object. */
-  readonly problems: readonly string[];
-  /** The object a refusal is about when it is not a file's (the set's parent), for status. */
-  readonly subject?: string | undefined;
-}
-
 /** What `onHealthWait` hears: the objects still waited for, and the parent's version. */
 export interface HealthWait {
   readonly pending: readonly ObjectHealthReport[];

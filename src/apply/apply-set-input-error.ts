@@ -1,18 +1,16 @@
-import { IntentError } from '../errors/intent-error.js';
+import { InputRefusedError } from '../errors/input-refused-error.js';
+import { IntentError, type ObjectError } from '../errors/intent-error.js';
 import { ManifestSetError } from '../manifests/manifest-error.js';
-import type { ApplySetInputError } from './apply-set-contract.js';
 
 /**
  * Bad input, found before anything was written: invalid or duplicate manifests, unknown kinds, a
  * refused plan (an empty set without --allow-empty). Stalled: only a change of the input helps.
  */
-export class ApplySetInputRejectedError extends IntentError implements ApplySetInputError {
+export class ApplySetInputRejectedError extends InputRefusedError {
   override readonly name = 'ApplySetInputRejectedError';
   readonly code = 'APPLYSET_INPUT_REJECTED';
-  readonly intent = 'stalled';
   /** `UnknownKind` when every problem is a kind nobody serves (installing a CRD fixes it), else `InvalidManifests`. */
   readonly reason: 'UnknownKind' | 'InvalidManifests';
-  /** The object the refusal is about when it is not a file's (the set's parent), for status. */
   readonly subject: string | undefined;
   constructor(
     readonly problems: readonly string[],
@@ -23,13 +21,16 @@ export class ApplySetInputRejectedError extends IntentError implements ApplySetI
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.subject = options?.subject;
-    const cause = options?.cause;
-    this.reason =
-      cause instanceof ManifestSetError &&
-      cause.errors.length > 0 &&
-      cause.errors.every((problem) => problem.code === 'unknown-kind')
-        ? 'UnknownKind'
-        : 'InvalidManifests';
+    this.reason = this.manifests()?.reason ?? 'InvalidManifests';
+  }
+
+  /** The files' own problems when the manifests were refused, else one line per problem. */
+  override objectErrors(): readonly ObjectError[] {
+    return this.manifests()?.objectErrors() ?? super.objectErrors();
+  }
+
+  private manifests(): ManifestSetError | undefined {
+    return this.cause instanceof ManifestSetError ? this.cause : undefined;
   }
 }
 
@@ -42,12 +43,4 @@ export class ApplySetParentNotFoundError extends IntentError {
   constructor(readonly parent: string) {
     super(`the apply-config object ${parent} does not exist`);
   }
-}
-
-export function isApplySetInputError(error: unknown): error is ApplySetInputError {
-  return (
-    error instanceof Error &&
-    (error as { intent?: unknown }).intent === 'stalled' &&
-    Array.isArray((error as { problems?: unknown }).problems)
-  );
 }

@@ -1,4 +1,7 @@
-import { IntentError } from '../errors/intent-error.js';
+import { IntentError, type FailureStep } from '../errors/intent-error.js';
+
+/** How soon a reconcile that waited in vain for a CRD of its set to be Established tries again. */
+export const CRD_WAIT_REQUEUE_MS = 5_000;
 
 /**
  * A CRD of the set did not become Established (and its kinds did not show in discovery) in time: a
@@ -14,5 +17,14 @@ export class CrdNotEstablishedError extends IntentError {
     options?: { cause?: unknown },
   ) {
     super(`CustomResourceDefinition ${crd} is not Established yet`, options);
+  }
+
+  /** At the apply, that the objects of its kinds wait with it. */
+  override describe(at: FailureStep | undefined): string {
+    return at?.step === 'apply' ? `${this.message}: the custom resources of it wait` : this.message;
+  }
+
+  override retryAfterMs(): number {
+    return CRD_WAIT_REQUEUE_MS;
   }
 }

@@ -1,3 +1,4 @@
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import type { ApplySetParent } from './apply-set-contract.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { resourcePath, type ResourceLocation } from '../kube/kube-object-api.js';
@@ -36,7 +37,7 @@ export function createSetParentFinder(
           ...(signal === undefined ? {} : { signal }),
         });
       } catch (error) {
-        if (error instanceof Error && error.name === 'AbortError') throw error;
+        rethrowAbort(error);
         continue;
       }
       const items = isJsonObject(list) && Array.isArray(list['items']) ? list['items'] : [];

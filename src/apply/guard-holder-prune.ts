@@ -1,3 +1,4 @@
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { liveUid } from '../inventory/live-state.js';
 import { messageOf } from '../errors/message-of.js';
 import { releaseObject } from './release-object.js';
@@ -58,7 +59,7 @@ export async function guardHolderPrune(
     const held = await listHeldObjects(ref, action.live, { ...context, client: context.kubeClient });
     others = objectsOfOthers(held, context);
   } catch (error) {
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     return { action: 'failed', ref, message: `prune refused: ${messageOf(error)}`, cause: error };
   }
   if (others.length === 0) return undefined;
@@ -69,7 +70,7 @@ export async function guardHolderPrune(
   try {
     await release(action, context);
   } catch (error) {
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     return {
       action: 'failed',
       ref,

@@ -1,3 +1,6 @@
+import { messageOf } from '../errors/message-of.js';
+import { IntentError } from '../errors/intent-error.js';
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import PQueue from 'p-queue';
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
@@ -8,15 +11,13 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi, ResourceLocation } from '../kube/kube-object-api.js';
 
 /** What a Namespace or a CRD holds could not be read completely: it is not deleted this run. */
-export class HeldObjectsUnknownError extends Error {
+export class HeldObjectsUnknownError extends IntentError {
   override readonly name = 'HeldObjectsUnknownError';
   readonly code = 'HELD_OBJECTS_UNKNOWN';
   readonly intent = 'retryable';
+  readonly reason = 'ApplyFailed';
   constructor(holder: ObjectRef, options: { cause: unknown }) {
-    super(
-      `cannot tell what ${describeObjectRef(holder)} holds: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
-      options,
-    );
+    super(`cannot tell what ${describeObjectRef(holder)} holds: ${messageOf(options.cause)}`, options);
   }
 }
 
@@ -53,7 +54,7 @@ export async function listHeldObjects(
     if (resource === undefined) throw new Error('its spec names no served version, group and plural');
     return await listOrEmpty({ ...resource, namespace: '' }, context);
   } catch (error) {
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     throw new HeldObjectsUnknownError(holder, { cause: error });
   }
 }

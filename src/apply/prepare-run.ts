@@ -1,4 +1,4 @@
-import { computeApplySetId, type ApplySetParent as KepParent } from '../inventory/applyset-id.js';
+import { computeApplySetId, type ApplySetIdentity } from '../inventory/applyset-id.js';
 import type { Inventory } from '../inventory/inventory.js';
 import { liveAnnotation, liveLabel } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
@@ -39,7 +39,7 @@ import type { RunContext } from './run-context.js';
 export interface ParentState {
   readonly location: ResourceLocation;
   readonly ref: ObjectRef;
-  readonly kep: KepParent;
+  readonly kep: ApplySetIdentity;
   /** Undefined when it does not exist yet (the command's ConfigMap, created at the first write). */
   readonly live: JsonObject | undefined;
   readonly inventory: Inventory;

@@ -1,3 +1,4 @@
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { liveUid } from '../inventory/live-state.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import type { PruneAction } from '../plan/plan.js';
@@ -60,7 +61,7 @@ export async function pruneAction(
         incomplete: true,
       };
     }
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     return { action: 'failed', ref, message: `prune failed: ${messageOf(error)}`, cause: error };
   }
 }

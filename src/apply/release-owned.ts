@@ -1,3 +1,4 @@
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import PQueue from 'p-queue';
 import type { Inventory } from '../inventory/inventory.js';
 import { liveAnnotation, type LiveState } from '../inventory/live-state.js';
@@ -47,7 +48,7 @@ export async function releaseOwned(
         };
       } catch (error) {
         if (error instanceof KubeApiError && error.notFound) return undefined;
-        if (error instanceof Error && error.name === 'AbortError') throw error;
+        rethrowAbort(error);
         return { action: 'failed', ref, message: `releasing it failed: ${messageOf(error)}`, cause: error };
       }
     }),

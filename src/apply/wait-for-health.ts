@@ -1,3 +1,5 @@
+import { messageOf } from '../errors/message-of.js';
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { computeObjectHealth, type ObjectHealth } from '../health/compute-object-health.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
@@ -59,10 +61,10 @@ async function readHealth(
     const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
     return computeObjectHealth(await context.api.get(locationIn(mapping, ref.namespace), ref.name, signal));
   } catch (error) {
-    if (error instanceof Error && error.name === 'AbortError') throw error;
+    rethrowAbort(error);
     return {
       status: 'InProgress',
-      message: `could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      message: `could not be read: ${messageOf(error)}`,
     };
   }
 }

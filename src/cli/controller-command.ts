@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,8 @@ import {
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
 import { GIT_LIMIT_OPTIONS, GIT_LIMIT_USAGE, gitLimitConfig } from './git-limit-flags.js';
+import { UsageError } from './parse-command-line.js';
+import { reportUnexpected } from './report-unexpected.js';
 
 const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
@@ -75,11 +78,6 @@ receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered
 
 ${GIT_LIMIT_USAGE}`;
 
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-  readonly code = 'USAGE';
-}
-
 /** `applyset controller`: reads flags and environment once, runs until SIGTERM or SIGINT. */
 export const controllerCommand: Command = (argv, io) => runControllerCommand(argv, io, {});
 
@@ -102,11 +100,12 @@ export async function runControllerCommand(
     }
     ({ config, level } = parsed);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof KubeConfigError || error instanceof TypeError) {
-      io.stderr.write(`applyset controller: ${error.message}\n\n${usage}`);
-      return ExitCode.badInput;
+    // Only a flag or a kubeconfig is the user's to fix; anything else is a bug, not bad input.
+    if (!(error instanceof UsageError || error instanceof KubeConfigError)) {
+      return reportUnexpected('controller', error, io);
     }
-    throw error;
+    io.stderr.write(`applyset controller: ${error.message}\n\n${usage}`);
+    return ExitCode.badInput;
   }
   const logger = createLogger({ level, destination: io.stdout });
   const controller = await runController(config, logger, hooks);
@@ -208,13 +207,7 @@ function parseControllerFlags(
 
 /** The flags as given, none of them twice. */
 function readControllerFlags(argv: readonly string[]) {
-  const { values, tokens } = parseArgs({
-    args: [...argv],
-    tokens: true,
-    options: CONTROLLER_OPTIONS,
-    strict: true,
-    allowPositionals: false,
-  });
+  const { values, tokens } = parseFlags(argv);
   // No flag of the controller repeats: a second value is a mistake to report, never silently the one
   // that wins (`--namespace a --namespace b` would watch b alone).
   const seen = new Set<string>();
@@ -224,6 +217,28 @@ function readControllerFlags(argv: readonly string[]) {
     seen.add(token.name);
   }
   return values;
+}
+
+/**
+ * node:util's parseArgs, its refusals (an unknown flag, a missing value: `ERR_PARSE_ARGS_*` codes on a
+ * TypeError) as usage errors; any other TypeError stays what it is, a bug.
+ */
+function parseFlags(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      tokens: true,
+      options: CONTROLLER_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) {
+      throw new UsageError((error as Error).message, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /**
@@ -277,7 +292,7 @@ function durationFlags(
     try {
       return parseDuration(values[flag]);
     } catch (error) {
-      throw new UsageError(`--${flag}: ${error instanceof Error ? error.message : String(error)}`);
+      throw new UsageError(`--${flag}: ${messageOf(error)}`);
     }
   };
   return {

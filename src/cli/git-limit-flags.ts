@@ -4,6 +4,7 @@ import {
 } from '../git/git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS } from '../git/git-fetch-limits.js';
 import type { ControllerConfig } from '../controller/runtime/controller-config.js';
+import { UsageError } from './parse-command-line.js';
 
 /** The controller's bounds on what a repository may cost it: parseArgs options, parsed below. */
 export const GIT_LIMIT_OPTIONS = {
@@ -30,7 +31,7 @@ export function parseSizeFlag(flag: string, text: string): number {
   const scale = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[match?.[2] ?? ''] ?? 1;
   const value = match === null ? NaN : Number(match[1]) * scale;
   if (!Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`--${flag} must be a positive number (with Ki, Mi or Gi for sizes), got "${text}"`);
+    throw new UsageError(`--${flag} must be a positive number (with Ki, Mi or Gi for sizes), got "${text}"`);
   }
   return value;
 }

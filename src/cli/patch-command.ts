@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -51,7 +52,7 @@ export const patchCommand: Command = async (argv, io) => {
       allowPositionals: false,
     }).values;
   } catch (error) {
-    io.stderr.write(`applyset patch: ${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+    io.stderr.write(`applyset patch: ${messageOf(error)}\n\n${usage}`);
     return ExitCode.badInput;
   }
   if (flags.help) {
@@ -82,7 +83,7 @@ export const patchCommand: Command = async (argv, io) => {
     io.stdout.write(`${encodeGoJson({ patch, result })}\n`);
     return ExitCode.ok;
   } catch (error) {
-    io.stderr.write(`applyset patch: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`applyset patch: ${messageOf(error)}\n`);
     return ExitCode.badInput;
   }
 };

@@ -2,7 +2,8 @@ import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { resolve } from 'node:path';
 import type { ApplySetProgress, ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
-import { isApplySetInputError } from '../apply/apply-set-input-error.js';
+import { classifyFailure } from '../errors/classify-failure.js';
+import { messageOf } from '../errors/message-of.js';
 import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
@@ -70,8 +71,9 @@ export async function runApplySet(
     const engine = createApplySetEngine({ kubeClient: client, openApiStore });
     return { result: await engine(engineRequest(files, namespace, flags, io, mode)) };
   } catch (error) {
-    if (isApplySetInputError(error)) {
-      for (const problem of error.problems) io.stderr.write(`error: ${problem}\n`);
+    const { problems } = classifyFailure(error);
+    if (problems !== undefined) {
+      for (const problem of problems) io.stderr.write(`error: ${problem}\n`);
       return fail('the input was refused; nothing was written', ExitCode.badInput);
     }
     // A credential that cannot be had (an exec plugin that fails…) is the kubeconfig's fault.
@@ -176,8 +178,4 @@ function rootMessage(error: KubeTransportError): string {
     return (cause as Error).message;
   }
   return error.message;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@
  * ApplySet at this revision, the run itself with spec.wait's progress handed over as data, and what
  * the run comes to.
  */
+import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../apply/apply-set-contract.js';
 import { APPROVE_PRUNE_ANNOTATION, type ApplySet, type ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
@@ -143,10 +144,12 @@ export function engineOutcome(
   run: ImpersonatedRun,
   { namespace, serviceAccount }: { namespace: string; serviceAccount: string | undefined },
   { revision, steady, timedOut }: { revision: string; steady: boolean; timedOut: boolean },
+  log: Pick<Logger, 'error'>,
 ): EngineOutcome {
   const refused = refusedImpersonation(run, namespace, serviceAccount, revision);
   if (refused !== undefined) return { outcome: refused };
-  if ('thrown' in run) return { outcome: failureOutcome(run.thrown, { step: 'apply', revision, timedOut }) };
+  if ('thrown' in run)
+    return { outcome: failureOutcome(run.thrown, { step: 'apply', revision, timedOut }, log) };
   const { result } = run;
   return {
     outcome: outcomeOf(result, revision),

@@ -3,6 +3,7 @@
  * set is applied as, its Git credentials, the fetch and the manifests. Each ends the run with an
  * outcome, or hands the next step its value; none throws.
  */
+import type { Logger } from '../observability/create-logger.js';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
@@ -119,7 +120,7 @@ export async function fetchRevision(
     // The status says only "unreachable or not a Git repository" (no port scan through it); the
     // operator reads here what it was.
     if (error instanceof GitUnreachableError) ctx.log.warn({ detail: error.detail }, error.message);
-    return { done: failureOutcome(error, { step: 'fetch', spec }) };
+    return { done: failureOutcome(error, { step: 'fetch', spec }, ctx.log) };
   }
 }
 
@@ -129,6 +130,7 @@ export async function readFiles(
   spec: ResolvedApplySetSpec,
   { commit, revision }: { commit: string; revision: string },
   signal: AbortSignal,
+  log: Pick<Logger, 'error'>,
 ): Promise<Step<ManifestFile[]>> {
   let files: ManifestFile[];
   try {
@@ -137,7 +139,7 @@ export async function readFiles(
       { signal },
     );
   } catch (error) {
-    return { done: failureOutcome(error, { step: 'load', spec, revision }) };
+    return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
   }
   // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
   // a manifest, so it can neither break the set nor add to it.

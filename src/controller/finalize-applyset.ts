@@ -1,7 +1,5 @@
-import { ApplySetParentNotFoundError } from '../apply/apply-set-input-error.js';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
-import { messageOf } from '../errors/message-of.js';
-import { InventoryParseError } from '../inventory/parse-inventory.js';
+import { classifyFailure } from '../errors/classify-failure.js';
 import type { Logger } from '../observability/create-logger.js';
 import { impersonatedUser, parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
 import {
@@ -10,7 +8,6 @@ import {
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
 } from '../api/applyset-types.js';
-import { inventoryDamage } from './failure-outcome.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
@@ -74,13 +71,19 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
         `deleted: children ${orphan ? 'orphaned' : 'pruned'}`,
       );
     } catch (error) {
-      if (error instanceof ApplySetParentNotFoundError) return { kind: 'none' };
-      if (error instanceof InventoryParseError) return stallDeletion(deps, api, applySet, error, log);
-      log.warn({ err: error }, `deleted: ${verb} the children failed`);
+      const failure = classifyFailure(error);
+      // The ApplySet went while it was read: nothing is left to let go of.
+      if (failure.reason === 'ParentNotFound') return { kind: 'none' };
+      // A damaged inventory cannot be pruned from, however often it is tried: the deletion stalls.
+      if (failure.reason === 'InventoryInvalid') {
+        return stallDeletion(deps, api, applySet, failure.message, log);
+      }
+      const what = failure.unexpected ? 'failed unexpectedly, a bug' : 'failed';
+      log[failure.unexpected ? 'error' : 'warn']({ err: error }, `deleted: ${verb} the children ${what}`);
       await deps.recordEvent(subjectOf(applySet), {
         type: 'Warning',
         reason: 'PruneFailed',
-        message: `${verb} the children failed: ${messageOf(error)}`,
+        message: `${verb} the children failed: ${failure.message}`,
       });
       return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
     }
@@ -102,10 +105,10 @@ async function stallDeletion(
   deps: FinalizeDeps,
   api: ApplySetApi,
   applySet: ApplySet,
-  error: InventoryParseError,
+  damage: string,
   log: Logger,
 ): Promise<Requeue> {
-  const message = `${inventoryDamage(error)}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
+  const message = `${damage}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
   const { intervalMs, retryIntervalMs } = lenientApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome: { kind: 'stalled', reason: 'InventoryInvalid', message },

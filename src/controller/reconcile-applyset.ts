@@ -164,7 +164,7 @@ async function applyRevision(
   ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
 
   // 10. Read the files under spec.source.path at that commit straight from the object store.
-  const files = await readFiles(options.gitSource, spec, { commit, revision }, signal);
+  const files = await readFiles(options.gitSource, spec, { commit, revision }, signal, ctx.log);
   if ('done' in files) return { outcome: files.done };
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
@@ -177,7 +177,8 @@ async function applyRevision(
   const run = await engine.run;
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
   if ('result' in run) status.moved(run.result.parentResourceVersion);
-  return engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut: signal.aborted });
+  const timedOut = signal.aborted;
+  return engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
 }
 
 /** Whether the ApplySet's inventory lists anything (plain or compressed). */

@@ -1,3 +1,4 @@
+import { classifyFailure } from '../errors/classify-failure.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import type { ApplySetResult } from '../apply/apply-set-contract.js';
 
@@ -22,18 +23,6 @@ export function serviceAccountNotFound(
       `ServiceAccount ${namespace}/${account}${which} does not exist; nothing was applied. ` +
       `Create it and grant it what the set holds: ${create} (see docs/multi-tenancy.md)`,
   };
-}
-
-/**
- * The API server's answer when the controller may not impersonate the account: the chart lets it
- * impersonate only the default account and tenancy.serviceAccountNames. Every request of the run is
- * answered so, and the text names the verb and resource whatever the object was.
- */
-const CANNOT_IMPERSONATE = /cannot impersonate resource "serviceaccounts"/;
-
-/** Whether `text` (an error or an object's failure) is the API server refusing the impersonation. */
-export function isImpersonationRefusal(text: string): boolean {
-  return CANNOT_IMPERSONATE.test(text);
 }
 
 /** Stalled: the controller is not allowed to act as `account`, so nothing was applied as it. */
@@ -67,14 +56,17 @@ export function refusedImpersonation(
   revision: string,
 ): ReconcileOutcome | undefined {
   if (serviceAccount === undefined) return undefined;
-  const messages: string[] = [];
-  if ('result' in run) {
-    for (const outcome of run.result.outcomes)
-      if (outcome.action === 'failed') messages.push(outcome.message);
-  } else {
-    for (let error = run.thrown; error instanceof Error; error = error.cause) messages.push(error.message);
-  }
-  return messages.some(isImpersonationRefusal)
+  const errors =
+    'result' in run
+      ? run.result.outcomes.flatMap((outcome) => (outcome.action === 'failed' ? [outcome.cause] : []))
+      : [run.thrown];
+  return errors.some(refusesImpersonation)
     ? impersonationForbidden(namespace, serviceAccount, revision)
     : undefined;
+}
+
+/** Whether `error`, or an error it wraps, is the API server refusing the impersonation. */
+function refusesImpersonation(error: unknown): boolean {
+  if (classifyFailure(error).reason === 'ImpersonationForbidden') return true;
+  return error instanceof Error && error.cause !== undefined && refusesImpersonation(error.cause);
 }

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import {
   GitAuthError,
   GitFetchError,
@@ -57,7 +58,7 @@ export function classifyGitError(error: unknown, context: GitErrorContext): GitS
   if (error instanceof Error && error.message === 'Request timed out') {
     return new GitUnreachableError(url, 'request timed out', { cause: error });
   }
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = messageOf(error);
   return new GitFetchError(url, detail, { cause: error });
 }
 

@@ -1,4 +1,4 @@
-import { IntentError } from '../errors/intent-error.js';
+import { IntentError, type FailureStep } from '../errors/intent-error.js';
 
 /**
  * Why fetching from Git failed, as classes whose intent the controller maps to conditions and requeue:
@@ -46,6 +46,16 @@ export class GitAuthError extends GitError {
     options?: { cause?: unknown },
   ) {
     super(`authentication failed for ${url} (HTTP ${statusCode})`, url, options);
+  }
+
+  /** At the fetch, what to check: the Secret the credentials came from, or that none was named. */
+  override describe(at: FailureStep | undefined): string {
+    if (at?.step !== 'fetch') return this.message;
+    const hint =
+      at.secretName === undefined
+        ? 'the repository needs credentials: set spec.source.secretRef'
+        : `check username/password or token in Secret ${at.secretName}`;
+    return `${this.message}: ${hint}`;
   }
 }
 
@@ -167,9 +177,18 @@ export class GitPathNotFoundError extends IntentError {
     readonly found: 'nothing' | 'submodule' = 'nothing',
     options?: { cause?: unknown },
   ) {
-    const detail = found === 'submodule' ? 'is a submodule' : 'does not exist';
-    super(`path ${JSON.stringify(path)} ${detail} in commit ${commit}`, options);
+    super(`path ${JSON.stringify(path)} ${pathNotFoundDetail(found)} in commit ${commit}`, options);
   }
+
+  /** At the load, the path as the spec gives it and the revision, as the status names them. */
+  override describe(at: FailureStep | undefined): string {
+    if (at?.step !== 'load') return this.message;
+    return `path "${at.path}" ${pathNotFoundDetail(this.found)} in revision ${at.revision}`;
+  }
+}
+
+function pathNotFoundDetail(found: 'nothing' | 'submodule'): string {
+  return found === 'submodule' ? 'is a submodule' : 'does not exist';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { IntentError } from '../errors/intent-error.js';
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { forbiddenAddressReason } from './forbidden-source-address.js';
@@ -5,16 +6,18 @@ import { internalAddressReason, podAddresses } from './internal-source-address.j
 import type { SourceHostList } from './source-host-list.js';
 
 /** A host name resolved to an address the controller must not connect to; raised before any connection. */
-export class SourceAddressRefusedError extends Error {
+export class SourceAddressRefusedError extends IntentError {
   override readonly name = 'SourceAddressRefusedError';
   readonly code = 'SOURCE_ADDRESS_REFUSED';
   readonly intent = 'stalled';
+  readonly reason = 'SourceNotAllowed';
   constructor(
     readonly hostname: string,
     readonly address: string,
-    readonly reason: string,
+    /** Why the address is refused (`a link-local address`...). */
+    readonly refusal: string,
   ) {
-    super(`${hostname} resolves to ${address}, ${reason}`);
+    super(`${hostname} resolves to ${address}, ${refusal}`);
   }
 }
 

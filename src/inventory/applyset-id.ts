@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 
-export interface ApplySetParent {
+/**
+ * What names an apply-config object for its id: the four fields kubectl hashes. The engine's whole
+ * parent (`ApplySetParent` in src/apply/apply-set-contract.ts) has them and more.
+ */
+export interface ApplySetIdentity {
   readonly name: string;
   /** '' for a cluster-scoped parent. */
   readonly namespace: string;
@@ -14,7 +18,7 @@ export interface ApplySetParent {
  * `ApplySet.ID`): `applyset-<base64url(sha256("<name>.<namespace>.<kind>.<group>")), no padding>-v1`.
  * The prefix and the `-v1` suffix make it a valid label value (it must start and end alphanumeric).
  */
-export function computeApplySetId(parent: ApplySetParent): string {
+export function computeApplySetId(parent: ApplySetIdentity): string {
   const unencoded = [parent.name, parent.namespace, parent.kind, parent.group].join('.');
   const digest = createHash('sha256').update(unencoded, 'utf8').digest('base64url');
   return `applyset-${digest}-v1`;

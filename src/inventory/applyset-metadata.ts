@@ -1,6 +1,6 @@
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { computeApplyHash } from './apply-hash.js';
-import { computeApplySetId, type ApplySetParent } from './applyset-id.js';
+import { computeApplySetId, type ApplySetIdentity } from './applyset-id.js';
 import { formatContainsGroupKinds } from './contains-group-kinds.js';
 import { formatInventory } from './format-inventory.js';
 import { encodeInventory } from './inventory-encoding.js';
@@ -31,7 +31,7 @@ export interface MemberMetadata {
  * The hash label is left out unless `withHash`: it is written in its own, last step.
  */
 export function applySetParentMetadata(input: {
-  readonly parent: ApplySetParent;
+  readonly parent: ApplySetIdentity;
   readonly inventory: readonly ObjectRef[];
   readonly tooling: string;
   readonly withHash: boolean;
@@ -61,7 +61,7 @@ export function applySetParentMetadata(input: {
 /** What every member carries: the proposal's owner annotation and the KEP-3659 membership label. */
 export function applySetMemberMetadata(input: {
   readonly ownerUid: string;
-  readonly parent: ApplySetParent;
+  readonly parent: ApplySetIdentity;
 }): MemberMetadata {
   return {
     labels: { [MetadataKeys.applySetPartOf]: computeApplySetId(input.parent) },

@@ -81,10 +81,16 @@ export const MAX_INVENTORY_LINES = 250_000;
 /**
  * An inventory past MAX_INVENTORY_TEXT_BYTES or MAX_INVENTORY_LINES: refused before it is read, so
  * nothing of the set is applied or pruned. Stalled: only a human fixing the annotation helps.
+ *
+ * Unlike InventoryTooLargeError (a set too large to record, found before writing: split the set), this
+ * is an annotation found too large when reading, which this controller never writes: it was edited or
+ * forged, and the fix is the annotation's. Its own code says so; the condition reason is the same,
+ * `InventoryTooLarge`, since to the user both are the inventory over a size limit, and the message
+ * names the annotation and what to do.
  */
 export class InventoryPastLimitError extends IntentError {
   override readonly name = 'InventoryPastLimitError';
-  readonly code = 'INVENTORY_TOO_LARGE';
+  readonly code = 'INVENTORY_PAST_LIMIT';
   readonly intent = 'stalled';
   readonly reason = 'InventoryTooLarge';
   constructor(key: string, limit: string) {

@@ -1,4 +1,5 @@
-import { IntentError } from '../errors/intent-error.js';
+import { IntentError, type FailureStep, type ObjectError } from '../errors/intent-error.js';
+import { MetadataKeys } from './metadata-keys.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { toInventory, type Inventory } from './inventory.js';
 
@@ -18,6 +19,16 @@ export class InventoryParseError extends IntentError {
     detail: string,
   ) {
     super(`last-applied-objects line ${line} ${JSON.stringify(text)}: ${detail}`);
+  }
+
+  /** Where, which line, and what to do; at the apply, that nothing of the set was touched. */
+  override describe(at: FailureStep | undefined): string {
+    const damage = `the inventory annotation ${MetadataKeys.lastAppliedObjects} cannot be read (${this.message}): fix or remove that line`;
+    return at?.step === 'apply' ? `${damage}; nothing was applied or pruned` : damage;
+  }
+
+  override objectErrors(): readonly ObjectError[] {
+    return [{ object: `last-applied-objects line ${this.line}`, message: this.message }];
   }
 }
 

@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 /**
  * Runs a kubeconfig `exec` credential plugin (client.authentication.k8s.io v1 or v1beta1) and reads
  * the ExecCredential it prints. The token is kept until its `expirationTimestamp` (forever when it
@@ -138,7 +139,7 @@ function readCredential(
   try {
     parsed = JSON.parse(stdout);
   } catch (error) {
-    throw fail(`no ExecCredential JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw fail(`no ExecCredential JSON (${messageOf(error)})`);
   }
   const credential = parsed as { apiVersion?: unknown; kind?: unknown; status?: Record<string, unknown> };
   if (credential.kind !== 'ExecCredential' || credential.apiVersion !== apiVersion) {

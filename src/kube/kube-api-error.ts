@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of.js';
 import { IntentError } from '../errors/intent-error.js';
 
 /**
@@ -7,21 +8,25 @@ import { IntentError } from '../errors/intent-error.js';
  */
 export type KubeErrorIntent = 'retryable' | 'stalled';
 
-/** A Status response from the API server, with the fields kubectl reads (`reason`, `message`). */
-export class KubeApiError extends Error {
-  override readonly name = 'KubeApiError';
+/**
+ * A Status response from the API server, with the fields kubectl reads (`reason`, here `statusReason`,
+ * and `message`). Reported as `ApplyFailed`: the request of a step that failed.
+ */
+export class KubeApiError extends IntentError {
+  override readonly name: string = 'KubeApiError';
   readonly code = 'KUBE_API';
   readonly intent: KubeErrorIntent;
+  readonly reason: string = 'ApplyFailed';
   constructor(
     readonly method: string,
     readonly path: string,
     /** HTTP status code. */
     readonly status: number,
     /** The Status `reason` (`NotFound`, `AlreadyExists`, `Conflict`, `Invalid`, ...), '' when absent. */
-    readonly reason: string,
+    readonly statusReason: string,
     readonly detail: string,
   ) {
-    super(`${method} ${path}: ${status}${reason === '' ? '' : ` ${reason}`}: ${detail}`);
+    super(`${method} ${path}: ${status}${statusReason === '' ? '' : ` ${statusReason}`}: ${detail}`);
     this.intent = status >= 500 || status === 429 || status === 409 ? 'retryable' : 'stalled';
   }
 
@@ -45,21 +50,32 @@ export class KubeApiError extends Error {
   }
 }
 
+/**
+ * The API server refused to let the client act as the user it impersonates (403, "cannot impersonate"):
+ * the chart lets the controller impersonate only the accounts it names. Every request of the run is
+ * refused alike, whatever the object, so the set stalls with that rather than list each object.
+ */
+export class ImpersonationRefusedError extends KubeApiError {
+  override readonly name = 'ImpersonationRefusedError';
+  override readonly reason = 'ImpersonationForbidden';
+}
+
+/** The API server's wording when impersonating the account is not allowed; it names no object. */
+const CANNOT_IMPERSONATE = /cannot impersonate resource "serviceaccounts"/;
+
 /** The request never got an HTTP answer (connection refused, TLS, timeout). Retryable. */
-export class KubeTransportError extends Error {
+export class KubeTransportError extends IntentError {
   override readonly name = 'KubeTransportError';
   readonly code = 'KUBE_TRANSPORT';
   readonly intent = 'retryable';
+  readonly reason = 'ApplyFailed';
   readonly retryable = true;
   constructor(
     readonly method: string,
     readonly path: string,
     options: { cause: unknown },
   ) {
-    super(
-      `${method} ${path}: ${options.cause instanceof Error ? options.cause.message : String(options.cause)}`,
-      options,
-    );
+    super(`${method} ${path}: ${messageOf(options.cause)}`, options);
   }
 }
 
@@ -84,15 +100,18 @@ export class UnknownKindError extends IntentError {
 
 /** Builds the error for a non-2xx answer from its Status body, when it has one. */
 export function kubeApiErrorFrom(method: string, path: string, status: number, body: string): KubeApiError {
-  let reason = '';
+  let statusReason = '';
   let detail = body.trim().slice(0, 2000);
   try {
     const parsed = JSON.parse(body) as { kind?: unknown; reason?: unknown; message?: unknown };
-    if (typeof parsed.reason === 'string') reason = parsed.reason;
+    if (typeof parsed.reason === 'string') statusReason = parsed.reason;
     if (typeof parsed.message === 'string') detail = parsed.message;
   } catch {
     // Not a Status object (a proxy's HTML page, an empty body): keep the raw text as the detail.
-    reason = '';
+    statusReason = '';
   }
-  return new KubeApiError(method, path, status, reason, detail === '' ? `HTTP ${status}` : detail);
+  const text = detail === '' ? `HTTP ${status}` : detail;
+  return status === 403 && CANNOT_IMPERSONATE.test(text)
+    ? new ImpersonationRefusedError(method, path, status, statusReason, text)
+    : new KubeApiError(method, path, status, statusReason, text);
 }

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { RequestOptions } from 'node:https';
+import { messageOf } from '../errors/message-of.js';
 import { createExecCredentialSource } from './exec-credential.js';
 import {
   currentClusterOf,
@@ -97,7 +98,7 @@ function material(data: string | undefined, file: string | undefined, what: stri
   try {
     return readFileSync(file, 'utf8');
   } catch (error) {
-    throw new KubeConfigError(`${what} ${file} cannot be read: ${messageOf(error)}`, { cause: error });
+    throw new KubeConfigError(`${what} ${file} cannot be read: ${fileErrorReason(error)}`, { cause: error });
   }
 }
 
@@ -161,7 +162,7 @@ function tokenFileSource(file: string, user: KubeConfigUser, options: KubeCreden
     } catch (error) {
       if (cached !== undefined) return cached.token;
       const where = describeEntry('user', user);
-      throw new KubeConfigError(`${where}: tokenFile ${file} cannot be read: ${messageOf(error)}`, {
+      throw new KubeConfigError(`${where}: tokenFile ${file} cannot be read: ${fileErrorReason(error)}`, {
         cause: error,
       });
     }
@@ -209,11 +210,7 @@ function authProviderSource(
 }
 
 /** `ENOENT: no such file or directory`: the reason, without the path the message already names. */
-function messageOf(error: unknown): string {
-  // Duck-typed: errors of another realm (test VMs) are no instanceof Error.
-  const message =
-    typeof error === 'object' && error !== null && typeof (error as Error).message === 'string'
-      ? (error as Error).message
-      : String(error);
+function fileErrorReason(error: unknown): string {
+  const message = messageOf(error);
   return /^E[A-Z]+: /.test(message) ? message.replace(/, \w+ '.*'$/, '') : message;
 }

@@ -16,6 +16,7 @@ import { currentClusterOf, currentContextOf, type KubeConfig } from './kubeconfi
 import { parseKubeConfigText } from './kubeconfig-parse.js';
 
 import { KubeConfigError } from './kubeconfig-error.js';
+import { messageOf } from '../errors/message-of.js';
 
 export type { KubeConfig } from './kubeconfig-model.js';
 export { KubeConfigError } from './kubeconfig-error.js';
@@ -149,10 +150,6 @@ function readKubeConfigFile(file: string, options: { skipMissing: boolean }): Ku
   } catch (error) {
     throw new KubeConfigError(`cannot load kubeconfig ${file}: ${messageOf(error)}`, { cause: error });
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The namespace of the kubeconfig's current context, as kubectl defaults it; 'default' if none. */

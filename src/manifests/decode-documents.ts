@@ -1,3 +1,4 @@
+import { IntentError } from '../errors/intent-error.js';
 import { createCollectionKeyCheck } from './check-collection-keys.js';
 import { createQuotedEscapeCheck } from './check-quoted-escapes.js';
 import { GoScalar, mappingToJson } from './go-scalar.js';
@@ -57,9 +58,10 @@ export class ManifestDecodeError extends Error {
 }
 
 /** A document refused before its aliases were expanded: too much aliasing, or too large decoded. */
-export class ManifestExpansionError extends Error {
+export class ManifestExpansionError extends IntentError {
   override readonly name = 'ManifestExpansionError';
   readonly intent = 'stalled';
+  readonly reason = 'InvalidManifests';
   readonly code: 'MANIFEST_EXCESSIVE_ALIASING' | 'MANIFEST_DOCUMENT_TOO_LARGE' | 'MANIFEST_SET_TOO_LARGE';
   constructor(
     readonly source: string,

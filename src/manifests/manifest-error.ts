@@ -1,3 +1,5 @@
+import { IntentError, type ObjectError } from '../errors/intent-error.js';
+
 /** Why a manifest was refused. */
 export type ManifestErrorCode =
   | 'decode-failed'
@@ -34,9 +36,11 @@ export function describeManifestSource(source: ManifestSource): string {
  * One problem with one manifest. Bad input is a "stalled" error: a human must change the files, so
  * retrying will not help.
  */
-export class ManifestError extends Error {
+export class ManifestError extends IntentError {
   override readonly name = 'ManifestError';
   readonly intent = 'stalled';
+  /** `UnknownKind` for a kind nobody serves (installing a CRD fixes it), else `InvalidManifests`. */
+  readonly reason: 'UnknownKind' | 'InvalidManifests';
   constructor(
     readonly code: ManifestErrorCode,
     readonly source: ManifestSource,
@@ -49,18 +53,30 @@ export class ManifestError extends Error {
       `${describeManifestSource(source)}${object === undefined ? '' : `: ${object}`}: ${detail}`,
       options,
     );
+    this.reason = code === 'unknown-kind' ? 'UnknownKind' : 'InvalidManifests';
   }
 }
 
 /** All the problems of a manifest set at once, so one run reports every file to fix. */
-export class ManifestSetError extends Error {
+export class ManifestSetError extends IntentError {
   override readonly name = 'ManifestSetError';
   readonly code = 'MANIFEST_SET_INVALID';
   readonly intent = 'stalled';
+  /** `UnknownKind` when every problem is a kind nobody serves, else `InvalidManifests`. */
+  readonly reason: 'UnknownKind' | 'InvalidManifests';
   constructor(readonly errors: readonly ManifestError[]) {
     super(
       `${errors.length} invalid manifest${errors.length === 1 ? '' : 's'}:\n` +
         errors.map((error) => `  ${error.message}`).join('\n'),
     );
+    this.reason =
+      errors.length > 0 && errors.every((error) => error.reason === 'UnknownKind')
+        ? 'UnknownKind'
+        : 'InvalidManifests';
+  }
+
+  /** Each file with its problem, for `status.errors`. */
+  override objectErrors(): readonly ObjectError[] {
+    return this.errors.map((error) => ({ object: error.source.file, message: error.message }));
   }
 }

@@ -1,3 +1,5 @@
+import { IntentError } from '../errors/intent-error.js';
+
 /** Why the strategic-merge engine refused its input; the messages follow apimachinery's wording. */
 export type MergeErrorCode =
   | 'invalid-document'
@@ -9,11 +11,13 @@ export type MergeErrorCode =
 
 /**
  * The documents cannot be merged as they are: a human must change the manifest (a list element
- * without its merge key, mixed element types, a malformed directive), so this is a "stalled" error.
+ * without its merge key, mixed element types, a malformed directive), so this is a "stalled" error,
+ * reported as `MergeFailed`.
  */
-export class MergeError extends Error {
+export class MergeError extends IntentError {
   override readonly name = 'MergeError';
   readonly intent = 'stalled';
+  readonly reason = 'MergeFailed';
   constructor(
     readonly code: MergeErrorCode,
     message: string,
@@ -27,10 +31,11 @@ export class MergeError extends Error {
  * `--overwrite=false`: the patch would overwrite a change someone made to the live object since the
  * last apply (docs/merge-semantics.md#5-combining-and-conflicts).
  */
-export class MergeConflictError extends Error {
+export class MergeConflictError extends IntentError {
   override readonly name = 'MergeConflictError';
   readonly code = 'MERGE_CONFLICT';
   readonly intent = 'stalled';
+  readonly reason = 'MergeFailed';
   constructor(
     readonly patchText: string,
     readonly changedText: string,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliIo } from '../../src/cli/cli-io.js';
 
-async function runController(argv: readonly string[]) {
+async function runController(argv: readonly string[], given: Partial<CliIo> = {}) {
   let stdout = '';
   let stderr = '';
   const sink = (append: (text: string) => void) => {
@@ -19,6 +19,7 @@ async function runController(argv: readonly string[]) {
     stderr: sink((text) => (stderr += text)),
     env: {},
     cwd: process.cwd(),
+    ...given,
   };
   const code = await controllerCommand(argv, io);
   await new Promise((resolve) => setImmediate(resolve));
@@ -112,5 +113,29 @@ describe('applyset controller: the kubeconfig', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('applyset controller: usage errors and bugs', () => {
+  it.each([
+    [['--frobnicate'], "Unknown option '--frobnicate'"],
+    [['--namespace'], "Option '--namespace <value>' argument missing"],
+  ])('refuses %j as a usage error: exit 2, the usage shown', async (argv, said) => {
+    const run = await runController(argv);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain(said);
+    expect(run.stderr).toContain('usage: applyset controller');
+  });
+
+  it('reports an exception nothing expected as a bug with its stack, never as a bad flag', async () => {
+    // A caller's mistake inside applyset, the kind a bug makes: no working directory to resolve
+    // --kubeconfig against. Node answers it with a TypeError, which is no usage error.
+    const run = await runController(['--kubeconfig', 'config'], { cwd: undefined as unknown as string });
+    expect(run.code).toBe(ExitCode.failure);
+    expect(run.stderr).toContain(
+      'applyset controller: unexpected error, a bug in applyset (please report it):',
+    );
+    expect(run.stderr).toMatch(/TypeError.*\n\s+at /);
+    expect(run.stderr).not.toContain('usage: applyset controller');
   });
 });

@@ -1,3 +1,4 @@
+import { UsageError } from '../../src/cli/parse-command-line.js';
 import { gitLimitConfig, parseSizeFlag } from '../../src/cli/git-limit-flags.js';
 
 describe('the Git bound flags', () => {
@@ -14,6 +15,8 @@ describe('the Git bound flags', () => {
       expect(() => parseSizeFlag('git-max-object-bytes', text)).toThrow(
         `--git-max-object-bytes must be a positive number (with Ki, Mi or Gi for sizes), got "${text}"`,
       );
+      // A usage error, which the command shows with its usage; not a TypeError, which is a bug.
+      expect(() => parseSizeFlag('git-max-object-bytes', text)).toThrow(UsageError);
     },
   );
 

@@ -1,8 +1,19 @@
 import {
   impersonationForbidden,
-  isImpersonationRefusal,
+  refusedImpersonation,
   serviceAccountNotFound,
 } from '../../src/controller/service-account-stall.js';
+import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
+import { kubeApiErrorFrom } from '../../src/kube/kube-api-error.js';
+
+/** A 403 as the API server answers it, through the client's own parsing of the Status. */
+const forbidden = (message: string) =>
+  kubeApiErrorFrom(
+    'GET',
+    '/api/v1/namespaces/team-a/configmaps/x',
+    403,
+    JSON.stringify({ kind: 'Status', status: 'Failure', reason: 'Forbidden', message, code: 403 }),
+  );
 
 describe('the stalls of an ApplySet whose account cannot be used', () => {
   it('says, on one line, what to create when the default account is missing', () => {
@@ -25,17 +36,34 @@ describe('the stalls of an ApplySet whose account cannot be used', () => {
     );
   });
 
-  it("recognises the API server's refusal of an impersonation, and no other 403", () => {
-    expect(
-      isImpersonationRefusal(
-        'serviceaccounts "ops" is forbidden: User "system:serviceaccount:rel:ctl" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-a"',
-      ),
-    ).toBe(true);
-    expect(
-      isImpersonationRefusal(
-        'configmaps "x" is forbidden: User "system:serviceaccount:team-a:applyset-deployer" cannot create resource "configmaps" in API group "" in the namespace "kube-system"',
-      ),
-    ).toBe(false);
+  it("recognises the API server's refusal of an impersonation, and no other 403, wherever it was wrapped", () => {
+    const refusal = forbidden(
+      'serviceaccounts "ops" is forbidden: User "system:serviceaccount:rel:ctl" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team-a"',
+    );
+    const other = forbidden(
+      'configmaps "x" is forbidden: User "system:serviceaccount:team-a:applyset-deployer" cannot create resource "configmaps" in API group "" in the namespace "kube-system"',
+    );
+    const stalled = impersonationForbidden('team-a', 'ops', 'main@sha1:abc');
+    const judge = (thrown: unknown) => refusedImpersonation({ thrown }, 'team-a', 'ops', 'main@sha1:abc');
+    expect(judge(refusal)).toEqual(stalled);
+    expect(judge(new ApplySetInputRejectedError(['x'], { cause: refusal }))).toEqual(stalled);
+    expect(judge(other)).toBeUndefined();
+    const failed = (cause: unknown) => ({
+      result: {
+        outcomes: [
+          {
+            action: 'failed' as const,
+            ref: { group: '', kind: 'ConfigMap', namespace: 'team-a', name: 'x' },
+            message: 'm',
+            cause,
+          },
+        ],
+        parentUid: 'uid-1',
+        completed: false,
+      },
+    });
+    expect(refusedImpersonation(failed(refusal), 'team-a', 'ops', 'main@sha1:abc')).toEqual(stalled);
+    expect(refusedImpersonation(failed(other), 'team-a', 'ops', 'main@sha1:abc')).toBeUndefined();
   });
 
   it('stalls an impersonation refused, naming the account and the chart value', () => {

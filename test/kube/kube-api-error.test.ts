@@ -20,7 +20,12 @@ describe('kubeApiErrorFrom', () => {
       status(code, reason, 'x'),
     );
     expect(error).toBeInstanceOf(KubeApiError);
-    expect(error).toMatchObject({ status: code, reason, intent, retryable: intent === 'retryable' });
+    expect(error).toMatchObject({
+      status: code,
+      statusReason: reason,
+      intent,
+      retryable: intent === 'retryable',
+    });
   });
 
   it('recognises the immutable-field answer kubectl --force acts on', () => {
@@ -35,6 +40,6 @@ describe('kubeApiErrorFrom', () => {
   it('keeps a body that is not a Status as the detail', () => {
     const error = kubeApiErrorFrom('GET', '/api/v1', 502, '<html>bad gateway</html>');
     expect(error.message).toBe('GET /api/v1: 502: <html>bad gateway</html>');
-    expect(error.reason).toBe('');
+    expect(error.statusReason).toBe('');
   });
 });

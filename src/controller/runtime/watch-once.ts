@@ -1,3 +1,4 @@
+import { IntentError } from '../../errors/intent-error.js';
 import type { JsonObject } from '../../manifests/json-value.js';
 import { isJsonObject } from '../../manifests/json-value.js';
 import { resourceVersionOf } from './informer-cache.js';
@@ -10,17 +11,19 @@ export interface InformerLogger {
   debug(object: object, message: string): void;
 }
 
-export class WatchExpiredError extends Error {
+export class WatchExpiredError extends IntentError {
   override readonly name = 'WatchExpiredError';
   readonly code = 'WATCH_EXPIRED';
   readonly intent = 'retryable';
+  readonly reason = 'WatchExpired';
 }
 
 /** No event, not even a bookmark, within the stall timeout: a half-open connection, presumed dead. */
-export class WatchStalledError extends Error {
+export class WatchStalledError extends IntentError {
   override readonly name = 'WatchStalledError';
   readonly code = 'WATCH_STALLED';
   readonly intent = 'retryable';
+  readonly reason = 'WatchStalled';
 }
 
 export interface WatchOnceOptions {
