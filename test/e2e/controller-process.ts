@@ -114,15 +114,19 @@ export async function startController(options: {
   void exited.then(() => {
     exitedYet = true;
   });
-  const port = await waitFor(
+  // An exit ends the wait at once (a broken entry point or flag fails each test in a moment, not at
+  // the deadline), with what the process said on stderr.
+  const started = await waitFor(
     'the controller to start',
     async () => {
-      if (exitedYet) throw new Error(`the controller exited early: ${stderr}`);
-      const started = logs.find((line) => line['msg'] === 'controller started');
-      return typeof started?.['port'] === 'number' ? started['port'] : undefined;
+      if (exitedYet) return 'exited' as const;
+      const line = logs.find((entry) => entry['msg'] === 'controller started');
+      return typeof line?.['port'] === 'number' ? line['port'] : undefined;
     },
     60_000,
   );
+  if (started === 'exited') throw new Error(`the controller exited before it started: ${stderr}`);
+  const port = started;
   const process_: ControllerProcess = {
     child,
     logs,
