@@ -107,7 +107,10 @@ describe('the controller stopping', () => {
     expect(at).toBeLessThan(expires);
     // Not 0: a Deployment's pod restarts it, and it campaigns again as a follower.
     expect(code).toBe(ExitCode.failure);
-    expect(controller.logs.some((line) => String(line['msg']).startsWith('lost the leadership'))).toBe(true);
+    const lost = controller.logs.findIndex((line) => String(line['msg']).startsWith('lost the leadership'));
+    expect(lost).toBeGreaterThanOrEqual(0);
+    // Nothing reconciled once it knew.
+    expect(controller.logs.slice(lost).filter((line) => line['msg'] === 'reconciled')).toEqual([]);
     const reconciles = controller.logs.filter(
       (line) => line['applyset'] === `${namespace}/leased` && line['msg'] === 'reconciled',
     );
