@@ -31,6 +31,9 @@ const SIZES =
         .map(Number)
         .filter((n) => n > 0)
     : DEFAULT_SIZES;
+// `--concurrency N`: what `applyset apply --concurrency N` runs the engine with (its default, 16).
+const concurrencyFlag = process.argv.indexOf('--concurrency');
+const CONCURRENCY = concurrencyFlag >= 0 ? Number(process.argv[concurrencyFlag + 1]) : 16;
 const KINDS = ['ConfigMap', 'Secret', 'Service', 'Deployment'] as const;
 
 interface Measurement {
@@ -110,13 +113,14 @@ async function runOurs(kubeConfig: KubeConfig, dir: string, namespace: string) {
   let writes = 0;
   const kubeClient = createKubeClient({
     credentials: createKubeCredentials(kubeConfig),
+    maxSockets: Math.max(32, CONCURRENCY),
     onRequest: (method) => {
       requests += 1;
       if (method !== 'GET') writes += 1;
     },
   });
   // A fresh engine per run: no discovery cache carried over, as for a new `applyset apply` process.
-  const engine = createApplySetEngine({ kubeClient, concurrency: 16 });
+  const engine = createApplySetEngine({ kubeClient, concurrency: CONCURRENCY });
   const result = await engine({
     files: await readManifestDirectory(dir),
     parent: configMapParent(namespace, 'bench-set'),
@@ -209,7 +213,7 @@ async function main() {
     process.stdout.write(
       `${lines.join('\n')}\n\nrequests/writes: what the tool sent (our client's counter; kubectl's -v=6 log).\n` +
         `apiserver Δ: apiserver_request_total before and after, leases and events left out.\n` +
-        `applyset runs in-process (no Node startup); kubectl includes its process startup.\n` +
+        `applyset runs in-process (no Node startup), with --concurrency ${CONCURRENCY}; kubectl includes its process startup.\n` +
         `kubectl is measured up to N = ${KUBECTL_MAX} only: beyond, its per-object requests take hours.\n`,
     );
   } finally {

@@ -10,6 +10,7 @@ const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applys
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
                      [--validate[=strict|warn|ignore|true|false]] [--wait [--timeout 5m]]
+                     [--concurrency 16]
 
 Applies the objects of every -f as one set, exactly as kubectl apply would, and records the set in
 the ConfigMap NAME (the apply-config object, created if missing). -f repeats and is read in order: a
@@ -21,7 +22,8 @@ are deleted, if this set still owns them. --dry-run prints what apply would do, 
 --context picks another context. --field-manager (default kubectl-client-side-apply) and --validate
 (default strict) are accepted as kubectl accepts them. A flag other than -f given twice is an error.
 An object that exists without an apply-owner is taken over, as kubectl does, and its line says
-(adopted); --adopt=false leaves it untouched and reports a conflict instead.
+(adopted); --adopt=false leaves it untouched and reports a conflict instead. --concurrency N (1-128,
+default 16) is how many objects of one wave are written at once, and how many reads are in flight.
 Exit codes: 0 ok, 1 some objects failed or conflicted, 2 bad input (nothing written), 3 failure.
 `;
 

@@ -31,7 +31,14 @@ export interface ApplySetFlags {
   readonly exclude: readonly string[];
   /** `--wait`: how long to wait for the objects to become healthy after applying; undefined: no wait. */
   readonly waitTimeoutMs: number | undefined;
+  /** `--concurrency N` (apply): objects of one wave written at once, and reads in flight. */
+  readonly concurrency: number;
 }
+
+/** The engine's own default: what `apply` did before the flag existed. */
+export const DEFAULT_APPLY_CONCURRENCY = 16;
+/** Past this, more requests at once only queue up in the API server's priority and fairness. */
+export const MAX_APPLY_CONCURRENCY = 128;
 
 /** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
 const commonFlags: FlagSpecs = {
@@ -57,6 +64,7 @@ export const applyFlagSpecs: FlagSpecs = {
   adopt: { type: 'boolean' },
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
+  concurrency: { type: 'string' },
 };
 
 export const diffFlagSpecs: FlagSpecs = commonFlags;
@@ -118,7 +126,19 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
     fieldValidation: validationOf(single(flags, 'validate')),
     waitTimeoutMs: waitOf(flags),
     exclude: flags.get('exclude') ?? [],
+    concurrency: concurrencyOf(single(flags, 'concurrency')),
   };
+}
+
+function concurrencyOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_APPLY_CONCURRENCY;
+  const concurrency = Number(value);
+  if (!/^\d+$/.test(value) || concurrency < 1 || concurrency > MAX_APPLY_CONCURRENCY) {
+    throw new UsageError(
+      `--concurrency must be a whole number from 1 to ${MAX_APPLY_CONCURRENCY}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return concurrency;
 }
 
 /** `--wait [--timeout 5m]`: a timeout alone is refused, as it would mean nothing. */

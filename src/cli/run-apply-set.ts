@@ -64,11 +64,12 @@ export async function runApplySet(
 
   // 4. The engine: validate against discovery, plan, apply, prune.
   const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
-  const client = createKubeClient({ credentials });
+  // As many sockets as requests at once, so --concurrency is what reaches the server.
+  const client = createKubeClient({ credentials, maxSockets: Math.max(32, flags.concurrency) });
   try {
     // OpenAPI documents kept on disk between runs, as kubectl keeps discovery in ~/.kube/cache.
     const openApiStore = createOpenApiDiskCache(openApiCacheDir(io.env));
-    const engine = createApplySetEngine({ kubeClient: client, openApiStore });
+    const engine = createApplySetEngine({ kubeClient: client, openApiStore, concurrency: flags.concurrency });
     return { result: await engine(engineRequest(files, namespace, flags, io, mode)) };
   } catch (error) {
     const { problems } = classifyFailure(error);

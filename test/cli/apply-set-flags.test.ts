@@ -26,6 +26,7 @@ describe('apply flags as kubectl accepts them', () => {
       prune: false,
       recursive: false,
       adopt: true,
+      concurrency: 16,
     });
   });
 
@@ -41,6 +42,8 @@ describe('apply flags as kubectl accepts them', () => {
     [['--dry-run=none'], { dryRun: false }],
     [['--adopt'], { adopt: true }],
     [['--adopt=false'], { adopt: false }],
+    [['--concurrency', '1'], { concurrency: 1 }],
+    [['--concurrency=128'], { concurrency: 128 }],
   ])('%j', (argv, expected) => {
     expect(parse(argv).flags).toMatchObject(expected);
   });
@@ -52,6 +55,11 @@ describe('apply flags as kubectl accepts them', () => {
     [['--field-manager='], '--field-manager needs a value'],
     [['-n', ''], '-n needs a namespace'],
     [['--adopt=never'], 'not a boolean'],
+    [['--concurrency', '0'], '--concurrency must be a whole number from 1 to 128, got "0"'],
+    [['--concurrency', '129'], '--concurrency must be a whole number from 1 to 128, got "129"'],
+    [['--concurrency', '2.5'], '--concurrency must be a whole number from 1 to 128, got "2.5"'],
+    [['--concurrency', 'many'], '--concurrency must be a whole number from 1 to 128, got "many"'],
+    [['--concurrency', '4', '--concurrency', '8'], '--concurrency'],
   ])('refuses %j as a usage error', (argv, message) => {
     const { flags, stderr } = parse(argv);
     expect(flags).toBe(ExitCode.badInput);

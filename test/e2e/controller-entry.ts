@@ -1,5 +1,5 @@
-// The `applyset` command as its own process (the e2e tests run the controller through it), from the
-// TypeScript sources through tsx so tests never depend on a stale dist/ build.
+// The `applyset` command from the TypeScript sources through tsx: what the e2e controllers run when
+// APPLYSET_E2E_ENTRY=src asks for the sources (outside CI), and what the closed-pipe test runs.
 import { exitOnClosedPipe, main } from '../../src/main.js';
 
 exitOnClosedPipe([process.stdout, process.stderr]);

@@ -1,17 +1,20 @@
-// The controller as its own process for the e2e tests: started through tsx from the sources, its JSON
-// log lines collected, its metrics port found from the "controller started" line, and killed in
-// afterAll when a test did not stop it.
+// The controller as its own process for the e2e tests: started as the image starts it (bin/applyset.js
+// running dist/, with the Dockerfile's node flags and malloc setting), its JSON log lines collected, its
+// metrics port found from the "controller started" line, and killed in afterAll when a test did not
+// stop it. The integration run's global setup rebuilds dist/ whenever the sources changed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { imageEnv, imageNodeFlags } from '../harness/image-runtime.js';
+import { e2eRunsShippedBuild } from '../harness/shipped-build.js';
 import { adminKubeconfigPath } from '../harness/test-cluster.js';
 import { DEFAULT_DEPLOYER, provisionDeployer } from './default-deployer.js';
 import { waitFor } from './wait-for.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const entry = path.join(repoRoot, 'test/e2e/controller-entry.ts');
+const sourceEntry = path.join(repoRoot, 'test/e2e/controller-entry.ts');
 
 export interface ControllerProcess {
   readonly child: ChildProcess;
@@ -32,7 +35,10 @@ export async function startController(options: {
   readonly kubeconfig?: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
-  /** Another entry point than controller-entry.ts (the fault tests' paused controller). */
+  /**
+   * A test-only entry point, run from the sources through tsx (the fault tests' paused controller,
+   * whose hook the shipped build does not have), instead of bin/applyset.js.
+   */
   readonly entry?: string;
   /**
    * false: do not create the default account in `namespace` (a suite that makes its own, with the
@@ -53,9 +59,7 @@ export async function startController(options: {
   }
   const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-e2e-cache-'));
   const args = [
-    '--import',
-    'tsx',
-    options.entry ?? entry,
+    ...entryArgs(options.entry),
     'controller',
     '--kubeconfig',
     options.kubeconfig ?? adminKubeconfigPath(),
@@ -72,7 +76,13 @@ export async function startController(options: {
   ];
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'debug', ...options.env },
+    env: {
+      PATH: process.env['PATH'],
+      HOME: process.env['HOME'],
+      LOG_LEVEL: 'debug',
+      ...(options.entry === undefined && e2eRunsShippedBuild() ? imageEnv() : {}),
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
@@ -104,15 +114,19 @@ export async function startController(options: {
   void exited.then(() => {
     exitedYet = true;
   });
-  const port = await waitFor(
+  // An exit ends the wait at once (a broken entry point or flag fails each test in a moment, not at
+  // the deadline), with what the process said on stderr.
+  const started = await waitFor(
     'the controller to start',
     async () => {
-      if (exitedYet) throw new Error(`the controller exited early: ${stderr}`);
-      const started = logs.find((line) => line['msg'] === 'controller started');
-      return typeof started?.['port'] === 'number' ? started['port'] : undefined;
+      if (exitedYet) return 'exited' as const;
+      const line = logs.find((entry) => entry['msg'] === 'controller started');
+      return typeof line?.['port'] === 'number' ? line['port'] : undefined;
     },
     60_000,
   );
+  if (started === 'exited') throw new Error(`the controller exited before it started: ${stderr}`);
+  const port = started;
   const process_: ControllerProcess = {
     child,
     logs,
@@ -127,6 +141,13 @@ export async function startController(options: {
   };
   running.add(process_);
   return process_;
+}
+
+/** How node starts the controller: the image's way, or a test entry (or the sources, when asked) through tsx. */
+function entryArgs(testEntry: string | undefined): string[] {
+  if (testEntry !== undefined) return ['--import', 'tsx', testEntry];
+  if (e2eRunsShippedBuild()) return [...imageNodeFlags(), path.join(repoRoot, 'bin/applyset.js')];
+  return ['--import', 'tsx', sourceEntry];
 }
 
 /** The account the controller will apply ApplySets as by default: none under --apply-as-controller. */

@@ -2,6 +2,7 @@
 // `armed` exists in APPLYSET_E2E_PAUSE_DIR, the first replica to finish the plan step named by
 // APPLYSET_E2E_PAUSE_AT_STEP writes its pid to `paused` there and stops itself with SIGSTOP — a
 // leader frozen mid-reconcile (a long GC pause, a frozen VM). The test resumes it with SIGCONT.
+// It runs from the sources through tsx, not dist/: the hook it injects is test-only and not shipped.
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runControllerCommand } from '../../src/cli/controller-command.js';
