@@ -155,21 +155,23 @@ describe('the controller run by the image', () => {
     ]);
     expect(started.code).toBe(0);
 
-    const port = await waitFor(
+    // A container that stopped ends the wait at once, with node's own words as the failure.
+    const startup = await waitFor(
       'the controller in the image to start',
       async () => {
         const logs = await docker(['logs', name]);
         const state = await docker(['inspect', '--format', '{{.State.Running}}', name]);
-        if (state.stdout.trim() !== 'true')
-          throw new Error(`the container stopped: ${logs.stdout}${logs.stderr}`);
+        if (state.stdout.trim() !== 'true') return { stopped: `${logs.stdout}${logs.stderr}` };
         const line = logs.stdout
           .split('\n')
           .flatMap((text) => (text.startsWith('{') ? [JSON.parse(text) as Record<string, unknown>] : []))
           .find((entry) => entry['msg'] === 'controller started');
-        return typeof line?.['port'] === 'number' ? line['port'] : undefined;
+        return typeof line?.['port'] === 'number' ? { port: line['port'] } : undefined;
       },
       60_000,
     );
+    expect(startup).toEqual({ port: expect.any(Number) });
+    const port = (startup as { port: number }).port;
 
     const cmdline = await docker(['exec', name, 'cat', '/proc/1/cmdline']);
     expect(cmdline.stdout.split('\0').filter((arg) => arg !== '')).toEqual([
