@@ -7,15 +7,19 @@ import { chmod, copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { provisionDeployer } from '../e2e/default-deployer.js';
-import { waitFor } from '../e2e/wait-for.js';
-import { controllerImage, type ControllerImage } from '../harness/controller-image.js';
-import { imageNodeFlags } from '../harness/image-runtime.js';
 import {
-  adminKubeConfig,
-  adminKubeconfigPath,
-  createNamespace,
-  uniqueName,
-} from '../harness/test-cluster.js';
+  cluster,
+  configMapData,
+  configMapYaml,
+  createApplySet,
+  installCrd,
+  waitFor,
+  waitForReady,
+} from '../e2e/e2e-kit.js';
+import { controllerImage, type ControllerImage } from '../harness/controller-image.js';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { imageNodeFlags } from '../harness/image-runtime.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { CHART_LIKE_RUN, docker } from './docker-run.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -115,48 +119,52 @@ test("`controller --help` answers through the image's ENTRYPOINT", async () => {
 });
 
 describe('the controller run by the image', () => {
+  const c = cluster();
+  const namespace = uniqueName('image');
+  const name = uniqueName('applyset-image-controller');
+  const args = [
+    '--kubeconfig',
+    '/etc/applyset/kubeconfig',
+    '--metrics-addr',
+    '127.0.0.1:0',
+    '--namespace',
+    namespace,
+    // The harness's Git server listens on loopback, which the controller refuses unless allowed.
+    '--allowed-source-hosts',
+    '127.0.0.1',
+  ];
   let kubeconfigDir: string;
-  const containers: string[] = [];
+  let git: GitTestServer | undefined;
+  let startup: { port: number } | { stopped: string };
 
   beforeAll(async () => {
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    await provisionDeployer(namespace);
+    git = await startGitServer({
+      files: { 'app/settings.yaml': configMapYaml('settings', { color: 'blue' }) },
+    });
     // The controller runs as uid 65532: it gets a copy of the admin kubeconfig it may read.
     kubeconfigDir = await mkdtemp(join(tmpdir(), 'applyset-image-'));
     await copyFile(adminKubeconfigPath(), join(kubeconfigDir, 'kubeconfig'));
     await chmod(join(kubeconfigDir, 'kubeconfig'), 0o644);
-  });
-
-  afterAll(async () => {
-    await Promise.all(containers.map((name) => docker(['rm', '--force', name])));
-    await rm(kubeconfigDir, { recursive: true, force: true });
-  });
-
-  test("runs under the ENTRYPOINT's node flags, which node accepts, and serves its probes", async () => {
-    const namespace = uniqueName('image');
-    await createNamespace(adminKubeConfig(), namespace);
-    await provisionDeployer(namespace);
-    const name = uniqueName('applyset-image-controller');
-    containers.push(name);
-    const args = ['--kubeconfig', '/etc/applyset/kubeconfig', '--metrics-addr', '127.0.0.1:0'];
     const started = await docker([
       'run',
       '--detach',
       '--name',
       name,
       ...CHART_LIKE_RUN,
-      // The test control plane listens on the host's loopback.
+      // The test control plane and the Git server listen on the host's loopback.
       '--network',
       'host',
       '--volume',
       `${join(kubeconfigDir, 'kubeconfig')}:/etc/applyset/kubeconfig:ro`,
       image.reference,
       ...args,
-      '--namespace',
-      namespace,
     ]);
-    expect(started.code).toBe(0);
-
+    if (started.code !== 0) throw new Error(`docker run failed: ${started.stderr}`);
     // A container that stopped ends the wait at once, with node's own words as the failure.
-    const startup = await waitFor(
+    startup = await waitFor(
       'the controller in the image to start',
       async () => {
         const logs = await docker(['logs', name]);
@@ -170,9 +178,17 @@ describe('the controller run by the image', () => {
       },
       60_000,
     );
-    expect(startup).toEqual({ port: expect.any(Number) });
-    const port = (startup as { port: number }).port;
+  });
 
+  afterAll(async () => {
+    await docker(['rm', '--force', name]);
+    await git?.close();
+    await rm(kubeconfigDir, { recursive: true, force: true });
+  });
+
+  test("runs under the ENTRYPOINT's node flags, which node accepts, and serves its probes", async () => {
+    expect(startup).toEqual({ port: expect.any(Number) });
+    const { port } = startup as { port: number };
     const cmdline = await docker(['exec', name, 'cat', '/proc/1/cmdline']);
     expect(cmdline.stdout.split('\0').filter((arg) => arg !== '')).toEqual([
       'node',
@@ -180,8 +196,6 @@ describe('the controller run by the image', () => {
       'bin/applyset.js',
       'controller',
       ...args,
-      '--namespace',
-      namespace,
     ]);
     // Node says nothing when it takes every flag; a flag it does not know stops it before the controller.
     expect((await docker(['logs', name])).stderr).toBe('');
@@ -190,5 +204,13 @@ describe('the controller run by the image', () => {
       return response.status === 200 ? response.status : undefined;
     });
     expect(ready).toBe(200);
+  });
+
+  test('reconciles an ApplySet from Git with nothing but its production dependencies', async () => {
+    expect(startup).toEqual({ port: expect.any(Number) });
+    await createApplySet(c, namespace, 'app', { url: git?.url ?? '', path: 'app' });
+    const view = await waitForReady(c, namespace, 'app', 'True');
+    expect(view.status?.lastAppliedRevision).toBe(`main@sha1:${await git?.revParse('main')}`);
+    expect(await configMapData(c, namespace, 'settings')).toEqual({ color: 'blue' });
   });
 });
