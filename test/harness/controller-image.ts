@@ -20,7 +20,7 @@ export interface ControllerImage {
   readonly sizeBytes: number;
 }
 
-export class ControllerImageError extends Error {
+class ControllerImageError extends Error {
   override readonly name = 'ControllerImageError';
   readonly code = 'CONTROLLER_IMAGE';
 }
@@ -47,7 +47,7 @@ async function buildControllerImage(): Promise<ControllerImage> {
 }
 
 /** Reads the script's last line, the JSON that names the image and its archive. */
-export function parseBuildOutput(stdout: string): ControllerImage {
+function parseBuildOutput(stdout: string): ControllerImage {
   const last = stdout.trim().split('\n').pop() ?? '';
   let parsed: unknown;
   try {

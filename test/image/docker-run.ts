@@ -2,7 +2,7 @@
 // a non-zero exit (a test asserts on the code).
 import { execFile } from 'node:child_process';
 
-export interface DockerResult {
+interface DockerResult {
   readonly code: number;
   readonly stdout: string;
   readonly stderr: string;
