@@ -1,7 +1,7 @@
 import { excludeFiles } from '../manifests/exclude-files.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { readManifestDirectory } from './read-manifest-directory.js';
 import { UsageError } from './parse-command-line.js';
 

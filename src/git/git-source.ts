@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
-import type { ManifestLimits } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import {
   createAccessProofs,

@@ -1,7 +1,6 @@
 import git from 'isomorphic-git';
 import { gitFs as fs } from './git-fs.js';
-import type { ManifestLimits } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';

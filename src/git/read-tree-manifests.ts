@@ -3,8 +3,8 @@ import {
   createManifestReadBudget,
   manifestLimits,
   type ManifestLimits,
+  type ManifestFile,
 } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import {
   createCommitTreeView,
   type CommitTreeView,
