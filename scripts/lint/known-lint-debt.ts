@@ -36,6 +36,7 @@ export const KNOWN_DEAD_EXPORTS: Readonly<Record<string, readonly string[]>> = {
   'src/controller/work-queue.ts': ['systemQueueClock'],
   // Error classes exported but thrown and caught only in their own file (or matched only by tests).
   'src/apply/list-held-objects.ts': ['HeldObjectsUnknownError'],
+  'src/git/git-error.ts': ['GitErrorIntent', 'GitErrorCode'],
   'src/inventory/inventory-encoding.ts': ['CompressedInventoryError', 'InventoryPastLimitError'],
   'src/kube/exec-credential.ts': ['ExecCredentialError'],
   'src/kube/kubeconfig-parse.ts': ['KubeConfigFieldError'],

@@ -1,5 +1,5 @@
 /** The exit status a Go program such as kubectl gets when SIGPIPE kills it: 128 + 13. */
-export const CLOSED_PIPE_EXIT_CODE = 141;
+const CLOSED_PIPE_EXIT_CODE = 141;
 
 /**
  * When the reader of the output goes away (`applyset apply … | head -1`), the next write fails with

@@ -6,7 +6,7 @@ import { readManifestDirectory } from './read-manifest-directory.js';
 import { UsageError } from './parse-command-line.js';
 
 /** kubectl names standard input `STDIN` in its messages. */
-export const STDIN_NAME = 'STDIN';
+const STDIN_NAME = 'STDIN';
 
 export interface ManifestSourceOptions {
   readonly cwd: string;

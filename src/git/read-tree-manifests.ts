@@ -38,7 +38,7 @@ const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.jso
  * billions of entries (of empty files, which the size limits do not see), on trees already parsed: no
  * I/O, so no abort could interrupt it. Far above any real directory of manifests.
  */
-export const MAX_WALKED_ENTRIES = 200_000;
+const MAX_WALKED_ENTRIES = 200_000;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 

@@ -6,7 +6,10 @@ import { formatInventory } from './format-inventory.js';
 import { encodeInventory } from './inventory-encoding.js';
 import { APPLY_CONFIG_TRUE, MetadataKeys } from './metadata-keys.js';
 
-/** `<tool>/<version>`, the KEP-3659 tooling format; kubectl refuses to touch sets of another tool. */
+/**
+ * `<tool>/<version>`, the KEP-3659 tooling format; kubectl refuses to touch sets of another tool.
+ * @internal test seam: a pure step its unit test runs alone
+ */
 export function formatTooling(name: string, version: string): string {
   return `${name}/${version.startsWith('v') ? version : `v${version}`}`;
 }

@@ -13,6 +13,7 @@ export function formatContainsGroupKinds(refs: readonly Pick<ObjectRef, 'group' 
 /**
  * Reads the annotation back, as kubectl's `schema.ParseGroupKind` does: the kind is up to the first
  * '.', the group is the rest. An empty value is an empty set.
+ * @internal test seam: a pure step its unit test runs alone
  */
 export function parseContainsGroupKinds(value: string): { group: string; kind: string }[] {
   if (value === '') return [];

@@ -10,7 +10,7 @@ import {
 } from '../../src/manifests/manifest-limits.js';
 import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
-import { staticScopeResolver } from '../../src/manifests/scope-resolver.js';
+import { staticScopeResolver } from './static-scope-resolver.js';
 import { nestedListBomb } from './yaml-bombs.js';
 
 const scopes = staticScopeResolver({ '/ConfigMap': 'Namespaced' });

@@ -5,7 +5,7 @@ import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
 import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
-import { staticScopeResolver } from '../../src/manifests/scope-resolver.js';
+import { staticScopeResolver } from './static-scope-resolver.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/manifests');
 
