@@ -60,7 +60,8 @@ export function useHelm(): void {
   }, HELM_TIMEOUT_MS);
 }
 
-async function findHelm(): Promise<string> {
+/** helm as scripts/build-helm.sh built it, or the one APPLYSET_HELM names. */
+export async function findHelm(): Promise<string> {
   const override = process.env['APPLYSET_HELM'];
   if (override !== undefined && override !== '') return override;
   try {
