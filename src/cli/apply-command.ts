@@ -164,7 +164,6 @@ export function createProgressLine(
   };
 }
 
-/** @internal test seam: a pure step its unit test runs alone */
 export function formatProgress(progress: ApplySetProgress): string {
   const applied = `applied ${progress.applied}/${progress.toApply}`;
   return progress.toPrune === 0 ? applied : `${applied}, pruned ${progress.pruned}/${progress.toPrune}`;
