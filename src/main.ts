@@ -2,8 +2,6 @@ import type { CliIo, Command } from './cli/cli-io.js';
 import { ExitCode } from './cli/exit-codes.js';
 import { reportUnexpected } from './cli/report-unexpected.js';
 
-export { exitOnClosedPipe } from './cli/exit-on-closed-pipe.js';
-
 const usage = `usage: applyset <command> [flags]
 
 commands:
@@ -61,5 +59,25 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     // What a command did not turn into an exit code of its own is a bug, reported as one.
     return reportUnexpected(name, error, io);
+  }
+}
+
+/** The exit status a Go program such as kubectl gets when SIGPIPE kills it: 128 + 13. */
+const CLOSED_PIPE_EXIT_CODE = 141;
+
+/**
+ * When the reader of the output goes away (`applyset apply … | head -1`), the next write fails with
+ * EPIPE. End then, quietly and with kubectl's status, instead of dying on an unhandled 'error' event with
+ * a stack trace. Any other stream error stays fatal, as it was.
+ */
+export function exitOnClosedPipe(
+  streams: readonly NodeJS.WritableStream[],
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  for (const stream of streams) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      exit(CLOSED_PIPE_EXIT_CODE);
+    });
   }
 }

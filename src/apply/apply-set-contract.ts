@@ -1,4 +1,4 @@
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import type { ObjectRef } from '../manifests/object-ref.js';

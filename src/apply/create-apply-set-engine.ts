@@ -14,8 +14,7 @@ import { runPlan } from './run-plan.js';
 import { refuseInvalidListItems } from './validate-list-items.js';
 import type { ApplySetEngineOptions, RunContext } from './run-context.js';
 
-export type { ApplySetEngineOptions, EngineLogger } from './run-context.js';
-export { DEFAULT_FIELD_MANAGER } from './write-options.js';
+export type { ApplySetEngineOptions } from './run-context.js';
 
 /**
  * The imperative shell around the pure core: load and validate the files, read the parent and the

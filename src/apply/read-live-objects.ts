@@ -35,7 +35,7 @@ export interface LiveReadFilter {
  * many objects, or a set adopting many unlabelled ones), one unfiltered LIST is cheaper than a GET
  * each.
  */
-export const MAX_GETS_AFTER_FILTERED_LIST = 16;
+const MAX_GETS_AFTER_FILTERED_LIST = 16;
 
 interface ReadGroup {
   readonly location: ResourceLocation;

@@ -16,7 +16,7 @@ export interface NoOpMemo {
 }
 
 /** Enough for every object of a large fleet; an entry is a key and a 43-character digest. */
-export const MAX_REMEMBERED_NO_OPS = 100_000;
+const MAX_REMEMBERED_NO_OPS = 100_000;
 
 export function createNoOpMemo(maxEntries = MAX_REMEMBERED_NO_OPS): NoOpMemo {
   const digests = new LruMap<string, string>(maxEntries);

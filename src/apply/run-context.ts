@@ -9,7 +9,7 @@ import type { NoOpMemo } from './remember-no-op.js';
 import type { ApplySetRequest } from './apply-set-contract.js';
 
 /** The subset of a pino logger the engine uses. */
-export interface EngineLogger {
+interface EngineLogger {
   debug(object: object, message: string): void;
   warn(object: object, message: string): void;
 }

@@ -16,9 +16,9 @@ import { warned, writeOptions } from './write-options.js';
 import { stringifyJson } from '../manifests/lossless-json.js';
 
 /** The annotation on a manifest that asks for server-side apply whatever its size. */
-export const APPLY_STRATEGY_ANNOTATION = 'applyset.dev/apply-strategy';
+const APPLY_STRATEGY_ANNOTATION = 'applyset.dev/apply-strategy';
 /** The field manager of our server-side applies. */
-export const SERVER_SIDE_FIELD_MANAGER = 'applyset';
+const SERVER_SIDE_FIELD_MANAGER = 'applyset';
 
 /**
  * Why this object must be applied server-side, or undefined for kubectl's client-side apply. The

@@ -2,7 +2,7 @@ import type { WriteOptions } from '../kube/kube-object-api.js';
 import type { ApplySetRequest } from './apply-set-contract.js';
 
 /** kubectl's defaults: its own field manager name, and unknown or duplicate fields refused. */
-export const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply';
+const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply';
 
 export function writeOptions(request: ApplySetRequest, warnings: string[]): WriteOptions {
   const validation = request.fieldValidation ?? 'strict';

@@ -4,7 +4,7 @@ import type { ObjectRef } from '../manifests/object-ref.js';
 import { applyFlagSpecs, parseApplySetFlags } from './apply-set-flags.js';
 import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
-import { createProgressLine } from './progress-line.js';
+import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
 const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
@@ -132,4 +132,41 @@ function summaryLine(result: ApplySetResult, dryRun: boolean): string {
     `${count('pruned')} pruned, ${count('prune-skipped')} not pruned, ${count('conflict')} conflicts, ` +
     `${count('failed')} failed`
   );
+}
+
+/** Sets at most this large finish before a progress line would help. */
+const MIN_OBJECTS_FOR_PROGRESS = 100;
+
+export interface ProgressLine {
+  readonly update: (progress: ApplySetProgress) => void;
+  /** Erases the line, so the per-object output that follows starts on a clean line. */
+  readonly end: () => void;
+}
+
+/**
+ * One line on a terminal's stderr, rewritten in place (`applied 340/1000, pruned 12/40`), for sets of
+ * more than 100 objects. Never on a pipe or a file: a log must not fill with carriage returns.
+ */
+export function createProgressLine(
+  stderr: NodeJS.WritableStream & { readonly isTTY?: boolean },
+): ProgressLine {
+  let shown = '';
+  return {
+    update: (progress) => {
+      if (stderr.isTTY !== true || progress.toApply <= MIN_OBJECTS_FOR_PROGRESS) return;
+      const text = formatProgress(progress);
+      if (text === shown) return;
+      shown = text;
+      stderr.write(`\r\x1b[K${text}`);
+    },
+    end: () => {
+      if (shown !== '') stderr.write('\r\x1b[K');
+      shown = '';
+    },
+  };
+}
+
+export function formatProgress(progress: ApplySetProgress): string {
+  const applied = `applied ${progress.applied}/${progress.toApply}`;
+  return progress.toPrune === 0 ? applied : `${applied}, pruned ${progress.pruned}/${progress.toPrune}`;
 }

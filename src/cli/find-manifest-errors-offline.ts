@@ -1,6 +1,7 @@
 import { ManifestDecodeError } from '../manifests/decode-documents.js';
 import type { ManifestError, ManifestErrorCode } from '../manifests/manifest-error.js';
-import { parseManifestSet, type ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
+import { parseManifestSet } from '../manifests/parse-manifest-set.js';
 
 /**
  * Problems a manifest has whatever the cluster says: it does not decode, lacks a field, repeats an

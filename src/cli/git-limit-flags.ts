@@ -25,7 +25,10 @@ its pack header, before it is inflated), --git-max-fetch-bytes (48Mi: what one f
 
 type GitLimitFlag = keyof typeof GIT_LIMIT_OPTIONS;
 
-/** `16Mi`, `1Gi`, `500000`: a positive whole number of bytes (or objects, without a unit). */
+/**
+ * `16Mi`, `1Gi`, `500000`: a positive whole number of bytes (or objects, without a unit).
+ * @internal test seam: a pure step its unit test runs alone
+ */
 export function parseSizeFlag(flag: string, text: string): number {
   const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text.trim());
   const scale = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3 }[match?.[2] ?? ''] ?? 1;

@@ -3,7 +3,7 @@
  * `-n=V`); `boolean` flags take none or an explicit `=true|false`; `optional-value` flags, like
  * kubectl's `--validate`, take `=V` or stand alone for `bare`.
  */
-export type FlagSpec =
+type FlagSpec =
   | { readonly type: 'string'; readonly short?: string; readonly repeats?: boolean }
   | { readonly type: 'boolean'; readonly short?: string }
   | { readonly type: 'optional-value'; readonly short?: string; readonly bare: string };

@@ -4,8 +4,8 @@ import {
   createManifestReadBudget,
   manifestLimits,
   type ManifestLimits,
+  type ManifestFile,
 } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 
 const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.json']);
 

@@ -1,12 +1,12 @@
 import { excludeFiles } from '../manifests/exclude-files.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { readManifestDirectory } from './read-manifest-directory.js';
 import { UsageError } from './parse-command-line.js';
 
 /** kubectl names standard input `STDIN` in its messages. */
-export const STDIN_NAME = 'STDIN';
+const STDIN_NAME = 'STDIN';
 
 export interface ManifestSourceOptions {
   readonly cwd: string;

@@ -1,5 +1,5 @@
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { resolve } from 'node:path';
 import type { ApplySetProgress, ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';

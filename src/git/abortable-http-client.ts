@@ -27,18 +27,23 @@ export function abortableHttpClient(
     request: async (request) => {
       signal.throwIfAborted();
       const response = await nodeHttp.request({ ...request, fetchOptions, signal });
-      return response.body === undefined ? response : withAbortableBody(response, response.body, signal);
+      return withBodyReads(response, (body) => raceSignal(body.next(), signal));
     },
   };
 }
 
-function withAbortableBody(
+/**
+ * The response with every read of its body made through `read` (which reads the original body);
+ * closing it still closes the original. Each wrapper of a fetch's HTTP client changes reads only.
+ */
+export function withBodyReads(
   response: GitHttpResponse,
-  body: AsyncIterableIterator<Uint8Array>,
-  signal: AbortSignal,
+  read: (body: AsyncIterableIterator<Uint8Array>) => Promise<IteratorResult<Uint8Array>>,
 ): GitHttpResponse {
+  const body = response.body;
+  if (body === undefined) return response;
   const iterator: AsyncIterableIterator<Uint8Array> = {
-    next: () => raceSignal(body.next(), signal),
+    next: () => read(body),
     return: async (value?: unknown) => {
       await body.return?.(value);
       return { done: true, value: undefined };

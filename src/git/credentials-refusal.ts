@@ -13,6 +13,7 @@ import { sourceUrlRefusal } from './source-url-refusal.js';
  * ("Secret ns/name …"): `hosts` is what their Secret names in `applyset.dev/source-hosts` (undefined: the
  * Secret has no such annotation, which is refused only when `requireHosts`). The URL's host must be listed;
  * a listed host without a port stands for every port of that host.
+ * @internal test seam: a pure step its unit test runs alone
  */
 export function credentialsRefusal(
   url: string,

@@ -1,4 +1,5 @@
-import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import type { HttpClient } from 'isomorphic-git';
+import { withBodyReads } from './abortable-http-client.js';
 import { describeLimit, type GitFetchLimits } from './git-fetch-limits.js';
 import { GitRepositoryTooLargeError } from './git-error.js';
 import { gitFs } from './git-fs.js';
@@ -54,30 +55,11 @@ export function byteCountingHttpClient(
   };
   return {
     request: async (request) => {
-      const response = await inner.request(request);
-      return response.body === undefined ? response : withCountedBody(response, response.body, count);
+      return withBodyReads(await inner.request(request), async (body) => {
+        const result = await body.next();
+        if (result.done !== true) count(result.value);
+        return result;
+      });
     },
   };
-}
-
-function withCountedBody(
-  response: GitHttpResponse,
-  body: AsyncIterableIterator<Uint8Array>,
-  count: (chunk: Uint8Array) => void,
-): GitHttpResponse {
-  const iterator: AsyncIterableIterator<Uint8Array> = {
-    next: async () => {
-      const result = await body.next();
-      if (result.done !== true) count(result.value);
-      return result;
-    },
-    return: async (value?: unknown) => {
-      await body.return?.(value);
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return { ...response, body: iterator };
 }

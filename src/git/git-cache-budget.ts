@@ -28,6 +28,7 @@ export const DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES = 256 * 1024 * 1024;
 /**
  * The repositories to remove, oldest first, so that what stays fits in `maxBytes`; `keep` (the one just
  * fetched, about to be read) is never chosen. `entries` are in order of use, least recent first.
+ * @internal test seam: a pure step its unit test runs alone
  */
 export function chooseEvictions(
   entries: readonly (readonly [key: string, bytes: number])[],

@@ -23,7 +23,7 @@ export const DEFAULT_GIT_FETCH_LIMITS: GitFetchLimits = {
 };
 
 /** The controller flag that sets each limit, for messages: the reader of a status knows what to change. */
-export const GIT_FETCH_LIMIT_FLAGS: Readonly<Record<keyof GitFetchLimits, string>> = {
+const GIT_FETCH_LIMIT_FLAGS: Readonly<Record<keyof GitFetchLimits, string>> = {
   maxObjectBytes: '--git-max-object-bytes',
   maxFetchBytes: '--git-max-fetch-bytes',
   maxFetchObjects: '--git-max-fetch-objects',

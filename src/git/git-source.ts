@@ -1,8 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
-import type { ManifestLimits } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import {
   createAccessProofs,
@@ -48,14 +47,14 @@ export type GitAuth = (BasicCredentials | { readonly token: string }) & {
   readonly from?: string;
 };
 
-export interface GitFetchRequest {
+interface GitFetchRequest {
   /** `https://` or `http://`; credentials in the URL are used when `auth` is not given, never logged. */
   readonly url: string;
   readonly ref: GitRef;
   readonly auth?: GitAuth;
 }
 
-export interface GitFetchOptions {
+interface GitFetchOptions {
   readonly signal?: AbortSignal;
   /** Overrides the source's default for this call (an ApplySet's `spec.timeout`). */
   readonly timeoutMs?: number;
@@ -69,6 +68,7 @@ export interface GitFetchOptions {
   readonly maxAgeMs?: number;
 }
 
+/** @internal test seam: the shape its tests build */
 export interface FetchedCommit {
   /** `main@sha1:<sha>`, `v1@sha1:<sha>` or `sha1:<sha>` (Flux's format). */
   readonly revision: string;
@@ -78,7 +78,7 @@ export interface FetchedCommit {
   readonly fetched: boolean;
 }
 
-export interface GitReadRequest {
+interface GitReadRequest {
   /** The URL the commit was fetched from (it names the cache). */
   readonly url: string;
   /** A commit a fetch of `url` returned. */
@@ -87,7 +87,7 @@ export interface GitReadRequest {
   readonly path?: string;
 }
 
-export interface GitReadOptions {
+interface GitReadOptions {
   readonly signal?: AbortSignal;
   /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
   readonly limits?: Partial<ManifestLimits>;
@@ -130,18 +130,20 @@ export interface GitSourceOptions {
   readonly cacheMaxRepositoryBytes?: number;
 }
 
-export { MAX_ACCESS_PROOF_AGE_MS };
-export const DEFAULT_GIT_TIMEOUT_MS = 60_000;
-export const DEFAULT_MAX_PACK_FILES = 50;
+const DEFAULT_GIT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_PACK_FILES = 50;
 
-export interface RepositoryCachePaths {
+interface RepositoryCachePaths {
   /** Everything the cache holds for one repository URL. */
   readonly root: string;
   /** The bare repository that fetches go into. */
   readonly gitdir: string;
 }
 
-/** Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`. */
+/**
+ * Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`.
+ * @internal test seam: where the tests find the cache on disk
+ */
 export function repositoryCachePaths(cacheDir: string, cacheKey: string): RepositoryCachePaths {
   const root = path.join(cacheDir, cacheKey);
   return { root, gitdir: path.join(root, 'repo.git') };

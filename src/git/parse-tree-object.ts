@@ -1,7 +1,7 @@
 import { GitUnsafeTreeError } from './git-error.js';
 
 /** What a tree entry's mode says it is; git knows no other modes. */
-export type TreeEntryKind = 'file' | 'executable' | 'symlink' | 'tree' | 'gitlink';
+type TreeEntryKind = 'file' | 'executable' | 'symlink' | 'tree' | 'gitlink';
 
 export interface TreeEntry {
   readonly name: string;
@@ -80,7 +80,7 @@ export function joinPath(dirPath: string, name: string): string {
  * separator or NUL, or a name that is `.git` on some file system (any case; NTFS's trailing dots and
  * spaces, alternate data streams and `git~1` short name; HFS+'s ignored code points).
  */
-export function entryNameProblem(name: string): string | undefined {
+function entryNameProblem(name: string): string | undefined {
   if (name === '') return 'has an empty name';
   if (name === '.' || name === '..') return `is named ${JSON.stringify(name)}`;
   if (name.includes('/')) return 'has a name containing "/"';

@@ -1,7 +1,6 @@
 import git from 'isomorphic-git';
 import { gitFs as fs } from './git-fs.js';
-import type { ManifestLimits } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
@@ -75,6 +74,7 @@ function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObje
 /**
  * The root tree a commit object names: its first line, `tree <oid>`, by Git's object format (git
  * writes it first, and fsck rejects a commit where it is not).
+ * @internal test seam: a pure step its unit test runs alone
  */
 export function treeOfCommit(content: Uint8Array): string | undefined {
   const head = Buffer.from(content.buffer, content.byteOffset, Math.min(content.byteLength, 46));

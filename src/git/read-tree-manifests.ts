@@ -3,17 +3,16 @@ import {
   createManifestReadBudget,
   manifestLimits,
   type ManifestLimits,
+  type ManifestFile,
 } from '../manifests/manifest-limits.js';
-import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import {
   createCommitTreeView,
   type CommitTreeView,
   type GitObjectReader,
   type ResolvedPath,
 } from './commit-tree-view.js';
-import { GitPathNotFoundError, GitUnsafeTreeError } from './git-error.js';
+import { GitInvalidPathError, GitPathNotFoundError, GitUnsafeTreeError } from './git-error.js';
 import { joinPath, type TreeEntry } from './parse-tree-object.js';
-import { sourcePathSegments } from './source-path-segments.js';
 
 export type { GitObjectReader } from './commit-tree-view.js';
 
@@ -38,7 +37,7 @@ const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.jso
  * billions of entries (of empty files, which the size limits do not see), on trees already parsed: no
  * I/O, so no abort could interrupt it. Far above any real directory of manifests.
  */
-export const MAX_WALKED_ENTRIES = 200_000;
+const MAX_WALKED_ENTRIES = 200_000;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -131,4 +130,22 @@ async function targetOf(view: CommitTreeView, entry: TreeEntry, entryPath: strin
 
 function isManifestName(name: string): boolean {
   return MANIFEST_EXTENSIONS.has(path.posix.extname(name).toLowerCase());
+}
+
+/**
+ * The path components of an ApplySet's `spec.source.path`, refusing anything that could leave the
+ * repository: absolute paths, `..` segments (even ones that would come back inside, as Flux refuses them
+ * too) and NUL bytes. Empty, `.` and `./` mean the root (no segments). Both separators split, so a path
+ * written for Windows names the same directory.
+ * @internal test seam: a pure step its unit test runs alone
+ */
+export function sourcePathSegments(sourcePath: string | undefined): string[] {
+  const raw = sourcePath ?? '';
+  if (raw.includes('\0')) throw new GitInvalidPathError(raw, 'contains a NUL byte');
+  if (raw.startsWith('/') || raw.startsWith('\\') || /^[a-zA-Z]:/.test(raw)) {
+    throw new GitInvalidPathError(raw, 'must be relative to the repository root');
+  }
+  const segments = raw.split(/[/\\]/);
+  if (segments.includes('..')) throw new GitInvalidPathError(raw, "must not contain '..'");
+  return segments.filter((segment) => segment !== '' && segment !== '.');
 }

@@ -14,15 +14,18 @@ import type { ParsedTree, ParsedTreeCache } from './commit-tree-view.js';
 import { hasErrorCode } from './has-error-code.js';
 
 /** What the shared caches may hold, counted as the packs' size on disk. */
-export const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * What the inflated objects kept across fetches may weigh together: the commits, trees and manifests
  * a fleet reads on every interval (4,000 small files take well under 1 MiB).
  */
-export const DEFAULT_CONTENT_CACHE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_CONTENT_CACHE_BYTES = 8 * 1024 * 1024;
 
-/** An object larger than this is inflated again on each read rather than crowd the others out. */
+/**
+ * An object larger than this is inflated again on each read rather than crowd the others out.
+ * @internal test seam: the limit its tests assert against
+ */
 export const MAX_CACHED_CONTENT_BYTES = 256 * 1024;
 
 /** An inflated Git object: its type and its content (without the object header). */
@@ -32,7 +35,7 @@ export interface GitObjectContent {
 }
 
 /** Inflated objects of one repository, by oid. */
-export interface ObjectContentCache {
+interface ObjectContentCache {
   get(oid: string): GitObjectContent | undefined;
   set(oid: string, object: GitObjectContent): void;
 }
@@ -56,9 +59,12 @@ interface CachedRepository extends RepositoryReadCache {
  * trees can take far more memory than the pack's size the budget counts. Past the bound, further
  * trees are parsed by each read again.
  */
-export const MAX_CACHED_TREE_ENTRIES = 100_000;
+const MAX_CACHED_TREE_ENTRIES = 100_000;
 
-/** A tree cache that stops taking trees once it holds `maxEntries` tree entries. */
+/**
+ * A tree cache that stops taking trees once it holds `maxEntries` tree entries.
+ * @internal test seam: the cache its unit test fills past its bound
+ */
 export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): ParsedTreeCache {
   const trees = new Map<string, ParsedTree>();
   let entries = 0;
@@ -79,6 +85,7 @@ export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): Pa
  * on every interval, and inflated each of them from the packs again (a stat, a failed open of the
  * loose object, a listing of the packs and an inflate, per object). Keyed by repository as well as
  * oid, so no repository is ever answered with another's object.
+ * @internal test seam: the cache its unit test fills past its bound
  */
 export class ObjectContents {
   readonly #entries: LruMap<string, GitObjectContent>;

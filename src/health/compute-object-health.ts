@@ -5,7 +5,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json
  * spec asks), InProgress (it is getting there), Failed (it will not get there without a change),
  * Terminating (it is being deleted), NotFound (it does not exist).
  */
-export type HealthStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound';
+type HealthStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound';
 
 export interface ObjectHealth {
   readonly status: HealthStatus;

@@ -82,7 +82,7 @@ export async function listenOn(
 }
 
 /** Go's `host:port` listen syntax: an empty host means every interface. */
-export function parseListenAddress(address: string): { host: string | undefined; port: number } {
+function parseListenAddress(address: string): { host: string | undefined; port: number } {
   const at = address.lastIndexOf(':');
   const host = at <= 0 ? undefined : address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
   const port = Number(at === -1 ? address : address.slice(at + 1));

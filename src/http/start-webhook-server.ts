@@ -43,7 +43,7 @@ export interface WebhookServer {
  * at accept: with the body bound, at most 64 MiB of bodies are held at once, well inside the pod's
  * 512 MiB. Node checks the two request timeouts every checkIntervalMs.
  */
-export interface WebhookLimits {
+interface WebhookLimits {
   readonly maxBodyBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -54,6 +54,7 @@ export interface WebhookLimits {
 
 const BAD_SIGNATURE_LOG_MS = 10_000;
 
+/** @internal test seam: the limit its tests assert against */
 export const WEBHOOK_LIMITS: WebhookLimits = {
   maxBodyBytes: 1024 * 1024,
   headersTimeoutMs: 10_000,

@@ -12,7 +12,9 @@ import { MetadataKeys } from './metadata-keys.js';
  * writes both keys, so a crash never leaves one without the other.
  */
 export const COMPRESSED_INVENTORY_KEY = 'applyset.dev/last-applied-objects-gzip';
+/** @internal test seam: the marker the tests look for in a written annotation */
 export const COMPRESSED_MARKER = `compressed-in-${COMPRESSED_INVENTORY_KEY}`;
+/** @internal test seam: the limit its tests assert against */
 export const PLAIN_LIMIT_BYTES = 128 * 1024;
 /** The server's limit on all annotations of one object together (apimachinery's TotalAnnotationSizeLimitB). */
 export const TOTAL_ANNOTATION_LIMIT_BYTES = 256 * 1024;
@@ -74,8 +76,10 @@ export class InventoryTooLargeError extends IntentError {
  * on every restart, since the annotation stays). So inflating stops at MAX_INVENTORY_TEXT_BYTES, and
  * lines are counted on the bytes before any string or array is made of them: about three times what
  * the controller can write, and under 100 MiB of memory for a parsed inventory at both limits.
+ * @internal test seam: the limit its tests assert against
  */
 export const MAX_INVENTORY_TEXT_BYTES = 8 * 1024 * 1024;
+/** @internal test seam: the limit its tests assert against */
 export const MAX_INVENTORY_LINES = 250_000;
 
 /**

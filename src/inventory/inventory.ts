@@ -18,8 +18,6 @@ export function toInventory(refs: Iterable<ObjectRef>): Inventory {
   return [...byKey.values()].sort(compareObjectRefs) as unknown as Inventory;
 }
 
-export const EMPTY_INVENTORY: Inventory = toInventory([]);
-
 export function unionInventories(...inventories: readonly (readonly ObjectRef[])[]): Inventory {
   return toInventory(inventories.flat());
 }
@@ -28,15 +26,4 @@ export function unionInventories(...inventories: readonly (readonly ObjectRef[])
 export function differenceInventories(from: readonly ObjectRef[], minus: readonly ObjectRef[]): Inventory {
   const removed = new Set(minus.map(objectRefKey));
   return toInventory(from.filter((ref) => !removed.has(objectRefKey(ref))));
-}
-
-export function inventoryHas(inventory: readonly ObjectRef[], ref: ObjectRef): boolean {
-  const key = objectRefKey(ref);
-  return inventory.some((entry) => objectRefKey(entry) === key);
-}
-
-export function sameInventory(a: readonly ObjectRef[], b: readonly ObjectRef[]): boolean {
-  const ka = toInventory(a).map(objectRefKey);
-  const kb = toInventory(b).map(objectRefKey);
-  return ka.length === kb.length && ka.every((key, index) => key === kb[index]);
 }

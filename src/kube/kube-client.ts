@@ -7,8 +7,7 @@ import type { KubeCredentials } from './kube-credentials.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
 import { parseJsonLossless } from '../manifests/lossless-json.js';
 
-export type { KubeWatchRequest } from './watch-stream.js';
-
+/** @internal test seam: the shape its tests build */
 export type KubeMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface KubeRequest {
@@ -58,7 +57,7 @@ export type KubeClientOptions = KubeClientSettings &
     | { readonly connection: KubeConnection }
   );
 
-export interface KubeClientSettings {
+interface KubeClientSettings {
   /**
    * Act as this user on every request (`Impersonate-User`), e.g.
    * `system:serviceaccount:<ns>:<name>` for an ApplySet's `serviceAccountName`, so RBAC limits what
@@ -192,7 +191,7 @@ function send(url: URL, opts: RequestOptions, req: KubeRequest, timeoutMs: numbe
  * The warn-text of each `Warning: 299 - "text"` header, unquoted, as client-go's WarningHandler
  * reads them; a header in another form is passed on whole.
  */
-export function warningTexts(response: Pick<IncomingMessage, 'headersDistinct'>): string[] {
+function warningTexts(response: Pick<IncomingMessage, 'headersDistinct'>): string[] {
   const values = response.headersDistinct['warning'] ?? [];
   const texts: string[] = [];
   for (const value of values) {

@@ -22,7 +22,7 @@ import {
 import { KubeConfigError } from './kubeconfig-error.js';
 
 /** The TLS options of the agent: the CA, the client certificate, the name checked. */
-export type KubeTls = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+type KubeTls = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
 export interface KubeCredentials {
   /** The server's URL, without a trailing slash. */

@@ -19,7 +19,7 @@ export type PatchContentType =
   /** Server-side apply (the body is JSON, which is YAML). */
   | 'application/apply-patch+yaml';
 
-export type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
+type PropagationPolicy = 'Background' | 'Foreground' | 'Orphan';
 
 /**
  * kubectl's write options: `fieldManager` names who wrote the fields (kubectl's client-side apply

@@ -156,8 +156,8 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
   };
 }
 
-export const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
-export const DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES = 64 * 1024 * 1024;
+const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
+const DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /**
  * From the store when the URL names the content's hash and the store has it, else from the server;

@@ -9,7 +9,7 @@ import { LruMap } from './lru-map.js';
 export type { RestMapping } from './discovery-documents.js';
 
 /** What is known of a kind: the group, version and, when the kind is named, the kind. */
-export interface DiscoveryTarget {
+interface DiscoveryTarget {
   readonly group: string;
   readonly version: string;
   readonly kind?: string;
@@ -67,9 +67,9 @@ export interface RestMapperOptions {
   readonly maxAnswers?: number;
 }
 
-export const DEFAULT_DISCOVERY_RECHECK_MS = 10_000;
+const DEFAULT_DISCOVERY_RECHECK_MS = 10_000;
 /** Far more group-versions than a server serves (a v1.33 apiserver: about 30, plus its CRDs). */
-export const DEFAULT_MAX_DISCOVERY_ANSWERS = 2_000;
+const DEFAULT_MAX_DISCOVERY_ANSWERS = 2_000;
 
 export function createRestMapper(client: KubeClient, options: RestMapperOptions = {}): RestMapper {
   const now = options.now ?? Date.now;

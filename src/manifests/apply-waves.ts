@@ -13,7 +13,7 @@ import { compareObjectRefs, type ObjectRef } from './object-ref.js';
  * - `workloads`: what starts Pods, and Pods.
  * - `rest`: everything else, custom resources included (Ingress, HPA, PDB, webhooks, ...).
  */
-export const APPLY_WAVES = ['foundation', 'dependencies', 'bindings', 'workloads', 'rest'] as const;
+const APPLY_WAVES = ['foundation', 'dependencies', 'bindings', 'workloads', 'rest'] as const;
 export type ApplyWave = (typeof APPLY_WAVES)[number];
 
 /**
@@ -21,7 +21,7 @@ export type ApplyWave = (typeof APPLY_WAVES)[number];
  * resources go before their CRD (in `rest`) and Namespaces go last of all (deleting one deletes its
  * contents, which must already have been judged one by one).
  */
-export const PRUNE_WAVES = ['rest', 'workloads', 'bindings', 'dependencies', 'crds', 'namespaces'] as const;
+const PRUNE_WAVES = ['rest', 'workloads', 'bindings', 'dependencies', 'crds', 'namespaces'] as const;
 export type PruneWave = (typeof PRUNE_WAVES)[number];
 
 const RBAC = 'rbac.authorization.k8s.io';
@@ -54,10 +54,12 @@ const WAVE_OF_KIND: ReadonlyMap<string, ApplyWave> = new Map<string, ApplyWave>(
   ['/ReplicationController', 'workloads'],
 ]);
 
+/** @internal test seam: a pure step its unit test runs alone */
 export function applyWaveOf(ref: Pick<ObjectRef, 'group' | 'kind'>): ApplyWave {
   return WAVE_OF_KIND.get(`${ref.group}/${ref.kind}`) ?? 'rest';
 }
 
+/** @internal test seam: a pure step its unit test runs alone */
 export function pruneWaveOf(ref: Pick<ObjectRef, 'group' | 'kind'>): PruneWave {
   const wave = applyWaveOf(ref);
   if (wave !== 'foundation') return wave;

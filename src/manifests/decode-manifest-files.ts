@@ -1,8 +1,12 @@
 import { decodeDocuments, ManifestExpansionError, type DecodeLimits } from './decode-documents.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { ManifestError, type ManifestSource } from './manifest-error.js';
-import { checkManifestFileSize, utf8ByteLength, type ManifestLimits } from './manifest-limits.js';
-import type { ManifestFile } from './parse-manifest-set.js';
+import {
+  checkManifestFileSize,
+  utf8ByteLength,
+  type ManifestLimits,
+  type ManifestFile,
+} from './manifest-limits.js';
 
 /** One object found in the files, or one problem with them. */
 export type ManifestEntry =

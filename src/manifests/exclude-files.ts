@@ -1,5 +1,5 @@
 import ignore from 'ignore';
-import type { ManifestFile } from './parse-manifest-set.js';
+import type { ManifestFile } from './manifest-limits.js';
 
 /**
  * Keeps the files that none of the gitignore-style patterns match (`*.md`, `/setup/`, `!keep.yaml`,

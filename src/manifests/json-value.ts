@@ -4,7 +4,7 @@
  * a `bigint` so that it stays exact as in Go (`lossless-json.ts`); an integral number is an "int"
  * (docs/merge-semantics.md#2-values).
  */
-export type JsonPrimitive = null | boolean | number | bigint | string;
+type JsonPrimitive = null | boolean | number | bigint | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;

@@ -1,5 +1,3 @@
-import type { ManifestFile } from './parse-manifest-set.js';
-
 /**
  * How much manifest text one set may hold, so that a large or hostile repository is refused with a
  * clear message instead of taking the whole controller (and every other ApplySet) down with it.
@@ -15,6 +13,20 @@ export interface ManifestLimits {
    * documents of the set together may not exceed it either.
    */
   readonly maxSetBytes: number;
+}
+
+/** One file of a set as a reader hands it over: read, or refused for its size. */
+export interface ManifestFile {
+  /** Path relative to the manifest root, as it should appear in error messages. */
+  readonly path: string;
+  readonly text: string;
+  /** Size of the file in bytes, when the reader knows it (otherwise measured from `text`). */
+  readonly byteLength?: number;
+  /**
+   * Set by a reader that refused to read the file for its size (`createManifestReadBudget`); `text`
+   * is then empty and the set is refused naming the file.
+   */
+  readonly unread?: ManifestSizeProblem;
 }
 
 const MIB = 1024 * 1024;

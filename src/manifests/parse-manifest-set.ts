@@ -1,23 +1,14 @@
 import { decodeManifestFiles, type ManifestEntry } from './decode-manifest-files.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { ManifestError, describeManifestSource, type ManifestSource } from './manifest-error.js';
-import { manifestLimits, type ManifestLimits, type ManifestSizeProblem } from './manifest-limits.js';
+import { manifestLimits, type ManifestFile, type ManifestLimits } from './manifest-limits.js';
 import type { ManifestObject } from './manifest-object.js';
 import { describeObjectRef, objectRefKey, parseApiVersion, type ObjectRef } from './object-ref.js';
 import type { Scope, ScopeResolver } from './scope-resolver.js';
 
-export interface ManifestFile {
-  /** Path relative to the manifest root, as it should appear in error messages. */
-  readonly path: string;
-  readonly text: string;
-  /** Size of the file in bytes, when the reader knows it (otherwise measured from `text`). */
-  readonly byteLength?: number;
-  /**
-   * Set by a reader that refused to read the file for its size (`createManifestReadBudget`); `text`
-   * is then empty and the set is refused naming the file.
-   */
-  readonly unread?: ManifestSizeProblem;
-}
+// The controller still imports ManifestFile from here; it belongs to manifest-limits.ts, whose read
+// budget makes the refused ones.
+export type { ManifestFile } from './manifest-limits.js';
 
 export interface ParseManifestOptions {
   /** Filled into namespaced objects that name none (kubectl's `-n`, or the context's namespace). */

@@ -6,8 +6,8 @@
  * Values shorter than MIN_REDACTED_LENGTH characters are left alone: replacing every "a" or "1" in a
  * message would make it unreadable while hiding nothing a guess would not find.
  */
-export const MIN_REDACTED_LENGTH = 4;
-export const REDACTED = '[REDACTED]';
+const MIN_REDACTED_LENGTH = 4;
+const REDACTED = '[REDACTED]';
 
 /** `message` with every value of the Secret's `data` and `stringData` (raw, escaped, decoded) replaced. */
 export function redactSecretValues(message: string, manifest: unknown): string {

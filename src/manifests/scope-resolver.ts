@@ -9,10 +9,3 @@ export type Scope = 'Namespaced' | 'Cluster';
 export interface ScopeResolver {
   scopeOf(gvk: GroupVersionKind): Scope | undefined;
 }
-
-/** A resolver from a fixed table, `group/Kind` → scope; for tests and for the built-in kinds. */
-export function staticScopeResolver(table: Readonly<Record<string, Scope>>): ScopeResolver {
-  return {
-    scopeOf: (gvk) => table[`${gvk.group}/${gvk.kind}`],
-  };
-}

@@ -1,11 +1,11 @@
 import type { JsonObject, JsonValue } from '../manifests/json-value.js';
 import { goDeepEqual, goScalarEqual } from './go-value.js';
 import { MergeError } from './merge-error.js';
-import type { MergeMode } from './merge-map.js';
 import {
   DELETE_FROM_PRIMITIVE_LIST_PREFIX,
   RETAIN_KEYS_DIRECTIVE,
   SET_ELEMENT_ORDER_PREFIX,
+  type MergeMode,
 } from './patch-directives.js';
 import { stringifyJson } from '../manifests/lossless-json.js';
 

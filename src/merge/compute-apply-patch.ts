@@ -5,7 +5,7 @@ import { createThreeWayJsonMergePatch } from './json-merge-patch.js';
 import { buildLastAppliedConfiguration, readLastAppliedConfiguration } from './last-applied-configuration.js';
 import type { PatchMeta } from './patch-meta.js';
 
-export type ApplyPatchType = 'application/strategic-merge-patch+json' | 'application/merge-patch+json';
+type ApplyPatchType = 'application/strategic-merge-patch+json' | 'application/merge-patch+json';
 
 export interface ApplyPatchInput {
   /** The decoded manifest, namespace already defaulted for namespaced kinds. */

@@ -76,6 +76,19 @@ export function diffMaps(
   return patch;
 }
 
+/**
+ * A field's patch metadata, or undefined when the lookup fails for a field that did not change: an
+ * unknown field only matters when it changed (apimachinery handleMapDiff).
+ */
+function lookupUnlessUnchanged<T>(lookup: () => T, from: JsonValue, to: JsonValue): T | undefined {
+  try {
+    return lookup();
+  } catch (error) {
+    if (goDeepEqual(from, to)) return undefined;
+    throw error;
+  }
+}
+
 function diffObjectField(
   key: string,
   from: JsonObject,
@@ -84,14 +97,8 @@ function diffObjectField(
   meta: PatchMeta,
   options: DiffOptions,
 ): void {
-  let field;
-  try {
-    field = meta.lookupObjectField(key);
-  } catch (error) {
-    // An unknown field only matters when it changed (apimachinery handleMapDiff).
-    if (goDeepEqual(from, to)) return;
-    throw error;
-  }
+  const field = lookupUnlessUnchanged(() => meta.lookupObjectField(key), from, to);
+  if (field === undefined) return;
   const { retainKeys, strategy } = splitRetainKeys(field.strategies);
   if (strategy === 'replace') {
     // No equality check: a replace-strategy object is in every delta (K45).
@@ -110,13 +117,8 @@ function diffListField(
   meta: PatchMeta,
   options: DiffOptions,
 ): void {
-  let field;
-  try {
-    field = meta.lookupListField(key);
-  } catch (error) {
-    if (goDeepEqual(from, to)) return;
-    throw error;
-  }
+  const field = lookupUnlessUnchanged(() => meta.lookupListField(key), from, to);
+  if (field === undefined) return;
   const { retainKeys, strategy } = splitRetainKeys(field.strategies);
   if (strategy !== 'merge') {
     if (!options.ignoreChangesAndAdditions && !goDeepEqual(from, to)) patch[key] = to;

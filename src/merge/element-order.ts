@@ -45,7 +45,7 @@ export function normalizeSliceOrder(
 }
 
 /** apimachinery `index`: the first position whose merge key (or scalar) is `==` to the item's. */
-export function indexInList(
+function indexInList(
   list: readonly JsonValue[],
   item: JsonValue,
   mergeKey: string,

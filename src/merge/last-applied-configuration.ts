@@ -7,9 +7,6 @@ import { parseJsonLossless } from '../manifests/lossless-json.js';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** The API server's limit on the total size of an object's annotations (keys plus values, bytes). */
-export const ANNOTATIONS_SIZE_LIMIT = 262144;
-
 export interface AppliedDocuments {
   /** The annotation value, byte for byte as kubectl writes it (Go encoding plus a newline). */
   readonly annotation: string;
@@ -68,20 +65,4 @@ export function readLastAppliedConfiguration(live: JsonValue): JsonObject | null
  */
 export function buildCreateBody(modified: JsonObject): JsonObject {
   return pruneNulls(cloneJson(modified)) as JsonObject;
-}
-
-/**
- * Bytes the object's annotations take against the server's 256 KiB limit; last-applied holds the
- * whole escaped object, so large ConfigMaps and CRDs exceed it (section 11). Compare with
- * ANNOTATIONS_SIZE_LIMIT before sending, and report an excess as a non-retryable problem.
- */
-export function annotationsSize(object: JsonObject): number {
-  const metadata = object.metadata;
-  if (!isJsonObject(metadata) || !isJsonObject(metadata.annotations)) return 0;
-  let size = 0;
-  for (const [key, value] of Object.entries(metadata.annotations)) {
-    size +=
-      Buffer.byteLength(key, 'utf8') + (typeof value === 'string' ? Buffer.byteLength(value, 'utf8') : 0);
-  }
-  return size;
 }

@@ -14,17 +14,10 @@ import {
   SET_ELEMENT_ORDER_PREFIX,
   extractDirectiveKey,
   removeDirectives,
+  type MergeMode,
 } from './patch-directives.js';
 import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 import { stringifyJson } from '../manifests/lossless-json.js';
-
-/**
- * The two ways apimachinery's mergeMap runs: the API server applying a patch (`server`: deletion
- * lists applied, unmatched nulls dropped; docs/merge-semantics.md#71-applying-a-patch-on-the-server)
- * and kubectl combining its deletions and delta patches (`client`: directives carried over, nulls
- * kept; docs/merge-semantics.md#5-combining-and-conflicts).
- */
-export type MergeMode = 'server' | 'client';
 
 /**
  * Merges `patch` into `target` in place and returns the result, like apimachinery's mergeMap. Both

@@ -8,6 +8,14 @@ export const DELETE_FROM_PRIMITIVE_LIST_PREFIX = '$deleteFromPrimitiveList';
 export const SET_ELEMENT_ORDER_PREFIX = '$setElementOrder';
 
 /**
+ * The two ways apimachinery's mergeMap runs: the API server applying a patch (`server`: deletion
+ * lists applied, unmatched nulls dropped; docs/merge-semantics.md#71-applying-a-patch-on-the-server)
+ * and kubectl combining its deletions and delta patches (`client`: directives carried over, nulls
+ * kept; docs/merge-semantics.md#5-combining-and-conflicts).
+ */
+export type MergeMode = 'server' | 'client';
+
+/**
  * apimachinery extractKey: the field a `$deleteFromPrimitiveList/<f>` or `$setElementOrder/<f>` key
  * names, refused in apimachinery's words when the key is malformed.
  */

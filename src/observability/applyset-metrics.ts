@@ -6,7 +6,7 @@
 
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
-export const RECONCILE_RESULTS = [
+const RECONCILE_RESULTS = [
   'success',
   'stalled',
   'retryable',
@@ -17,7 +17,7 @@ export const RECONCILE_RESULTS = [
 ] as const;
 export type ReconcileResult = (typeof RECONCILE_RESULTS)[number];
 
-export const OBJECT_ACTIONS = ['created', 'configured', 'unchanged', 'pruned', 'conflict', 'failed'] as const;
+const OBJECT_ACTIONS = ['created', 'configured', 'unchanged', 'pruned', 'conflict', 'failed'] as const;
 export type ObjectAction = (typeof OBJECT_ACTIONS)[number];
 
 export interface ApplySetMetrics {

@@ -11,10 +11,10 @@ import {
   type ReconcileResult,
 } from './applyset-metrics.js';
 
-export type { ObjectAction, ReconcileResult } from './applyset-metrics.js';
+export type { ReconcileResult } from './applyset-metrics.js';
 
 /** The ApplySet a reconcile or a count is about, for its own series. */
-export interface ApplySetName {
+interface ApplySetName {
   readonly namespace: string;
   readonly name: string;
 }
@@ -84,6 +84,7 @@ export function createControllerMetrics(): ControllerMetrics {
 /**
  * `discovery` for `/api`, `/api/<v>`, `/apis`, `/apis/<g>`, `/apis/<g>/<v>` (no resource below them),
  * `openapi` for `/openapi/...`; undefined for any other path.
+ * @internal test seam: a pure step its unit test runs alone
  */
 export function schemaDocumentOf(path: string): 'discovery' | 'openapi' | undefined {
   if (path === '/openapi' || path.startsWith('/openapi/')) return 'openapi';

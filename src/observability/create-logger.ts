@@ -6,7 +6,7 @@ export type { Logger } from 'pino';
  * Paths pino blanks out wherever they appear in a log record: Git credentials and Secret data must never
  * reach the logs, even when an object holding them is logged by mistake.
  */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'password',
   'token',
   'auth',

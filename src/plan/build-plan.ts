@@ -12,6 +12,7 @@ import type { LiveState } from '../inventory/live-state.js';
 import { mayApply, mayPrune } from '../inventory/ownership-policy.js';
 import type { ApplyAction, PlanRefusal, PlanResult, PlanStep, PruneAction, PruneKeepReason } from './plan.js';
 
+/** @internal test seam: the shape its tests build */
 export interface PlanPolicy {
   /** uid of the apply-config object; undefined when it does not exist yet. */
   readonly ownerUid: string | undefined;

@@ -73,7 +73,7 @@ export function maskIgnoredFields(
   return masked;
 }
 
-export function valueAt(value: JsonValue, path: readonly string[]): JsonValue | undefined {
+function valueAt(value: JsonValue, path: readonly string[]): JsonValue | undefined {
   let node: JsonValue | undefined = value;
   for (const token of path) {
     if (isJsonObject(node)) node = Object.hasOwn(node, token) ? node[token] : undefined;

@@ -1,3 +1,5 @@
+// A file of its own, though small and with one importer (apply/run-plan.ts): the narrowing is a pure
+// rule of the plan, kept in the pure plan/ folder where its unit test runs it without the engine.
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { differenceInventories, unionInventories, type Inventory } from '../inventory/inventory.js';
 import type { PlanStep } from './plan.js';

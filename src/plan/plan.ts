@@ -38,7 +38,7 @@ export type ApplyAction =
 
 /** Why a prune candidate is kept, beyond the ownership rules: deleting it would delete what stays. */
 export type PruneKeepReason = Exclude<PruneSkipReason, 'still-desired' | 'not-in-inventory'> | SetKeepReason;
-export type SetKeepReason = 'namespace-still-used' | 'crd-still-used' | 'dry-run';
+type SetKeepReason = 'namespace-still-used' | 'crd-still-used' | 'dry-run';
 
 export type PruneAction =
   | { readonly type: 'delete'; readonly ref: ObjectRef; readonly live: JsonObject }
@@ -82,7 +82,7 @@ export interface Plan {
   readonly inventoryNew: Inventory;
 }
 
-export type PlanRefusalCode = 'empty-set' | 'parent-in-set';
+type PlanRefusalCode = 'empty-set' | 'parent-in-set';
 
 export interface PlanRefusal {
   readonly code: PlanRefusalCode;

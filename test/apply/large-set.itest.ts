@@ -8,7 +8,7 @@ import {
 } from '../../src/inventory/inventory-encoding.js';
 import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
-import type { ManifestFile } from '../../src/manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
 import { configMapParent } from '../../src/apply/config-map-parent.js';
 import type { PlanStep } from '../../src/plan/plan.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';

@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createProgressLine, formatProgress } from '../../src/cli/progress-line.js';
+import { createProgressLine, formatProgress } from '../../src/cli/apply-command.js';
 
 function stream(isTTY: boolean) {
   let written = '';

@@ -1,32 +1,19 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
+import { chart, findHelm } from './helm-chart-kit.js';
 
 // Installs the chart into the real control plane and asks the API server's own authorizer (through
 // SubjectAccessReviews) whether the chart's ServiceAccount may do what the controller does. The unit
 // chart test checks the rendered rules; this one checks that the API server reads them the same way.
 
 const execFileAsync = promisify(execFile);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const chart = path.join(root, 'deploy/applyset-controller');
 
 function kubeconfigPath(): string {
   const value = process.env['APPLYSET_TEST_KUBECONFIG'];
   if (value === undefined || value === '') throw new Error('APPLYSET_TEST_KUBECONFIG is not set by the global setup');
   return value;
-}
-
-async function findHelm(): Promise<string> {
-  try {
-    const { stdout } = await execFileAsync('bash', [path.join(root, 'scripts/build-helm.sh'), '--check']);
-    return stdout.trim().split('\n').pop() ?? '';
-  } catch (error) {
-    const detail = (error as { stderr?: string }).stderr?.trim() ?? String(error);
-    throw new Error(`helm is needed for the chart tests and is not built (${detail})`, { cause: error });
-  }
 }
 
 interface Install {

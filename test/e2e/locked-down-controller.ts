@@ -36,7 +36,7 @@ export const coreRule = (...resources: string[]): k8s.V1PolicyRule => ({
   verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
 });
 
-export interface RenderedObject {
+interface RenderedObject {
   readonly apiVersion: string;
   readonly kind: string;
   readonly metadata: { readonly name: string; readonly namespace?: string };
@@ -53,7 +53,7 @@ const RBAC_KINDS = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding
  * childRules=[]), plus `values` (`--set`); with `chartDefaults`, the chart's own defaults and `values`
  * only.
  */
-export async function renderLockedDownChart(
+async function renderLockedDownChart(
   release: string,
   namespace: string,
   values: Readonly<Record<string, string>> = {},
@@ -82,7 +82,7 @@ export async function renderLockedDownChart(
 }
 
 /** The Deployment's arguments, minus the subcommand and the listen address (a free local port here). */
-export function controllerArgs(rendered: readonly RenderedObject[]): string[] {
+function controllerArgs(rendered: readonly RenderedObject[]): string[] {
   const deployment = rendered.find((doc): doc is RenderedDeployment => doc.kind === 'Deployment');
   if (deployment === undefined) throw new Error('the chart rendered no Deployment');
   const args = [...(deployment.spec.template.spec.containers[0]?.args ?? [])];

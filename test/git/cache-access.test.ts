@@ -8,7 +8,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { GitAuthError, GitRefNotFoundError } from '../../src/git/git-error.js';
-import { createGitSource, MAX_ACCESS_PROOF_AGE_MS, type GitSource } from '../../src/git/git-source.js';
+import { MAX_ACCESS_PROOF_AGE_MS } from '../../src/git/access-proofs.js';
+import { createGitSource, type GitSource } from '../../src/git/git-source.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 
 const files = {

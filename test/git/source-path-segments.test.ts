@@ -1,5 +1,5 @@
 import { GitInvalidPathError } from '../../src/git/git-error.js';
-import { sourcePathSegments } from '../../src/git/source-path-segments.js';
+import { sourcePathSegments } from '../../src/git/read-tree-manifests.js';
 
 describe('sourcePathSegments', () => {
   it.each([

@@ -56,13 +56,13 @@ export interface StartOptions {
   readonly readyTimeoutMs?: number;
 }
 
-export class ControlPlaneError extends Error {
+class ControlPlaneError extends Error {
   override readonly name = 'ControlPlaneError';
   readonly code = 'CONTROL_PLANE';
 }
 
 /** Builds the binaries (a no-op on a warm cache) and returns their directory. */
-export async function ensureControlPlaneBinaries(log: (line: string) => void = () => {}): Promise<string> {
+async function ensureControlPlaneBinaries(log: (line: string) => void = () => {}): Promise<string> {
   log('control plane: checking the binary cache (a cold build takes a while)');
   try {
     const { stdout } = await execFileAsync('bash', [join(repoRoot, 'scripts/build-control-plane.sh')], {
@@ -199,7 +199,7 @@ async function httpOk(url: string): Promise<boolean> {
 }
 
 /** A GET against the apiserver that trusts only its own self-signed certificate. */
-export async function apiGet(
+async function apiGet(
   server: string,
   path: string,
   caPath: string,

@@ -18,7 +18,7 @@ import path from 'node:path';
 /** Repository path → file content. A path with '/' creates directories. */
 export type FileTree = Readonly<Record<string, string | Uint8Array>>;
 
-export interface GitServerCredentials {
+interface GitServerCredentials {
   readonly username: string;
   readonly password: string;
 }
@@ -34,20 +34,20 @@ export interface GitServerOptions {
   readonly auth?: GitServerCredentials;
 }
 
-export interface ChangeOptions {
+interface ChangeOptions {
   /** Default: the server's default branch. The branch is created when it does not exist. */
   readonly branch?: string;
   readonly message?: string;
 }
 
-export interface TagOptions {
+interface TagOptions {
   /** An annotated tag object instead of a lightweight ref. */
   readonly annotated?: boolean;
   readonly message?: string;
 }
 
 /** One request the server answered, for tests that assert what a client asked for. */
-export interface GitServerRequest {
+interface GitServerRequest {
   readonly method: string;
   /** Path and query, as requested. */
   readonly url: string;
@@ -60,7 +60,7 @@ export interface GitServerRequest {
   readonly body: Buffer;
 }
 
-export interface GitServerHold {
+interface GitServerHold {
   /** Requests waiting to be answered. */
   waiting(): number;
   /** Answers the held requests and stops holding. */

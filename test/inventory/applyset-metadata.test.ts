@@ -5,10 +5,7 @@ import {
   applySetParentMetadata,
   formatTooling,
 } from '../../src/inventory/applyset-metadata.js';
-import {
-  formatContainsGroupKinds,
-  parseContainsGroupKinds,
-} from '../../src/inventory/contains-group-kinds.js';
+import { formatContainsGroupKinds, parseContainsGroupKinds } from '../../src/inventory/applyset-metadata.js';
 import { computeApplyHash } from '../../src/inventory/apply-hash.js';
 
 describe('KEP-3659 ApplySet metadata', () => {

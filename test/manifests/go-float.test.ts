@@ -1,5 +1,5 @@
 import { decodeDocuments } from '../../src/manifests/decode-documents.js';
-import { formatGoFloatKey } from '../../src/manifests/go-float.js';
+import { formatGoFloatKey } from '../../src/manifests/go-scalar.js';
 
 // Float map keys as sigs.k8s.io/yaml spells them for kubectl: strconv.FormatFloat(key, 'g', -1, 32).
 // The expected texts are Go's (and what kubectl 1.33 printed for these keys on this project's

@@ -6,10 +6,11 @@ import {
   checkManifestFileSize,
   createManifestReadBudget,
   utf8ByteLength,
+  type ManifestFile,
 } from '../../src/manifests/manifest-limits.js';
-import { parseManifestSet, type ManifestFile } from '../../src/manifests/parse-manifest-set.js';
+import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
-import { staticScopeResolver } from '../../src/manifests/scope-resolver.js';
+import { staticScopeResolver } from './static-scope-resolver.js';
 import { nestedListBomb } from './yaml-bombs.js';
 
 const scopes = staticScopeResolver({ '/ConfigMap': 'Namespaced' });

@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ManifestErrorCode } from '../../src/manifests/manifest-error.js';
-import { parseManifestSet, type ManifestFile } from '../../src/manifests/parse-manifest-set.js';
+import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
+import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
 import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
-import { staticScopeResolver } from '../../src/manifests/scope-resolver.js';
+import { staticScopeResolver } from './static-scope-resolver.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/manifests');
 

@@ -1,5 +1,3 @@
-import { describe, expect, it } from '@jest/globals';
-
 import { isSecretManifest, redactSecretValues } from '../../src/manifests/redact-secret-values.js';
 
 const secret = (data: Record<string, string>, stringData: Record<string, string> = {}) => ({

@@ -1,5 +1,3 @@
-import { describe, expect, it } from '@jest/globals';
-
 import { ManifestDecodeError, decodeDocuments } from '../../src/manifests/decode-documents.js';
 import { locateJsonSyntaxError } from '../../src/manifests/locate-json-syntax-error.js';
 

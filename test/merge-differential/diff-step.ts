@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '../../src/manifests/json-value.js';
 
-export type WriterContentType =
+type WriterContentType =
   | 'application/strategic-merge-patch+json'
   | 'application/merge-patch+json'
   | 'application/json-patch+json';

@@ -9,7 +9,7 @@ import { WIDGET_KIND } from './widget-kind.js';
 import { WORKLOAD_KINDS } from './workload-kinds.js';
 import { yaml11Lines } from './yaml11-scalars.js';
 
-export type { DiffStep, WriterContentType, Yaml11Lines } from './diff-step.js';
+export type { DiffStep } from './diff-step.js';
 
 /** The kinds, in the order seeds cycle through them: appending one keeps the first seven's seeds. */
 export const DIFF_KINDS = [

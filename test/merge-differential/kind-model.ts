@@ -18,7 +18,7 @@ export interface KindModel {
 }
 
 // Pools: small, so lists collide on merge keys and steps add, remove and reorder the same items.
-export const LABEL_KEYS = ['tier', 'team', 'env', 'track'] as const;
+const LABEL_KEYS = ['tier', 'team', 'env', 'track'] as const;
 export const VALUES = ['a', 'b', 'c', 'blue', 'green'] as const;
 const FINALIZERS = ['example.com/a', 'example.com/b', 'example.com/c'] as const;
 

@@ -16,7 +16,7 @@ import { renderYaml } from './yaml11-scalars.js';
 import { stringifyJson } from '../../src/manifests/lossless-json.js';
 
 /** What `kubectl apply` printed for the object, or the error both sides must agree on. */
-export type Verdict = 'created' | 'configured' | 'unchanged' | 'error';
+type Verdict = 'created' | 'configured' | 'unchanged' | 'error';
 
 export interface DiffContext {
   readonly client: KubeClient;

@@ -22,7 +22,7 @@ export function rotatingBaseSeed(date: Date): number {
   return ROTATING_ORIGIN + Math.floor(date.getTime() / MS_PER_DAY) * SEEDS_PER_DAY;
 }
 
-export function seedRange(base: number, count: number): number[] {
+function seedRange(base: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => base + i);
 }
 

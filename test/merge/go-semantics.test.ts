@@ -2,7 +2,7 @@ import { createThreeWayMergePatch } from '../../src/merge/create-three-way-merge
 import { encodeGoJson } from '../../src/merge/encode-go-json.js';
 import { goSortByString, goString } from '../../src/merge/go-value.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
-import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
+import { schemaPatchMeta } from './schema-patch-meta.js';
 import { vectorSchema } from './vector-schemas.js';
 
 describe('Go encoding of patches and annotations (docs/merge-semantics.md section 11)', () => {

@@ -3,12 +3,11 @@ import yaml from 'js-yaml';
 import { computeApplyPatch } from '../../src/merge/compute-apply-patch.js';
 import {
   LAST_APPLIED_ANNOTATION,
-  annotationsSize,
   buildCreateBody,
   buildLastAppliedConfiguration,
   readLastAppliedConfiguration,
 } from '../../src/merge/last-applied-configuration.js';
-import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
+import { schemaPatchMeta } from './schema-patch-meta.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import { vectorSchema } from './vector-schemas.js';
 
@@ -70,10 +69,6 @@ describe('the last-applied-configuration annotation (docs/merge-semantics.md sec
       metadata: { ...(manifest.metadata as JsonObject), annotations: {} },
     });
     expect(readLastAppliedConfiguration({ metadata: { name: 'x' } })).toBeNull();
-  });
-
-  it('counts annotation bytes against the server limit', () => {
-    expect(annotationsSize({ metadata: { annotations: { ab: 'cdé' } } })).toBe(6);
   });
 });
 

@@ -4,7 +4,7 @@ import { applyStrategicMergePatch } from '../../src/merge/apply-strategic-merge-
 import { createThreeWayMergePatch } from '../../src/merge/create-three-way-merge-patch.js';
 import { encodeGoJson } from '../../src/merge/encode-go-json.js';
 import { applyJsonMergePatch, createThreeWayJsonMergePatch } from '../../src/merge/json-merge-patch.js';
-import { schemaPatchMeta } from '../../src/merge/schema-patch-meta.js';
+import { schemaPatchMeta } from './schema-patch-meta.js';
 import type { JsonObject, JsonValue } from '../../src/manifests/json-value.js';
 import { vectorSchema } from './vector-schemas.js';
 

@@ -1,4 +1,4 @@
-import type { PatchSchema, PatchSchemaField } from '../../src/merge/schema-patch-meta.js';
+import type { PatchSchema, PatchSchemaField } from './schema-patch-meta.js';
 
 /**
  * The schemas the vectors name (docs/merge-semantics.md#14-test-vectors), written as Go types would
@@ -255,7 +255,7 @@ const pdb: PatchSchema = {
   },
 };
 
-export const vectorSchemas: Readonly<Record<string, PatchSchema>> = {
+const vectorSchemas: Readonly<Record<string, PatchSchema>> = {
   MergeItem: mergeItem,
   Deployment: deployment,
   PodSpec: podSpec,

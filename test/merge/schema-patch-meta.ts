@@ -3,7 +3,7 @@ import {
   parsePatchStrategies,
   type FieldPatchMeta,
   type PatchMeta,
-} from './patch-meta.js';
+} from '../../src/merge/patch-meta.js';
 
 /**
  * A Go-type-like description of a kind, enough for patch metadata: what kubectl's compiled-in
