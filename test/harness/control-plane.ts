@@ -337,6 +337,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         // Each event is written before the request's handler returns, so a test that saw an answer
         // finds its record once the next request of the same user is recorded.
         '--audit-log-mode=blocking',
+        // The node profile's kubelet is reached at its node IP: its name is in no DNS, and a lookup
+        // would leave the machine.
+        ...(options.apiAddress === undefined ? [] : ['--kubelet-preferred-address-types=InternalIP']),
         '--v=0',
       ],
       apiLog,
