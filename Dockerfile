@@ -1,9 +1,11 @@
-# syntax=docker/dockerfile:1
 # The controller image: `applyset controller` on Node 20, production dependencies only, as a non-root user.
 # Build with: docker build -t applyset-controller:0.1.0 .
-ARG NODE_IMAGE=node:20
+# BASE_IMAGE, when given, is the base of both stages: it must hold node and npm (scripts/build-image.sh
+# passes one made from Debian's packages, because the tests run where no registry image can be pulled).
+# Left empty, the stages use the official node images users pull.
+ARG BASE_IMAGE=
 
-FROM ${NODE_IMAGE} AS build
+FROM ${BASE_IMAGE:-node:20} AS build
 WORKDIR /app
 # Dependencies first, so a source change does not reinstall them. --ignore-scripts skips `prepare`,
 # which would compile before the sources are here; the build runs explicitly below.
@@ -13,7 +15,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM ${NODE_IMAGE}-slim AS runtime
+FROM ${BASE_IMAGE:-node:20-slim} AS runtime
 # Two malloc arenas rather than one per thread: the libuv threads doing the Git cache's file reads
 # otherwise each keep an arena of their own, and the idle controller holds what they fragmented.
 ENV NODE_ENV=production \
