@@ -28,9 +28,13 @@ cache_root=${APPLYSET_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/applyset-contro
 bin="$cache_root/node/$key/bin"
 outputs=(kubelet kube-proxy kube-scheduler pause.tar)
 
-complete=true
-for b in "${outputs[@]}"; do [ -s "$bin/$b" ] || complete=false; done
-if $complete; then echo "$bin"; exit 0; fi
+complete() { for b in "${outputs[@]}"; do [ -s "$bin/$b" ] || return 1; done; }
+if complete; then echo "$bin"; exit 0; fi
+# One build at a time: test files starting the node profile together wait for the first build.
+mkdir -p "$cache_root/node"
+exec 9>"$cache_root/node/.lock"
+flock 9
+if complete; then echo "$bin"; exit 0; fi
 
 command -v go >/dev/null || { echo "go is required to build the node (Go 1.24 or newer)" >&2; exit 1; }
 echo "building node binaries $version into $bin (a few minutes with the control plane's Go cache warm)" >&2
