@@ -20,6 +20,12 @@ npm_dir=$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)
 node_version=$("$node_bin" --version)
 [[ "$node_version" == v20.* ]] || { log "the base needs Node 20, $node_bin is $node_version"; exit 1; }
 
+# The CA bundle this machine trusts goes into the base with an npm config naming it, so the build's
+# `npm ci` reaches the registry through whatever TLS proxy this machine's own npm goes through. It is
+# npm's setting only: the controller's node keeps its built-in roots, as on the official image.
+ca_bundle=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
+[ -f "$ca_bundle" ] || { log "no CA bundle at $ca_bundle (set SSL_CERT_FILE)"; exit 1; }
+
 suite=bookworm
 mirrors=(
   "deb http://deb.debian.org/debian $suite main"
@@ -39,11 +45,15 @@ base_recipe=(
   --customize-hook="copy-in $npm_dir /usr/local/lib/node_modules"
   --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm"'
   --customize-hook='ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"'
+  --customize-hook='mkdir -p "$1/etc/ssl/certs" "$1/usr/local/etc"'
+  --customize-hook="upload $ca_bundle /etc/ssl/certs/ca-certificates.crt"
+  --customize-hook='echo cafile=/etc/ssl/certs/ca-certificates.crt >"$1/usr/local/etc/npmrc"'
 )
 npm_version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$npm_dir/package.json")
 base_key=$({
   printf '%s\n' "$suite" "${mirrors[@]}" "${base_recipe[@]}" "npm $npm_version"
   sha256sum <"$node_bin"
+  sha256sum <"$ca_bundle"
 } | sha256sum | cut -c1-12)
 base_ref="applyset-node-base:$base_key"
 
