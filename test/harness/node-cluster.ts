@@ -22,13 +22,12 @@ import {
 } from './control-plane.js';
 import { startNodeContainerd, type NodeContainerd } from './node-containerd.js';
 import { createNodeNetwork, type NodeNetwork } from './node-network.js';
-import { nodeKubeletConfig, unmountUnder } from './node-kubelet.js';
+import { NODE_NAME, nodeCommandLines, nodeKubeletConfig, unmountUnder } from './node-kubelet.js';
 
 const execFileAsync = promisify(execFile);
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** The node's name, as `kubectl get nodes` shows it. */
-export const NODE_NAME = 'applyset-node';
+export { NODE_NAME };
 
 export class NodeClusterError extends Error {
   override readonly name = 'NodeClusterError';
@@ -119,6 +118,16 @@ async function waitForComponent(
   }
 }
 
+/** Fails with the log's tail of the first of `components` that has exited. */
+async function stillRunning(components: readonly Started[]): Promise<void> {
+  for (const component of components) {
+    if (component.exit !== undefined)
+      throw new NodeClusterError(
+        `${component.name} exited (${component.exit}):\n${await tail(component.logPath)}`,
+      );
+  }
+}
+
 async function nodeReady(controlPlane: ControlPlane): Promise<boolean> {
   const { server, caPath, adminToken } = controlPlane;
   const { status, body } = await apiGet(server, `/api/v1/nodes/${NODE_NAME}`, caPath, adminToken);
@@ -172,21 +181,18 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
       controllers: '*,-cloud-node-lifecycle-controller',
       readyTimeoutMs: timeoutMs,
     });
-    const kubeconfig = controlPlane.kubeconfigPath;
 
+    const commands = nodeCommandLines({
+      binDir,
+      nodeDir,
+      network,
+      kubeconfig: controlPlane.kubeconfigPath,
+      schedulerPort: await freePort(),
+    });
     log('node: starting kube-scheduler');
     const scheduler = launch(
       'kube-scheduler',
-      [
-        join(binDir, 'kube-scheduler'),
-        `--kubeconfig=${kubeconfig}`,
-        `--authentication-kubeconfig=${kubeconfig}`,
-        `--authorization-kubeconfig=${kubeconfig}`,
-        '--leader-elect=false',
-        '--bind-address=127.0.0.1',
-        `--secure-port=${await freePort()}`,
-        `--cert-dir=${join(nodeDir, 'scheduler-certs')}`,
-      ],
+      commands.scheduler,
       join(nodeDir, 'kube-scheduler.log'),
       options.ownerPid,
     );
@@ -200,55 +206,20 @@ export async function startNodeCluster(options: NodeClusterOptions = {}): Promis
     }
 
     log('node: starting kube-proxy');
-    const proxy = launch(
-      'kube-proxy',
-      [
-        ...network.enter,
-        join(binDir, 'kube-proxy'),
-        `--kubeconfig=${kubeconfig}`,
-        `--hostname-override=${NODE_NAME}`,
-        '--proxy-mode=iptables',
-        `--cluster-cidr=${network.podCidr}`,
-        // The namespace's conntrack table is the host's: leave its size alone.
-        '--conntrack-max-per-core=0',
-        // The node namespace's own loopback: its usual ports cannot clash with anything of the host's.
-        '--metrics-bind-address=127.0.0.1:10249',
-        '--healthz-bind-address=127.0.0.1:10256',
-      ],
-      join(nodeDir, 'kube-proxy.log'),
-      options.ownerPid,
-    );
+    const proxy = launch('kube-proxy', commands.proxy, join(nodeDir, 'kube-proxy.log'), options.ownerPid);
     started.push(proxy);
 
     log('node: starting kubelet');
-    const kubeletDir = join(nodeDir, 'kubelet');
-    const configPath = join(nodeDir, 'kubelet-config.yaml');
-    await writeFile(configPath, nodeKubeletConfig(network, controlPlane.caPath, nodeDir));
+    await writeFile(commands.kubeletConfigPath, nodeKubeletConfig(network, controlPlane.caPath, nodeDir));
     const kubelet = launch(
       'kubelet',
-      [
-        ...network.enter,
-        join(binDir, 'kubelet'),
-        `--config=${configPath}`,
-        `--kubeconfig=${kubeconfig}`,
-        `--container-runtime-endpoint=unix://${containerd.socket}`,
-        `--hostname-override=${NODE_NAME}`,
-        `--node-ip=${network.nodeAddress}`,
-        `--root-dir=${kubeletDir}`,
-        `--cert-dir=${join(nodeDir, 'kubelet-certs')}`,
-        '--v=1',
-      ],
+      commands.kubelet(containerd.socket),
       join(nodeDir, 'kubelet.log'),
       options.ownerPid,
     );
     started.push(kubelet);
     await waitForComponent(kubelet, `node ${NODE_NAME} Ready`, () => nodeReady(controlPlane!), timeoutMs);
-    for (const component of [scheduler, proxy]) {
-      if (component.exit !== undefined)
-        throw new NodeClusterError(
-          `${component.name} exited (${component.exit}):\n${await tail(component.logPath)}`,
-        );
-    }
+    await stillRunning([scheduler, proxy]);
     log('node: ready');
     return { controlPlane, network, containerd, nodeDir, stop };
   } catch (error) {
