@@ -1,5 +1,7 @@
-// Two projects: `unit` runs pure code with no cluster; `integration` shares one real control plane
-// (etcd, kube-apiserver, kube-controller-manager) started once by the global setup.
+// Three projects: `unit` runs pure code with no cluster; `integration` shares one real control plane
+// (etcd, kube-apiserver, kube-controller-manager) started once by the global setup; `node` runs the
+// tests under test/node/, each file starting the harness's node profile (a control plane and a node that
+// runs pods, test/harness/node-cluster.ts) of its own: `--selectProjects node`.
 const common = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -18,8 +20,10 @@ export default {
       ...common,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.itest.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/node/'],
       globalSetup: '<rootDir>/test/harness/global-setup.js',
       globalTeardown: '<rootDir>/test/harness/global-teardown.js',
     },
+    { ...common, displayName: 'node', testMatch: ['<rootDir>/test/node/**/*.itest.ts'] },
   ],
 };

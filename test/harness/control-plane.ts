@@ -54,6 +54,13 @@ export interface StartOptions {
   /** Reports progress lines (which binary started, what we wait for). */
   readonly log?: (line: string) => void;
   readonly readyTimeoutMs?: number;
+  /**
+   * The node profile (test/harness/node-cluster.ts): the API server listens on this address of an
+   * interface the harness created, so that a node's pods can reach it, instead of 127.0.0.1.
+   */
+  readonly apiAddress?: string;
+  /** The node profile's controller list (the workload controllers on); the default keeps them off. */
+  readonly controllers?: string;
 }
 
 class ControlPlaneError extends Error {
@@ -79,7 +86,7 @@ async function ensureControlPlaneBinaries(log: (line: string) => void = () => {}
   }
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -93,10 +100,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function makeServingCertificate(dir: string): Promise<{ cert: string; key: string }> {
+async function makeServingCertificate(dir: string, address: string): Promise<{ cert: string; key: string }> {
   const cert = join(dir, 'serving.crt');
   const key = join(dir, 'serving.key');
-  // A self-signed certificate that is its own CA, valid for the loopback names kubectl and tests use.
+  // A self-signed certificate that is its own CA, valid for the loopback names kubectl and tests use,
+  // and for the `kubernetes` Service's address (10.96.0.1), which pods of the node profile dial.
   await execFileAsync('openssl', [
     'req',
     '-x509',
@@ -108,7 +116,7 @@ async function makeServingCertificate(dir: string): Promise<{ cert: string; key:
     '-subj',
     '/CN=applyset-test-apiserver',
     '-addext',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    `subjectAltName=IP:${address},IP:10.96.0.1,DNS:localhost,DNS:kubernetes.default.svc`,
     '-addext',
     'basicConstraints=critical,CA:TRUE',
     '-keyout',
@@ -142,7 +150,7 @@ function kubeconfigYaml(server: string, caData: string, user: string, token: str
   ].join('\n');
 }
 
-function startProcess(
+export function startProcess(
   binary: string,
   args: readonly string[],
   logPath: string,
@@ -224,7 +232,7 @@ async function apiGet(
   });
 }
 
-async function tail(path: string): Promise<string> {
+export async function tail(path: string): Promise<string> {
   const text = await readFile(path, 'utf8').catch(() => '');
   return text.split('\n').slice(-25).join('\n');
 }
@@ -246,7 +254,8 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
   };
   try {
     const [etcdPort, etcdPeerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const { cert, key } = await makeServingCertificate(workDir);
+    const apiAddress = options.apiAddress ?? '127.0.0.1';
+    const { cert, key } = await makeServingCertificate(workDir, apiAddress);
     // The serving certificate is its own CA and also signs client certificates (clientCertificateFor).
     const clientCa = join(workDir, 'client-ca.crt');
     await copyFile(cert, clientCa);
@@ -299,15 +308,15 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       throw new ControlPlaneError(`${(error as Error).message}\n${await tail(etcdLog)}`, { cause: error });
     });
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${apiAddress}:${apiPort}`;
     log(`control plane: starting kube-apiserver on ${server}`);
     const apiLog = join(workDir, 'kube-apiserver.log');
     const apiserver = startProcess(
       join(binDir, 'kube-apiserver'),
       [
         `--etcd-servers=${etcdUrl}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
+        `--bind-address=${apiAddress}`,
+        `--advertise-address=${apiAddress}`,
         `--secure-port=${apiPort}`,
         `--tls-cert-file=${cert}`,
         `--tls-private-key-file=${key}`,
@@ -328,6 +337,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         // Each event is written before the request's handler returns, so a test that saw an answer
         // finds its record once the next request of the same user is recorded.
         '--audit-log-mode=blocking',
+        // The node profile's kubelet is reached at its node IP: its name is in no DNS, and a lookup
+        // would leave the machine.
+        ...(options.apiAddress === undefined ? [] : ['--kubelet-preferred-address-types=InternalIP']),
         '--v=0',
       ],
       apiLog,
@@ -359,7 +371,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         `--authorization-kubeconfig=${kubeconfigPath}`,
         // Only what the tests rely on: cascading deletes, namespace deletion, default ServiceAccounts.
         // Workload controllers stay off so live objects change only when a test changes them.
-        '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller',
+        `--controllers=${options.controllers ?? 'garbage-collector-controller,namespace-controller,serviceaccount-controller'}`,
+        // Pods' projected service-account volumes carry this CA (the kube-root-ca.crt ConfigMap).
+        `--root-ca-file=${cert}`,
         '--leader-elect=false',
         '--bind-address=127.0.0.1',
         `--secure-port=${await freePort()}`,
@@ -392,7 +406,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
   }
 }
 
-async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
+export async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
   // Reverse start order: the controller manager and apiserver go before etcd, as a real node would.
   for (const child of [...children].reverse()) {
     if (child.exitCode !== null || child.signalCode !== null) continue;
