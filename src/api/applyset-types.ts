@@ -11,9 +11,12 @@ export const APPLYSET_GROUP = 'applyset.dev';
 export const APPLYSET_VERSION = 'v1alpha1';
 export const APPLYSET_API_VERSION = `${APPLYSET_GROUP}/${APPLYSET_VERSION}`;
 export const APPLYSET_KIND = 'ApplySet';
+/** @internal The CRD test holds crds/ to it. */
 export const APPLYSET_LIST_KIND = 'ApplySetList';
 export const APPLYSET_PLURAL = 'applysets';
+/** @internal The CRD test holds crds/ to it. */
 export const APPLYSET_SINGULAR = 'applyset';
+/** @internal The CRD test holds crds/ to it. */
 export const APPLYSET_CRD_NAME = `${APPLYSET_PLURAL}.${APPLYSET_GROUP}`;
 
 /** Held while the children may still need pruning (deletionPolicy Delete). */
@@ -54,7 +57,7 @@ interface ApplySetSourceSpec {
  * unless the controller runs with `--allow-secret-refs-from` naming it (and without
  * `--no-cross-namespace-refs`).
  */
-export interface SecretReference {
+interface SecretReference {
   readonly name: string;
   readonly namespace?: string;
 }
@@ -76,7 +79,10 @@ export interface DependencyReference {
   readonly namespace?: string;
 }
 
-/** `spec` as stored: durations are strings such as `1m30s`. */
+/**
+ * `spec` as stored: durations are strings such as `1m30s`.
+ * @internal The CRD test holds crds/ to it.
+ */
 export interface ApplySetSpec {
   readonly source: ApplySetSourceSpec;
   readonly interval?: string;

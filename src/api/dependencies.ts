@@ -146,6 +146,7 @@ function notReadyOutcome(keys: readonly string[], input: DependencyCheckInput): 
  * (`[a, b, a]`; `[a, a]` for an ApplySet naming itself), or undefined when there is none. Breadth
  * first over `dependsOn`, in the order each lists its dependencies, so the answer is the same on every
  * run. Cycles that do not pass through `start` are not its own: its dependency reports them.
+ * @internal A pure step the cycle tests exercise alone.
  */
 export function findDependencyCycle(
   start: string,

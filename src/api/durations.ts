@@ -3,7 +3,10 @@
  * CRD's pattern accepts, read as Go's time.ParseDuration reads it.
  */
 
-/** The CRD's pattern for interval, retryInterval and timeout: a subset of Go's time.ParseDuration. */
+/**
+ * The CRD's pattern for interval, retryInterval and timeout: a subset of Go's time.ParseDuration.
+ * @internal The CRD test holds crds/ to the same pattern.
+ */
 export const DURATION_PATTERN = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
 
 export class InvalidDurationError extends Error {

@@ -4,7 +4,10 @@
  * person). Three corrections in a row make a fight; a run that corrects nothing for the object ends it.
  */
 
-/** Corrections in a row that make a fight. */
+/**
+ * Corrections in a row that make a fight.
+ * @internal A count the tests assert against.
+ */
 export const FIGHT_RUNS = 3;
 
 /** One object the run changed back, with the fields it changed. */
@@ -28,7 +31,10 @@ export interface FightVerdict {
   readonly newlyFighting: readonly Correction[];
 }
 
-/** One more run whose corrections are `corrections`: streaks grow, or end for what was not corrected. */
+/**
+ * One more run whose corrections are `corrections`: streaks grow, or end for what was not corrected.
+ * @internal A pure step the tests exercise alone.
+ */
 export function countFights(
   previous: ReadonlyMap<string, FightStreak>,
   corrections: readonly Correction[],

@@ -15,6 +15,7 @@ interface RefusedApplySet {
  * An ApplySet's manifests hold an ApplySet. Applied, it would name its own ServiceAccount and source:
  * whoever writes this repository would choose the identity of a sibling (issue #23, finding 3).
  * Stalled: only a change of the manifests, or of the controller's flags, helps.
+ * @internal Tests assert the class the refusal throws.
  */
 export class NestedApplySetRefusedError extends InputRefusedError {
   override readonly name = 'NestedApplySetRefusedError';

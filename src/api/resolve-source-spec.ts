@@ -30,6 +30,7 @@ export function resolveSourceSpec(
 /**
  * `./apps/`, `apps//web` and `.` are the same directories as `apps`, `apps/web` and the root; absolute
  * paths and `..` segments could leave the checkout, so they have no normal form.
+ * @internal A pure step the tests exercise alone.
  */
 export function normalizeSourcePath(path: string): string | undefined {
   if (path.startsWith('/')) return undefined;
@@ -51,6 +52,7 @@ function resolveUrl(source: Readonly<Record<string, unknown>>, fail: SpecFail): 
  * What is wrong with a source URL, read the way the Git source will read it (WHATWG URL, as Node's
  * `new URL`): a pattern misses forms the parser still finds credentials in (`https:///u:p@host`,
  * backslashes, a user without a password), and those would be sent, or end up in the status.
+ * @internal A pure step the tests exercise alone.
  */
 export function sourceUrlProblem(url: string): string | undefined {
   let parsed: URL;

@@ -6,6 +6,7 @@ import { isRecord, type SpecFail } from './spec-fields.js';
  * DryRun), spec.driftMode and spec.driftIgnore. Pure, like resolveApplySetSpec which calls it.
  */
 
+/** @internal The CRD test holds crds/ to it. */
 export const DRIFT_MODES = ['Correct', 'Warn'] as const;
 export type DriftMode = (typeof DRIFT_MODES)[number];
 export const PRUNE_DRY_RUN = 'DryRun';

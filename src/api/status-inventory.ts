@@ -11,6 +11,7 @@ import type { ApplySetInventory } from './applyset-types.js';
 /**
  * The CRD's `maxItems` of status.inventory.items. A typical id is 30-80 bytes
  * (`shop_web_apps_Deployment`, 25), so 1000 of them are 30-80 KB of JSON.
+ * @internal A limit the tests and the CRD test assert against.
  */
 export const MAX_INVENTORY_ITEMS = 1000;
 
@@ -19,6 +20,7 @@ export const MAX_INVENTORY_ITEMS = 1000;
  * 63-byte namespace, a 253-byte name, a 253-byte group and the kind), so 1000 ids alone could be
  * 640 KB; this cap keeps the list under 128 KiB, which with the annotations' own 256 KiB limit
  * leaves the ApplySet far below the API server's 1.5 MiB object limit.
+ * @internal A limit the tests assert against.
  */
 export const MAX_INVENTORY_BYTES = 128 * 1024;
 
@@ -29,6 +31,7 @@ const utf8 = new TextEncoder();
  * a cluster-scoped object has an empty namespace part, the core group an empty group part. `_` cannot
  * appear in a namespace, group or kind; a `:` in a name (RBAC's `system:auth-delegator`) is written
  * `__`, as cli-utils transcodes it, so an id still splits into its four fields.
+ * @internal A pure step the tests exercise alone.
  */
 export function inventoryItemId(ref: ObjectRef): string {
   return `${ref.namespace}_${ref.name.replaceAll(':', '__')}_${ref.group}_${ref.kind}`;

@@ -1,6 +1,9 @@
 import { IntentError, type FailureStep } from '../errors/intent-error.js';
 
-/** How soon a reconcile that waited in vain for a CRD of its set to be Established tries again. */
+/**
+ * How soon a reconcile that waited in vain for a CRD of its set to be Established tries again.
+ * @internal A delay the tests assert the requeue against.
+ */
 export const CRD_WAIT_REQUEUE_MS = 5_000;
 
 /**

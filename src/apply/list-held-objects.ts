@@ -10,7 +10,10 @@ import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi, ResourceLocation } from '../kube/kube-object-api.js';
 
-/** What a Namespace or a CRD holds could not be read completely: it is not deleted this run. */
+/**
+ * What a Namespace or a CRD holds could not be read completely: it is not deleted this run.
+ * @internal The classifier test holds it to its intent.
+ */
 export class HeldObjectsUnknownError extends IntentError {
   override readonly name = 'HeldObjectsUnknownError';
   readonly code = 'HELD_OBJECTS_UNKNOWN';

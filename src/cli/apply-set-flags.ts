@@ -36,9 +36,9 @@ export interface ApplySetFlags {
 }
 
 /** The engine's own default: what `apply` did before the flag existed. */
-export const DEFAULT_APPLY_CONCURRENCY = 16;
+const DEFAULT_APPLY_CONCURRENCY = 16;
 /** Past this, more requests at once only queue up in the API server's priority and fairness. */
-export const MAX_APPLY_CONCURRENCY = 128;
+const MAX_APPLY_CONCURRENCY = 128;
 
 /** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
 const commonFlags: FlagSpecs = {

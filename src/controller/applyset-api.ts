@@ -21,6 +21,7 @@ type GitAuthRead =
   /** The reader (the ApplySet's account) may not get the Secret: nothing of it was read. */
   | { readonly kind: 'forbidden' };
 
+/** @internal Tests script the answers of a status write with it. */
 export type StatusWrite =
   | { readonly kind: 'written'; readonly resourceVersion: string | undefined }
   | { readonly kind: 'conflict' | 'gone' };

@@ -1,6 +1,5 @@
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { FailureStep } from '../errors/intent-error.js';
-import type { InventoryParseError } from '../inventory/parse-inventory.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
@@ -47,9 +46,4 @@ function stepOf(at: FailedStep): FailureStep {
     case 'apply':
       return at;
   }
-}
-
-/** What a user reads about a damaged inventory: where, which line, and what to do. */
-export function inventoryDamage(error: InventoryParseError): string {
-  return error.describe(undefined);
 }

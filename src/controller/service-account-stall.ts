@@ -25,7 +25,10 @@ export function serviceAccountNotFound(
   };
 }
 
-/** Stalled: the controller is not allowed to act as `account`, so nothing was applied as it. */
+/**
+ * Stalled: the controller is not allowed to act as `account`, so nothing was applied as it.
+ * @internal A pure step the tests exercise alone.
+ */
 export function impersonationForbidden(
   namespace: string,
   account: string,

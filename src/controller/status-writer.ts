@@ -11,7 +11,10 @@ import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
 import type { ReconcileContext } from './reconcile-context.js';
 
-/** The least time between two writes of the health wait's Progressing status. */
+/**
+ * The least time between two writes of the health wait's Progressing status.
+ * @internal A delay the tests advance their clock by.
+ */
 export const REWRITE_AFTER_MS = 15_000;
 
 export interface StatusWriter {

@@ -6,9 +6,9 @@ import { IntentError, type FailureStep } from '../errors/intent-error.js';
  * the repository), `retryable` may fix itself (the server is down or slow). Messages name the repository
  * by its URL without credentials; they never contain a password or token.
  */
-export type GitErrorIntent = 'stalled' | 'retryable';
+type GitErrorIntent = 'stalled' | 'retryable';
 
-export type GitErrorCode =
+type GitErrorCode =
   | 'GIT_AUTH_FAILED'
   | 'GIT_UNREACHABLE'
   | 'GIT_REF_NOT_FOUND'

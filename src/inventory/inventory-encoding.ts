@@ -36,7 +36,10 @@ export function encodeInventory(text: string): {
   };
 }
 
-/** A compressed inventory that cannot be decoded; stalled, like any damaged inventory. */
+/**
+ * A compressed inventory that cannot be decoded; stalled, like any damaged inventory.
+ * @internal Tests assert the class the decoder throws.
+ */
 export class CompressedInventoryError extends IntentError {
   override readonly name = 'CompressedInventoryError';
   readonly code = 'INVENTORY_MALFORMED';
@@ -91,6 +94,7 @@ export const MAX_INVENTORY_LINES = 250_000;
  * forged, and the fix is the annotation's. Its own code says so; the condition reason is the same,
  * `InventoryTooLarge`, since to the user both are the inventory over a size limit, and the message
  * names the annotation and what to do.
+ * @internal Tests assert the class the decoder throws.
  */
 export class InventoryPastLimitError extends IntentError {
   override readonly name = 'InventoryPastLimitError';

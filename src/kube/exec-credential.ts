@@ -16,7 +16,7 @@ import { KubeConfigError } from './kubeconfig-error.js';
 const API_VERSIONS = new Set(['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']);
 
 /** A plugin run that failed; the message names the user, its kubeconfig and what went wrong. */
-export class ExecCredentialError extends KubeConfigError {}
+class ExecCredentialError extends KubeConfigError {}
 
 export interface ExecCredentialSource {
   /** The bearer token: the cached one while it has not expired, else the plugin's new answer. */

@@ -16,7 +16,7 @@ import type {
 type Fields = Readonly<Record<string, unknown>>;
 
 /** A field of the file is not what kubectl expects there; the message names the field. */
-export class KubeConfigFieldError extends Error {}
+class KubeConfigFieldError extends Error {}
 
 /** Parses the text of `file`; an empty (or comment-only) text is an empty config, as for client-go. */
 export function parseKubeConfigText(text: string, file: string): KubeConfig {

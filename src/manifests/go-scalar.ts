@@ -61,7 +61,7 @@ export function readKey(stored: string): { readonly text: string; readonly kind:
 }
 
 /** Why a mapping's key cannot be a JSON key for kubectl, in go-yaml's and sigs.k8s.io/yaml's words. */
-export class YamlKeyError extends Error {
+class YamlKeyError extends Error {
   override readonly name = 'YamlKeyError';
 }
 

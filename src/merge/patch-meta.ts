@@ -57,7 +57,7 @@ export function splitRetainKeys(strategies: readonly string[]): { retainKeys: bo
   throw new PatchStrategyError(strategies);
 }
 
-export class PatchStrategyError extends Error {
+class PatchStrategyError extends Error {
   override readonly name = 'PatchStrategyError';
   readonly code = 'PATCH_STRATEGY';
   constructor(readonly strategies: readonly string[]) {

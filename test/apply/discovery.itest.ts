@@ -1,7 +1,8 @@
 import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
-import { CRD_WAIT_REQUEUE_MS, discoveryOutcome } from '../../src/controller/discovery-outcome.js';
+import { CRD_WAIT_REQUEUE_MS } from '../../src/apply/crd-not-established-error.js';
+import { failureOutcome } from '../../src/controller/failure-outcome.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { crdYaml, deleteCrds, installCrds, preferredVersion } from '../harness/test-crds.js';
@@ -109,7 +110,9 @@ describe('kinds the engine learns about after it started', () => {
     );
     expect(error).toBeInstanceOf(CrdNotEstablishedError);
     expect(error).toMatchObject({ intent: 'waiting', crd: `gizmos.${group}` });
-    expect(discoveryOutcome(error, 'main@sha1:abc')).toMatchObject({
+    expect(
+      failureOutcome(error, { step: 'apply', revision: 'main@sha1:abc', timedOut: false }),
+    ).toMatchObject({
       kind: 'waiting',
       reason: 'CrdNotEstablished',
       afterMs: CRD_WAIT_REQUEUE_MS,

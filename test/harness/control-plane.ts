@@ -207,7 +207,7 @@ async function httpOk(url: string): Promise<boolean> {
 }
 
 /** A GET against the apiserver that trusts only its own self-signed certificate. */
-async function apiGet(
+export async function apiGet(
   server: string,
   path: string,
   caPath: string,

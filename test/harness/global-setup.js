@@ -13,11 +13,11 @@ export default async function globalSetup() {
   // tsx keeps its compile cache in the temp dir: load the harness before TMPDIR points at the run's
   // own directory, so the cache is tsx's (reused across runs), not a leftover of this run.
   const harness = reuse ? undefined : await tsImport('./control-plane.ts', import.meta.url);
-  const build = await tsImport('./shipped-build.ts', import.meta.url);
+  const { e2eRunsShippedBuild, ensureShippedBuild } = await tsImport('./shipped-build.ts', import.meta.url);
   // The e2e controllers run dist/: never a stale one (shipped-build.ts).
-  if (build.e2eRunsShippedBuild()) {
+  if (e2eRunsShippedBuild()) {
     const started = Date.now();
-    if (await build.ensureShippedBuild()) process.stderr.write(`dist/ built in ${Date.now() - started} ms\n`);
+    if (await ensureShippedBuild()) process.stderr.write(`dist/ built in ${Date.now() - started} ms\n`);
   }
   await enterRunTempDir();
   if (harness === undefined) return;

@@ -29,7 +29,7 @@ const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 export { NODE_NAME };
 
-export class NodeClusterError extends Error {
+class NodeClusterError extends Error {
   override readonly name = 'NodeClusterError';
   readonly code = 'NODE_CLUSTER';
 }
@@ -52,7 +52,7 @@ export interface NodeClusterOptions {
 }
 
 /** Builds kubelet, kube-proxy, kube-scheduler and the pause image (a no-op on a warm cache). */
-export async function ensureNodeBinaries(): Promise<string> {
+async function ensureNodeBinaries(): Promise<string> {
   try {
     const { stdout } = await execFileAsync('bash', [join(repoRoot, 'scripts/build-node.sh')], {
       maxBuffer: 64 * 1024 * 1024,

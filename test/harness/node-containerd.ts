@@ -19,7 +19,7 @@ const CNI_BIN_DIR = '/usr/lib/cni';
 /** The image name the kubelet asks containerd for as every pod's sandbox (our own pause image). */
 export const PAUSE_IMAGE = 'registry.k8s.io/pause:3.10';
 
-export class NodeRuntimeError extends Error {
+class NodeRuntimeError extends Error {
   override readonly name = 'NodeRuntimeError';
   readonly code = 'NODE_RUNTIME';
 }

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-export class NodeNetworkError extends Error {
+class NodeNetworkError extends Error {
   override readonly name = 'NodeNetworkError';
   readonly code = 'NODE_NETWORK';
 }

@@ -15,10 +15,10 @@ const execFileAsync = promisify(execFile);
 const root = path.resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** The release name the README's install command uses, so the objects carry the names users see. */
-export const RELEASE = 'applyset-controller';
+const RELEASE = 'applyset-controller';
 export const RELEASE_NAMESPACE = 'applyset-system';
 /** The controller's pods, by the chart's selector labels. */
-export const POD_SELECTOR = `app.kubernetes.io/name=applyset-controller,app.kubernetes.io/instance=${RELEASE}`;
+const POD_SELECTOR = `app.kubernetes.io/name=applyset-controller,app.kubernetes.io/instance=${RELEASE}`;
 
 async function helmBinary(): Promise<string> {
   const { stdout } = await execFileAsync('bash', [path.join(root, 'scripts/build-helm.sh')], {

@@ -81,7 +81,7 @@ export async function servePushWebhook(options: PushWebhookOptions): Promise<Web
  * and whose ref is the pushed branch or tag. A set pinned to a commit is never concerned; a suspended
  * one is left alone.
  */
-export function pushTargets(applySets: readonly JsonObject[], push: PushEvent): string[] {
+function pushTargets(applySets: readonly JsonObject[], push: PushEvent): string[] {
   const pushed = new Set(push.repositoryUrls.map(repositoryIdentity).filter((id) => id !== undefined));
   const keys: string[] = [];
   for (const applySet of applySets) {

@@ -1,6 +1,6 @@
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
-import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
-import { CRD_WAIT_REQUEUE_MS, discoveryOutcome } from '../../src/controller/discovery-outcome.js';
+import { CRD_WAIT_REQUEUE_MS, CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
+import { failureOutcome } from '../../src/controller/failure-outcome.js';
 import { mapReconcileOutcome } from '../../src/api/map-reconcile-outcome.js';
 import { UnknownKindError } from '../../src/kube/kube-api-error.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
@@ -15,6 +15,9 @@ function refused(...errors: ManifestError[]) {
   );
 }
 
+/** A failure of the engine step, as the reconcile reports it. */
+const applyOutcome = (error: unknown) => failureOutcome(error, { step: 'apply', revision, timedOut: false });
+
 const unknownKind = new ManifestError(
   'unknown-kind',
   { file: 'widgets/w.yaml', documentIndex: 0 },
@@ -22,9 +25,9 @@ const unknownKind = new ManifestError(
   'the server has no kind "Widget" in version "example.com/v1" and the set defines no such CustomResourceDefinition',
 );
 
-describe('discoveryOutcome', () => {
+describe('failureOutcome of the errors about kinds', () => {
   it('a CRD of the set not Established in time waits: requeue soon, Ready=False, not Stalled, no backoff', () => {
-    const outcome = discoveryOutcome(new CrdNotEstablishedError('widgets.example.com'), revision);
+    const outcome = applyOutcome(new CrdNotEstablishedError('widgets.example.com'));
     expect(outcome).toEqual({
       kind: 'waiting',
       reason: 'CrdNotEstablished',
@@ -33,7 +36,7 @@ describe('discoveryOutcome', () => {
       afterMs: CRD_WAIT_REQUEUE_MS,
     });
     const mapped = mapReconcileOutcome({
-      outcome: outcome!,
+      outcome,
       previous: undefined,
       generation: 1,
       intervalMs: 300_000,
@@ -48,7 +51,7 @@ describe('discoveryOutcome', () => {
   });
 
   it('a set refused only for unknown kinds stalls as UnknownKind, naming the file and the kind', () => {
-    const outcome = discoveryOutcome(refused(unknownKind), revision);
+    const outcome = applyOutcome(refused(unknownKind));
     expect(outcome).toMatchObject({ kind: 'stalled', reason: 'UnknownKind', revision });
     if (outcome?.kind !== 'stalled') throw new Error(`not stalled: ${JSON.stringify(outcome)}`);
     expect(outcome.message).toContain('widgets/w.yaml (document 0): widget/w -n app');
@@ -63,7 +66,7 @@ describe('discoveryOutcome', () => {
       'v1',
       'is its CustomResourceDefinition installed?',
     );
-    expect(discoveryOutcome(error, revision)).toEqual({
+    expect(applyOutcome(error)).toEqual({
       kind: 'stalled',
       reason: 'UnknownKind',
       message: error.message,
@@ -71,15 +74,20 @@ describe('discoveryOutcome', () => {
     });
   });
 
-  it('leaves other failures to the caller: other invalid manifests, plain errors', () => {
+  it('reports other failures under their own reasons: other invalid manifests, plain errors', () => {
     const invalid = new ManifestError(
       'decode-failed',
       { file: 'bad.yaml', documentIndex: undefined },
       undefined,
       'x',
     );
-    expect(discoveryOutcome(refused(unknownKind, invalid), revision)).toBeUndefined();
-    expect(discoveryOutcome(new ApplySetInputRejectedError(['empty set']), revision)).toBeUndefined();
-    expect(discoveryOutcome(new Error('boom'), revision)).toBeUndefined();
+    const reasons = [
+      refused(unknownKind, invalid),
+      new ApplySetInputRejectedError(['empty set']),
+      new Error('boom'),
+    ]
+      .map(applyOutcome)
+      .map((outcome) => (outcome.kind === 'applied' ? 'applied' : outcome.reason));
+    expect(reasons).toEqual(['InvalidManifests', 'InvalidManifests', 'ApplyFailed']);
   });
 });
