@@ -31,6 +31,14 @@ export default tseslint.config(
     },
   },
   {
+    // Sizes a reader takes in at once: a file under 350 lines, a function under 80.
+    files: ['src/**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 350 }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     files: PURE_FOLDERS.map((folder) => `${folder}/**/*.ts`),
     rules: {
       'no-restricted-imports': [
