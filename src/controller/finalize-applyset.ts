@@ -2,17 +2,12 @@ import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { Logger } from '../observability/create-logger.js';
 import { impersonatedUser, parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
-import {
-  APPLYSET_FINALIZER,
-  DEFAULT_MAX_RETRY_INTERVAL_MS,
-  RECONCILE_REQUESTED_AT_ANNOTATION,
-  type ApplySet,
-} from '../api/applyset-types.js';
+import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS, type ApplySet } from '../api/applyset-types.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { ReconcileContext } from './reconcile-context.js';
-import { createStatusWriter, statusTime } from './status-writer.js';
+import { createStatusWriter, mappingInputOf } from './status-writer.js';
 
 /** What the finalizer path needs beyond the reconcile's context: the engine, and the default account. */
 interface FinalizeDeps extends ReconcileContext {
@@ -109,15 +104,9 @@ async function stallDeletion(
   log: Logger,
 ): Promise<Requeue> {
   const message = `${damage}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
-  const { intervalMs, retryIntervalMs } = lenientApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome: { kind: 'stalled', reason: 'InventoryInvalid', message },
-    previous: applySet.status,
-    generation: applySet.metadata.generation,
-    intervalMs,
-    retryIntervalMs,
-    now: statusTime(deps.now()),
-    handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    ...mappingInputOf(applySet, deps.now()),
   });
   log.warn({ reason: 'InventoryInvalid' }, message);
   await createStatusWriter({ ...deps, api, log }, applySet).write(mapped.status);

@@ -7,7 +7,6 @@ import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
   DEFAULT_MAX_RETRY_INTERVAL_MS,
-  RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
   type ApplySetStatus,
 } from '../api/applyset-types.js';
@@ -31,7 +30,7 @@ import {
 import { finalize } from './finalize-applyset.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
-import { createStatusWriter, statusTime, type StatusWriter } from './status-writer.js';
+import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
 /** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
 export type Reconciler = (key: string) => Promise<Requeue>;
@@ -202,16 +201,9 @@ async function report(
 ): Promise<Requeue | 'conflict'> {
   const { outcome } = run;
   const resolved = resolveApplySetSpec(applySet.spec);
-  // An invalid spec still has an interval to requeue on: read leniently, defaults where it is wrong.
-  const { intervalMs, retryIntervalMs } = resolved.ok ? resolved.spec : lenientApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome,
-    previous: applySet.status,
-    generation: applySet.metadata.generation,
-    intervalMs,
-    retryIntervalMs,
-    now: statusTime(ctx.now()),
-    handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+    ...mappingInputOf(applySet, ctx.now()),
     ...(run.held === undefined ? {} : { held: run.held }),
     ...(resolved.ok
       ? {

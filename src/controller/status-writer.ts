@@ -5,7 +5,13 @@
  * over while this one was paused, a spec change) wins and this run's view is read again.
  */
 import type { HealthWait } from '../apply/apply-set-contract.js';
-import type { ApplySet, ApplySetStatus } from '../api/applyset-types.js';
+import {
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  type ApplySet,
+  type ApplySetStatus,
+} from '../api/applyset-types.js';
+import type { MapOutcomeInput } from '../api/map-reconcile-outcome.js';
+import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
@@ -36,8 +42,28 @@ export interface StatusWriter {
 }
 
 /** RFC 3339 to the second, as metav1.Time is written. */
-export function statusTime(ms: number): string {
+function statusTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * What every status of the ApplySet is mapped from besides the outcome: its previous status, the
+ * generation handled, the intervals to requeue on (read leniently: an invalid spec still has them, with
+ * the defaults where it is wrong) and the reconcile request handled.
+ */
+export function mappingInputOf(
+  applySet: ApplySet,
+  nowMs: number,
+): Omit<MapOutcomeInput, 'outcome' | 'safeModes' | 'held'> {
+  const { intervalMs, retryIntervalMs } = lenientApplySetSpec(applySet.spec);
+  return {
+    previous: applySet.status,
+    generation: applySet.metadata.generation,
+    intervalMs,
+    retryIntervalMs,
+    now: statusTime(nowMs),
+    handledReconcileAt: applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION],
+  };
 }
 
 export function createStatusWriter(
