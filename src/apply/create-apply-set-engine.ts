@@ -47,7 +47,11 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
   const serverNoOps = options.serverNoOps ?? createNoOpMemo();
   return (request) =>
     runApplySet(request, {
-      ...options,
+      kubeClient: options.kubeClient,
+      logger: options.logger,
+      afterStep: options.afterStep,
+      crdEstablishedTimeoutMs: options.crdEstablishedTimeoutMs,
+      forceDeleteTimeoutMs: options.forceDeleteTimeoutMs,
       api,
       parentApi,
       mapper: mapper.forRun(),
@@ -75,7 +79,14 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   // 4. deletionPolicy Orphan: let every owned object go, and nothing else.
   if (request.release === true) {
     const ownerUid = writer.ownerUid() ?? '';
-    const outcomes = await releaseOwned(parent.inventory, live.live, { ...context, request, ownerUid });
+    const { api, mapper, concurrency } = context;
+    const outcomes = await releaseOwned(parent.inventory, live.live, {
+      api,
+      mapper,
+      concurrency,
+      request,
+      ownerUid,
+    });
     return { outcomes, parentUid: ownerUid, completed: true };
   }
 

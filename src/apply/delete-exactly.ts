@@ -7,7 +7,7 @@ import type { RunContext } from './run-context.js';
  * delete exactly the object whose ownership was checked, not one recreated since.
  */
 export async function deleteExactly(
-  context: RunContext & { readonly request: ApplySetRequest },
+  context: Pick<RunContext, 'api'> & { readonly request: ApplySetRequest },
   location: ResourceLocation,
   name: string,
   uid: string | undefined,

@@ -5,18 +5,17 @@ import { releaseObject } from './release-object.js';
 import { isCustomResourceDefinition, isNamespace } from '../manifests/apply-waves.js';
 import { describeObjectsOfOthers, objectsOfOthers, type PruningSet } from '../plan/objects-of-others.js';
 import type { PlanStep, PruneAction } from '../plan/plan.js';
-import type { KubeClient } from '../kube/kube-client.js';
-import type { KubeObjectApi, ResourceLocation } from '../kube/kube-object-api.js';
+import type { ResourceLocation } from '../kube/kube-object-api.js';
+import type { RunContext } from './run-context.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { listHeldObjects } from './list-held-objects.js';
 
-export interface HolderGuardContext extends PruningSet {
-  readonly kubeClient: KubeClient;
-  readonly api: KubeObjectApi;
-  readonly concurrency: number;
-  readonly dryRun: boolean;
-  readonly signal: AbortSignal | undefined;
-}
+/** What the guard uses: the set and its planned deletions, the adapters, and the run's mode. */
+type HolderGuardContext = PruningSet &
+  Pick<RunContext, 'kubeClient' | 'api' | 'concurrency'> & {
+    readonly dryRun: boolean;
+    readonly signal: AbortSignal | undefined;
+  };
 
 const NAMESPACES: ResourceLocation = { group: '', version: 'v1', resource: 'namespaces', namespace: '' };
 const CRDS: ResourceLocation = {

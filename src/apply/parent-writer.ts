@@ -33,7 +33,7 @@ export interface ParentWriter {
 export function createParentWriter(
   parent: ParentState,
   request: ApplySetRequest,
-  context: RunContext,
+  context: Pick<RunContext, 'parentApi' | 'tooling'>,
 ): ParentWriter {
   const { signal } = request;
   const spec = request.parent;

@@ -80,7 +80,10 @@ export async function loadManifests(request: ApplySetRequest, mapper: RestMapper
  * Reads the parent (unless the request brings it, `parent.live`) and parses its inventory: strictly for an apply (a damaged line stops the run),
  * leniently for a release (every readable line is let go).
  */
-export async function readParent(request: ApplySetRequest, context: RunContext): Promise<ParentState> {
+export async function readParent(
+  request: ApplySetRequest,
+  context: Pick<RunContext, 'parentApi'>,
+): Promise<ParentState> {
   const { parent, signal } = request;
   const location: ResourceLocation = {
     group: parent.group,
@@ -132,7 +135,7 @@ export async function readParent(request: ApplySetRequest, context: RunContext):
 export async function readLive(
   desired: readonly ManifestObject[],
   parent: ParentState,
-  context: RunContext,
+  context: Pick<RunContext, 'api' | 'mapper' | 'concurrency'>,
   signal: AbortSignal | undefined,
 ): Promise<LiveObjects> {
   const targets = await readTargets(desired, parent.inventory, context.mapper, signal);

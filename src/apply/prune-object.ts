@@ -6,17 +6,20 @@ import { KubeApiError } from '../kube/kube-api-error.js';
 import { messageOf } from '../errors/message-of.js';
 import type { ApplySetRequest, ObjectOutcome } from './apply-set-contract.js';
 import { deleteExactly } from './delete-exactly.js';
-import { guardHolderPrune, type plannedDeletions } from './guard-holder-prune.js';
+import { guardHolderPrune } from './guard-holder-prune.js';
+import type { PruningSet } from '../plan/objects-of-others.js';
 import { locationIn } from './object-location.js';
 import type { RunContext } from './run-context.js';
 
-/** The run context of a prune wave: whether an apply failed, and every deletion this run plans. */
-export interface PruneContext extends RunContext {
-  readonly request: ApplySetRequest;
-  readonly applyFailed: boolean;
-  readonly ownerUid: string;
-  readonly pruning: ReturnType<typeof plannedDeletions>;
-}
+/**
+ * What a prune wave uses: the set and every deletion this run plans, whether an apply failed, and
+ * the adapters its deletes and holder checks go through.
+ */
+export type PruneContext = PruningSet &
+  Pick<RunContext, 'api' | 'mapper' | 'kubeClient' | 'concurrency'> & {
+    readonly request: ApplySetRequest;
+    readonly applyFailed: boolean;
+  };
 
 /**
  * One prune candidate, as an outcome: kept with the plan's reason, postponed after a failed apply,

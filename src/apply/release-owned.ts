@@ -19,7 +19,10 @@ import type { RunContext } from './run-context.js';
 export async function releaseOwned(
   inventory: Inventory,
   live: ReadonlyMap<string, LiveState>,
-  context: RunContext & { readonly request: ApplySetRequest; readonly ownerUid: string },
+  context: Pick<RunContext, 'api' | 'mapper' | 'concurrency'> & {
+    readonly request: ApplySetRequest;
+    readonly ownerUid: string;
+  },
 ): Promise<ObjectOutcome[]> {
   const queue = new PQueue({ concurrency: context.concurrency });
   const { signal } = context.request;

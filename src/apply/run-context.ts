@@ -58,8 +58,12 @@ export interface ApplySetEngineOptions {
   readonly serverNoOps?: NoOpMemo;
 }
 
-/** What every step of one run shares: the options, the adapters, and what outlives a run. */
-export interface RunContext extends ApplySetEngineOptions {
+/**
+ * What the engine builds once and every run works through: the object APIs, discovery, patch
+ * metadata and the memo of ignored patches. Steps take the part they use (a `Pick` of `RunContext`),
+ * never the whole.
+ */
+interface RunAdapters {
   readonly api: KubeObjectApi;
   /** The parent's reads and writes: `parentKubeClient`'s, else the same as `api`. */
   readonly parentApi: KubeObjectApi;
@@ -74,11 +78,25 @@ export interface RunContext extends ApplySetEngineOptions {
   readonly tooling: string;
 }
 
-/** The run context as one object of the set sees it, once the parent's uid is known. */
-export interface ObjectContext extends RunContext {
+/**
+ * What the steps of one run may use: the adapters, plus the few engine options read while running
+ * (the others only shape the adapters, in createApplySetEngine).
+ */
+export type RunContext = RunAdapters &
+  Pick<
+    ApplySetEngineOptions,
+    'kubeClient' | 'logger' | 'afterStep' | 'crdEstablishedTimeoutMs' | 'forceDeleteTimeoutMs'
+  >;
+
+/** Whom one object of the set is written for, known once the parent's uid is. */
+interface ObjectScope {
   readonly request: ApplySetRequest;
   readonly ownerUid: string;
   readonly member: MemberMetadata;
   /** The other set's apply-config object by uid, for conflict messages. */
   readonly findSetParent: (uid: string) => Promise<string | undefined>;
 }
+
+/** What applying one object of the set uses: its scope and the adapters it reads and writes through. */
+export type ObjectContext = ObjectScope &
+  Pick<RunContext, 'api' | 'mapper' | 'patchMeta' | 'serverNoOps' | 'forceDeleteTimeoutMs'>;

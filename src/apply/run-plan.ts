@@ -14,7 +14,7 @@ import { plannedDeletions } from './guard-holder-prune.js';
 import { neverWritten } from './never-written.js';
 import type { ParentWriter } from './parent-writer.js';
 import type { ParentState } from './prepare-run.js';
-import { pruneAction } from './prune-object.js';
+import { pruneAction, type PruneContext } from './prune-object.js';
 import type { ObjectContext, RunContext } from './run-context.js';
 import { waitForCrds } from './wait-for-crds.js';
 
@@ -59,11 +59,15 @@ export async function runPlan(
     objectContext: () => {
       const ownerUid = writer.ownerUid() ?? '';
       return {
-        findSetParent,
-        ...context,
         request,
         ownerUid,
         member: applySetMemberMetadata({ ownerUid, parent: parent.kep }),
+        findSetParent,
+        api: context.api,
+        mapper: context.mapper,
+        patchMeta: context.patchMeta,
+        serverNoOps: context.serverNoOps,
+        forceDeleteTimeoutMs: context.forceDeleteTimeoutMs,
       };
     },
     report: progressReporter(plan.steps, request),
@@ -141,8 +145,12 @@ async function applyWave(step: Extract<PlanStep, { type: 'apply-wave' }>, run: P
 
 async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: PlanRun): Promise<void> {
   const { signal } = run.request;
-  const prune = {
-    ...run.context,
+  const { api, mapper, kubeClient, concurrency } = run.context;
+  const prune: PruneContext = {
+    api,
+    mapper,
+    kubeClient,
+    concurrency,
     request: run.request,
     applyFailed: run.applyFailed,
     ownerUid: run.writer.ownerUid() ?? '',

@@ -14,7 +14,7 @@ const POLL_MS = 200;
  */
 export async function waitForCrds(
   crds: readonly ObjectRef[],
-  context: RunContext,
+  context: Pick<RunContext, 'api' | 'mapper' | 'crdEstablishedTimeoutMs'>,
   signal: AbortSignal | undefined,
 ) {
   const deadline = Date.now() + (context.crdEstablishedTimeoutMs ?? 60_000);

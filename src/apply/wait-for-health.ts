@@ -17,7 +17,7 @@ const DEFAULT_POLL_MS = 1_000;
 export async function waitForHealth(
   refs: readonly ObjectRef[],
   request: ApplySetRequest,
-  context: RunContext,
+  context: Pick<RunContext, 'api' | 'mapper'>,
   options: {
     readonly timeoutMs: number;
     readonly pollMs?: number;
@@ -54,7 +54,7 @@ export async function waitForHealth(
 
 async function readHealth(
   ref: ObjectRef,
-  context: RunContext,
+  context: Pick<RunContext, 'api' | 'mapper'>,
   signal: AbortSignal | undefined,
 ): Promise<ObjectHealth> {
   try {
