@@ -122,14 +122,13 @@ async function runOurs(kubeConfig: KubeConfig, dir: string, namespace: string) {
   // A fresh engine per run: no discovery cache carried over, as for a new `applyset apply` process.
   const engine = createApplySetEngine({ kubeClient, concurrency: CONCURRENCY });
   const result = await engine({
-    files: await readManifestDirectory(dir),
-    parent: configMapParent(namespace, 'bench-set'),
-    defaultNamespace: namespace,
-    prune: true,
-    allowEmpty: false,
-    force: false,
-    adopt: true,
-    dryRun: false,
+    input: {
+      files: await readManifestDirectory(dir),
+      parent: configMapParent(namespace, 'bench-set'),
+      defaultNamespace: namespace,
+    },
+    write: { dryRun: false, force: false, adopt: true },
+    prune: { mode: 'delete', allowEmpty: false },
   });
   const failed = result.outcomes.filter((o) => o.action === 'failed' || o.action === 'conflict');
   if (failed.length > 0)

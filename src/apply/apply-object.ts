@@ -45,7 +45,7 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
       if (serverSide !== undefined) {
         return guarded(ref, () => serverSideApply(action.object, undefined, serverSide, context));
       }
-      if (context.request.dryRun) return { action: 'would-create', ref };
+      if (context.write.dryRun) return { action: 'would-create', ref };
       return guarded(ref, () => createObject(action.object, context, 0));
     }
     case 'update': {

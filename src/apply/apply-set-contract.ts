@@ -37,7 +37,33 @@ export interface ApplySetParent {
   readonly live?: JsonObject;
 }
 
+/**
+ * One run, grouped by who reads what: the input (loading), what a write may do (each object), what
+ * becomes of objects that left the set (the plan and the prune waves), and the wait after the run.
+ */
 export interface ApplySetRequest {
+  readonly input: ApplySetInput;
+  readonly write: WritePolicy;
+  readonly prune: PruneRequest;
+  /**
+   * Let the set go instead of applying it (the controller's deletionPolicy Orphan): every object of
+   * the inventory that this set owns loses its apply-owner annotation and part-of label, nothing
+   * else is touched, so a later set adopts it as an unowned object. The files and `prune` are
+   * ignored; readable lines of a damaged inventory are still released. Default false.
+   */
+  readonly release?: boolean;
+  readonly wait?: WaitRequest;
+  /**
+   * Called after each object of the set was applied and each prune candidate handled, with the
+   * counts so far and the plan's totals, so the command can draw a progress line on long runs.
+   * Called from the engine's queue: it must be quick and must not throw.
+   */
+  readonly onProgress?: (progress: ApplySetProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** What the run applies, and to which parent: read once, while loading. */
+export interface ApplySetInput {
   readonly files: readonly ManifestFile[];
   readonly parent: ApplySetParent;
   /** The namespace for namespaced objects that name none (`-n`, or the ApplySet's targetNamespace). */
@@ -47,12 +73,22 @@ export interface ApplySetRequest {
    * kubectl refuses it. Default false.
    */
   readonly enforceNamespace?: boolean;
-  readonly prune: boolean;
   /**
-   * With `prune`: judge what left the set as a prune would, but delete nothing; each object that
-   * would be deleted is reported `would-prune` and stays in the inventory (spec.prune: DryRun).
+   * Shown every object of the files once they are decoded and validated, before anything is read or
+   * written; it throws to refuse the run. The controller refuses ApplySets among an ApplySet's
+   * manifests here (refuseNestedApplySets) unless nesting was granted.
    */
-  readonly pruneDryRun?: boolean;
+  readonly screenObjects?: (objects: readonly ManifestObject[]) => void;
+}
+
+/** What a write of an object of the set may do; read by every apply of an object. */
+export interface WritePolicy {
+  /** Compute everything, write nothing (nor prune, nor wait). */
+  readonly dryRun: boolean;
+  /** On an immutable-field error, delete and recreate, as `kubectl apply --force` does. */
+  readonly force: boolean;
+  /** Take over objects that exist without an apply-owner (kubectl's behaviour). */
+  readonly adopt: boolean;
   /**
    * How drift of the live objects is handled. `correct: false` (driftMode Warn on a revision already
    * applied): an update is not sent, its outcome is `unchanged` with the fields it would change as
@@ -60,44 +96,6 @@ export interface ApplySetRequest {
    * Default: correct everything, as kubectl apply does.
    */
   readonly drift?: { readonly correct: boolean; readonly ignore: readonly DriftIgnoreRule[] };
-  readonly allowEmpty: boolean;
-  /** On an immutable-field error, delete and recreate, as `kubectl apply --force` does. */
-  readonly force: boolean;
-  /** Take over objects that exist without an apply-owner (kubectl's behaviour); default true. */
-  readonly adopt: boolean;
-  /** Compute everything, write nothing. */
-  readonly dryRun: boolean;
-  /**
-   * Let the set go instead of applying it (the controller's deletionPolicy Orphan): every object of
-   * the inventory that this set owns loses its apply-owner annotation and part-of label, nothing
-   * else is touched, so a later set adopts it as an unowned object. The files are ignored; readable
-   * lines of a damaged inventory are still released. Default false.
-   */
-  readonly release?: boolean;
-  /**
-   * After a complete run, wait until every object applied (and each of `healthChecks`) is Current by
-   * kstatus's rules, one has Failed, or `timeoutMs` passes (`--wait`, `spec.wait`).
-   */
-  readonly wait?: {
-    readonly timeoutMs: number;
-    readonly pollMs?: number;
-    /** Objects outside the set to wait for too (`spec.healthChecks`). */
-    readonly healthChecks?: readonly ObjectRef[];
-  };
-  /**
-   * At most this many deletions in one run (spec.pruneLimit): a count, or a percentage of the objects
-   * the set held. A plan that would delete more writes nothing and throws PruneLimitExceededError.
-   */
-  readonly pruneLimit?: { readonly count: number } | { readonly percent: number };
-  /** Hears of each object as it becomes Current while waiting. */
-  readonly onReady?: (ref: ObjectRef) => void;
-  /**
-   * With `wait`: after each poll that leaves objects not Current yet, the objects still waited for and
-   * the parent's resourceVersion after the run's writes (so the controller can show the wait in its
-   * status). Awaited before the next poll; it must not throw.
-   */
-  readonly onHealthWait?: (wait: HealthWait) => Promise<void>;
-  readonly signal?: AbortSignal;
   /**
    * kubectl's `--field-manager` (default `kubectl-client-side-apply`), sent as the `fieldManager`
    * of every create and patch of an object of the set.
@@ -108,18 +106,40 @@ export interface ApplySetRequest {
    * `ignore`, sent as the `fieldValidation` of every create and patch (default `strict`, as kubectl).
    */
   readonly fieldValidation?: 'strict' | 'warn' | 'ignore';
+}
+
+/**
+ * What becomes of the objects that left the set. `off`: they stay, and stay in the inventory.
+ * `dry-run` (spec.prune: DryRun): judged as a prune would, nothing deleted; each object that would be
+ * deleted is reported `would-prune` and stays in the inventory. `delete`: deleted, at most `limit` of
+ * them (spec.pruneLimit: a count, or a percentage of the objects the set held; a plan that would
+ * delete more writes nothing and throws PruneLimitExceededError). With either, an empty set that held
+ * objects is refused unless `allowEmpty`.
+ */
+export type PruneRequest =
+  | { readonly mode: 'off' }
+  | { readonly mode: 'dry-run'; readonly allowEmpty: boolean }
+  | { readonly mode: 'delete'; readonly allowEmpty: boolean; readonly limit?: PruneLimit };
+
+type PruneLimit = { readonly count: number } | { readonly percent: number };
+
+/**
+ * After a complete run, wait until every object applied (and each of `healthChecks`) is Current by
+ * kstatus's rules, one has Failed, or `timeoutMs` passes (`--wait`, `spec.wait`).
+ */
+export interface WaitRequest {
+  readonly timeoutMs: number;
+  readonly pollMs?: number;
+  /** Objects outside the set to wait for too (`spec.healthChecks`). */
+  readonly healthChecks?: readonly ObjectRef[];
+  /** Hears of each object as it becomes Current while waiting. */
+  readonly onReady?: (ref: ObjectRef) => void;
   /**
-   * Called after each object of the set was applied and each prune candidate handled, with the
-   * counts so far and the plan's totals, so the command can draw a progress line on long runs.
-   * Called from the engine's queue: it must be quick and must not throw.
+   * After each poll that leaves objects not Current yet, the objects still waited for and the
+   * parent's resourceVersion after the run's writes (the controller reads these reports as data to
+   * show the wait in its status). Awaited before the next poll; it must not throw.
    */
-  readonly onProgress?: (progress: ApplySetProgress) => void;
-  /**
-   * Shown every object of the files once they are decoded and validated, before anything is read or
-   * written; it throws to refuse the run. The controller refuses ApplySets among an ApplySet's
-   * manifests here (refuseNestedApplySets) unless nesting was granted.
-   */
-  readonly screenObjects?: (objects: readonly ManifestObject[]) => void;
+  readonly onHealthWait?: (wait: HealthWait) => Promise<void>;
 }
 
 /** How far a run is: objects of the set applied (whatever the outcome) and prune candidates handled. */
@@ -141,10 +161,10 @@ export type ObjectOutcome =
       readonly serverSide?: string;
       /**
        * 'configured' or 'unchanged' only: the object existed without an apply-owner and this set took
-       * it over (ApplySetRequest.adopt). Never silent: callers report every adoption.
+       * it over (WritePolicy.adopt). Never silent: callers report every adoption.
        */
       readonly adopted?: true;
-      /** 'unchanged' only: drift found and left alone (ApplySetRequest.drift), the fields it touches. */
+      /** 'unchanged' only: drift found and left alone (WritePolicy.drift), the fields it touches. */
       readonly drift?: readonly string[];
       /** 'configured' only: the fields of the live object the write changed. */
       readonly changed?: readonly string[];

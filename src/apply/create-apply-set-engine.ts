@@ -5,7 +5,7 @@ import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
-import type { ApplySetEngine, ApplySetRequest, ApplySetResult } from './apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, ApplySetResult, PruneRequest } from './apply-set-contract.js';
 import { createParentWriter } from './parent-writer.js';
 import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
@@ -65,8 +65,8 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
 async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
   const { signal } = request;
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
-  const desired = request.release === true ? [] : await loadManifests(request, context.mapper);
-  request.screenObjects?.(desired);
+  const desired = request.release === true ? [] : await loadManifests(request.input, context.mapper, signal);
+  request.input.screenObjects?.(desired);
   await refuseInvalidListItems(desired, request, context.patchMeta);
 
   // 2. Read the apply-config object and the inventory it holds.
@@ -84,7 +84,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
       api,
       mapper,
       concurrency,
-      request,
+      signal,
       ownerUid,
     });
     return { outcomes, parentUid: ownerUid, completed: true };
@@ -95,13 +95,8 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const deletions = plan.steps.flatMap((step) =>
     step.type === 'prune-wave' ? step.actions.filter((action) => action.type === 'delete') : [],
   );
-  const limit =
-    request.pruneLimit === undefined
-      ? undefined
-      : 'count' in request.pruneLimit
-        ? request.pruneLimit.count
-        : Math.floor((parent.inventory.length * request.pruneLimit.percent) / 100);
-  if (limit !== undefined && !request.dryRun && deletions.length > limit) {
+  const limit = pruneLimitOf(request.prune, parent.inventory.length);
+  if (limit !== undefined && !request.write.dryRun && deletions.length > limit) {
     throw new PruneLimitExceededError(
       limit,
       deletions.map((action) => describeObjectRef(action.ref)),
@@ -112,18 +107,21 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const result = await runPlan(plan, parent, writer, request, context);
 
   // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy.
-  if (request.wait === undefined || request.dryRun || !result.completed) return result;
+  const { wait } = request;
+  if (wait === undefined || request.write.dryRun || !result.completed) return result;
   if (result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict')) return result;
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
     .map((o) => o.ref);
-  const { onHealthWait } = request;
+  const { onHealthWait } = wait;
   const { health, timedOut } = await waitForHealth(
-    [...applied, ...(request.wait.healthChecks ?? [])],
-    request,
+    [...applied, ...(wait.healthChecks ?? [])],
     context,
+    signal,
     {
-      ...request.wait,
+      timeoutMs: wait.timeoutMs,
+      ...(wait.pollMs === undefined ? {} : { pollMs: wait.pollMs }),
+      ...(wait.onReady === undefined ? {} : { onReady: wait.onReady }),
       ...(onHealthWait === undefined
         ? {}
         : {
@@ -133,4 +131,10 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     },
   );
   return { ...result, health, healthTimedOut: timedOut };
+}
+
+/** spec.pruneLimit as a count of deletions: a percentage is of the objects the set held. */
+function pruneLimitOf(prune: PruneRequest, held: number): number | undefined {
+  if (prune.mode !== 'delete' || prune.limit === undefined) return undefined;
+  return 'count' in prune.limit ? prune.limit.count : Math.floor((held * prune.limit.percent) / 100);
 }

@@ -13,7 +13,7 @@ export async function deleteAndWait(
   uid: string | undefined,
   context: ObjectContext,
 ) {
-  const { signal } = context.request;
+  const { signal } = context;
   try {
     await deleteExactly(context, location, name, uid);
   } catch (error) {

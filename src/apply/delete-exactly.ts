@@ -1,5 +1,4 @@
 import type { ResourceLocation } from '../kube/kube-object-api.js';
-import type { ApplySetRequest } from './apply-set-contract.js';
 import type { RunContext } from './run-context.js';
 
 /**
@@ -7,7 +6,7 @@ import type { RunContext } from './run-context.js';
  * delete exactly the object whose ownership was checked, not one recreated since.
  */
 export async function deleteExactly(
-  context: Pick<RunContext, 'api'> & { readonly request: ApplySetRequest },
+  context: Pick<RunContext, 'api'> & { readonly signal: AbortSignal | undefined },
   location: ResourceLocation,
   name: string,
   uid: string | undefined,
@@ -16,6 +15,6 @@ export async function deleteExactly(
     location,
     name,
     { propagationPolicy: 'Background', ...(uid === undefined ? {} : { uid }) },
-    context.request.signal,
+    context.signal,
   );
 }

@@ -5,7 +5,7 @@ import type { RestMapping } from '../kube/rest-mapper.js';
 import type { ObjectContext } from './run-context.js';
 
 export async function locationOf(object: ManifestObject, context: ObjectContext): Promise<ResourceLocation> {
-  const mapping = await context.mapper.resolve(gvkOf(object), context.request.signal);
+  const mapping = await context.mapper.resolve(gvkOf(object), context.signal);
   return locationIn(mapping, object.ref.namespace);
 }
 

@@ -10,7 +10,7 @@ import { metadataPatch } from '../inventory/member-metadata.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
-import type { ApplySetRequest } from './apply-set-contract.js';
+import type { ApplySetParent, ApplySetRequest } from './apply-set-contract.js';
 import { ParentChangedError } from './parent-changed-error.js';
 import type { ParentState } from './prepare-run.js';
 import type { RunContext } from './run-context.js';
@@ -32,11 +32,11 @@ export interface ParentWriter {
 
 export function createParentWriter(
   parent: ParentState,
-  request: ApplySetRequest,
+  request: Pick<ApplySetRequest, 'input' | 'signal'>,
   context: Pick<RunContext, 'parentApi' | 'tooling'>,
 ): ParentWriter {
   const { signal } = request;
-  const spec = request.parent;
+  const spec = request.input.parent;
   let live = parent.live;
   let recorded = parent.inventory;
 
@@ -95,7 +95,7 @@ export function createParentWriter(
 }
 
 /** The apply-config object as first created: its identity and the set's labels and annotations. */
-function newParentBody(spec: ApplySetRequest['parent'], metadata: ParentMetadata): JsonObject {
+function newParentBody(spec: ApplySetParent, metadata: ParentMetadata): JsonObject {
   return {
     apiVersion: spec.group === '' ? spec.version : `${spec.group}/${spec.version}`,
     kind: spec.kind,

@@ -19,7 +19,7 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/plan.js';
 import type { ResourceLocation } from '../kube/kube-object-api.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
-import type { ApplySetRequest } from './apply-set-contract.js';
+import type { ApplySetInput, ApplySetRequest, PruneRequest } from './apply-set-contract.js';
 import { ApplySetInputRejectedError, ApplySetParentNotFoundError } from './apply-set-input-error.js';
 import { gvkOf } from './object-location.js';
 import {
@@ -46,13 +46,17 @@ export interface ParentState {
 }
 
 /** Parse and validate every file before anything else; all problems at once. */
-export async function loadManifests(request: ApplySetRequest, mapper: RestMapper): Promise<ManifestObject[]> {
+export async function loadManifests(
+  input: ApplySetInput,
+  mapper: RestMapper,
+  signal: AbortSignal | undefined,
+): Promise<ManifestObject[]> {
   // A first pass only learns which kinds the files name, so discovery is asked about their
   // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
   // since); the second pass validates against the real scopes.
   const named: GroupVersionKind[] = [];
-  parseManifestSet(request.files, {
-    defaultNamespace: request.defaultNamespace,
+  parseManifestSet(input.files, {
+    defaultNamespace: input.defaultNamespace,
     scopes: {
       scopeOf: (gvk) => {
         named.push(gvk);
@@ -60,10 +64,10 @@ export async function loadManifests(request: ApplySetRequest, mapper: RestMapper
       },
     },
   });
-  await mapper.load(named, request.signal);
-  const parsed = parseManifestSet(request.files, {
-    defaultNamespace: request.defaultNamespace,
-    ...(request.enforceNamespace === undefined ? {} : { enforceNamespace: request.enforceNamespace }),
+  await mapper.load(named, signal);
+  const parsed = parseManifestSet(input.files, {
+    defaultNamespace: input.defaultNamespace,
+    ...(input.enforceNamespace === undefined ? {} : { enforceNamespace: input.enforceNamespace }),
     scopes: mapper.scopeResolver(),
   });
   if (!parsed.ok) {
@@ -81,10 +85,11 @@ export async function loadManifests(request: ApplySetRequest, mapper: RestMapper
  * leniently for a release (every readable line is let go).
  */
 export async function readParent(
-  request: ApplySetRequest,
+  request: Pick<ApplySetRequest, 'input' | 'release' | 'signal'>,
   context: Pick<RunContext, 'parentApi'>,
 ): Promise<ParentState> {
-  const { parent, signal } = request;
+  const { signal } = request;
+  const { parent } = request.input;
   const location: ResourceLocation = {
     group: parent.group,
     version: parent.version,
@@ -192,7 +197,7 @@ export function planRun(
   desired: readonly ManifestObject[],
   parent: ParentState,
   live: LiveObjects,
-  request: ApplySetRequest,
+  request: Pick<ApplySetRequest, 'write' | 'prune'>,
   ownerUid: string | undefined,
 ): Plan {
   const planned = buildPlan({
@@ -202,10 +207,8 @@ export function planRun(
     liveNamespaceMembers: live.namespaceMembers,
     policy: {
       ownerUid,
-      adopt: request.adopt,
-      prune: request.prune,
-      ...(request.pruneDryRun === true ? { pruneDryRun: true } : {}),
-      allowEmpty: request.allowEmpty,
+      adopt: request.write.adopt,
+      ...pruneProperties(request.prune),
       parent: parent.ref,
     },
   });
@@ -216,4 +219,14 @@ export function planRun(
     );
   }
   return planned.plan;
+}
+
+/** The plan's prune policy: candidates only when pruning, judged but kept when it is a dry run. */
+function pruneProperties(prune: PruneRequest): { prune: boolean; pruneDryRun?: true; allowEmpty: boolean } {
+  if (prune.mode === 'off') return { prune: false, allowEmpty: false };
+  return {
+    prune: true,
+    ...(prune.mode === 'dry-run' ? { pruneDryRun: true } : {}),
+    allowEmpty: prune.allowEmpty,
+  };
 }

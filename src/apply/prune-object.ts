@@ -4,7 +4,7 @@ import { describeObjectRef } from '../manifests/object-ref.js';
 import type { PruneAction } from '../plan/plan.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import { messageOf } from '../errors/message-of.js';
-import type { ApplySetRequest, ObjectOutcome } from './apply-set-contract.js';
+import type { ObjectOutcome } from './apply-set-contract.js';
 import { deleteExactly } from './delete-exactly.js';
 import { guardHolderPrune } from './guard-holder-prune.js';
 import type { PruningSet } from '../plan/objects-of-others.js';
@@ -17,7 +17,8 @@ import type { RunContext } from './run-context.js';
  */
 export type PruneContext = PruningSet &
   Pick<RunContext, 'api' | 'mapper' | 'kubeClient' | 'concurrency'> & {
-    readonly request: ApplySetRequest;
+    readonly dryRun: boolean;
+    readonly signal: AbortSignal | undefined;
     readonly applyFailed: boolean;
   };
 
@@ -41,13 +42,13 @@ export async function pruneAction(
       ...(action.reason === 'owned-by-other' && action.owner !== undefined ? { ownedBy: action.owner } : {}),
     };
   }
-  if (context.applyFailed && !context.request.dryRun) {
+  if (context.applyFailed && !context.dryRun) {
     // As Flux does: a failed apply stops the prune, so a renamed object is not deleted before its
     // replacement exists. The object stays in the inventory and is judged again next run.
     return { action: 'prune-skipped', ref, reason: 'postponed: an object of this run failed to apply' };
   }
-  const { signal, dryRun } = context.request;
-  const kept = await guardHolderPrune(action, { ...context, dryRun, signal });
+  const { signal, dryRun } = context;
+  const kept = await guardHolderPrune(action, context);
   if (kept !== undefined) return kept;
   if (dryRun) return { action: 'would-prune', ref };
   try {

@@ -6,7 +6,7 @@ import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { objectRefKey } from '../manifests/object-ref.js';
 import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
 import { messageOf } from '../errors/message-of.js';
-import type { ApplySetRequest, ObjectOutcome } from './apply-set-contract.js';
+import type { ObjectOutcome } from './apply-set-contract.js';
 import { locationIn } from './object-location.js';
 import { releaseObject } from './release-object.js';
 import type { RunContext } from './run-context.js';
@@ -20,12 +20,12 @@ export async function releaseOwned(
   inventory: Inventory,
   live: ReadonlyMap<string, LiveState>,
   context: Pick<RunContext, 'api' | 'mapper' | 'concurrency'> & {
-    readonly request: ApplySetRequest;
+    readonly signal: AbortSignal | undefined;
     readonly ownerUid: string;
   },
 ): Promise<ObjectOutcome[]> {
   const queue = new PQueue({ concurrency: context.concurrency });
-  const { signal } = context.request;
+  const { signal } = context;
   const results = await queue.addAll(
     inventory.map((ref) => async (): Promise<ObjectOutcome | undefined> => {
       const state = live.get(objectRefKey(ref));

@@ -6,7 +6,7 @@ import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import type { PlanStep } from '../plan/plan.js';
 import type { NoOpMemo } from './remember-no-op.js';
-import type { ApplySetRequest } from './apply-set-contract.js';
+import type { WritePolicy } from './apply-set-contract.js';
 
 /** The subset of a pino logger the engine uses. */
 interface EngineLogger {
@@ -90,7 +90,8 @@ export type RunContext = RunAdapters &
 
 /** Whom one object of the set is written for, known once the parent's uid is. */
 interface ObjectScope {
-  readonly request: ApplySetRequest;
+  readonly write: WritePolicy;
+  readonly signal: AbortSignal | undefined;
   readonly ownerUid: string;
   readonly member: MemberMetadata;
   /** The other set's apply-config object by uid, for conflict messages. */

@@ -50,7 +50,11 @@ export async function runPlan(
   context: RunContext,
 ): Promise<ApplySetResult> {
   const { signal } = request;
-  const findSetParent = createSetParentFinder(context.kubeClient, setParentKinds(request.parent), signal);
+  const findSetParent = createSetParentFinder(
+    context.kubeClient,
+    setParentKinds(request.input.parent),
+    signal,
+  );
   const run: PlanRun = {
     request,
     context,
@@ -59,7 +63,8 @@ export async function runPlan(
     objectContext: () => {
       const ownerUid = writer.ownerUid() ?? '';
       return {
-        request,
+        write: request.write,
+        signal,
         ownerUid,
         member: applySetMemberMetadata({ ownerUid, parent: parent.kep }),
         findSetParent,
@@ -92,12 +97,12 @@ export async function runPlan(
     parentUid: writer.ownerUid() ?? '',
     ...(live === undefined ? {} : { parentResourceVersion: liveResourceVersion(live) ?? '' }),
     inventory: writer.inventory(),
-    completed: !request.dryRun,
+    completed: !request.write.dryRun,
   };
 }
 
 async function runStep(step: PlanStep, run: PlanRun): Promise<void> {
-  const { dryRun } = run.request;
+  const { dryRun } = run.request.write;
   switch (step.type) {
     case 'widen-inventory':
       if (!dryRun) await run.writer.writeInventory(step.inventory);
@@ -151,7 +156,8 @@ async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: P
     mapper,
     kubeClient,
     concurrency,
-    request: run.request,
+    dryRun: run.request.write.dryRun,
+    signal,
     applyFailed: run.applyFailed,
     ownerUid: run.writer.ownerUid() ?? '',
     pruning: run.pruning,

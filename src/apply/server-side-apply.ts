@@ -60,7 +60,7 @@ export async function serverSideApply(
   context: ObjectContext,
 ): Promise<ObjectOutcome> {
   const serverSide = { serverSide: reason };
-  if (context.request.dryRun) {
+  if (context.write.dryRun) {
     return live === undefined
       ? { action: 'would-create', ref: object.ref, ...serverSide }
       : {
@@ -70,7 +70,7 @@ export async function serverSideApply(
           ...serverSide,
         };
   }
-  const { signal } = context.request;
+  const { signal } = context;
   const location = await locationOf(object, context);
   const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
   // As for client-side patches: the same apply to the same version is not sent again (the
@@ -87,7 +87,7 @@ export async function serverSideApply(
     'application/apply-patch+yaml',
     body,
     signal,
-    { ...writeOptions(context.request, warnings), fieldManager: SERVER_SIDE_FIELD_MANAGER, force: true },
+    { ...writeOptions(context.write, warnings), fieldManager: SERVER_SIDE_FIELD_MANAGER, force: true },
   );
   if (live !== undefined && liveAnnotation(live, LAST_APPLIED_ANNOTATION) !== undefined) {
     await context.api.patch(

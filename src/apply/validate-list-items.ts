@@ -19,10 +19,11 @@ import { ApplySetInputRejectedError } from './apply-set-input-error.js';
  */
 export async function refuseInvalidListItems(
   desired: readonly ManifestObject[],
-  request: ApplySetRequest,
+  request: Pick<ApplySetRequest, 'write' | 'signal'>,
   source: PatchMetaSource,
 ): Promise<void> {
-  if ((request.fieldValidation ?? 'strict') !== 'strict' || source.schemaDocumentFor === undefined) return;
+  if ((request.write.fieldValidation ?? 'strict') !== 'strict' || source.schemaDocumentFor === undefined)
+    return;
   const problems: string[] = [];
   for (const object of desired) {
     if (object.source.itemIndex === undefined) continue;

@@ -3,7 +3,7 @@ import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { computeObjectHealth, type ObjectHealth } from '../health/compute-object-health.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
-import type { ObjectHealthReport, ApplySetRequest } from './apply-set-contract.js';
+import type { ObjectHealthReport, WaitRequest } from './apply-set-contract.js';
 import { locationIn } from './object-location.js';
 import type { RunContext } from './run-context.js';
 
@@ -16,16 +16,13 @@ const DEFAULT_POLL_MS = 1_000;
  */
 export async function waitForHealth(
   refs: readonly ObjectRef[],
-  request: ApplySetRequest,
   context: Pick<RunContext, 'api' | 'mapper'>,
-  options: {
-    readonly timeoutMs: number;
-    readonly pollMs?: number;
+  signal: AbortSignal | undefined,
+  options: Pick<WaitRequest, 'timeoutMs' | 'pollMs' | 'onReady'> & {
     /** Hears the objects still waited for after each poll that leaves some. */
     readonly onPending?: (pending: readonly ObjectHealthReport[]) => Promise<void>;
   },
 ): Promise<{ readonly health: readonly ObjectHealthReport[]; readonly timedOut: boolean }> {
-  const { signal } = request;
   const deadline = Date.now() + options.timeoutMs;
   const latest = new Map<ObjectRef, ObjectHealth>();
   let pending = [...refs];
@@ -34,7 +31,7 @@ export async function waitForHealth(
     for (const ref of pending) {
       const health = await readHealth(ref, context, signal);
       latest.set(ref, health);
-      if (health.status === 'Current') request.onReady?.(ref);
+      if (health.status === 'Current') options.onReady?.(ref);
       else still.push(ref);
     }
     pending = still;

@@ -48,7 +48,7 @@ export async function createObject(
   context: ObjectContext,
   attempt: number,
 ): Promise<ObjectOutcome> {
-  const { signal } = context.request;
+  const { signal } = context;
   const location = await locationOf(object, context);
   const { modified } = buildLastAppliedConfiguration(object.manifest);
   // The ownership metadata goes into the object but not into its last-applied annotation: that holds
@@ -56,7 +56,7 @@ export async function createObject(
   const body = buildCreateBody(withMember(modified, context.member));
   const warnings: string[] = [];
   try {
-    await context.api.create(location, body, signal, writeOptions(context.request, warnings));
+    await context.api.create(location, body, signal, writeOptions(context.write, warnings));
     return { action: 'created', ref: object.ref, ...warned(warnings) };
   } catch (error) {
     if (!(error instanceof KubeApiError && error.status === 409) || attempt >= MAX_CONFLICT_RETRIES)
@@ -72,11 +72,11 @@ async function reconcileWithLive(
   attempt: number,
 ): Promise<ObjectOutcome> {
   const location = await locationOf(object, context);
-  const live = await context.api.get(location, object.ref.name, context.request.signal);
+  const live = await context.api.get(location, object.ref.name, context.signal);
   if (live === undefined) return createObject(object, context, attempt);
   const verdict = mayApply(
     { status: 'present', object: live },
-    { ownerUid: context.ownerUid, adopt: context.request.adopt },
+    { ownerUid: context.ownerUid, adopt: context.write.adopt },
   );
   switch (verdict.verdict) {
     case 'update': {
@@ -103,7 +103,7 @@ export async function updateObject(
 ): Promise<ObjectOutcome> {
   const update = await planUpdate(object, live, context);
   if (update === undefined) return { action: 'unchanged', ref: object.ref };
-  if (context.request.dryRun) return previewUpdate(object, live, update);
+  if (context.write.dryRun) return previewUpdate(object, live, update);
 
   // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
   // `readOnly: false`): kubectl says `configured` for them on every apply. We say what the server did,
@@ -113,7 +113,7 @@ export async function updateObject(
   const noOp = `${liveResourceVersion(live) ?? ''}\n${update.contentType}\n${update.body}`;
   if (context.serverNoOps.has(noOpKey, noOp)) return { action: 'unchanged', ref: object.ref };
   // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
-  if (context.request.drift?.correct === false) {
+  if (context.write.drift?.correct === false) {
     const drift = fieldsPatchWouldChange(live, update.patch, update.meta);
     return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
   }
@@ -135,12 +135,9 @@ async function planUpdate(
   live: JsonObject,
   context: ObjectContext,
 ): Promise<PlannedUpdate | undefined> {
-  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(
-    gvkOf(object),
-    context.request.signal,
-  );
+  const meta: PatchMeta | 'json-merge' = await context.patchMeta.metaFor(gvkOf(object), context.signal);
   // spec.driftIgnore: the merge sees the ignored fields as last applied, so only Git changes them.
-  const ignored = ignoredPathsFor(context.request.drift?.ignore ?? [], object.ref);
+  const ignored = ignoredPathsFor(context.write.drift?.ignore ?? [], object.ref);
   const current =
     ignored.length === 0
       ? live
@@ -190,8 +187,8 @@ async function sendUpdate(
       object.ref.name,
       update.contentType,
       update.body,
-      context.request.signal,
-      writeOptions(context.request, warnings),
+      context.signal,
+      writeOptions(context.write, warnings),
     );
     if (
       liveResourceVersion(after) !== undefined &&
@@ -213,7 +210,7 @@ async function sendUpdate(
       return reconcileWithLive(object, context, attempt + 1);
     }
     if (!error.immutableField) throw error;
-    if (!context.request.force) {
+    if (!context.write.force) {
       return {
         action: 'failed',
         ref: object.ref,

@@ -1,13 +1,13 @@
 import type { WriteOptions } from '../kube/kube-object-api.js';
-import type { ApplySetRequest } from './apply-set-contract.js';
+import type { WritePolicy } from './apply-set-contract.js';
 
 /** kubectl's defaults: its own field manager name, and unknown or duplicate fields refused. */
 const DEFAULT_FIELD_MANAGER = 'kubectl-client-side-apply';
 
-export function writeOptions(request: ApplySetRequest, warnings: string[]): WriteOptions {
-  const validation = request.fieldValidation ?? 'strict';
+export function writeOptions(policy: WritePolicy, warnings: string[]): WriteOptions {
+  const validation = policy.fieldValidation ?? 'strict';
   return {
-    fieldManager: request.fieldManager ?? DEFAULT_FIELD_MANAGER,
+    fieldManager: policy.fieldManager ?? DEFAULT_FIELD_MANAGER,
     fieldValidation: validation === 'strict' ? 'Strict' : validation === 'warn' ? 'Warn' : 'Ignore',
     onWarning: (warning) => warnings.push(warning),
   };

@@ -23,7 +23,10 @@ import { findManifestErrorsOffline } from './find-manifest-errors-offline.js';
 import { UsageError } from './parse-command-line.js';
 import { readManifestSources } from './read-manifest-sources.js';
 
-export interface RunMode extends Pick<ApplySetRequest, 'dryRun' | 'prune'> {
+/** How `apply` and `diff` differ: `diff` is always a dry run and draws no progress line. */
+export interface RunMode {
+  readonly dryRun: boolean;
+  readonly prune: boolean;
   readonly onProgress?: (progress: ApplySetProgress) => void;
 }
 
@@ -133,23 +136,29 @@ function engineRequest(
   mode: RunMode,
 ): ApplySetRequest {
   return {
-    files,
-    parent: configMapParent(namespace, flags.applyset),
-    defaultNamespace: namespace,
-    enforceNamespace: flags.namespace !== undefined,
-    prune: mode.prune,
-    allowEmpty: flags.allowEmpty,
-    force: flags.force,
-    adopt: flags.adopt,
-    dryRun: mode.dryRun,
-    fieldManager: flags.fieldManager,
-    fieldValidation: flags.fieldValidation,
+    input: {
+      files,
+      parent: configMapParent(namespace, flags.applyset),
+      defaultNamespace: namespace,
+      enforceNamespace: flags.namespace !== undefined,
+    },
+    write: {
+      dryRun: mode.dryRun,
+      force: flags.force,
+      adopt: flags.adopt,
+      fieldManager: flags.fieldManager,
+      fieldValidation: flags.fieldValidation,
+    },
+    // --allow-empty is kubectl's guard of --prune; without --prune nothing is deleted anyway.
+    prune: mode.prune ? { mode: 'delete', allowEmpty: flags.allowEmpty } : { mode: 'off' },
     ...(mode.onProgress === undefined ? {} : { onProgress: mode.onProgress }),
     ...(flags.waitTimeoutMs === undefined || mode.dryRun
       ? {}
       : {
-          wait: { timeoutMs: flags.waitTimeoutMs },
-          onReady: (ref: ObjectRef) => io.stderr.write(`${describeObjectRef(ref)} is ready\n`),
+          wait: {
+            timeoutMs: flags.waitTimeoutMs,
+            onReady: (ref: ObjectRef) => io.stderr.write(`${describeObjectRef(ref)} is ready\n`),
+          },
         }),
   };
 }

@@ -4,7 +4,12 @@
  * the run comes to.
  */
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../apply/apply-set-contract.js';
+import type {
+  ApplySetEngine,
+  ApplySetRequest,
+  HealthWait,
+  PruneRequest,
+} from '../apply/apply-set-contract.js';
 import { APPROVE_PRUNE_ANNOTATION, type ApplySet, type ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
@@ -25,27 +30,36 @@ export function engineRequest(
 ): ApplySetRequest {
   const { namespace } = applySet.metadata;
   return {
-    files,
-    parent: parentOf(applySet),
-    defaultNamespace: spec.targetNamespace ?? namespace,
-    prune: spec.prune,
-    ...(spec.pruneDryRun ? { pruneDryRun: true } : {}),
-    // driftMode Warn holds back only drift: a new revision or spec is applied in full.
-    drift: { correct: !(steady && spec.driftMode === 'Warn'), ignore: spec.driftIgnore },
-    allowEmpty: spec.allowEmpty,
-    force: spec.force,
-    adopt: spec.adopt,
-    dryRun: false,
+    input: {
+      files,
+      parent: parentOf(applySet),
+      defaultNamespace: spec.targetNamespace ?? namespace,
+      // No manifest creates or changes an ApplySet unless the operator granted nesting: an ApplySet
+      // names its own ServiceAccount, so one would hand its repository a sibling's identity.
+      ...(allowNested ? {} : { screenObjects: refuseNestedApplySets }),
+    },
+    write: {
+      dryRun: false,
+      force: spec.force,
+      adopt: spec.adopt,
+      // driftMode Warn holds back only drift: a new revision or spec is applied in full.
+      drift: { correct: !(steady && spec.driftMode === 'Warn'), ignore: spec.driftIgnore },
+    },
+    prune: pruneRequest(applySet, spec, revision),
     ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
-    // No manifest creates or changes an ApplySet unless the operator granted nesting: an ApplySet
-    // names its own ServiceAccount, so one would hand its repository a sibling's identity.
-    ...(allowNested ? {} : { screenObjects: refuseNestedApplySets }),
-    // A revision approved with applyset.dev/approve-prune prunes past the limit.
-    ...(spec.pruneLimit === undefined ||
-    applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision
-      ? {}
-      : { pruneLimit: spec.pruneLimit }),
     signal,
+  };
+}
+
+function pruneRequest(applySet: ApplySet, spec: ResolvedApplySetSpec, revision: string): PruneRequest {
+  if (!spec.prune) return { mode: 'off' };
+  if (spec.pruneDryRun) return { mode: 'dry-run', allowEmpty: spec.allowEmpty };
+  // A revision approved with applyset.dev/approve-prune prunes past the limit.
+  const approved = applySet.metadata.annotations?.[APPROVE_PRUNE_ANNOTATION] === revision;
+  return {
+    mode: 'delete',
+    allowEmpty: spec.allowEmpty,
+    ...(spec.pruneLimit === undefined || approved ? {} : { limit: spec.pruneLimit }),
   };
 }
 
@@ -81,7 +95,10 @@ export function runEngine(
   request: ApplySetRequest,
 ): { readonly run: Promise<ImpersonatedRun>; readonly waits: HealthWaitFeed } {
   const waits = healthWaitFeed();
-  const run = engine(request.wait === undefined ? request : { ...request, onHealthWait: waits.send })
+  const { wait } = request;
+  const run = engine(
+    wait === undefined ? request : { ...request, wait: { ...wait, onHealthWait: waits.send } },
+  )
     .then(
       (result): ImpersonatedRun => ({ result }),
       (thrown: unknown): ImpersonatedRun => ({ thrown }),

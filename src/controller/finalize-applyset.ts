@@ -39,15 +39,10 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     const verb = orphan ? 'releasing' : 'pruning';
     try {
       const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
-        files: [],
-        parent: parentOf(applySet),
-        defaultNamespace: target,
-        prune: !orphan,
+        input: { files: [], parent: parentOf(applySet), defaultNamespace: target },
+        write: { dryRun: false, force: false, adopt: false },
+        prune: orphan ? { mode: 'off' } : { mode: 'delete', allowEmpty: true },
         release: orphan,
-        allowEmpty: true,
-        force: false,
-        adopt: false,
-        dryRun: false,
         signal: deps.signal,
       });
       const failed = result.outcomes.filter((o) => o.action === 'failed');

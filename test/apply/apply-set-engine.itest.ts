@@ -128,7 +128,9 @@ describe('applying a mixed directory to the real control plane', () => {
   it('dry-run reads but writes nothing, and reports what would change field by field', async () => {
     const set = await freshMixedSet();
     const counted = countingClient();
-    const preview = await engineFor(counted.client)(await requestFor(set.dir, set.parent, { dryRun: true }));
+    const preview = await engineFor(counted.client)(
+      await requestFor(set.dir, set.parent, { write: { dryRun: true } }),
+    );
     expect(preview.outcomes.every((outcome) => outcome.action === 'would-create')).toBe(true);
     expect(counted.writes()).toBe(0);
     expect(await getObject(`/api/v1/namespaces/${set.parentNamespace}/configmaps/mixed-set`)).toBeUndefined();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
+import type { ApplySetRequest, WritePolicy } from '../../src/apply/apply-set-contract.js';
 import { configMapParent } from '../../src/apply/config-map-parent.js';
 import { createApplySetEngine, type ApplySetEngineOptions } from '../../src/apply/create-apply-set-engine.js';
 import type { Command } from '../../src/cli/cli-io.js';
@@ -84,19 +84,19 @@ export function engineFor(client: KubeClient, options: Partial<ApplySetEngineOpt
 export async function requestFor(
   dir: string,
   parent: { namespace: string; name: string },
-  options: Partial<Omit<ApplySetRequest, 'files' | 'parent'>> = {},
+  options: Partial<Omit<ApplySetRequest, 'input' | 'write'>> & { readonly write?: Partial<WritePolicy> } = {},
 ): Promise<ApplySetRequest> {
   const files: ManifestFile[] = await readManifestDirectory(dir);
+  const { write, ...rest } = options;
   return {
-    files,
-    parent: configMapParent(parent.namespace, parent.name),
-    defaultNamespace: parent.namespace,
-    prune: true,
-    allowEmpty: false,
-    force: false,
-    adopt: true,
-    dryRun: false,
-    ...options,
+    input: {
+      files,
+      parent: configMapParent(parent.namespace, parent.name),
+      defaultNamespace: parent.namespace,
+    },
+    write: { dryRun: false, force: false, adopt: true, ...write },
+    prune: { mode: 'delete', allowEmpty: false },
+    ...rest,
   };
 }
 

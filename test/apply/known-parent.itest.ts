@@ -32,7 +32,10 @@ describe('a parent the caller already read', () => {
     sent.length = 0;
     const onlyA = await writeSetDirectory({ 'a.yaml': configMapYaml(ns, 'app-a', { k: 'v' }) });
     const request = await requestFor(onlyA, parent);
-    const result = await engine({ ...request, parent: { ...request.parent, live } });
+    const result = await engine({
+      ...request,
+      input: { ...request.input, parent: { ...request.input.parent, live } },
+    });
 
     expect(result.completed).toBe(true);
     expect(result.outcomes.find((o) => o.ref.name === 'app-b')?.action).toBe('pruned');
@@ -55,9 +58,9 @@ describe('a parent the caller already read', () => {
       'b.yaml': configMapYaml(ns, 'app-b', { k: 'v' }),
     });
     const request = await requestFor(two, parent);
-    await expect(engine({ ...request, parent: { ...request.parent, live } })).rejects.toBeInstanceOf(
-      ParentChangedError,
-    );
+    await expect(
+      engine({ ...request, input: { ...request.input, parent: { ...request.input.parent, live } } }),
+    ).rejects.toBeInstanceOf(ParentChangedError);
     expect(await getObject(`/api/v1/namespaces/${ns}/configmaps/app-b`)).toBeUndefined();
   });
 });

@@ -51,16 +51,14 @@ describe('a set of 20,000 objects', () => {
   const namespace = uniqueName('large');
   const counting = countingClient();
   const engine = engineFor(counting.client, { concurrency: 32 });
-  const request = (indexes: readonly number[], extra: Partial<ApplySetRequest> = {}): ApplySetRequest => ({
-    files: files(namespace, indexes),
-    parent: configMapParent(namespace, 'large-set'),
-    defaultNamespace: namespace,
-    prune: true,
-    allowEmpty: false,
-    force: false,
-    adopt: true,
-    dryRun: false,
-    ...extra,
+  const request = (indexes: readonly number[]): ApplySetRequest => ({
+    input: {
+      files: files(namespace, indexes),
+      parent: configMapParent(namespace, 'large-set'),
+      defaultNamespace: namespace,
+    },
+    write: { dryRun: false, force: false, adopt: true },
+    prune: { mode: 'delete', allowEmpty: false },
   });
   const parent = () => getObject(`/api/v1/namespaces/${namespace}/configmaps/large-set`);
   const inventoryOf = async () => parseInventory(decodeInventory(annotations(await parent())));
@@ -151,9 +149,11 @@ describe('a set of 20,000 objects', () => {
     await expect(
       engine({
         ...request([]),
-        files: files(other, range(0, 3_000), noise),
-        parent: configMapParent(other, 'too-large'),
-        defaultNamespace: other,
+        input: {
+          files: files(other, range(0, 3_000), noise),
+          parent: configMapParent(other, 'too-large'),
+          defaultNamespace: other,
+        },
       }),
     ).rejects.toThrow(/over the API server's limit of 262144 bytes for all annotations/);
     expect(counting.writes() - writes).toBe(0);

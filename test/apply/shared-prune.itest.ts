@@ -129,7 +129,9 @@ describe('pruning a Namespace', () => {
 
     // A dry run checks too, and says so without writing.
     const { client } = countingClient();
-    const request = await requestFor(await writeSetDirectory({ 'keep.yaml': keep }), a, { dryRun: true });
+    const request = await requestFor(await writeSetDirectory({ 'keep.yaml': keep }), a, {
+      write: { dryRun: true },
+    });
     expect(byObject((await engineFor(client)(request)).outcomes)[`namespace/${ns}`]).toBe(
       'prune-skipped: holds 2 objects of others, e.g. secret/b-secret, serviceaccount/loner; would be kept and released from the set',
     );

@@ -22,7 +22,7 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
     const seen: string[] = [];
     const engine: ApplySetEngine = async (req) => {
       for (const name of ['web', 'db']) {
-        await req.onHealthWait?.(wait(name));
+        await req.wait?.onHealthWait?.(wait(name));
         seen.push(`engine after ${name}`);
       }
       return { outcomes: [], parentUid: 'uid', completed: true };
@@ -60,6 +60,6 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
       return { outcomes: [], parentUid: 'uid', completed: true };
     }, request(false));
     await run;
-    expect(requests[0]?.onHealthWait).toBeUndefined();
+    expect(requests[0]?.wait?.onHealthWait).toBeUndefined();
   });
 });

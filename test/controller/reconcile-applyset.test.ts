@@ -264,7 +264,7 @@ describe('reconcile: the ApplySet as the server last answered', () => {
   it('the engine takes the ApplySet the reconcile GOT, and reads it no more', async () => {
     const result = await reconcile({});
     expect(result.requests.filter((r) => r.startsWith('GET /apis/applyset.dev'))).toHaveLength(1);
-    expect(result.engineRequests[0]?.parent.live).toEqual(applySet);
+    expect(result.engineRequests[0]?.input.parent.live).toEqual(applySet);
   });
 
   it('one that records children and lost its finalizer gets it back, and the run goes on from that write', async () => {
@@ -289,7 +289,7 @@ describe('reconcile: the ApplySet as the server last answered', () => {
     ]);
     // The engine takes the PATCH's answer, not the stale object of the GET, and the status is written
     // on condition of the version that PATCH left.
-    expect(result.engineRequests[0]?.parent.live).toEqual(patched);
+    expect(result.engineRequests[0]?.input.parent.live).toEqual(patched);
     expect(result.statuses[0]?.['metadata']).toEqual({ resourceVersion: '8' });
     expect(result.ready?.status).toBe('True');
   });
@@ -317,7 +317,7 @@ describe('reconcile with spec.wait', () => {
       stored: { ...waiting, status: previous },
       result: timedOut,
       duringRun: async (request) =>
-        request.onHealthWait?.({
+        request.wait?.onHealthWait?.({
           pending: [{ ref, status: 'InProgress', message: '1 of 3 replicas available' }],
           parentResourceVersion: '8',
         }),
@@ -352,7 +352,11 @@ describe('reconcile of an ApplySet being deleted', () => {
     const accounts: (string | undefined)[] = [];
     const result = await reconcile({ stored: deleting, engineFor: (user) => accounts.push(user) });
     expect(accounts).toEqual(['system:serviceaccount:team:deployer']);
-    expect(result.engineRequests[0]).toMatchObject({ release: true, prune: false, defaultNamespace: 'apps' });
+    expect(result.engineRequests[0]).toMatchObject({
+      release: true,
+      prune: { mode: 'off' },
+      input: { defaultNamespace: 'apps' },
+    });
     expect(result.requests.at(-1)).toBe(
       `PATCH /apis/applyset.dev/v1alpha1/namespaces/team/applysets/web ${JSON.stringify({
         metadata: { finalizers: [], resourceVersion: '7' },

@@ -114,8 +114,8 @@ describe('reconcile: what an ApplySet applied as an account may make the control
 
   it('has the engine refuse ApplySets among the manifests, unless nesting is granted', async () => {
     const refusing = await reconcile({});
-    expect(refusing.engineRequests[0]?.screenObjects).toEqual(expect.any(Function));
+    expect(refusing.engineRequests[0]?.input.screenObjects).toEqual(expect.any(Function));
     const nesting = await reconcile({}, { allowNestedApplySets: true });
-    expect(nesting.engineRequests[0]?.screenObjects).toBeUndefined();
+    expect(nesting.engineRequests[0]?.input.screenObjects).toBeUndefined();
   });
 });
