@@ -25,14 +25,9 @@ tmp="$bin.tmp.$$"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
-major=${version#v}; major=${major%%.*}
-minor=${version#v*.}; minor=${minor%%.*}
-# The same ldflags hack/lib/version.sh sets, so /version reports the real release.
-ldflags=""
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-done
+# shellcheck source=lib/kube-version-ldflags.sh
+source "$root/scripts/lib/kube-version-ldflags.sh"
+ldflags=$(kube_version_ldflags "$version")
 
 cd "$module"
 export GOFLAGS=-mod=readonly CGO_ENABLED=0

@@ -22,7 +22,7 @@ fi
 module="$root/controlplane/node"
 pause_src="$root/test/harness/pause/pause.go"
 version=$(cat "$root/controlplane/VERSION")
-key="$version-$(cat "$module/go.mod" "$module/go.sum" "$pause_src" "$0" | sha256sum | cut -c1-12)"
+key="$version-$(cat "$module/go.mod" "$module/go.sum" "$pause_src" "$0" "$root/scripts/lib/kube-version-ldflags.sh" | sha256sum | cut -c1-12)"
 if [ "${1:-}" = --print-key ]; then echo "$key"; exit 0; fi
 cache_root=${APPLYSET_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/applyset-controller}
 bin="$cache_root/node/$key/bin"
@@ -42,13 +42,9 @@ tmp="$bin.tmp.$$"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 
-major=${version#v}; major=${major%%.*}
-minor=${version#v*.}; minor=${minor%%.*}
-ldflags=""
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=" -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor"
-  ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
-done
+# shellcheck source=lib/kube-version-ldflags.sh
+source "$root/scripts/lib/kube-version-ldflags.sh"
+ldflags=$(kube_version_ldflags "$version")
 
 export GOFLAGS=-mod=readonly CGO_ENABLED=0
 (

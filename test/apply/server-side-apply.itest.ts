@@ -11,38 +11,15 @@ import {
   requestFor,
   writeSetDirectory,
 } from './apply-test-kit.js';
+import { fieldNumbers, largeCrdYaml } from '../fixtures/large-crd.js';
 
 // Issue #13 point 1: a CRD whose last-applied annotation would be about 400 KB (kube-prometheus has
 // six such). kubectl apply fails on it; we apply it server-side, with its custom resource in the same
 // run, re-apply it without a change, update and prune it, all through the same set.
 
 function bigCrd(group: string, removeField = false): string {
-  const description = 'A field of a large schema, described at length as generated schemas are. '.repeat(12);
-  const properties = Array.from({ length: 420 }, (_, i) => i)
-    .filter((i) => !(removeField && i === 0))
-    .map((i) => `                field${i}: { type: string, description: "${description}${i}" }`)
-    .join('\n');
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: monitors.${group}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names: { plural: monitors, singular: monitor, kind: Monitor, listKind: MonitorList }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-${properties}
-`;
+  const fields = fieldNumbers(420).filter((i) => !(removeField && i === 0));
+  return largeCrdYaml(group, 'monitors', 'Monitor', fields);
 }
 
 const monitor = (group: string, namespace: string, value: string) => `apiVersion: ${group}/v1

@@ -8,6 +8,7 @@ import {
   release,
   releaseNamespace,
   HELM_TIMEOUT_MS,
+  DEFAULT_GIT_LIMIT_ARGS,
   runHelm,
   render,
   find,
@@ -74,16 +75,7 @@ describe('the chart with default values', () => {
       '--leader-elect',
       '--concurrency',
       '4',
-      '--git-max-object-bytes',
-      '16Mi',
-      '--git-max-fetch-bytes',
-      '48Mi',
-      '--git-max-fetch-objects',
-      '50000',
-      '--git-cache-max-bytes',
-      '768Mi',
-      '--git-cache-max-repository-bytes',
-      '256Mi',
+      ...DEFAULT_GIT_LIMIT_ARGS,
     ]);
     expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'info' });
   });

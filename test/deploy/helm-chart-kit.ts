@@ -16,6 +16,20 @@ export const releaseNamespace = 'applyset-system';
 // helm renders in well under a second, but CI shares two cores with a control plane.
 export const HELM_TIMEOUT_MS = 60_000;
 
+/** The Git bounds the chart passes by default, in the order its template writes them. */
+export const DEFAULT_GIT_LIMIT_ARGS = [
+  '--git-max-object-bytes',
+  '16Mi',
+  '--git-max-fetch-bytes',
+  '48Mi',
+  '--git-max-fetch-objects',
+  '50000',
+  '--git-cache-max-bytes',
+  '768Mi',
+  '--git-cache-max-repository-bytes',
+  '256Mi',
+];
+
 export interface K8sObject {
   apiVersion: string;
   kind: string;

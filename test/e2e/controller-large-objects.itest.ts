@@ -12,6 +12,7 @@ import { kubeRequestsByVerb, writesByVerb } from './controller-metrics.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import { grantClusterRules } from './default-deployer.js';
 import { waitForReconciles } from './wait-for-reconciles.js';
+import { fieldNumbers, largeCrdYaml } from '../fixtures/large-crd.js';
 
 // Issue #25: objects too large for the last-applied annotation, through an ApplySet. Two CRDs the size
 // of kube-prometheus's (about 400 KB each, over the API server's 262144-byte annotation limit) and a
@@ -22,35 +23,6 @@ import { waitForReconciles } from './wait-for-reconciles.js';
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
 /** A CRD with `fields` long-described string properties: 420 make one of about 400 KB. */
-function crdYaml(group: string, plural: string, kind: string, fields: number): string {
-  const description = 'A field of a large schema, described at length as generated schemas are. '.repeat(12);
-  const properties = Array.from(
-    { length: fields },
-    (_, i) => `                field${i}: { type: string, description: "${description}${i}" }`,
-  );
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${plural}.${group}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names: { plural: ${plural}, singular: ${kind.toLowerCase()}, kind: ${kind}, listKind: ${kind}List }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec:
-              type: object
-              properties:
-${properties.join('\n')}
-`;
-}
-
 const customResource = (group: string, kind: string, namespace: string) => `apiVersion: ${group}/v1
 kind: ${kind}
 metadata: { name: web, namespace: ${namespace} }
@@ -102,8 +74,8 @@ describe('objects too large for client-side apply, reconciled by the controller'
     'configmap/opted',
   ];
   const files = (monitorFields: number, serverSide: boolean) => ({
-    'monitors.yaml': crdYaml(group, 'monitors', 'Monitor', monitorFields),
-    'rules.yaml': crdYaml(group, 'rules', 'Rule', 420),
+    'monitors.yaml': largeCrdYaml(group, 'monitors', 'Monitor', fieldNumbers(monitorFields)),
+    'rules.yaml': largeCrdYaml(group, 'rules', 'Rule', fieldNumbers(420)),
     'monitor.yaml': customResource(group, 'Monitor', namespace),
     'rule.yaml': customResource(group, 'Rule', namespace),
     'opted.yaml': configMapYaml(namespace, serverSide),

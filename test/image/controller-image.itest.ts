@@ -33,18 +33,14 @@ beforeAll(async () => {
   image = await controllerImage();
 }, 20 * 60_000);
 
+/** Runs node with `args` in the image as the chart would, bypassing the ENTRYPOINT. */
+function nodeRunInImage(args: readonly string[]) {
+  return docker(['run', '--rm', ...CHART_LIKE_RUN, '--entrypoint', 'node', image.reference, ...args]);
+}
+
 /** Runs `node -e script` in the image as the chart would, bypassing the ENTRYPOINT. */
 async function nodeInImage(script: string): Promise<string> {
-  const run = await docker([
-    'run',
-    '--rm',
-    ...CHART_LIKE_RUN,
-    '--entrypoint',
-    'node',
-    image.reference,
-    '-e',
-    script,
-  ]);
+  const run = await nodeRunInImage(['-e', script]);
   if (run.code !== 0) throw new Error(`node in the image exited ${run.code}: ${run.stderr}`);
   return run.stdout;
 }
@@ -98,16 +94,7 @@ test("the image's node_modules hold the production dependencies and none of the 
 });
 
 test('`applyset --version` answers from the image', async () => {
-  const run = await docker([
-    'run',
-    '--rm',
-    ...CHART_LIKE_RUN,
-    '--entrypoint',
-    'node',
-    image.reference,
-    'bin/applyset.js',
-    '--version',
-  ]);
+  const run = await nodeRunInImage(['bin/applyset.js', '--version']);
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: `applyset ${pkg.version}\n` });
 });
 
