@@ -8,14 +8,36 @@ import {
   annotations,
   countingClient,
   engineFor,
+  eventually,
   getObject,
   kubectl,
   labels,
   mixedSetDirectory,
+  recordingClient,
   requestFor,
   serverWritesForGroup,
   uidOf,
 } from './apply-test-kit.js';
+
+/**
+ * Applies the set once and returns how many writes it sent to its custom group, once the server's own
+ * count holds them all: the server counts a request after answering it, so its count can trail the
+ * run's last write for a moment.
+ */
+async function applySettled(
+  set: { dir: string; parent: { namespace: string; name: string } },
+  group: string,
+) {
+  const first = recordingClient();
+  await engineFor(first.client)(await requestFor(set.dir, set.parent));
+  const writes = first.sent.filter((r) => r.method !== 'GET' && r.path.startsWith(`/apis/${group}/`)).length;
+  expect(writes).toBeGreaterThan(0);
+  await eventually(
+    async () => (await serverWritesForGroup(group)) === writes,
+    `the server to count the first run's ${writes} writes to ${group}`,
+  );
+  return writes;
+}
 
 const MIXED_KINDS = [
   'namespace/',
@@ -94,10 +116,9 @@ describe('applying a mixed directory to the real control plane', () => {
 
   it('re-applies as all unchanged with zero write requests', async () => {
     const set = await freshMixedSet();
-    await engineFor(countingClient().client)(await requestFor(set.dir, set.parent));
+    const group = `${set.id}.example.com`;
+    const serverBefore = await applySettled(set, group);
     const parentBefore = await getObject(`/api/v1/namespaces/${set.parentNamespace}/configmaps/mixed-set`);
-
-    const serverBefore = await serverWritesForGroup(`${set.id}.example.com`);
     const counted = countingClient();
     // A new engine: nothing cached from the first run.
     const result = await engineFor(counted.client)(await requestFor(set.dir, set.parent));
@@ -105,7 +126,7 @@ describe('applying a mixed directory to the real control plane', () => {
     expect(result.outcomes.map((outcome) => outcome.action)).toEqual(new Array(11).fill('unchanged'));
     expect(counted.writes()).toBe(0);
     // The custom group is unique to this test: the server's own count for it is exact.
-    expect(await serverWritesForGroup(`${set.id}.example.com`)).toBe(serverBefore);
+    expect(await serverWritesForGroup(group)).toBe(serverBefore);
     const parentAfter = await getObject(`/api/v1/namespaces/${set.parentNamespace}/configmaps/mixed-set`);
     expect((parentAfter?.['metadata'] as { resourceVersion: string }).resourceVersion).toBe(
       (parentBefore?.['metadata'] as { resourceVersion: string }).resourceVersion,
@@ -114,15 +135,15 @@ describe('applying a mixed directory to the real control plane', () => {
 
   it('leaves kubectl apply of the same files with nothing to do: unchanged for every object', async () => {
     const set = await freshMixedSet();
-    await engineFor(countingClient().client)(await requestFor(set.dir, set.parent));
-    const serverBefore = await serverWritesForGroup(`${set.id}.example.com`);
+    const group = `${set.id}.example.com`;
+    const serverBefore = await applySettled(set, group);
 
     const { stdout } = await kubectl(['apply', '-R', '-f', set.dir]);
 
     const printed = stdout.trim().split('\n');
     expect(printed).toHaveLength(11);
     for (const line of printed) expect(line).toMatch(/ unchanged$/);
-    expect(await serverWritesForGroup(`${set.id}.example.com`)).toBe(serverBefore);
+    expect(await serverWritesForGroup(group)).toBe(serverBefore);
   });
 
   it('dry-run reads but writes nothing, and reports what would change field by field', async () => {
