@@ -96,9 +96,11 @@ async function reconcile(
     return { result: 'suspended', requeue: { kind: 'none' } };
   }
 
-  // 5-11: an outcome, never a throw. Every status write goes through the one writer.
+  // 5-11: an outcome, never a throw. Every status write goes through the one writer. The spec is
+  // resolved once, for the run and for its report.
   const status = createStatusWriter(ctx, applySet);
-  const run = await applyRevision(ctx, options, applySet, status);
+  const resolved = resolveApplySetSpec(applySet.spec);
+  const run = await applyRevision(ctx, options, { applySet, resolved }, status);
 
   // 12. Report: fights (counted only on runs whose changes were drift), the status written once,
   // the events, the metrics, the next requeue.
@@ -106,7 +108,7 @@ async function reconcile(
     run.outcome.kind === 'applied' && run.steady === true
       ? fights.observe(key, run.outcome.corrections ?? [])
       : fights.current(key);
-  const requeue = await report(ctx, applySet, status, { ...run, fought });
+  const requeue = await report(ctx, { applySet, resolved }, status, { ...run, fought });
   if (requeue === 'conflict') {
     return { result: 'retryable', requeue: { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS } };
   }
@@ -117,14 +119,13 @@ async function reconcile(
 async function applyRevision(
   ctx: ReconcileContext,
   options: ReconcilerOptions,
-  applySet: ApplySet,
+  { applySet, resolved }: ResolvedApplySet,
   status: StatusWriter,
 ): Promise<EngineOutcome> {
   const { namespace } = ctx;
   const { tenancy } = options;
 
-  // 5. Resolve the spec as the CRD checks it: an invalid one stalls, naming every field.
-  const resolved = resolveApplySetSpec(applySet.spec);
+  // 5. The spec as the CRD checks it: an invalid one stalls, naming every field.
   if (!resolved.ok) {
     const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
     return { outcome: { kind: 'stalled', reason: 'InvalidSpec', message: `invalid spec: ${problems}` } };
@@ -187,6 +188,12 @@ function recordsChildren(applySet: ApplySet): boolean {
   return (plain !== undefined && plain.trim() !== '') || annotations[COMPRESSED_INVENTORY_KEY] !== undefined;
 }
 
+/** The ApplySet as read, and its spec resolved once for the run and its report. */
+interface ResolvedApplySet {
+  readonly applySet: ApplySet;
+  readonly resolved: ReturnType<typeof resolveApplySetSpec>;
+}
+
 type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> };
 
 /**
@@ -195,12 +202,11 @@ type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> }
  */
 async function report(
   ctx: ReconcileContext,
-  applySet: ApplySet,
+  { applySet, resolved }: ResolvedApplySet,
   status: StatusWriter,
   run: Fought,
 ): Promise<Requeue | 'conflict'> {
   const { outcome } = run;
-  const resolved = resolveApplySetSpec(applySet.spec);
   const mapped = mapReconcileOutcome({
     outcome,
     ...mappingInputOf(applySet, ctx.now()),
