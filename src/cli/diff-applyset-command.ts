@@ -5,7 +5,7 @@ import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
 import type { PreviewSource } from '../preview/applyset-preview.js';
 
-export const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
+const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
                     [--allowed-source-hosts HOST[:PORT],...]
                     [--kubeconfig PATH] [--context NAME]
@@ -89,21 +89,14 @@ export const diffApplySetCommand: Command = async (argv, io) => {
     return code;
   };
   // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
-  const [
-    { openPreviewAccess },
-    { previewApplySet },
-    { PreviewRefusedError },
-    format,
-    entries,
-    { messageOf },
-  ] = await Promise.all([
-    import('./preview-access.js'),
-    import('../preview/preview-applyset.js'),
-    import('../preview/preview-refused-error.js'),
-    import('../preview/format-preview.js'),
-    import('../preview/preview-entries.js'),
-    import('../errors/message-of.js'),
-  ]);
+  const [{ openPreviewAccess }, { previewApplySet }, { classifyFailure }, format, entries] =
+    await Promise.all([
+      import('./preview-access.js'),
+      import('../preview/preview-applyset.js'),
+      import('../errors/classify-failure.js'),
+      import('../preview/format-preview.js'),
+      import('../preview/preview-entries.js'),
+    ]);
   const access = openPreviewAccess(parsed.flags, io);
   if ('error' in access) return fail(access.error, ExitCode.badInput);
   let preview;
@@ -117,10 +110,10 @@ export const diffApplySetCommand: Command = async (argv, io) => {
       ...(account === undefined ? {} : { defaultServiceAccountName: account }),
     });
   } catch (error) {
-    if (error instanceof PreviewRefusedError) {
-      return fail(error.message, error.reason === 'ApplySetNotFound' ? ExitCode.badInput : ExitCode.failure);
-    }
-    return fail(`the preview could not be computed: ${messageOf(error)}`, ExitCode.failure);
+    // The preview's own refusals say what to do; anything else is how the computation failed.
+    const { reason, message, unexpected } = classifyFailure(error);
+    const said = unexpected ? `the preview could not be computed: ${message}` : message;
+    return fail(said, reason === 'ApplySetNotFound' ? ExitCode.badInput : ExitCode.failure);
   }
   io.stdout.write(
     parsed.output === 'markdown' ? format.formatPreviewMarkdown(preview) : format.formatPreviewText(preview),

@@ -13,7 +13,7 @@ function previewedName(preview: ApplySetPreview): string {
 }
 
 /** `1 to create, 2 to configure, 1 to prune, 1 held back, 3 unchanged`: what a summary line counts. */
-export function previewSummary(preview: ApplySetPreview): string {
+function previewSummary(preview: ApplySetPreview): string {
   const counts = previewCounts(preview);
   const parts = [
     `${counts.create} to create`,
