@@ -113,9 +113,12 @@ export function formatFieldChange(change: FieldChange): string {
  */
 export function maskSecretValue(change: FieldChange): FieldChange {
   if (!/^(data|stringData)([.[]|$)/.test(change.path)) return change;
-  return {
-    path: change.path,
-    before: change.before === undefined ? undefined : '*** (before)',
-    after: change.after === undefined ? undefined : '*** (after)',
-  };
+  return { path: change.path, before: masked(change.before, 'before'), after: masked(change.after, 'after') };
+}
+
+/** A value masked; a whole map added or removed keeps its keys, which say what is stored. */
+function masked(value: JsonValue | undefined, side: 'before' | 'after'): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  if (!isJsonObject(value)) return `*** (${side})`;
+  return Object.fromEntries(Object.keys(value).map((key) => [key, `*** (${side})`]));
 }

@@ -3,13 +3,21 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import { diffCommand } from '../../src/cli/diff-command.js';
+import { getCommand } from '../../src/cli/get-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { runCli } from '../cli/cli-test-kit.js';
 import { cliHome } from '../harness/cli-home.js';
 import type { FileTree, GitTestServer } from '../harness/git-server.js';
 import { kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
-import { cluster, configMapYaml, createApplySet, patchApplySet, waitForAppliedCommit } from './e2e-kit.js';
+import {
+  cluster,
+  configMapYaml,
+  createApplySet,
+  patchApplySet,
+  waitFor,
+  waitForAppliedCommit,
+} from './e2e-kit.js';
 
 // Issue #26, preview a branch: `applyset diff --applyset-object` on a changed checkout of a
 // controller-managed ApplySet prints what the next reconcile then does, object for object.
@@ -149,6 +157,23 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     expect(local.code).toBe(ExitCode.ok);
   });
 
+  it('previews another branch of the repository with --ref, leaving the ApplySet at its own', async () => {
+    await git.setBranch('feature', 'main');
+    const sha = await git.writeFiles(
+      { 'app/keep.yaml': configMapYaml('keep', { v: 'feature' }) },
+      { branch: 'feature' },
+    );
+    const run = await preview('--ref', 'feature', '--allowed-source-hosts', '127.0.0.1');
+    expect(run).toMatchObject({ code: ExitCode.partialFailure, stderr: '' });
+    expect(run.stdout).toContain(`at feature@sha1:${sha}, as `);
+    expect(run.stdout).toContain(`~ configmap/keep -n ${namespace}\n    data.v: "1" → "feature"\n`);
+    expect(previewedChanges(run.stdout)).toEqual({
+      created: [],
+      configured: [`configmap/keep -n ${namespace}`],
+      pruned: [],
+    });
+  });
+
   it('prints a pull-request comment with -o markdown', async () => {
     const { 'app/c.yaml': _c, ...rest } = commit2;
     const files = {
@@ -209,9 +234,15 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
         subjects: [{ kind: 'ServiceAccount', name: reader, namespace }],
       },
     });
-    const run = await runCli(diffCommand, ['--applyset-object', 'site', '-n', namespace], {
-      env: { KUBECONFIG: kubeconfig, HOME: cliHome() },
-    });
+    const env = { KUBECONFIG: kubeconfig, HOME: cliHome() };
+    // The API server's RBAC cache takes the new binding a moment later: wait until the reader may get it.
+    await waitFor(
+      'the reader to be allowed to get the ApplySet',
+      async () =>
+        (await runCli(getCommand, ['site', '-n', namespace], { env })).code === 0 ? true : undefined,
+      30_000,
+    );
+    const run = await runCli(diffCommand, ['--applyset-object', 'site', '-n', namespace], { env });
     expect(run).toMatchObject({ code: ExitCode.failure, stdout: '' });
     expect(run.stderr).toBe(
       `applyset diff: you may not impersonate ServiceAccount ${namespace}/applyset-deployer, the account the controller applies this ApplySet as, so no preview was computed: one as you would not show what that account may do. Ask for the verb impersonate on serviceaccounts, resourceNames [applyset-deployer], in namespace ${namespace}\n`,

@@ -82,6 +82,11 @@ describe('maskSecretValue', () => {
       before: undefined,
       after: '*** (after)',
     });
+    expect(maskSecretValue({ path: 'data', before: { a: 'YQ==' }, after: undefined })).toEqual({
+      path: 'data',
+      before: { a: '*** (before)' },
+      after: undefined,
+    });
     const label = { path: 'metadata.labels.data', before: 'a', after: 'b' };
     expect(maskSecretValue(label)).toBe(label);
   });
