@@ -39,8 +39,9 @@ const commit1: FileTree = {
   'app/b.yaml': configMapYaml('b', { v: '1' }),
   'app/keep.yaml': configMapYaml('keep', { v: '1' }),
   'app/creds.yaml': secretYaml('hunter2-old'),
-  // Outside spec.source.path: never read, in Git or in a checkout.
+  // Outside spec.source.path, and left out by spec.source.ignore: never read, in Git or in a checkout.
   'other/x.yaml': configMapYaml('x', { v: '1' }),
+  'app/skip.yaml': configMapYaml('skip', { v: '1' }),
 };
 
 /** One changed, one added, one removed, the Secret changed. */
@@ -50,6 +51,7 @@ const commit2: FileTree = {
   'app/keep.yaml': configMapYaml('keep', { v: '1' }),
   'app/creds.yaml': secretYaml('hunter2-new'),
   'other/x.yaml': configMapYaml('x', { v: '1' }),
+  'app/skip.yaml': configMapYaml('skip', { v: '2' }),
 };
 
 /** What the text output and the event both say: the objects by what would happen or happened. */
@@ -105,7 +107,10 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
   beforeAll(async () => {
     ({ git } = await startControllerWithRepository(c, namespace, commit1));
     checkout = join(await mkdtemp(join(tmpdir(), 'applyset-preview-')), 'checkout');
-    await createApplySet(c, namespace, 'site', { url: git.url, path: 'app', interval: '1h' });
+    await createApplySet(c, namespace, 'site', { url: git.url, path: 'app', interval: '1h', suspend: true });
+    await patchApplySet(namespace, 'site', {
+      spec: { suspend: false, source: { ignore: '/app/skip.yaml' } },
+    });
     await waitForAppliedCommit(c, namespace, 'site', await git.revParse('main'), 60_000);
   });
 
