@@ -1,7 +1,9 @@
 import { annotationBytes, TOTAL_ANNOTATION_LIMIT_BYTES } from '../inventory/inventory-encoding.js';
 import { liveAnnotation, liveResourceVersion, liveUid } from '../inventory/live-state.js';
 import { withMember } from '../inventory/member-metadata.js';
-import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { isSecretManifest } from '../manifests/redact-secret-values.js';
+import { diffFields, formatFieldChange, maskSecretValue } from '../plan/diff-fields.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import { objectRefKey } from '../manifests/object-ref.js';
 import {
@@ -63,12 +65,7 @@ export async function serverSideApply(
   if (context.write.dryRun) {
     return live === undefined
       ? { action: 'would-create', ref: object.ref, ...serverSide }
-      : {
-          action: 'would-configure',
-          ref: object.ref,
-          diff: [`(applied server-side: ${reason})`],
-          ...serverSide,
-        };
+      : previewServerSideApply(object, live, reason, context);
   }
   const { signal } = context;
   const location = await locationOf(object, context);
@@ -107,4 +104,62 @@ export async function serverSideApply(
   if (action === 'unchanged') context.serverNoOps.remember(noOpKey, noOp);
   else context.serverNoOps.forget(noOpKey);
   return { action, ref: object.ref, ...warned(warnings), ...serverSide };
+}
+
+/**
+ * A dry run of the server-side apply of a live object: the server computes the apply (`dryRun=All`)
+ * and keeps nothing. It changes the object when a field changes, when the fields change managers (the
+ * server then writes a new resourceVersion, as a real run would report `configured`), or when the
+ * stale last-applied annotation would be removed; otherwise it is unchanged, as the real run says.
+ */
+async function previewServerSideApply(
+  object: ManifestObject,
+  live: JsonObject,
+  reason: string,
+  context: ObjectContext,
+): Promise<ObjectOutcome> {
+  const location = await locationOf(object, context);
+  const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
+  const after = await context.api.patch(
+    location,
+    object.ref.name,
+    'application/apply-patch+yaml',
+    body,
+    context.signal,
+    {
+      ...writeOptions(context.write, []),
+      fieldManager: SERVER_SIDE_FIELD_MANAGER,
+      force: true,
+      dryRun: true,
+    },
+  );
+  const secret = isSecretManifest(object.manifest);
+  const diff = diffFields(withoutServerFields(live), withoutServerFields(after))
+    .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
+    .map((change) => formatFieldChange(secret ? maskSecretValue(change) : change));
+  const managersMove = stringifyJson(managers(live)) !== stringifyJson(managers(after));
+  const dropsAnnotation = liveAnnotation(live, LAST_APPLIED_ANNOTATION) !== undefined;
+  if (diff.length === 0 && !managersMove && !dropsAnnotation) {
+    return { action: 'unchanged', ref: object.ref, serverSide: reason };
+  }
+  const shown = diff.length === 0 ? [`(applied server-side: ${reason})`] : diff;
+  return { action: 'would-configure', ref: object.ref, diff: shown, serverSide: reason };
+}
+
+/** The object without what the server changes on every write: its version, generation and managers. */
+function withoutServerFields(object: JsonObject): JsonObject {
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+  const { resourceVersion: _version, generation: _generation, managedFields: _managers, ...rest } = metadata;
+  return { ...object, metadata: rest };
+}
+
+/** Who manages which fields, without the times the server stamps on each entry. */
+function managers(object: JsonObject): JsonValue[] {
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+  const entries = Array.isArray(metadata['managedFields']) ? metadata['managedFields'] : [];
+  return entries.map((entry) => {
+    if (!isJsonObject(entry)) return entry;
+    const { time: _time, ...rest } = entry;
+    return rest;
+  });
 }

@@ -31,6 +31,8 @@ export interface WriteOptions {
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Server-side apply only: take the fields other managers own (`force=true`). */
   readonly force?: boolean;
+  /** Have the server compute the write and keep nothing (`dryRun=All`): the preview of a server-side apply. */
+  readonly dryRun?: boolean;
   readonly onWarning?: (warning: string) => void;
 }
 
@@ -151,5 +153,6 @@ function writeRequestOptions(options: WriteOptions | undefined): Pick<KubeReques
   if (options.fieldManager !== undefined) query['fieldManager'] = options.fieldManager;
   if (options.fieldValidation !== undefined) query['fieldValidation'] = options.fieldValidation;
   if (options.force === true) query['force'] = 'true';
+  if (options.dryRun === true) query['dryRun'] = 'All';
   return { query, ...(options.onWarning === undefined ? {} : { onWarning: options.onWarning }) };
 }

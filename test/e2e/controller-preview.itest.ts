@@ -34,7 +34,22 @@ const secretYaml = (password: string): string =>
     '',
   ].join('\n');
 
+/** A ConfigMap the engine applies server-side, as its annotation asks. */
+const serverSideYaml = (v: string): string =>
+  [
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: ss',
+    '  annotations:',
+    '    applyset.dev/apply-strategy: server-side',
+    'data:',
+    `  v: "${v}"`,
+    '',
+  ].join('\n');
+
 const commit1: FileTree = {
+  'app/ss.yaml': serverSideYaml('1'),
   'app/a.yaml': configMapYaml('a', { v: '1' }),
   'app/b.yaml': configMapYaml('b', { v: '1' }),
   'app/keep.yaml': configMapYaml('keep', { v: '1' }),
@@ -46,6 +61,7 @@ const commit1: FileTree = {
 
 /** One changed, one added, one removed, the Secret changed. */
 const commit2: FileTree = {
+  'app/ss.yaml': serverSideYaml('2'),
   'app/a.yaml': configMapYaml('a', { v: '2' }),
   'app/c.yaml': configMapYaml('c', { v: '1' }),
   'app/keep.yaml': configMapYaml('keep', { v: '1' }),
@@ -71,7 +87,7 @@ function previewedChanges(stdout: string): Changes {
       .sort();
   return {
     created: pick(/^\+ (.+) \(new\)$/),
-    configured: pick(/^~ (.+)$/),
+    configured: pick(/^~ (\S+(?: -n \S+)?)(?: \(.*\))?$/),
     pruned: pick(/^- (.+) \(pruned\)$/),
   };
 }
@@ -124,11 +140,14 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     expect(run).toMatchObject({ code: ExitCode.partialFailure, stderr: '' });
     const n = `-n ${namespace}`;
     expect(run.stdout.split('\n')[0]).toBe(
-      `applyset/site ${n} at local directory ${checkout}, as system:serviceaccount:${namespace}:applyset-deployer: 1 to create, 2 to configure, 1 to prune, 1 unchanged`,
+      `applyset/site ${n} at local directory ${checkout}, as system:serviceaccount:${namespace}:applyset-deployer: 1 to create, 3 to configure, 1 to prune, 1 unchanged`,
     );
     expect(run.stdout).toContain(`+ configmap/c ${n} (new)\n`);
     expect(run.stdout).toContain(`~ configmap/a ${n}\n    data.v: "1" → "2"\n`);
     expect(run.stdout).toContain(`- configmap/b ${n} (pruned)\n`);
+    expect(run.stdout).toContain(
+      `~ configmap/ss ${n} (applied server-side: applyset.dev/apply-strategy: server-side)\n    data.v: "1" → "2"\n`,
+    );
     expect(run.stdout).toContain(`~ secret/creds ${n}\n    data.password: "*** (before)" → "*** (after)"\n`);
     for (const secret of ['hunter2', Buffer.from('hunter2-new').toString('base64')]) {
       expect(run.stdout).not.toContain(secret);
@@ -147,17 +166,17 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
       metadata: { annotations: { 'applyset.dev/reconcile-requested-at': 'preview-1' } },
     });
     const view = await waitForAppliedCommit(c, namespace, 'site', sha, 60_000);
-    expect(view.status?.summary).toMatchObject({ applied: 3, unchanged: 1, pruned: 1 });
+    expect(view.status?.summary).toMatchObject({ applied: 4, unchanged: 1, pruned: 1 });
     const events = await c.core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=site' });
     const event = events.items.find((e) => e.message?.includes(`main@sha1:${sha}`) === true);
-    expect(event?.message).toContain(': 1 created, 2 configured, 1 unchanged, 1 pruned');
+    expect(event?.message).toContain(': 1 created, 3 configured, 1 unchanged, 1 pruned');
     expect(reconciledChanges(event?.message ?? '')).toEqual(previewed);
   });
 
   it('exits 0 when nothing would change, from the ApplySet ref and from a checkout of it', async () => {
     const ofRef = await preview('--allowed-source-hosts', '127.0.0.1');
     expect(ofRef).toMatchObject({ code: ExitCode.ok, stderr: '' });
-    expect(ofRef.stdout).toMatch(/: 0 to create, 0 to configure, 0 to prune, 4 unchanged\n$/);
+    expect(ofRef.stdout).toMatch(/: 0 to create, 0 to configure, 0 to prune, 5 unchanged\n$/);
     const local = await preview('--local', await writeCheckout(commit2));
     expect(local.code).toBe(ExitCode.ok);
   });
@@ -191,7 +210,7 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     const n = `-n ${namespace}`;
     expect(run.stdout).toContain(
       `### applyset diff: ApplySet \`${namespace}/site\` at \`local directory ${checkout}\`\n\n` +
-        `**0 to create, 2 to configure, 1 to prune, 1 unchanged**, as \`system:serviceaccount:${namespace}:applyset-deployer\`\n`,
+        `**0 to create, 2 to configure, 1 to prune, 2 unchanged**, as \`system:serviceaccount:${namespace}:applyset-deployer\`\n`,
     );
     expect(run.stdout).toContain(`| 🗑️ **prune** | \`configmap/c ${n}\` | left the set: deleted |`);
     expect(run.stdout).toContain(
