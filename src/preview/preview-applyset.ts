@@ -256,8 +256,12 @@ async function readRevision(
 /** What a preview that stops before its fetch says it previewed. */
 function previewedOf(source: PreviewSource, applySet: ApplySet): PreviewedRevision {
   if (source.kind === 'local') return { kind: 'local', directory: source.directory };
-  const ref = source.kind === 'ref' ? source.ref : JSON.stringify(applySet.spec?.source?.ref ?? {});
-  return { kind: 'git', revision: ref, commit: '' };
+  if (source.kind === 'ref') return { kind: 'git', revision: source.ref, commit: '' };
+  // The ref as written: the spec may be invalid, so it is read leniently.
+  const ref: Partial<Record<'branch' | 'tag' | 'commit', unknown>> = applySet.spec?.source?.ref ?? {};
+  const named = [ref.commit, typeof ref.tag === 'string' ? `refs/tags/${ref.tag}` : undefined, ref.branch];
+  const revision = named.find((name): name is string => typeof name === 'string') ?? '(no ref)';
+  return { kind: 'git', revision, commit: '' };
 }
 
 /** The spec with `--ref` in place of its own ref: a branch, `refs/tags/NAME`, or a 40-digit commit. */

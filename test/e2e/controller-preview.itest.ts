@@ -239,6 +239,16 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     await patchApplySet(namespace, 'site', { spec: { pruneLimit: null } });
   });
 
+  it('says the run would stop where the controller would stall: here, on a missing account', async () => {
+    const run = await preview('--default-service-account', 'nobody');
+    expect(run).toMatchObject({ code: ExitCode.failure, stderr: '' });
+    expect(run.stdout).toBe(
+      `applyset/site -n ${namespace} at main, as system:serviceaccount:${namespace}:nobody: 0 to create, 0 to configure, 0 to prune, 0 unchanged\n` +
+        `the run would stop, nothing written: ServiceAccountNotFound: ${run.stdout.split('ServiceAccountNotFound: ')[1]?.trimEnd()}\n`,
+    );
+    expect(run.stdout).toContain(`${namespace}/nobody`);
+  });
+
   it('refuses, saying so, a user who may not impersonate the ApplySet account', async () => {
     const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     const reader = 'preview-reader';
