@@ -2,7 +2,7 @@
 // (yaml-characters.test.ts) checks our decoder on them, the differential test
 // (test/cli/kubectl-control-characters.itest.ts) checks that kubectl 1.33 agrees on every one.
 
-export type Verdict = 'refused' | 'applied';
+type Verdict = 'refused' | 'applied';
 
 export interface CharacterCase {
   readonly what: string;
