@@ -32,7 +32,11 @@ export async function refuseInvalidListItems(
     const document = await source.schemaDocumentFor(gvk, request.signal);
     const rootName = document === undefined ? undefined : schemaNameOf(document, gvk);
     if (document === undefined || rootName === undefined) continue;
-    const found = findListItemProblems(document, rootName, object.manifest, gvk.kind);
+    // kubectl checks a typed list (LimitRangeList) whole against its own schema, so it names an item's
+    // place from the list: `LimitRangeList.items[0].spec`; the items of a `kind: List` one by one.
+    const { listKind, itemIndex } = object.source;
+    const at = listKind === undefined ? gvk.kind : `${listKind}.items[${itemIndex}]`;
+    const found = findListItemProblems(document, rootName, object.manifest, at);
     if (found.length === 0) continue;
     const lines = found.map(describeListItemProblem).join('; ');
     problems.push(

@@ -49,12 +49,15 @@ export function schemaNameOf(
   });
 }
 
-/** What kubectl's validator refuses in `value` under the schema `rootName`, at most `limit` problems. */
+/**
+ * What kubectl's validator refuses in `value` under the schema `rootName`, at most `limit` problems;
+ * `root` names the value's place in the messages (its kind, or `LimitRangeList.items[0]`).
+ */
 export function findListItemProblems(
   document: JsonValue,
   rootName: string,
   value: JsonObject,
-  kind: string,
+  root: string,
   limit = 20,
 ): ListItemProblem[] {
   const schemas = schemasOf(document);
@@ -100,7 +103,7 @@ export function findListItemProblems(
     const actual = scalarKind(node);
     if (shape.type !== 'primitive' || !accepts(shape.primitive, actual)) typeError(actual);
   };
-  walk(value, { $ref: `#/components/schemas/${rootName}` }, kind, rootName);
+  walk(value, { $ref: `#/components/schemas/${rootName}` }, root, rootName);
   return found;
 }
 

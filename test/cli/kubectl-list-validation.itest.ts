@@ -120,6 +120,25 @@ describe('List items kubectl refuses before sending, through kubectl and through
     }
   });
 
+  it('names the place of an item of a typed list from the list, as kubectl does', async () => {
+    const ns = await freshNamespace('fid-list-items');
+    const file = (name: string) =>
+      `apiVersion: v1\nkind: LimitRangeList\nitems:\n- apiVersion: v1\n  kind: LimitRange\n${meta(name, ns)}\n` +
+      `  spec: {bogus: 1}\n`;
+    const result = await applyBoth(ns, file);
+    expect({ kubectl: result.kubectlOk, ours: result.run.code }).toEqual({
+      kubectl: false,
+      ours: ExitCode.badInput,
+    });
+    for (const message of [
+      'ValidationError(LimitRangeList.items[0].spec): unknown field "bogus" in io.k8s.api.core.v1.LimitRangeSpec',
+      'ValidationError(LimitRangeList.items[0].spec): missing required field "limits" in io.k8s.api.core.v1.LimitRangeSpec',
+    ]) {
+      expect(result.kubectlStderr).toContain(message);
+      expect(result.run.stderr).toContain(message);
+    }
+  });
+
   it('applies what kubectl applies: whole floats for integers, a LimitRange with limits', async () => {
     const ns = await freshNamespace('fid-list-items');
     const items: Items = (name, namespace) =>
