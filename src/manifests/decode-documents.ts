@@ -9,7 +9,11 @@ import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
 import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
-import { locateJsonSyntaxError, type JsonSyntaxLocation } from './locate-json-syntax-error.js';
+import {
+  jsonValueSpans,
+  locateJsonSyntaxError,
+  type JsonSyntaxLocation,
+} from './locate-json-syntax-error.js';
 import { parseJsonLossless } from './lossless-json.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
@@ -214,6 +218,8 @@ function decodeJson(text: string, source: string, limits: DecodeLimits): Decoded
   try {
     value = parseJsonLossless(text) as JsonValue;
   } catch (error) {
+    const spans = jsonValueSpans(text);
+    if (spans !== undefined && spans.length > 1) return decodeJsonStream(text, spans, source, limits);
     // kubectl reads a first document that is not JSON again as YAML, and refuses it (with the JSON
     // error) only when that fails too: a tab or a line break inside a string, a trailing comma or a
     // single-quoted string pass as YAML. A limit the YAML document breaks is still ours to report.
@@ -232,6 +238,22 @@ function decodeJson(text: string, source: string, limits: DecodeLimits): Decoded
   return [
     { index: 0, value, contentBytes: checkExpansion(value, source, 0, limits, limits.decodedBefore ?? 0) },
   ];
+}
+
+/** Each value of a JSON stream is a document of its own, measured into the set's total in turn. */
+function decodeJsonStream(
+  text: string,
+  spans: readonly [number, number][],
+  source: string,
+  limits: DecodeLimits,
+): DecodedDocument[] {
+  let total = limits.decodedBefore ?? 0;
+  return spans.map(([start, end], index) => {
+    const value = parseJsonLossless(text.slice(start, end)) as JsonValue;
+    const contentBytes = checkExpansion(value, source, index, limits, total);
+    total += contentBytes;
+    return { index, value, contentBytes };
+  });
 }
 
 /** Where JSON.parse stopped; undefined when the text nests too deeply for the locator's recursion. */

@@ -31,6 +31,23 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxLocation | undefi
   }
 }
 
+/**
+ * Where each value of a stream of JSON values starts and ends (`{...} {...}`, as Go's JSON decoder reads
+ * one after the other), or undefined when the text is not such a stream.
+ */
+export function jsonValueSpans(text: string): [number, number][] | undefined {
+  const spans: [number, number][] = [];
+  try {
+    for (let at = skipSpace(text, 0); at < text.length; at = skipSpace(text, spans.at(-1)?.[1] ?? at)) {
+      spans.push([at, readValue(text, at)]);
+    }
+    return spans;
+  } catch (stop) {
+    if (stop instanceof JsonStop || stop instanceof RangeError) return undefined;
+    throw stop;
+  }
+}
+
 function lineAndColumn(text: string, position: number): { line: number; column: number } {
   const before = text.slice(0, position);
   const lineStart = before.lastIndexOf('\n') + 1;

@@ -37,6 +37,15 @@ describe('control characters, as kubectl reads them', () => {
     expect(document?.value).toEqual({ a: 'x\ty', b: 'x y', c: 'x\ty' });
   });
 
+  it('reads a stream of JSON values as documents, one after the other', () => {
+    const documents = decodeDocuments('{"a": 1}{"b": 2}\n\n {"c": "\u007f"}\n', 'stream.json');
+    expect(documents.map((document) => [document.index, document.value])).toEqual([
+      [0, { a: 1 }],
+      [1, { b: 2 }],
+      [2, { c: '\u007f' }],
+    ]);
+  });
+
   it('reads a JSON text that is not JSON again as YAML, keeping the JSON error when both fail', () => {
     const [document] = decodeDocuments('{"a": "x\ty", "b": \'q\', "c": [1,],}', 'loose.json');
     expect(document?.value).toEqual({ a: 'x\ty', b: 'q', c: [1] });
