@@ -31,7 +31,9 @@ export function schemasOf(document: JsonValue): JsonObject {
 /** The shape of the schema `start` (its `$ref`s followed), named `path` unless a `$ref` names it. */
 export function classifySchema(schemas: JsonObject, start: JsonValue | undefined, path: string): SchemaShape {
   const { schema, name } = resolve(schemas, start);
-  if (schema === undefined || schema['x-kubernetes-preserve-unknown-fields'] === true) {
+  // The API server publishes a nullable field of a CRD to kubectl (OpenAPI v2) without a type, and not
+  // as required, so kubectl takes anything there; v3 keeps the type, so it is dropped here.
+  if (schema === undefined || schema['x-kubernetes-preserve-unknown-fields'] === true || isNullable(schema)) {
     return { type: 'arbitrary' };
   }
   const named = name ?? path;
@@ -39,7 +41,10 @@ export function classifySchema(schemas: JsonObject, start: JsonValue | undefined
   const properties = isJsonObject(schema.properties) ? schema.properties : undefined;
   if (properties !== undefined && (type === undefined || type === 'object')) {
     const required = Array.isArray(schema.required)
-      ? schema.required.filter((field): field is string => typeof field === 'string')
+      ? schema.required.filter(
+          (field): field is string =>
+            typeof field === 'string' && !isNullable(resolve(schemas, properties[field]).schema),
+        )
       : [];
     return { type: 'kind', path: named, properties, required };
   }
@@ -54,6 +59,10 @@ export function classifySchema(schemas: JsonObject, start: JsonValue | undefined
     return { type: 'primitive', path: named, primitive: type };
   }
   return { type: 'arbitrary' };
+}
+
+function isNullable(schema: JsonObject | undefined): boolean {
+  return schema?.nullable === true;
 }
 
 /** A schema with its `$ref`s followed (through a one-item `allOf` too), and the name it was found under. */

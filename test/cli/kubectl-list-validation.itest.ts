@@ -1,6 +1,8 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { waitFor } from '../e2e/wait-for.js';
 import { freshNamespace, runCli } from './cli-test-kit.js';
 
 // Issue #26: kubectl validates the items of a `kind: List` against their kinds' schemas before sending
@@ -175,5 +177,84 @@ describe('List items kubectl refuses before sending, through kubectl and through
     for (const name of ['ours', 'theirs']) {
       expect(await getObject(`/api/v1/namespaces/${ns}/limitranges/${name}`)).toBeDefined();
     }
+  });
+
+  // A CRD's schema reaches kubectl as the API server publishes it for kubectl (OpenAPI v2): a nullable
+  // field has no type there and is not required, a number field takes an integer.
+  describe('a custom resource', () => {
+    const group = `${uniqueName('lc')}.example.com`;
+    const crd = [
+      'apiVersion: apiextensions.k8s.io/v1',
+      'kind: CustomResourceDefinition',
+      `metadata: {name: meters.${group}}`,
+      'spec:',
+      `  group: ${group}`,
+      '  scope: Namespaced',
+      '  names: {plural: meters, singular: meter, kind: Meter, listKind: MeterList}',
+      '  versions:',
+      '  - name: v1',
+      '    served: true',
+      '    storage: true',
+      '    schema:',
+      '      openAPIV3Schema:',
+      '        type: object',
+      '        properties:',
+      '          spec:',
+      '            type: object',
+      '            required: [name, note]',
+      '            properties:',
+      '              name: {type: string}',
+      '              note: {type: object, nullable: true, properties: {a: {type: string}}}',
+      '              level: {type: number}',
+      '              port: {x-kubernetes-int-or-string: true}',
+      '',
+    ].join('\n');
+    const schemaName = group.split('.').reverse().join('.');
+    const meter = (spec: string) => (name: string, namespace: string) =>
+      `- apiVersion: ${group}/v1\n  kind: Meter\n${meta(name, namespace)}\n  spec: ${spec}\n`;
+
+    beforeAll(async () => {
+      const directory = await writeSetDirectory({ 'crd.yaml': crd });
+      await kubectl(['apply', '-f', directory]);
+      await kubectl(['wait', '--for=condition=established', `crd/meters.${group}`]);
+    });
+    afterAll(async () => {
+      await kubectl(['delete', 'crd', `meters.${group}`, '--wait=false']);
+    });
+
+    it('is refused where kubectl refuses it and applied where kubectl applies it', async () => {
+      const ns = await freshNamespace('fid-list-crd');
+      const missing = list(ns, meter('{level: 1}'));
+      // The CRD's schema is published to kubectl a moment after it is established.
+      await waitFor('the CRD schema in kubectl validation', async () => {
+        const probe = await writeSetDirectory({ 'list.yaml': missing('probe') });
+        const refused = await kubectl(['apply', '--dry-run=client', '-f', probe]).then(
+          () => false,
+          (error: { stderr?: string }) => String(error.stderr).includes('missing required field'),
+        );
+        return refused ? true : undefined;
+      });
+      const refused = await applyBoth(ns, list(ns, meter('{level: x, note: [1]}')));
+      const words = [
+        `ValidationError(Meter.spec.level): invalid type for ${schemaName}.v1.Meter.spec.level: got "string", expected "number"`,
+        `ValidationError(Meter.spec): missing required field "name" in ${schemaName}.v1.Meter.spec`,
+      ];
+      expect({ kubectl: refused.kubectlOk, ours: refused.run.code }).toEqual({
+        kubectl: false,
+        ours: ExitCode.badInput,
+      });
+      for (const message of words) {
+        expect(refused.kubectlStderr).toContain(message);
+        expect(refused.run.stderr).toContain(message);
+      }
+      // The nullable `note`, a list where an object belongs and not given a name, is not mentioned.
+      expect(refused.kubectlStderr).not.toContain('note');
+      expect(refused.run.stderr).not.toContain('note');
+      const applied = await applyBoth(ns, list(ns, meter('{name: m1, level: 2, note: {a: x}, port: 80}')));
+      expect({ kubectl: applied.kubectlOk, ours: applied.run.code }).toEqual({
+        kubectl: true,
+        ours: ExitCode.ok,
+      });
+    });
   });
 });

@@ -38,7 +38,7 @@ const document = {
       },
       'example.v1.Part': {
         type: 'object',
-        required: ['name', 'size'],
+        required: ['name', 'size', 'note'],
         properties: {
           name: { type: 'string' },
           size: { type: 'integer' },
@@ -46,6 +46,7 @@ const document = {
           enabled: { type: 'boolean' },
           port: { allOf: [{ $ref: '#/components/schemas/example.v1.IntOrString' }] },
           args: { type: 'array', items: { type: 'string' } },
+          note: { type: 'string', nullable: true },
         },
       },
       'example.v1.IntOrString': { type: 'string', format: 'int-or-string' },
@@ -124,6 +125,19 @@ describe('findListItemProblems: what kubectl refuses in a List item before sendi
       'ValidationError(Widget.spec.parts[0]): missing required field "name" in example.v1.Part',
       'ValidationError(Widget.spec.parts[1]): missing required field "size" in example.v1.Part',
     ]);
+  });
+
+  it('takes anything in a nullable field, and does not require it, as kubectl sees CRDs', () => {
+    expect(
+      problemsOf({
+        spec: {
+          parts: [
+            { name: 'a', size: 1, note: { any: [1] } },
+            { name: 'b', size: 2 },
+          ],
+        },
+      }),
+    ).toEqual([]);
   });
 
   it('refuses the types kubectl refuses, naming the schema by field, and takes the rest', () => {
