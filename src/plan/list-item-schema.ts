@@ -53,7 +53,12 @@ export function classifySchema(schemas: JsonObject, start: JsonValue | undefined
     const values = isJsonObject(schema.additionalProperties) ? schema.additionalProperties : undefined;
     return { type: 'map', path: named, values };
   }
-  if (type === 'array') return { type: 'array', path: named, items: schema.items };
+  // An array without an item schema reaches kubectl untyped: anything goes.
+  if (type === 'array') {
+    return schema.items === undefined
+      ? { type: 'arbitrary' }
+      : { type: 'array', path: named, items: schema.items };
+  }
   if (type !== undefined && PRIMITIVES.has(type)) {
     // IntOrString is published as a string (format int-or-string), so it takes any scalar too.
     return { type: 'primitive', path: named, primitive: type };

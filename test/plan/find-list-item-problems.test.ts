@@ -47,6 +47,7 @@ const document = {
           port: { allOf: [{ $ref: '#/components/schemas/example.v1.IntOrString' }] },
           args: { type: 'array', items: { type: 'string' } },
           note: { type: 'string', nullable: true },
+          loose: { type: 'array' },
         },
       },
       'example.v1.IntOrString': { type: 'string', format: 'int-or-string' },
@@ -132,7 +133,7 @@ describe('findListItemProblems: what kubectl refuses in a List item before sendi
       problemsOf({
         spec: {
           parts: [
-            { name: 'a', size: 1, note: { any: [1] } },
+            { name: 'a', size: 1, note: { any: [1] }, loose: { a: null } },
             { name: 'b', size: 2 },
           ],
         },
