@@ -4,11 +4,11 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
-  isAlive,
   startControlPlane,
   stopRecordedControlPlane,
   type ControlPlaneInfo,
 } from '../test/harness/control-plane.js';
+import { isAlive } from '../test/harness/start-process.js';
 
 const cacheRoot =
   process.env.APPLYSET_CACHE_DIR ??

@@ -1,6 +1,7 @@
 import { IntentError } from '../errors/intent-error.js';
 import { createCollectionKeyCheck } from './check-collection-keys.js';
 import { createQuotedEscapeCheck } from './check-quoted-escapes.js';
+import { checkYamlCharacters } from './check-yaml-characters.js';
 import { GoScalar, mappingToJson } from './go-scalar.js';
 import { goYamlV2Schema } from './go-yaml-v2-schema.js';
 import yaml from 'js-yaml';
@@ -8,7 +9,11 @@ import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
 import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
-import { locateJsonSyntaxError, type JsonSyntaxLocation } from './locate-json-syntax-error.js';
+import {
+  jsonValueSpans,
+  locateJsonSyntaxError,
+  type JsonSyntaxLocation,
+} from './locate-json-syntax-error.js';
 import { parseJsonLossless } from './lossless-json.js';
 
 /** One YAML document of a file, or the single document of a JSON file. `value` is null when empty. */
@@ -95,6 +100,11 @@ export function decodeDocuments(
   limits: DecodeLimits = DEFAULT_DECODE_LIMITS,
 ): DecodedDocument[] {
   if (/^\s*\{/.test(text)) return decodeJson(text, source, limits);
+  return decodeYaml(text, source, limits);
+}
+
+function decodeYaml(text: string, source: string, limits: DecodeLimits): DecodedDocument[] {
+  refuseReaderCharacters(text, source);
   // go-yaml v2 takes NEL, LS and PS for line breaks (YAML 1.1), as js-yaml does not: a raw one in a
   // plain scalar ends the line there, one in a quoted scalar folds to a space.
   text = text.replace(/[\u0085\u2028\u2029]/g, '\n');
@@ -148,6 +158,24 @@ export function decodeDocuments(
   }
 }
 
+/** go-yaml's reader refuses a control character anywhere in the text (check-yaml-characters.ts). */
+function refuseReaderCharacters(text: string, source: string): void {
+  try {
+    checkYamlCharacters(text);
+  } catch (error) {
+    if (!(error instanceof yaml.YAMLException)) throw error;
+    const { mark } = error;
+    throwDecodeError(
+      source,
+      documentIndexAt(text, mark.position),
+      error.reason,
+      undefined,
+      mark.line,
+      mark.column,
+    );
+  }
+}
+
 /**
  * js-yaml counts the keys it copies for `<<` over the whole file and by default refuses past 10,000,
  * which refuses files kubectl reads (a thousand documents each merging a 20-key anchor). go-yaml has
@@ -190,6 +218,16 @@ function decodeJson(text: string, source: string, limits: DecodeLimits): Decoded
   try {
     value = parseJsonLossless(text) as JsonValue;
   } catch (error) {
+    const spans = jsonValueSpans(text);
+    if (spans !== undefined && spans.length > 1) return decodeJsonStream(text, spans, source, limits);
+    // kubectl reads a first document that is not JSON again as YAML, and refuses it (with the JSON
+    // error) only when that fails too: a tab or a line break inside a string, a trailing comma or a
+    // single-quoted string pass as YAML. A limit the YAML document breaks is still ours to report.
+    try {
+      return decodeYaml(text, source, limits);
+    } catch (yamlError) {
+      if (yamlError instanceof ManifestExpansionError) throw yamlError;
+    }
     // JSON.parse's message quotes the input around the error (a Secret value, maybe): only where and
     // why are kept, and the error itself is not carried as the cause.
     const where = locateJsonError(text);
@@ -200,6 +238,22 @@ function decodeJson(text: string, source: string, limits: DecodeLimits): Decoded
   return [
     { index: 0, value, contentBytes: checkExpansion(value, source, 0, limits, limits.decodedBefore ?? 0) },
   ];
+}
+
+/** Each value of a JSON stream is a document of its own, measured into the set's total in turn. */
+function decodeJsonStream(
+  text: string,
+  spans: readonly [number, number][],
+  source: string,
+  limits: DecodeLimits,
+): DecodedDocument[] {
+  let total = limits.decodedBefore ?? 0;
+  return spans.map(([start, end], index) => {
+    const value = parseJsonLossless(text.slice(start, end)) as JsonValue;
+    const contentBytes = checkExpansion(value, source, index, limits, total);
+    total += contentBytes;
+    return { index, value, contentBytes };
+  });
 }
 
 /** Where JSON.parse stopped; undefined when the text nests too deeply for the locator's recursion. */

@@ -94,7 +94,11 @@ function flattenList(value: JsonObject, source: ManifestSource): ManifestEntry[]
     return [{ type: 'object', value, source }];
   }
   return items.flatMap((item, itemIndex): ManifestEntry[] => {
-    const itemSource: ManifestSource = { ...source, itemIndex };
+    const itemSource: ManifestSource = {
+      ...source,
+      itemIndex,
+      ...(kind === 'List' ? {} : { listKind: kind }),
+    };
     if (item === null) return [];
     if (!isJsonObject(item)) return [notAnObject(itemSource, item)];
     // kubectl also validates the items of a List against their kind's schema before sending: that

@@ -31,6 +31,23 @@ export function locateJsonSyntaxError(text: string): JsonSyntaxLocation | undefi
   }
 }
 
+/**
+ * Where each value of a stream of JSON values starts and ends (`{...} {...}`, as Go's JSON decoder reads
+ * one after the other), or undefined when the text is not such a stream.
+ */
+export function jsonValueSpans(text: string): [number, number][] | undefined {
+  const spans: [number, number][] = [];
+  try {
+    for (let at = skipSpace(text, 0); at < text.length; at = skipSpace(text, spans.at(-1)?.[1] ?? at)) {
+      spans.push([at, readValue(text, at)]);
+    }
+    return spans;
+  } catch (stop) {
+    if (stop instanceof JsonStop || stop instanceof RangeError) return undefined;
+    throw stop;
+  }
+}
+
 function lineAndColumn(text: string, position: number): { line: number; column: number } {
   const before = text.slice(0, position);
   const lineStart = before.lastIndexOf('\n') + 1;
@@ -85,7 +102,7 @@ function readString(text: string, at: number): number {
   while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === 0x22) return i + 1;
-    if (c < 0x20) throw new JsonStop(i, 'a control character inside a string');
+    if (c < 0x20) throw new JsonStop(i, `invalid character ${goQuotedByte(c)} in string literal`);
     if (c === 0x5c) {
       const escape = text[i + 1] ?? '';
       if (escape === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) i += 6;
@@ -94,4 +111,11 @@ function readString(text: string, at: number): number {
     } else i++;
   }
   throw new JsonStop(text.length, 'unexpected end of input inside a string');
+}
+
+/** A control byte as Go's encoding/json names it in a syntax error (kubectl's words): '\t', '\x01'. */
+function goQuotedByte(c: number): string {
+  const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
+  const escape = named[c] ?? `x${c.toString(16).padStart(2, '0')}`;
+  return `'\\${escape}'`;
 }

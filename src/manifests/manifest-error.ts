@@ -22,6 +22,8 @@ export interface ManifestSource {
   readonly documentIndex: number | undefined;
   /** 0-based position inside a flattened `kind: List`. */
   readonly itemIndex?: number;
+  /** The kind of the typed list the item came from (`LimitRangeList`); absent for `kind: List`. */
+  readonly listKind?: string;
 }
 
 export function describeManifestSource(source: ManifestSource): string {

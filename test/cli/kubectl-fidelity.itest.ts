@@ -102,6 +102,24 @@ describe('the same file through kubectl and through applyset', () => {
     expect(result.ours).toEqual(result.theirs);
   });
 
+  // kubectl's JSON reader takes a stream of objects one after the other, with or without space between.
+  it('applies a stream of JSON objects as kubectl does, each its own document', async () => {
+    const ns = await freshNamespace('fid-json-stream');
+    const object = (name: string, value: string) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, namespace: ns },
+        data: { a: value },
+      });
+    const result = await applyBoth(ns, (name) => `${object(name, '1')}${object(`${name}-2`, '2')}\n`);
+    expect({ kubectl: result.kubectlOk, ours: result.ourCode }).toEqual({ kubectl: true, ours: ExitCode.ok });
+    expect(result.ours).toEqual(result.theirs);
+    for (const name of ['ours-2', 'theirs-2']) {
+      expect((await getObject(`/api/v1/namespaces/${ns}/configmaps/${name}`))?.['data']).toEqual({ a: '2' });
+    }
+  });
+
   // Two keys go-yaml keeps apart (the int 1000 and the float 1e3) that become one JSON key: kubectl
   // keeps whichever Go's map order gives it last, so the same file gives different objects from run to
   // run. We refuse the file, naming the key. (Go puts the later key last about 7 times in 8: 80 runs

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { AUDIT_LOG_FILE, AUDITED_USER } from '../harness/control-plane.js';
+import { AUDIT_LOG_FILE, AUDITED_USER } from '../harness/control-plane-files.js';
 import {
   adminKubeConfig,
   adminKubeconfigPath,

@@ -1,32 +1,18 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request as httpsRequest } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
-import { fileURLToPath } from 'node:url';
-
-/** The file in the control plane's directory (beside admin.kubeconfig) where audited requests go. */
-export const AUDIT_LOG_FILE = 'audit.log';
-
-/** The one user whose requests the API server records (a client certificate's common name). */
-export const AUDITED_USER = 'applyset-audited';
-
-/** Metadata of AUDITED_USER's requests once answered; nothing of anyone else's. */
-const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: [RequestReceived, ResponseStarted]
-rules:
-  - level: Metadata
-    users: [${AUDITED_USER}]
-  - level: None
-`;
-
-const execFileAsync = promisify(execFile);
-const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+import { join } from 'node:path';
+import { apiGet, freePort, httpOk } from './api-get.js';
+import { ControlPlaneError } from './control-plane-error.js';
+import {
+  AUDIT_LOG_FILE,
+  AUDIT_POLICY,
+  ensureControlPlaneBinaries,
+  kubeconfigYaml,
+  makeServingCertificate,
+} from './control-plane-files.js';
+import { isAlive, startProcess, stopProcesses, tail, waitForProcess } from './start-process.js';
 
 /** Everything a test or a person needs to reach a running local control plane. */
 export interface ControlPlaneInfo {
@@ -61,180 +47,6 @@ export interface StartOptions {
   readonly apiAddress?: string;
   /** The node profile's controller list (the workload controllers on); the default keeps them off. */
   readonly controllers?: string;
-}
-
-class ControlPlaneError extends Error {
-  override readonly name = 'ControlPlaneError';
-  readonly code = 'CONTROL_PLANE';
-}
-
-/** Builds the binaries (a no-op on a warm cache) and returns their directory. */
-async function ensureControlPlaneBinaries(log: (line: string) => void = () => {}): Promise<string> {
-  log('control plane: checking the binary cache (a cold build takes a while)');
-  try {
-    const { stdout } = await execFileAsync('bash', [join(repoRoot, 'scripts/build-control-plane.sh')], {
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    const lines = stdout.trim().split('\n');
-    const binDir = lines[lines.length - 1];
-    if (binDir === undefined || binDir === '')
-      throw new ControlPlaneError('the build script printed no directory');
-    return binDir;
-  } catch (error) {
-    const detail = (error as { stderr?: string }).stderr ?? String(error);
-    throw new ControlPlaneError(`could not build the local control plane:\n${detail}`, { cause: error });
-  }
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (address !== null && typeof address === 'object') resolvePort(address.port);
-        else reject(new ControlPlaneError('no free port'));
-      });
-    });
-  });
-}
-
-async function makeServingCertificate(dir: string, address: string): Promise<{ cert: string; key: string }> {
-  const cert = join(dir, 'serving.crt');
-  const key = join(dir, 'serving.key');
-  // A self-signed certificate that is its own CA, valid for the loopback names kubectl and tests use,
-  // and for the `kubernetes` Service's address (10.96.0.1), which pods of the node profile dial.
-  await execFileAsync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '30',
-    '-subj',
-    '/CN=applyset-test-apiserver',
-    '-addext',
-    `subjectAltName=IP:${address},IP:10.96.0.1,DNS:localhost,DNS:kubernetes.default.svc`,
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-keyout',
-    key,
-    '-out',
-    cert,
-  ]);
-  return { cert, key };
-}
-
-function kubeconfigYaml(server: string, caData: string, user: string, token: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters:',
-    '- name: applyset-test',
-    '  cluster:',
-    `    server: ${server}`,
-    `    certificate-authority-data: ${Buffer.from(caData).toString('base64')}`,
-    'users:',
-    `- name: ${user}`,
-    '  user:',
-    `    token: ${token}`,
-    'contexts:',
-    `- name: ${user}@applyset-test`,
-    '  context:',
-    '    cluster: applyset-test',
-    `    user: ${user}`,
-    `current-context: ${user}@applyset-test`,
-    '',
-  ].join('\n');
-}
-
-export function startProcess(
-  binary: string,
-  args: readonly string[],
-  logPath: string,
-  ownerPid: number | undefined,
-): ChildProcess {
-  // The log file descriptor goes straight to the child, so its output never depends on our process
-  // staying alive (a pipe would break when `cluster:up` exits).
-  const out = openSync(logPath, 'a');
-  // Without an owner the process is detached so that it outlives `cluster:up`. With one, a small bash
-  // watchdog ends it when the owner dies, whatever the owner's death (SIGKILL included).
-  const child =
-    ownerPid === undefined
-      ? spawn(binary, args, { detached: true, stdio: ['ignore', out, out] })
-      : spawn(
-          'bash',
-          [
-            '-c',
-            'child=""; trap \'[ -n "$child" ] && kill $child 2>/dev/null; wait\' EXIT TERM INT; ' +
-              '"$@" & child=$!; ' +
-              `while kill -0 ${ownerPid} 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done`,
-            'watchdog',
-            binary,
-            ...args,
-          ],
-          { stdio: ['ignore', out, out] },
-        );
-  closeSync(out);
-  if (ownerPid === undefined) child.unref();
-  return child;
-}
-
-async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  deadlineMs: number,
-  exited: () => string | undefined,
-): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  let delay = 50;
-  for (;;) {
-    const exitReason = exited();
-    if (exitReason !== undefined)
-      throw new ControlPlaneError(`${what}: process exited early (${exitReason})`);
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new ControlPlaneError(`${what}: not ready after ${deadlineMs} ms`);
-    await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 500);
-  }
-}
-
-async function httpOk(url: string): Promise<boolean> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
-  return response.ok;
-}
-
-/** A GET against the apiserver that trusts only its own self-signed certificate. */
-export async function apiGet(
-  server: string,
-  path: string,
-  caPath: string,
-  token: string,
-): Promise<{ status: number; body: string }> {
-  const ca = await readFile(caPath);
-  return new Promise((resolveGet, reject) => {
-    const request = httpsRequest(
-      new URL(path, server),
-      { ca, headers: { authorization: `Bearer ${token}` }, timeout: 2000 },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolveGet({ status: response.statusCode ?? 0, body }));
-        response.on('error', reject);
-      },
-    );
-    request.on('timeout', () => request.destroy(new ControlPlaneError(`GET ${path}: timed out`)));
-    request.on('error', reject);
-    request.end();
-  });
-}
-
-export async function tail(path: string): Promise<string> {
-  const text = await readFile(path, 'utf8').catch(() => '');
-  return text.split('\n').slice(-25).join('\n');
 }
 
 /**
@@ -299,7 +111,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       options.ownerPid,
     );
     track('etcd', etcd);
-    await waitFor(
+    await waitForProcess(
       'etcd',
       () => httpOk(`${etcdUrl}/health`),
       readyTimeoutMs,
@@ -346,7 +158,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       options.ownerPid,
     );
     track('kube-apiserver', apiserver);
-    await waitFor(
+    await waitForProcess(
       'kube-apiserver',
       async () => (await apiGet(server, '/readyz', cert, adminToken)).status === 200,
       readyTimeoutMs,
@@ -386,7 +198,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     );
     track('kube-controller-manager', kcm);
     // The controller manager is ready once its ServiceAccount controller has filled in "default".
-    await waitFor(
+    await waitForProcess(
       'kube-controller-manager',
       async () =>
         (await apiGet(server, '/api/v1/namespaces/default/serviceaccounts/default', cert, adminToken))
@@ -406,18 +218,6 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
   }
 }
 
-export async function stopProcesses(children: readonly ChildProcess[]): Promise<void> {
-  // Reverse start order: the controller manager and apiserver go before etcd, as a real node would.
-  for (const child of [...children].reverse()) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
 /** Stops processes recorded by another process (used by `cluster:down`). */
 export async function stopRecordedControlPlane(info: ControlPlaneInfo): Promise<void> {
   for (const pid of [...info.pids].reverse()) {
@@ -432,13 +232,4 @@ export async function stopRecordedControlPlane(info: ControlPlaneInfo): Promise<
     if (isAlive(pid)) process.kill(pid, 'SIGKILL');
   }
   await rm(info.workDir, { recursive: true, force: true });
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -11,15 +11,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  apiGet,
-  freePort,
-  startControlPlane,
-  startProcess,
-  stopProcesses,
-  tail,
-  type ControlPlane,
-} from './control-plane.js';
+import { apiGet, freePort } from './api-get.js';
+import { startControlPlane, type ControlPlane } from './control-plane.js';
+import { startProcess, stopProcesses, tail } from './start-process.js';
 import { startNodeContainerd, type NodeContainerd } from './node-containerd.js';
 import { createNodeNetwork, type NodeNetwork } from './node-network.js';
 import { NODE_NAME, nodeCommandLines, nodeKubeletConfig, unmountUnder } from './node-kubelet.js';

@@ -8,7 +8,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startProcess, tail } from './control-plane.js';
+import { startProcess, tail } from './start-process.js';
 import type { NodeNetwork } from './node-network.js';
 
 const execFileAsync = promisify(execFile);
