@@ -11,6 +11,8 @@ import { GitUnreachableError } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
+import { buildCommitKustomization, kustomizationAt } from '../kustomize/build-kustomization.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { excludeFiles } from '../manifests/exclude-files.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { readGitAuth } from './applyset-api.js';
@@ -124,16 +126,30 @@ export async function fetchRevision(
   }
 }
 
-/** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
+/**
+ * The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out; or, when
+ * the path holds a kustomization, what `kustomize build` makes of it (docs/kustomize.md), as one file
+ * named `kustomize build <path>` (ignore does not apply: kustomize reads what the kustomization lists).
+ */
 export async function readFiles(
   gitSource: GitSource,
   spec: ResolvedApplySetSpec,
   { commit, revision }: { commit: string; revision: string },
   signal: AbortSignal,
   log: Pick<Logger, 'error'>,
+  kustomize: KustomizeOptions = DEFAULT_KUSTOMIZE_OPTIONS,
 ): Promise<Step<ManifestFile[]>> {
   let files: ManifestFile[];
   try {
+    const built = await gitSource.readCommitTree(
+      { url: spec.source.url, commit },
+      async (tree) =>
+        (await kustomizationAt(tree, spec.source.path)) === undefined
+          ? undefined
+          : buildCommitKustomization(tree, { sourcePath: spec.source.path, options: kustomize, signal }),
+      { signal },
+    );
+    if (built !== undefined) return { value: [built] };
     files = await gitSource.readManifests(
       { url: spec.source.url, commit, path: spec.source.path },
       { signal },
