@@ -99,6 +99,17 @@ describe('runKustomize', () => {
     expect(message).not.toContain(work);
   });
 
+  it('has no network: a remote base that got past the pre-scan is neither downloaded nor cloned', async () => {
+    const { result } = await build({
+      'app/kustomization.yaml':
+        'resources:\n- https://github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v1.0.6\n',
+    });
+    expect(result).toBeInstanceOf(KustomizeError);
+    const message = (result as KustomizeError).message;
+    expect(message).toContain('proxyconnect tcp: dial tcp 127.0.0.1:1: connect: connection refused');
+    expect(message).toContain("no 'git' program on path");
+  });
+
   it('says when the binary is missing, as an installation problem to retry', async () => {
     const { result } = await build(
       { 'app/kustomization.yaml': 'resources: []\n' },
