@@ -3,7 +3,17 @@
 # BASE_IMAGE, when given, is the base of both stages: it must hold node and npm (scripts/build-image.sh
 # passes one made from Debian's packages, because the tests run where no registry image can be pulled).
 # Left empty, the stages use the official node images users pull.
+# GO_IMAGE is the stage that builds kustomize from the Go module proxy: any image with Go 1.26 that can
+# reach the proxy (scripts/build-image.sh passes one made of the same Debian base and this machine's Go).
 ARG BASE_IMAGE=
+ARG GO_IMAGE=golang:1.26-bookworm
+
+# kustomize for ApplySets whose path holds a kustomization (docs/kustomize.md): the release
+# scripts/build-kustomize.sh builds for the tests, static, stripped.
+FROM ${GO_IMAGE} AS kustomize
+ARG KUSTOMIZE_VERSION=v5.8.2
+RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath -ldflags "-s -w" \
+    "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" && /out/kustomize version
 
 FROM ${BASE_IMAGE:-node:20} AS build
 WORKDIR /app
@@ -27,6 +37,7 @@ COPY package.json package-lock.json .npmrc ./
 # --ignore-scripts: `prepare` would run tsc, which is a dev dependency and is not installed here.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=kustomize /out/kustomize /usr/local/bin/kustomize
 COPY bin ./bin
 # The Git cache must be writable by the runtime user; in Kubernetes the chart mounts an emptyDir here
 # because the root filesystem is read-only.

@@ -57,12 +57,27 @@ base_key=$({
 } | sha256sum | cut -c1-12)
 base_ref="applyset-node-base:$base_key"
 
+# The Dockerfile's kustomize stage builds from the Go module proxy in an image with Go: here the base
+# above plus this machine's own Go toolchain, with the module settings its go uses (the proxy, the
+# checksum database, GOFLAGS; the CA bundle is in the base already), so the build reaches the proxy
+# through whatever this machine's go goes through. Keyed by the base, Go's version and those settings.
+command -v go >/dev/null || { log "go is required to make the Go image the kustomize stage builds in"; exit 1; }
+go_root=$(go env GOROOT)
+go_settings=()
+for name in GOPROXY GOSUMDB GONOSUMDB GOPRIVATE GONOPROXY GOINSECURE GOFLAGS; do
+  go_settings+=("$name=\"$(go env "$name")\"")
+done
+go_key=$({
+  printf '%s\n' "$base_key" "$(go env GOVERSION)" "${go_settings[@]}"
+} | sha256sum | cut -c1-12)
+go_ref="applyset-go-base:$go_key"
+
 # The image's key: the base, the Dockerfile, .dockerignore and the sources of every COPY that reads the
 # build context (read from the Dockerfile, so a new COPY is keyed without touching this script). Paths
 # are relative, so every clone of the same commit shares one build.
 copied=$(awk '$1 == "COPY" && $2 !~ /^--from/ { for (i = 2; i < NF; i++) print $i }' "$root/Dockerfile")
 image_key=$({
-  echo "$base_key"
+  echo "$base_key" "$go_key"
   # shellcheck disable=SC2086 # the COPY sources are one word each
   cd "$root" && find Dockerfile .dockerignore $copied -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
 } | sha256sum | cut -c1-12)
@@ -118,15 +133,36 @@ ensure_base() {
     --change 'CMD ["node"]' "$rootfs" "$base_ref" >/dev/null
 }
 
+# The base with this machine's Go in /usr/local/go: a build context of a Dockerfile and the Go tree,
+# streamed to docker as a tar, so nothing is copied on disk first.
+ensure_go_image() {
+  has_image "$go_ref" && return 0
+  ensure_base
+  log "making $go_ref: $base_ref with $(go env GOVERSION) from $go_root"
+  local context
+  context=$(mktemp -d)
+  {
+    echo "FROM $base_ref"
+    echo "COPY go /usr/local/go"
+    echo 'ENV PATH=/usr/local/go/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GOTOOLCHAIN=local'
+    echo "ENV ${go_settings[*]}"
+  } >"$context/Dockerfile"
+  tar -c -C "$context" Dockerfile -C "$(dirname "$go_root")" --transform "s,^$(basename "$go_root"),go," \
+    "$(basename "$go_root")" | DOCKER_BUILDKIT=0 docker build --quiet --tag "$go_ref" - >&2
+  rm -rf "$context"
+}
+
 ensure_image() {
   if [ -f "$archive" ]; then
     has_image "$image_ref" || docker load --quiet --input "$archive" >&2
     return 0
   fi
   ensure_base
-  log "building $image_ref on $base_ref"
+  ensure_go_image
+  log "building $image_ref on $base_ref (kustomize built in $go_ref)"
   # The classic builder: BuildKit would fetch its Dockerfile frontend from a registry.
-  DOCKER_BUILDKIT=0 docker build --quiet --build-arg "BASE_IMAGE=$base_ref" --tag "$image_ref" "$root" >&2
+  DOCKER_BUILDKIT=0 docker build --quiet --build-arg "BASE_IMAGE=$base_ref" --build-arg "GO_IMAGE=$go_ref" \
+    --tag "$image_ref" "$root" >&2
   mkdir -p "$(dirname "$archive")"
   docker save --output "$archive.tmp.$$" "$image_ref"
   mv "$archive.tmp.$$" "$archive"

@@ -6,7 +6,7 @@ import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
-const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
+const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR) --applyset NAME [-n NAMESPACE]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
                      [--validate[=strict|warn|ignore|true|false]] [--wait [--timeout 5m]]
@@ -15,7 +15,8 @@ const usage = `usage: applyset apply -f FILENAME [-f FILENAME ...] [-R] --applys
 Applies the objects of every -f as one set, exactly as kubectl apply would, and records the set in
 the ConfigMap NAME (the apply-config object, created if missing). -f repeats and is read in order: a
 file, a directory's .yaml, .yml and .json files (its subdirectories too with -R, --recursive), or -
-for standard input. With --prune, objects the set applied before and that are in none of the files
+for standard input. -k DIR instead builds the kustomization in DIR with kustomize (from PATH, or
+APPLYSET_KUSTOMIZE_BINARY) as the controller does: no remote bases, no plugins. With --prune, objects the set applied before and that are in none of the files
 are deleted, if this set still owns them. --dry-run prints what apply would do, in kubectl's words
 (configmap/x created (dry run)), with the field-level changes and the prunes, and writes nothing.
 --kubeconfig, else every file of KUBECONFIG merged as kubectl merges them, else ~/.kube/config;

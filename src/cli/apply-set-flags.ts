@@ -14,6 +14,8 @@ import {
 export interface ApplySetFlags {
   /** Every `-f`, in the order given; `-` is standard input. */
   readonly filenames: readonly string[];
+  /** `-k DIR`: the objects are what `kustomize build DIR` makes (docs/kustomize.md); never with `-f`. */
+  readonly kustomize: string | undefined;
   readonly recursive: boolean;
   readonly applyset: string;
   readonly namespace: string | undefined;
@@ -43,6 +45,7 @@ const MAX_APPLY_CONCURRENCY = 128;
 /** The flags `apply` and `diff` share; only `-f` repeats, as in kubectl. */
 const commonFlags: FlagSpecs = {
   filename: { type: 'string', short: 'f', repeats: true },
+  kustomize: { type: 'string', short: 'k' },
   exclude: { type: 'string', repeats: true },
   recursive: { type: 'boolean', short: 'R' },
   applyset: { type: 'string' },
@@ -99,7 +102,16 @@ export function parseApplySetFlags(
 
 function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetFlags {
   const filenames = flags.get('filename') ?? [];
-  if (filenames.length === 0) throw new UsageError('-f FILENAME is required (a file, a directory, or -)');
+  const kustomize = single(flags, 'kustomize');
+  // kubectl's own words for both at once.
+  if (kustomize !== undefined && filenames.length > 0)
+    throw new UsageError('only one of -f or -k can be specified');
+  if (kustomize === '') throw new UsageError('-k needs a directory, got ""');
+  if (filenames.length === 0 && kustomize === undefined) {
+    throw new UsageError(
+      '-f FILENAME or -k DIR is required (a file, a directory, or -; a kustomization directory)',
+    );
+  }
   if (filenames.includes('')) throw new UsageError('-f needs a file name, got ""');
   const given = single(flags, 'applyset');
   if (given === undefined) throw new UsageError('--applyset NAME is required');
@@ -112,6 +124,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
   if (namespace === '') throw new UsageError('-n needs a namespace, got ""');
   return {
     filenames,
+    kustomize,
     recursive: flagIsTrue(flags, 'recursive'),
     applyset,
     namespace,

@@ -19,6 +19,7 @@ import {
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
 import { GIT_LIMIT_OPTIONS, GIT_LIMIT_USAGE, gitLimitConfig } from './git-limit-flags.js';
+import { KUSTOMIZE_OPTIONS, KUSTOMIZE_USAGE, kustomizeConfig } from './kustomize-flags.js';
 import { UsageError } from './parse-command-line.js';
 import { reportUnexpected } from './report-unexpected.js';
 
@@ -34,6 +35,8 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
                           [--git-cache-max-repository-bytes 256Mi]
+                          [--kustomize-binary PATH] [--kustomize-timeout 60s]
+                          [--kustomize-max-memory 256Mi]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -76,7 +79,8 @@ payload asks at once for the reconcile of every ApplySet whose source URL and br
 names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
 receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
 
-${GIT_LIMIT_USAGE}`;
+${GIT_LIMIT_USAGE}
+${KUSTOMIZE_USAGE}`;
 
 /** `applyset controller`: reads flags and environment once, runs until SIGTERM or SIGINT. */
 export const controllerCommand: Command = (argv, io) => runControllerCommand(argv, io, {});
@@ -150,6 +154,7 @@ const CONTROLLER_OPTIONS = {
   'allow-secret-refs-from': { type: 'string', default: '' },
   'allow-nested-applysets': { type: 'boolean', default: false },
   ...GIT_LIMIT_OPTIONS,
+  ...KUSTOMIZE_OPTIONS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -201,6 +206,7 @@ function parseControllerFlags(
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       ...webhook,
       ...gitLimitConfig(values),
+      kustomize: kustomizeConfig(values),
     },
   };
 }

@@ -27,7 +27,6 @@ type GitLimitFlag = keyof typeof GIT_LIMIT_OPTIONS;
 
 /**
  * `16Mi`, `1Gi`, `500000`: a positive whole number of bytes (or objects, without a unit).
- * @internal test seam: a pure step its unit test runs alone
  */
 export function parseSizeFlag(flag: string, text: string): number {
   const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(text.trim());

@@ -21,6 +21,9 @@ import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { findManifestErrorsOffline } from './find-manifest-errors-offline.js';
 import { UsageError } from './parse-command-line.js';
+import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
+import { KustomizeError } from '../kustomize/kustomize-error.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS } from '../kustomize/run-kustomize.js';
 import { readManifestSources } from './read-manifest-sources.js';
 
 /** How `apply` and `diff` differ: `diff` is always a dry run and draws no progress line. */
@@ -109,14 +112,27 @@ async function readCheckedManifests(
 ): Promise<ManifestFile[] | number> {
   let files: ManifestFile[];
   try {
-    files = await readManifestSources(flags.filenames, {
-      cwd: io.cwd,
-      recursive: flags.recursive,
-      stdin: io.stdin,
-      exclude: flags.exclude,
-    });
+    files =
+      flags.kustomize === undefined
+        ? await readManifestSources(flags.filenames, {
+            cwd: io.cwd,
+            recursive: flags.recursive,
+            stdin: io.stdin,
+            exclude: flags.exclude,
+          })
+        : [
+            await buildLocalKustomization(resolve(io.cwd, flags.kustomize), flags.kustomize, {
+              options: {
+                ...DEFAULT_KUSTOMIZE_OPTIONS,
+                binary: io.env['APPLYSET_KUSTOMIZE_BINARY'] || 'kustomize',
+              },
+            }),
+          ];
   } catch (error) {
     if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
+    if (error instanceof KustomizeError) {
+      return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
+    }
     return fail(`cannot read the manifests: ${messageOf(error)}`, ExitCode.badInput);
   }
   const problems = findManifestErrorsOffline(files);

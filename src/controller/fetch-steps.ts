@@ -12,6 +12,8 @@ import { GitUnreachableError } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
+import { buildCommitKustomization, kustomizationAt } from '../kustomize/build-kustomization.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { excludeFiles } from '../manifests/exclude-files.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import { readGitAuth } from './applyset-api.js';
@@ -128,24 +130,57 @@ export async function fetchRevision(
   }
 }
 
+/** How readFiles reaches a revision's files: a commit in the Git cache, or a preview's local checkout. */
+export interface RevisionReader {
+  /** The manifest files under `path` (a directory, read recursively, or one file). */
+  readManifests(path: string, signal: AbortSignal): Promise<ManifestFile[]>;
+  /** `kustomize build` of `path`, or undefined when `path` holds no kustomization. */
+  buildKustomization(
+    path: string,
+    options: KustomizeOptions,
+    signal: AbortSignal,
+  ): Promise<ManifestFile | undefined>;
+}
+
+/** A commit of the shared Git cache, as readFiles reads it. */
+export function commitReader(
+  gitSource: Pick<GitSource, 'readManifests' | 'readCommitTree'>,
+  { url, commit }: { url: string; commit: string },
+): RevisionReader {
+  return {
+    readManifests: (path, signal) => gitSource.readManifests({ url, commit, path }, { signal }),
+    buildKustomization: (path, options, signal) =>
+      gitSource.readCommitTree(
+        { url, commit },
+        async (tree) =>
+          (await kustomizationAt(tree, path)) === undefined
+            ? undefined
+            : buildCommitKustomization(tree, { sourcePath: path, options, signal }),
+        { signal },
+      ),
+  };
+}
+
 /**
- * The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. The
- * preview (src/preview/preview-applyset.ts) reads a local checkout through here too, with a reader of
- * that directory in place of the Git cache, so both read a revision the same way.
+ * The manifests of a revision under spec.source.path, less what spec.source.ignore leaves out; or, when
+ * the path holds a kustomization, what `kustomize build` makes of it (docs/kustomize.md), as one file
+ * named `kustomize build <path>` (ignore does not apply: kustomize reads what the kustomization lists).
+ * The preview (src/preview/preview-applyset.ts) reads a local checkout through here too, so both read a
+ * revision the same way.
  */
 export async function readFiles(
-  gitSource: Pick<GitSource, 'readManifests'>,
+  reader: RevisionReader,
   spec: ResolvedApplySetSpec,
-  { commit, revision }: { commit: string; revision: string },
+  revision: string,
   signal: AbortSignal,
   log: Pick<Logger, 'error'>,
+  kustomize: KustomizeOptions = DEFAULT_KUSTOMIZE_OPTIONS,
 ): Promise<Step<ManifestFile[]>> {
   let files: ManifestFile[];
   try {
-    files = await gitSource.readManifests(
-      { url: spec.source.url, commit, path: spec.source.path },
-      { signal },
-    );
+    const built = await reader.buildKustomization(spec.source.path, kustomize, signal);
+    if (built !== undefined) return { value: [built] };
+    files = await reader.readManifests(spec.source.path, signal);
   } catch (error) {
     return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
   }

@@ -25,6 +25,7 @@ import {
   missingServiceAccount,
   onSchedule,
   readCredentials,
+  commitReader,
   readFiles,
 } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
@@ -163,8 +164,10 @@ async function applyRevision(
   const { revision, commit } = fetched.value;
   ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
 
-  // 10. Read the files under spec.source.path at that commit straight from the object store.
-  const files = await readFiles(options.gitSource, spec, { commit, revision }, signal, ctx.log);
+  // 10. Read the files under spec.source.path at that commit straight from the object store, or build
+  // the kustomization there.
+  const reader = commitReader(options.gitSource, { url: spec.source.url, commit });
+  const files = await readFiles(reader, spec, revision, signal, ctx.log, options.kustomize);
   if ('done' in files) return { outcome: files.done };
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default

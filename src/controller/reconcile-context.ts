@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import type { GitSource } from '../git/git-source.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
@@ -45,6 +46,8 @@ export interface ReconcilerOptions {
   /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
   readonly gitSource: GitSource;
+  /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
+  readonly kustomize?: KustomizeOptions;
   readonly tenancy: Tenancy;
   readonly recordEvent: EventRecorder;
   readonly metrics: ControllerMetrics;

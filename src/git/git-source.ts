@@ -28,7 +28,8 @@ import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from './guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
-import { readCachedManifests } from './read-cached-manifests.js';
+import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
+import { readUnderLock } from './read-under-lock.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
 import type { SourceHostList } from './source-host-list.js';
 
@@ -102,6 +103,16 @@ export interface GitSource {
    * (retryable) when the commit has left the cache since its fetch.
    */
   readManifests(request: GitReadRequest, options?: GitReadOptions): Promise<ManifestFile[]>;
+  /**
+   * Runs `use` on the commit's tree while no fetch can change the cache under it (the repository's read
+   * lock, as readManifests holds it): for a reader of more than manifests, a Kustomize build's copy of
+   * the tree. GitFetchError (retryable) when the commit has left the cache since its fetch.
+   */
+  readCommitTree<T>(
+    request: Omit<GitReadRequest, 'path'>,
+    use: (commit: CachedCommit) => Promise<T>,
+    options?: Pick<GitReadOptions, 'signal'>,
+  ): Promise<T>;
 }
 
 export interface GitSourceOptions {
@@ -197,6 +208,10 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   };
   const flights = createFetchFlights<FetchedCommit>(options.now ?? Date.now);
   const identityOf = credentialIdentity(identityKey());
+  const cacheOf = (url: string) => {
+    const repository = parseRepositoryUrl(url);
+    return { ...repository, gitdir: repositoryCachePaths(options.cacheDir, repository.cacheKey).gitdir };
+  };
 
   return {
     async fetch(request, fetchOptions = {}) {
@@ -230,25 +245,20 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       }
     },
 
-    async readManifests(request, readOptions = {}) {
-      const { signal } = readOptions;
-      signal?.throwIfAborted();
-      const repository = parseRepositoryUrl(request.url);
-      const { gitdir } = repositoryCachePaths(options.cacheDir, repository.cacheKey);
-      budget.touch(repository.cacheKey);
-      const read = lock.run(repository.cacheKey, 'read', async () =>
+    readManifests: (request, readOptions = {}) =>
+      readUnderLock(shared, cacheOf(request.url), readOptions.signal, (opened) =>
         readCachedManifests({
-          gitdir,
-          readCache: await objectCaches.forRead(repository.cacheKey, gitdir),
-          url: repository.url,
+          ...opened,
           commit: request.commit,
           path: request.path,
           ...(readOptions.limits === undefined ? {} : { limits: readOptions.limits }),
-          ...(signal === undefined ? {} : { signal }),
         }),
-      );
-      return signal === undefined ? read : raceSignal(read, signal);
-    },
+      ),
+
+    readCommitTree: (request, use, readOptions = {}) =>
+      readUnderLock(shared, cacheOf(request.url), readOptions.signal, async (opened) =>
+        use(await openCachedCommit({ ...opened, commit: request.commit })),
+      ),
   };
 }
 

@@ -3,6 +3,7 @@ import { gitFs as fs } from './git-fs.js';
 import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
+import { createCommitTreeView, type CommitTreeView } from './commit-tree-view.js';
 import { readTreeManifests, type GitObjectReader } from './read-tree-manifests.js';
 import type { GitObjectContent, RepositoryReadCache } from './repository-object-caches.js';
 
@@ -29,7 +30,34 @@ export interface CachedManifestsRequest {
  * the repository's lock, so a fetch that starts the cache over never removes objects under the read.
  */
 export async function readCachedManifests(request: CachedManifestsRequest): Promise<ManifestFile[]> {
-  const { gitdir, url, commit, limits, signal } = request;
+  const { commit, limits, signal } = request;
+  const { reader, tree } = await openCachedCommit(request);
+  return readTreeManifests({
+    reader,
+    commit,
+    tree,
+    sourcePath: request.path,
+    ...(limits === undefined ? {} : { limits }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
+/** A commit of the cache, opened for reading: its root tree and the tree's view. */
+export interface CachedCommit {
+  readonly commit: string;
+  /** The commit's root tree. */
+  readonly tree: string;
+  readonly view: CommitTreeView;
+}
+
+/**
+ * The commit's tree as a view over the bare repository's objects (see readCachedManifests for the lock
+ * the caller holds). GitFetchError when the commit has left the cache since its fetch.
+ */
+export async function openCachedCommit(
+  request: Omit<CachedManifestsRequest, 'path' | 'limits'>,
+): Promise<CachedCommit & { readonly reader: GitObjectReader }> {
+  const { gitdir, url, commit, signal } = request;
   const reader = objectStoreReader(gitdir, request.readCache);
   let object: GitObjectContent;
   try {
@@ -40,14 +68,8 @@ export async function readCachedManifests(request: CachedManifestsRequest): Prom
   }
   const tree = object.type === 'commit' ? treeOfCommit(object.content) : undefined;
   if (tree === undefined) throw new GitFetchError(url, `${commit} is not a commit object`);
-  return readTreeManifests({
-    reader,
-    commit,
-    tree,
-    sourcePath: request.path,
-    ...(limits === undefined ? {} : { limits }),
-    ...(signal === undefined ? {} : { signal }),
-  });
+  const view = createCommitTreeView({ reader, tree, ...(signal === undefined ? {} : { signal }) });
+  return { commit, tree, view, reader };
 }
 
 /**

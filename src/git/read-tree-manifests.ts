@@ -37,7 +37,7 @@ const MANIFEST_EXTENSIONS: ReadonlySet<string> = new Set(['.yaml', '.yml', '.jso
  * billions of entries (of empty files, which the size limits do not see), on trees already parsed: no
  * I/O, so no abort could interrupt it. Far above any real directory of manifests.
  */
-const MAX_WALKED_ENTRIES = 200_000;
+export const MAX_WALKED_ENTRIES = 200_000;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -137,7 +137,6 @@ function isManifestName(name: string): boolean {
  * repository: absolute paths, `..` segments (even ones that would come back inside, as Flux refuses them
  * too) and NUL bytes. Empty, `.` and `./` mean the root (no segments). Both separators split, so a path
  * written for Windows names the same directory.
- * @internal test seam: a pure step its unit test runs alone
  */
 export function sourcePathSegments(sourcePath: string | undefined): string[] {
   const raw = sourcePath ?? '';

@@ -5,6 +5,7 @@
  * the account the controller applies the set as. Nothing is written.
  */
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
@@ -19,6 +20,8 @@ import {
   missingServiceAccount,
   readCredentials,
   readFiles,
+  commitReader,
+  type RevisionReader,
   type Step,
 } from '../controller/fetch-steps.js';
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
@@ -26,6 +29,7 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
+import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
 import { previewEntries, type PreviewPolicy } from './preview-entries.js';
@@ -232,11 +236,7 @@ async function readRevision(
   const { source, namespace } = request;
   if (source.kind === 'local') {
     const directory = source.directory;
-    const local = {
-      readManifests: ({ path: under }: { path?: string }) =>
-        readManifestDirectory(path.join(directory, under ?? '')),
-    };
-    const files = await readFiles(local, spec, { commit: 'local', revision: directory }, signal, quiet);
+    const files = await readFiles(localReader(directory), spec, directory, signal, quiet);
     if ('done' in files) return files;
     return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
   }
@@ -248,9 +248,26 @@ async function readRevision(
   const fetched = await fetchRevision(ctx, gitSource, spec, { auth: auth.value, maxAgeMs: 0 }, signal);
   if ('done' in fetched) return fetched;
   const { revision, commit } = fetched.value;
-  const files = await readFiles(gitSource, spec, { commit, revision }, signal, quiet);
+  const atCommit = commitReader(gitSource, { url: spec.source.url, commit });
+  const files = await readFiles(atCommit, spec, revision, signal, quiet);
   if ('done' in files) return files;
   return { value: { files: files.value, revision, previewed: { kind: 'git', revision, commit } } };
+}
+
+/**
+ * A local checkout read as readFiles reads a commit: spec.source.path under the checkout's root, and a
+ * kustomization there built as `applyset apply -k` builds one.
+ */
+function localReader(directory: string): RevisionReader {
+  return {
+    readManifests: (under) => readManifestDirectory(path.join(directory, under)),
+    buildKustomization: async (under, options, signal) => {
+      const absolute = path.join(directory, under);
+      const names = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+      if (!names.some((name) => existsSync(path.join(absolute, name)))) return undefined;
+      return buildLocalKustomization(absolute, under === '' ? '.' : under, { options, signal });
+    },
+  };
 }
 
 /** What a preview that stops before its fetch says it previewed. */

@@ -93,6 +93,10 @@ async function reconcile(stubs: Stubs) {
       if (stubs.read !== undefined) throw stubs.read;
       return [];
     },
+    // No kustomization: the source is read as plain files.
+    async readCommitTree() {
+      return undefined;
+    },
   } as unknown as GitSource;
   const engine: ApplySetEngine = async (request) => {
     engineRequests.push(request);

@@ -60,6 +60,8 @@ async function reconcile(overrides: Partial<ReconcilerOptions>, tenancy: Partial
       return { revision: 'main@sha1:0123', commit: '0123', fetched: true };
     },
     readManifests: async () => [],
+    // No kustomization: the source is read as plain files.
+    readCommitTree: async () => undefined,
   } as unknown as GitSource;
   const logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => logger } as unknown as Logger;
   const metrics = new Proxy({}, { get: () => () => undefined }) as ControllerMetrics;

@@ -40,6 +40,7 @@ import {
   kubeApiErrorFrom,
 } from '../../src/kube/kube-api-error.js';
 import { KubeConfigError } from '../../src/kube/kubeconfig-error.js';
+import { KustomizeError } from '../../src/kustomize/kustomize-error.js';
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
@@ -129,6 +130,9 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   ],
   [new WatchExpiredError('410 Gone'), 'retryable', 'WatchExpired'],
   [new WatchStalledError('silent'), 'retryable', 'WatchStalled'],
+  [new KustomizeError('refused', 'a remote base'), 'stalled', 'KustomizationRefused'],
+  [new KustomizeError('failed', 'kustomize build . failed'), 'stalled', 'KustomizeBuildFailed'],
+  [new KustomizeError('internal', 'kustomize is not installed'), 'retryable', 'KustomizeUnavailable'],
 ];
 
 describe('classifyFailure', () => {

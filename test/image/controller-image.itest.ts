@@ -26,6 +26,11 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
   version: string;
 };
 
+/** The kustomize release scripts/build-kustomize.sh pins: the image must ship the same one. */
+const kustomizeVersion = /version=\$\{KUSTOMIZE_VERSION:-(v[0-9.]+)\}/.exec(
+  readFileSync(new URL('../../scripts/build-kustomize.sh', import.meta.url), 'utf8'),
+)?.[1];
+
 let image: ControllerImage;
 
 beforeAll(async () => {
@@ -96,6 +101,23 @@ test("the image's node_modules hold the production dependencies and none of the 
 test('`applyset --version` answers from the image', async () => {
   const run = await nodeRunInImage(['bin/applyset.js', '--version']);
   expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 0, stdout: `applyset ${pkg.version}\n` });
+});
+
+test('`kustomize version` runs in the image as uid 65532, the pinned release the controller builds with', async () => {
+  const run = await docker([
+    'run',
+    '--rm',
+    ...CHART_LIKE_RUN,
+    '--entrypoint',
+    '/bin/sh',
+    image.reference,
+    '-c',
+    'echo "$(id -u):$(id -g) $(command -v kustomize)" && kustomize version',
+  ]);
+  expect({ code: run.code, stdout: run.stdout }).toEqual({
+    code: 0,
+    stdout: `65532:65532 /usr/local/bin/kustomize\n${kustomizeVersion}\n`,
+  });
 });
 
 test("`controller --help` answers through the image's ENTRYPOINT", async () => {

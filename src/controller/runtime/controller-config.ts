@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
 import type { SourceHostList } from '../../git/source-host-list.js';
 import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
+import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
 
 /**
  * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
@@ -32,6 +33,8 @@ export interface ControllerConfig {
   readonly gitCacheMaxBytes?: number;
   /** One repository's bytes on disk before its next fetch starts it over (`--git-cache-max-repository-bytes`). */
   readonly gitCacheMaxRepositoryBytes?: number;
+  /** `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
+  readonly kustomize?: KustomizeOptions;
   /** POD_NAME, else hostname and pid. */
   readonly identity: string;
   /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */

@@ -157,6 +157,7 @@ function wireReconciler(
         ? {}
         : { cacheMaxRepositoryBytes: config.gitCacheMaxRepositoryBytes }),
     }),
+    ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({
       client,
       instance: config.identity,

@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { load } from 'js-yaml';
+import { messageOf } from '../errors/message-of.js';
+
+/** What the pre-scan reads: a repository's files by '/'-separated path from its root ('' the root). */
+export interface KustomizationTree {
+  kindOf(relativePath: string): 'file' | 'dir' | undefined;
+  read(relativePath: string): string;
+}
+
+/** The names kustomize looks for in a directory, in its order. */
+const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+/**
+ * Kustomizations one build may reach. Far above real overlays (a handful of levels, a few components);
+ * it bounds a repository whose kustomizations list each other many times over.
+ */
+const MAX_KUSTOMIZATIONS = 1000;
+
+/** The fields whose entries kustomize runs as plugins (exec or containers), none of which is allowed. */
+const PLUGIN_FIELDS = ['generators', 'transformers', 'validators'] as const;
+const HELM_FIELDS = ['helmCharts', 'helmGlobals', 'helmChartInflationGenerator'] as const;
+
+/** The kustomization file of `dir`, by kustomize's order of names; undefined when it has none. */
+export function kustomizationFileIn(tree: KustomizationTree, dir: string): string | undefined {
+  return KUSTOMIZATION_FILE_NAMES.find((name) => tree.kindOf(joinRelative(dir, name)) === 'file');
+}
+
+/**
+ * Everything the controller refuses in the kustomizations reachable from `dir`, one line each, naming
+ * the kustomization file, the field and the entry; empty when kustomize may build it. Refused: a
+ * remote resource, base or component (a URL, a Git reference: the controller fetches one repository,
+ * never others behind the ApplySet's back), an absolute path or one leaving the repository root, a
+ * path naming nothing (kustomize would take it for a remote one), and any plugin: generators,
+ * transformers and validators entries, and Helm charts (kustomize runs them with exec or containers).
+ */
+export function scanKustomization(tree: KustomizationTree, dir: string): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const pending = [dir];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    if (seen.size > MAX_KUSTOMIZATIONS) {
+      problems.push(`more than ${MAX_KUSTOMIZATIONS} kustomizations are reachable from ${dir || '.'}`);
+      break;
+    }
+    const name = kustomizationFileIn(tree, next);
+    // A directory without one is kustomize's to report (it says which entry named it).
+    if (name === undefined) continue;
+    const file = joinRelative(next, name);
+    let document: unknown;
+    try {
+      document = load(tree.read(file));
+    } catch (error) {
+      problems.push(`${file}: cannot be read to check it: ${messageOf(error)}`);
+      continue;
+    }
+    if (!isRecord(document)) continue;
+    const found = checkKustomization(tree, document, next);
+    for (const problem of found.problems) problems.push(`${file}: ${problem}`);
+    pending.push(...found.directories.filter((directory) => !seen.has(directory)).reverse());
+  }
+  return problems;
+}
+
+/** What one kustomization refuses, and the directories it builds on (to scan next). */
+function checkKustomization(
+  tree: KustomizationTree,
+  kustomization: Readonly<Record<string, unknown>>,
+  dir: string,
+): { problems: string[]; directories: string[] } {
+  const problems: string[] = [];
+  const directories: string[] = [];
+  const checkPath = (field: string, entry: unknown): void => {
+    if (typeof entry !== 'string') return;
+    const found = localPath(entry, dir);
+    const kind = 'path' in found ? tree.kindOf(found.path) : undefined;
+    if ('problem' in found) problems.push(`${field} entry ${JSON.stringify(entry)} ${found.problem}`);
+    else if (kind === undefined) {
+      problems.push(
+        `${field} entry ${JSON.stringify(entry)} names nothing in the repository (kustomize would fetch it as a remote URL)`,
+      );
+    } else if (kind === 'dir') directories.push(found.path);
+  };
+  for (const field of ['resources', 'bases', 'components', 'crds', 'configurations'] as const) {
+    for (const entry of listOf(kustomization[field])) checkPath(field, entry);
+  }
+  for (const entry of listOf(kustomization['patchesStrategicMerge'])) {
+    // An entry is a file, or a patch written inline (YAML holding a mapping): only files are paths.
+    if (typeof entry === 'string' && !/[\n:]/.test(entry)) checkPath('patchesStrategicMerge', entry);
+  }
+  for (const field of ['patches', 'patchesJson6902', 'replacements'] as const) {
+    for (const entry of listOf(kustomization[field])) {
+      if (isRecord(entry)) checkPath(field, entry['path']);
+    }
+  }
+  if (isRecord(kustomization['openapi'])) checkPath('openapi', kustomization['openapi']['path']);
+  for (const field of ['configMapGenerator', 'secretGenerator'] as const) {
+    for (const generator of listOf(kustomization[field])) {
+      if (!isRecord(generator)) continue;
+      // `files` entries are `path` or `key=path`.
+      for (const file of listOf(generator['files'])) {
+        if (typeof file === 'string') checkPath(`${field} files`, file.slice(file.indexOf('=') + 1));
+      }
+      for (const env of [...listOf(generator['envs']), generator['env']]) checkPath(`${field} envs`, env);
+    }
+  }
+  for (const field of PLUGIN_FIELDS) {
+    for (const entry of listOf(kustomization[field])) {
+      problems.push(
+        `${field} entry ${describeEntry(entry)} is a plugin configuration; the controller runs no kustomize plugins (list the resources or patches instead)`,
+      );
+    }
+  }
+  for (const field of HELM_FIELDS) {
+    if (kustomization[field] !== undefined && kustomization[field] !== null) {
+      problems.push(`${field} inflates Helm charts, which the controller does not run in kustomize`);
+    }
+  }
+  return { problems, directories };
+}
+
+/** A local path from a kustomization at `dir`, or why it is not one the controller builds. */
+function localPath(entry: string, dir: string): { path: string } | { problem: string } {
+  if (isRemote(entry)) {
+    return {
+      problem:
+        "is remote (a URL or a Git reference); the controller builds only what the ApplySet's repository holds",
+    };
+  }
+  if (entry.startsWith('/'))
+    return { problem: 'is an absolute path; paths must be relative to the kustomization' };
+  const joined = path.posix.normalize(path.posix.join(dir === '' ? '.' : dir, entry));
+  if (joined === '..' || joined.startsWith('../')) return { problem: 'leaves the repository root' };
+  return { path: joined === '.' ? '' : joined.replace(/\/$/, '') };
+}
+
+/**
+ * Whether kustomize would fetch `entry` from elsewhere: a URL (any scheme), go-getter's `git::`, scp's
+ * `git@host:`, a forge host written without a scheme (`github.com/org/repo`), or a `?ref=`.
+ */
+function isRemote(entry: string): boolean {
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ||
+    /^[a-z0-9]+::/i.test(entry) ||
+    /^[^/]*@[^/]*:/.test(entry) ||
+    /^(github\.com|gitlab\.com|bitbucket\.org|dev\.azure\.com)\//i.test(entry) ||
+    /[?&](ref|version|submodules|timeout)=/.test(entry)
+  );
+}
+
+function describeEntry(entry: unknown): string {
+  const text = typeof entry === 'string' ? entry : JSON.stringify(entry);
+  const line = (text ?? '').split('\n')[0] ?? '';
+  return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
+}
+
+function listOf(value: unknown): readonly unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function joinRelative(dir: string, name: string): string {
+  return dir === '' ? name : `${dir}/${name}`;
+}
