@@ -19,6 +19,7 @@ import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, impersonatedUser, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
+import { decryptFiles } from './decryption-step.js';
 import { appliedBefore, engineOutcome, engineRequest, runEngine, type EngineOutcome } from './engine-step.js';
 import {
   fetchRevision,
@@ -164,7 +165,16 @@ async function applyRevision(
   ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
 
   // 10. Read the files under spec.source.path at that commit straight from the object store.
-  const files = await readFiles(options.gitSource, spec, { commit, revision }, signal, ctx.log);
+  const read = await readFiles(options.gitSource, spec, { commit, revision }, signal, ctx.log);
+  if ('done' in read) return { outcome: read.done };
+
+  // 10b. Decrypt the sops files in memory with the age identities of spec.decryption's Secret, read
+  // as that account too; a file that will not decrypt stalls the set before anything is written.
+  const files = await decryptFiles(options.readerAs(user), { user, namespace }, spec, read.value, {
+    revision,
+    signal,
+    log: ctx.log,
+  });
   if ('done' in files) return { outcome: files.done };
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default

@@ -49,6 +49,16 @@ export async function decryptSopsFile(
   return Buffer.from(emit(file.format, documents), 'utf8');
 }
 
+/** Whether a file is sops-encrypted (a top-level `sops` key, `sops_` keys in dotenv). */
+export function isSopsFile(path: string, bytes: Uint8Array): boolean {
+  try {
+    return readSopsFile(path, Buffer.from(bytes).toString('utf8')) !== undefined;
+  } catch {
+    // Named sops's, but unreadable: decryption reports what is wrong with it.
+    return true;
+  }
+}
+
 function noMatchingKey(recipients: number, others: readonly string[], identities: number): string {
   if (recipients === 0) {
     const kinds = others.length === 0 ? 'no master key' : `only ${others.join(', ')} keys`;

@@ -1,0 +1,110 @@
+/**
+ * Step 10b of reconcile-applyset.ts: the sops-encrypted files of the set decrypted in memory, with the
+ * age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
+ * only in the files handed on; it is never logged, and a failure names the file, never a value.
+ */
+import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { isJsonObject } from '../manifests/json-value.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { Logger } from '../observability/create-logger.js';
+import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
+import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
+import { secretPath } from './applyset-api.js';
+import { failureOutcome } from './failure-outcome.js';
+import type { Step } from './fetch-steps.js';
+
+/** The data keys of the decryption Secret that hold age identities (Flux's convention). */
+const AGE_KEY_SUFFIX = '.agekey';
+
+/**
+ * The files with every sops file decrypted. Without spec.decryption a sops file stalls the set: applied
+ * as it is, its ciphertext would become the live values. The Secret is read as `user`, the account the
+ * set is applied as, like spec.source.secretRef: the controller never reads for a tenant a Secret the
+ * tenant's account may not get, and only of the ApplySet's own namespace.
+ */
+export async function decryptFiles(
+  reader: KubeClient,
+  { user, namespace }: { user: string | undefined; namespace: string },
+  spec: ResolvedApplySetSpec,
+  files: readonly ManifestFile[],
+  { revision, signal, log }: { revision: string; signal: AbortSignal; log: Pick<Logger, 'error'> },
+): Promise<Step<ManifestFile[]>> {
+  const encrypted = files.filter(
+    (file) => file.unread === undefined && isSopsFile(file.path, Buffer.from(file.text)),
+  );
+  if (encrypted.length === 0) return { value: [...files] };
+  if (spec.decryption === undefined) {
+    const names = encrypted.map((file) => file.path).join(', ');
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'DecryptionNotConfigured',
+        message: `sops-encrypted files (${names}) and no spec.decryption to decrypt them with; nothing was applied`,
+        revision,
+      },
+    };
+  }
+  const decrypted: ManifestFile[] = [];
+  try {
+    const keys = await readAgeIdentities(reader, { user, namespace }, spec.decryption.secretName, signal);
+    if ('done' in keys) return { done: { ...keys.done, revision } };
+    for (const file of files) {
+      const plain = encrypted.includes(file)
+        ? await decryptSopsFile(file.path, Buffer.from(file.text), keys.value)
+        : undefined;
+      decrypted.push(
+        plain === undefined ? file : { path: file.path, text: Buffer.from(plain).toString('utf8') },
+      );
+    }
+  } catch (error) {
+    return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
+  }
+  return { value: decrypted };
+}
+
+/** The age identities of the Secret's `*.agekey` data keys, or the stall that says why there are none. */
+async function readAgeIdentities(
+  reader: KubeClient,
+  { user, namespace }: { user: string | undefined; namespace: string },
+  name: string,
+  signal: AbortSignal,
+): Promise<Step<string[]>> {
+  const named = `Secret ${namespace}/${name} (spec.decryption.secretRef)`;
+  let secret;
+  try {
+    secret = await reader.request({ method: 'GET', path: secretPath(namespace, name), signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound)
+      return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
+    if (error instanceof KubeApiError && error.status === 403) {
+      const who =
+        user === undefined
+          ? 'the controller'
+          : `the ApplySet's ServiceAccount ${user.split(':').slice(2).join('/')}`;
+      return stalled(
+        'SecretNotReadable',
+        `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
+      );
+    }
+    throw error;
+  }
+  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
+  const identities = Object.entries(data)
+    .filter(([key, value]) => key.endsWith(AGE_KEY_SUFFIX) && typeof value === 'string')
+    .flatMap(([, value]) => parseAgeIdentities(Buffer.from(String(value), 'base64').toString('utf8')));
+  if (identities.length === 0)
+    return stalled(
+      'SecretNotFound',
+      `${named} holds no age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line; nothing was applied`,
+    );
+  return { value: identities };
+}
+
+function stalled(
+  reason: string,
+  message: string,
+): { done: { kind: 'stalled'; reason: string; message: string } } {
+  return { done: { kind: 'stalled', reason, message } };
+}
