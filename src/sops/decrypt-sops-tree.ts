@@ -156,7 +156,7 @@ function macBytes(value: SopsScalar): Uint8Array {
 }
 
 /** Go's strconv.FormatFloat(f, 'f', -1, 64): the shortest digits that round-trip, never an exponent. */
-export function goFloat(value: number): string {
+function goFloat(value: number): string {
   if (!Number.isFinite(value)) return value > 0 ? '+Inf' : value < 0 ? '-Inf' : 'NaN';
   const shortest = String(value);
   const match = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(shortest);
