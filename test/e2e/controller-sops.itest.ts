@@ -6,6 +6,7 @@ import { metricsLines } from './controller-metrics.js';
 import {
   applySetBody,
   cluster,
+  createApplySet,
   condition,
   getApplySet,
   kubectl,
@@ -145,7 +146,20 @@ describe('sops-encrypted manifests', () => {
     expect(after.data).toEqual(live.data);
   });
 
-  it('stalls on a key that is none of the recipients, and on a key Secret that does not exist', async () => {
+  it('stalls, applying nothing, on a wrong key, a key Secret missing or not readable, or no spec.decryption', async () => {
+    const stalled: Record<string, { reason: string; message: string | RegExp }> = {
+      wrong: { reason: 'DecryptionFailed', message: /cache\.yaml: none of the 1 age identities/ },
+      nokey: {
+        reason: 'SecretNotFound',
+        message: `Secret ${namespace}/missing (spec.decryption.secretRef) does not exist`,
+      },
+      unreadable: {
+        reason: 'SecretNotReadable',
+        message: `ServiceAccount ${namespace}/no-secrets may not get Secret ${namespace}/sops-age`,
+      },
+      undecrypted: { reason: 'DecryptionNotConfigured', message: 'sops-encrypted files (cache.yaml)' },
+    };
+    await createTenantAccount(c, namespace, 'no-secrets', [coreRule('configmaps')]);
     await createDecrypting(c, namespace, 'wrong', {
       url: git.url,
       path: 'other',
@@ -156,26 +170,26 @@ describe('sops-encrypted manifests', () => {
       path: 'other',
       decryptionSecret: 'missing',
     });
-    const wrongKey = await waitForReady(
-      c,
-      namespace,
-      'wrong',
-      'False',
-      (v) => condition(v, 'Stalled')?.status === 'True',
-    );
-    expect(condition(wrongKey, 'Ready')).toMatchObject({ reason: 'DecryptionFailed' });
-    expect(condition(wrongKey, 'Ready')?.message).toMatch(/cache\.yaml: none of the 1 age identities/);
-    const noKey = await waitForReady(
-      c,
-      namespace,
-      'nokey',
-      'False',
-      (v) => condition(v, 'Stalled')?.status === 'True',
-    );
-    expect(condition(noKey, 'Ready')).toMatchObject({ reason: 'SecretNotFound' });
-    expect(condition(noKey, 'Ready')?.message).toContain(
-      `Secret ${namespace}/missing (spec.decryption.secretRef) does not exist`,
-    );
+    await createDecrypting(c, namespace, 'unreadable', {
+      url: git.url,
+      path: 'other',
+      decryptionSecret: 'sops-age',
+      serviceAccountName: 'no-secrets',
+    });
+    await createApplySet(c, namespace, 'undecrypted', { url: git.url, path: 'other' });
+    for (const [name, expected] of Object.entries(stalled)) {
+      const view = await waitForReady(
+        c,
+        namespace,
+        name,
+        'False',
+        (v) => condition(v, 'Stalled')?.status === 'True',
+      );
+      expect(condition(view, 'Ready')?.reason).toBe(expected.reason);
+      const message = condition(view, 'Ready')?.message ?? '';
+      if (typeof expected.message === 'string') expect(message).toContain(expected.message);
+      else expect(message).toMatch(expected.message);
+    }
     await expect(c.core.readNamespacedSecret({ namespace, name: 'cache' })).rejects.toMatchObject({
       code: 404,
     });
@@ -193,7 +207,7 @@ describe('sops-encrypted manifests', () => {
       events,
       metrics: (await metricsLines(controller)).join('\n'),
     };
-    for (const name of ['app', 'wrong', 'nokey'])
+    for (const name of ['app', 'wrong', 'nokey', 'unreadable', 'undecrypted'])
       haystacks[`${name} status`] = JSON.stringify(await getApplySet(c, namespace, name));
     // The most verbose lines it writes are in the haystack too.
     expect(haystacks['logs']).toMatch(/"level":20/);
