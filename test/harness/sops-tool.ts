@@ -26,7 +26,8 @@ export interface SopsTool {
   ageKey(): Promise<AgeKey>;
   /**
    * `sops encrypt` of `text` as a file named `name` (its extension chooses the format); `config` is a
-   * .sops.yaml for what only a creation rule sets (mac_only_encrypted).
+   * .sops.yaml for what only a creation rule sets (mac_only_encrypted, key groups: then `recipients`
+   * may be empty).
    */
   encrypt(
     name: string,
@@ -73,7 +74,8 @@ export async function startSopsTool(): Promise<SopsTool> {
     async encrypt(name, text, recipients, { flags = [], config } = {}) {
       const file = await place(name, text);
       const configFile = config === undefined ? '/dev/null' : await place('sops.yaml', config);
-      const args = ['--config', configFile, 'encrypt', '--age', recipients.join(','), ...flags, file];
+      const age = recipients.length === 0 ? [] : ['--age', recipients.join(',')];
+      const args = ['--config', configFile, 'encrypt', ...age, ...flags, file];
       const { stdout } = await execFileAsync(path.join(bin, 'sops'), args, { env });
       return stdout;
     },

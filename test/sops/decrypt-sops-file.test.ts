@@ -107,6 +107,22 @@ describe('decryptSopsFile decrypts what sops encrypted, as sops decrypts it', ()
     expect(await ours('key.pem', encryptedBinary)).toBe(binary);
   });
 
+  it('a file with a single key group, and one whose clear values are chosen by comments', async () => {
+    const oneGroup = `creation_rules:\n  - key_groups:\n      - age: [${key.recipient}]\n`;
+    const grouped = await sops.encrypt('secret.yaml', SECRET, [], { config: oneGroup });
+    const plain = await ours('secret.yaml', grouped);
+    expect(documents(plain)).toEqual(documents(await sops.decrypt('secret.yaml', grouped, [key.identity])));
+    const commented = 'kind: ConfigMap\ndata:\n  # sops:clear\n  mode: fast\n  password: PlainMarker4r9\n';
+    const byComment = await sops.encrypt('config.yaml', commented, [key.recipient], {
+      config: 'creation_rules:\n  - unencrypted_comment_regex: sops:clear\n',
+    });
+    expect(byComment).toContain('mode: fast');
+    const decrypted = await ours('config.yaml', byComment);
+    expect(documents(decrypted)).toEqual(
+      documents(await sops.decrypt('config.yaml', byComment, [key.identity])),
+    );
+  });
+
   it('leaves a file without sops metadata alone', async () => {
     expect(await decryptSopsFile('plain.yaml', Buffer.from(SECRET), [key.identity])).toBeUndefined();
     expect(await decryptSopsFile('broken.yaml', Buffer.from('a: [b\n'), [key.identity])).toBeUndefined();
@@ -124,6 +140,16 @@ describe('decryptSopsFile refuses, naming the file and never a value', () => {
     expect(refused.problem).toBe('no-matching-key');
     expect(refused.message).toMatch(/none of the 1 age identities .* is one of its 1 recipients/);
     expect((await refusal('secret.yaml', encrypted, [])).problem).toBe('no-matching-key');
+  });
+
+  it('a file split into several key groups, which is not supported', async () => {
+    const twoGroups =
+      `creation_rules:\n  - shamir_threshold: 2\n    key_groups:\n` +
+      `      - age: [${key.recipient}]\n      - age: [${other.recipient}]\n`;
+    const split = await sops.encrypt('secret.yaml', SECRET, [], { config: twoGroups });
+    const refused = await refusal('secret.yaml', split, [key.identity, other.identity]);
+    expect(refused.problem).toBe('unsupported');
+    expect(refused.message).toContain('key groups');
   });
 
   it('a changed ciphertext', async () => {
