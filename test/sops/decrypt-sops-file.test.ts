@@ -152,6 +152,14 @@ describe('decryptSopsFile refuses, naming the file and never a value', () => {
     expect(refused.message).toContain('key groups');
   });
 
+  it('a key written twice', async () => {
+    const twice = encrypted.replace('type: Opaque\n', 'type: Opaque\ntype: Opaque\n');
+    expect(twice).not.toBe(encrypted);
+    const refused = await refusal('secret.yaml', twice);
+    expect(refused.problem).toBe('malformed');
+    expect(refused.message).toContain('a key twice');
+  });
+
   it('a changed ciphertext', async () => {
     const tampered = encrypted.replace(
       /(password: ENC\[AES256_GCM,data:)(.)/,
