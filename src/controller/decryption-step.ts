@@ -17,6 +17,8 @@ import type { Step } from './fetch-steps.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
+/** How many sops files a message names before it only counts the rest. */
+const NAMED_FILES = 5;
 
 /**
  * The files with every sops file decrypted. Without spec.decryption a sops file stalls the set: applied
@@ -31,12 +33,14 @@ export async function decryptFiles(
   files: readonly ManifestFile[],
   { revision, signal, log }: { revision: string; signal: AbortSignal; log: Pick<Logger, 'error'> },
 ): Promise<Step<ManifestFile[]>> {
-  const encrypted = files.filter(
-    (file) => file.unread === undefined && isSopsFile(file.path, Buffer.from(file.text)),
+  const encrypted = new Set(
+    files.filter((file) => file.unread === undefined && isSopsFile(file.path, Buffer.from(file.text))),
   );
-  if (encrypted.length === 0) return { value: [...files] };
+  if (encrypted.size === 0) return { value: [...files] };
   if (spec.decryption === undefined) {
-    const names = encrypted.map((file) => file.path).join(', ');
+    const paths = [...encrypted].map((file) => file.path);
+    const more = paths.length > NAMED_FILES ? ` and ${paths.length - NAMED_FILES} more` : '';
+    const names = `${paths.slice(0, NAMED_FILES).join(', ')}${more}`;
     return {
       done: {
         kind: 'stalled',
@@ -51,7 +55,7 @@ export async function decryptFiles(
     const keys = await readAgeIdentities(reader, { user, namespace }, spec.decryption.secretName, signal);
     if ('done' in keys) return { done: { ...keys.done, revision } };
     for (const file of files) {
-      const plain = encrypted.includes(file)
+      const plain = encrypted.has(file)
         ? await decryptSopsFile(file.path, Buffer.from(file.text), keys.value)
         : undefined;
       decrypted.push(
