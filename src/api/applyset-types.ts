@@ -62,6 +62,12 @@ interface SecretReference {
   readonly namespace?: string;
 }
 
+/** `spec.decryption`, Flux's shape: the Secret is always of the ApplySet's own namespace. */
+interface DecryptionSpec {
+  readonly provider: 'sops';
+  readonly secretRef: { readonly name: string };
+}
+
 /** One entry of `spec.healthChecks`. */
 interface HealthCheckSpec {
   readonly apiVersion: string;
@@ -85,6 +91,8 @@ export interface DependencyReference {
  */
 export interface ApplySetSpec {
   readonly source: ApplySetSourceSpec;
+  /** Decrypt sops files with the age identities of a Secret of the ApplySet's namespace (docs/sops.md). */
+  readonly decryption?: DecryptionSpec;
   readonly interval?: string;
   readonly retryInterval?: string;
   readonly timeout?: string;
@@ -216,6 +224,8 @@ export interface ResolvedApplySetSpec {
     /** `spec.source.ignore`, one pattern an entry. */
     readonly ignore: readonly string[];
   };
+  /** `spec.decryption`: the Secret holding the age identities; undefined when nothing is decrypted. */
+  readonly decryption: { readonly provider: 'sops'; readonly secretName: string } | undefined;
   readonly intervalMs: number;
   readonly retryIntervalMs: number;
   readonly timeoutMs: number;

@@ -43,6 +43,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
 
   // Each field is read in the order of the CRD, so the problems are listed in that order.
   const { url, ref, ...source } = resolveSourceSpec(spec['source'], fail);
+  const decryption = resolveDecryption(spec['decryption'], fail);
   const { intervalMs, retryIntervalMs } = resolveIntervals(spec, fail);
   const timeoutMs = readDuration(spec, 'timeout', fail) ?? DEFAULT_TIMEOUT_MS;
   const pruneMode = resolvePrune(spec['prune'], fail);
@@ -60,6 +61,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
     ok: true,
     spec: {
       source: { url, ref, ...source },
+      decryption,
       intervalMs,
       retryIntervalMs,
       timeoutMs,
@@ -142,6 +144,22 @@ function resolveSwitches(
   const suspend = readBoolean(spec, 'suspend', fail);
   const wait = readBoolean(spec, 'wait', fail);
   return { allowEmpty, force, adopt, suspend, wait };
+}
+
+/** `spec.decryption`: provider sops and the name of a Secret of the ApplySet's namespace. */
+function resolveDecryption(raw: unknown, fail: SpecFail): ResolvedApplySetSpec['decryption'] {
+  if (raw === undefined) return undefined;
+  if (!isRecord(raw)) return fail('spec.decryption', 'must be an object');
+  const provider = readString(raw, 'provider', 'spec.decryption.provider', fail, { required: true });
+  if (provider !== undefined && provider !== 'sops') fail('spec.decryption.provider', 'must be sops');
+  const secretRef = raw['secretRef'];
+  if (!isRecord(secretRef)) return fail('spec.decryption.secretRef', 'must be an object');
+  const secretName = readString(secretRef, 'name', 'spec.decryption.secretRef.name', fail, {
+    required: true,
+  });
+  if (secretName !== undefined && !(DNS1123_SUBDOMAIN.test(secretName) && secretName.length <= 253))
+    return fail('spec.decryption.secretRef.name', 'must be a DNS-1123 subdomain');
+  return provider === 'sops' && secretName !== undefined ? { provider, secretName } : undefined;
 }
 
 function resolvePruneLimit(raw: unknown, fail: SpecFail): ResolvedApplySetSpec['pruneLimit'] {

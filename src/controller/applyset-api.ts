@@ -59,7 +59,7 @@ function serviceAccountPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}`;
 }
 
-function secretPath(namespace: string, name: string): string {
+export function secretPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
 }
 

@@ -10,6 +10,7 @@ import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { GitUnreachableError } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
+import type { FileTransform } from '../git/materialize-commit-tree.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { buildCommitKustomization, kustomizationAt } from '../kustomize/build-kustomization.js';
@@ -134,11 +135,13 @@ export async function fetchRevision(
 export interface RevisionReader {
   /** The manifest files under `path` (a directory, read recursively, or one file). */
   readManifests(path: string, signal: AbortSignal): Promise<ManifestFile[]>;
-  /** `kustomize build` of `path`, or undefined when `path` holds no kustomization. */
+  /**
+   * `kustomize build` of `path`, each file passed through `transform` as it is written out for
+   * kustomize; undefined when `path` holds no kustomization.
+   */
   buildKustomization(
     path: string,
-    options: KustomizeOptions,
-    signal: AbortSignal,
+    build: { options: KustomizeOptions; signal: AbortSignal; transform?: FileTransform },
   ): Promise<ManifestFile | undefined>;
 }
 
@@ -149,14 +152,14 @@ export function commitReader(
 ): RevisionReader {
   return {
     readManifests: (path, signal) => gitSource.readManifests({ url, commit, path }, { signal }),
-    buildKustomization: (path, options, signal) =>
+    buildKustomization: (path, build) =>
       gitSource.readCommitTree(
         { url, commit },
         async (tree) =>
           (await kustomizationAt(tree, path)) === undefined
             ? undefined
-            : buildCommitKustomization(tree, { sourcePath: path, options, signal }),
-        { signal },
+            : buildCommitKustomization(tree, { sourcePath: path, ...build }),
+        { signal: build.signal },
       ),
   };
 }
@@ -171,14 +174,23 @@ export function commitReader(
 export async function readFiles(
   reader: RevisionReader,
   spec: ResolvedApplySetSpec,
-  revision: string,
-  signal: AbortSignal,
-  log: Pick<Logger, 'error'>,
-  kustomize: KustomizeOptions = DEFAULT_KUSTOMIZE_OPTIONS,
+  read: {
+    revision: string;
+    signal: AbortSignal;
+    log: Pick<Logger, 'error'>;
+    kustomize?: KustomizeOptions;
+    transform?: FileTransform;
+  },
 ): Promise<Step<ManifestFile[]>> {
+  const { revision, signal, log, kustomize = DEFAULT_KUSTOMIZE_OPTIONS } = read;
   let files: ManifestFile[];
   try {
-    const built = await reader.buildKustomization(spec.source.path, kustomize, signal);
+    const build = {
+      options: kustomize,
+      signal,
+      ...(read.transform === undefined ? {} : { transform: read.transform }),
+    };
+    const built = await reader.buildKustomization(spec.source.path, build);
     if (built !== undefined) return { value: [built] };
     files = await reader.readManifests(spec.source.path, signal);
   } catch (error) {

@@ -19,6 +19,7 @@ import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, impersonatedUser, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
+import { readRevisionFiles } from './decryption-step.js';
 import { appliedBefore, engineOutcome, engineRequest, runEngine, type EngineOutcome } from './engine-step.js';
 import {
   fetchRevision,
@@ -26,7 +27,6 @@ import {
   onSchedule,
   readCredentials,
   commitReader,
-  readFiles,
 } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
 import { zeroCounts } from './outcome-of.js';
@@ -165,9 +165,16 @@ async function applyRevision(
   ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
 
   // 10. Read the files under spec.source.path at that commit straight from the object store, or build
-  // the kustomization there.
-  const reader = commitReader(options.gitSource, { url: spec.source.url, commit });
-  const files = await readFiles(reader, spec, revision, signal, ctx.log, options.kustomize);
+  // the kustomization there; 10b. decrypt the sops files among them in memory with the age identities
+  // of spec.decryption's Secret, read as that account too. A file that will not decrypt stalls the set
+  // before anything is written.
+  const atCommit = commitReader(options.gitSource, { url: spec.source.url, commit });
+  const files = await readRevisionFiles(atCommit, { reader: options.readerAs(user), user, namespace }, spec, {
+    revision,
+    signal,
+    log: ctx.log,
+    kustomize: options.kustomize,
+  });
   if ('done' in files) return { outcome: files.done };
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default

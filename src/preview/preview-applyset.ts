@@ -19,11 +19,11 @@ import {
   fetchRevision,
   missingServiceAccount,
   readCredentials,
-  readFiles,
   commitReader,
   type RevisionReader,
   type Step,
 } from '../controller/fetch-steps.js';
+import { readRevisionFiles } from '../controller/decryption-step.js';
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
@@ -236,7 +236,9 @@ async function readRevision(
   const { source, namespace } = request;
   if (source.kind === 'local') {
     const directory = source.directory;
-    const files = await readFiles(localReader(directory), spec, directory, signal, quiet);
+    const who = { reader, user, namespace };
+    const read = { revision: directory, signal, log: quiet };
+    const files = await readRevisionFiles(localReader(directory), who, spec, read);
     if ('done' in files) return files;
     return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
   }
@@ -249,19 +251,21 @@ async function readRevision(
   if ('done' in fetched) return fetched;
   const { revision, commit } = fetched.value;
   const atCommit = commitReader(gitSource, { url: spec.source.url, commit });
-  const files = await readFiles(atCommit, spec, revision, signal, quiet);
+  const read = { revision, signal, log: quiet };
+  const files = await readRevisionFiles(atCommit, { reader, user, namespace }, spec, read);
   if ('done' in files) return files;
   return { value: { files: files.value, revision, previewed: { kind: 'git', revision, commit } } };
 }
 
 /**
  * A local checkout read as readFiles reads a commit: spec.source.path under the checkout's root, and a
- * kustomization there built as `applyset apply -k` builds one.
+ * kustomization there built as `applyset apply -k` builds one (in place: a sops file the kustomization
+ * reads is not decrypted first, so such a preview shows the ciphertext kustomize passed on).
  */
 function localReader(directory: string): RevisionReader {
   return {
     readManifests: (under) => readManifestDirectory(path.join(directory, under)),
-    buildKustomization: async (under, options, signal) => {
+    buildKustomization: async (under, { options, signal }) => {
       const absolute = path.join(directory, under);
       const names = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
       if (!names.some((name) => existsSync(path.join(absolute, name)))) return undefined;

@@ -37,6 +37,7 @@ describe('resolveApplySetSpec', () => {
         secretNamespace: undefined,
         ignore: [],
       },
+      decryption: undefined,
       intervalMs: DEFAULT_INTERVAL_MS,
       retryIntervalMs: 60_000,
       timeoutMs: DEFAULT_TIMEOUT_MS,
@@ -203,6 +204,14 @@ describe('resolveApplySetSpec', () => {
     expect(result.ok && result.spec.retryIntervalMs).toBe(retryIntervalMs);
   });
 
+  it("reads spec.decryption as the name of a Secret of the ApplySet's namespace", () => {
+    const result = resolveApplySetSpec({
+      ...minimal,
+      decryption: { provider: 'sops', secretRef: { name: 'sops-age' } },
+    });
+    expect(result.ok && result.spec.decryption).toEqual({ provider: 'sops', secretName: 'sops-age' });
+  });
+
   it('resolves a tag ref', () => {
     const result = resolveApplySetSpec({ ...minimal, source: { ...minimal.source, ref: { tag: 'v1.2.3' } } });
     expect(result.ok && result.spec.source.ref).toEqual({ type: 'tag', name: 'v1.2.3' });
@@ -245,6 +254,24 @@ describe('resolveApplySetSpec', () => {
       withSource({ secretRef: { name: 'creds', namespace: 'Team_A' } }),
       'spec.source.secretRef.namespace',
       'DNS-1123 label',
+    ],
+    [
+      'an unknown decryption provider',
+      { ...minimal, decryption: { provider: 'vault', secretRef: { name: 'k' } } },
+      'spec.decryption.provider',
+      'must be sops',
+    ],
+    [
+      'a decryption without secretRef',
+      { ...minimal, decryption: { provider: 'sops' } },
+      'spec.decryption.secretRef',
+      'must be an object',
+    ],
+    [
+      'an invalid decryption secret name',
+      { ...minimal, decryption: { provider: 'sops', secretRef: { name: 'A_b' } } },
+      'spec.decryption.secretRef.name',
+      'DNS',
     ],
     ['no prune', { source: minimal.source }, 'spec.prune', 'is required'],
     ['a string prune', { ...minimal, prune: 'true' }, 'spec.prune', 'true, false or "DryRun"'],

@@ -105,6 +105,7 @@ describe('the ApplySet CRD', () => {
         ignore: '',
         secretRef: { name: 's', namespace: 'n' },
       },
+      decryption: { provider: 'sops', secretRef: { name: 's' } },
       interval: '1m',
       retryInterval: '1m',
       timeout: '1m',
@@ -127,6 +128,7 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('spec', 'source'))).toEqual(Object.keys(spec.source).sort());
     expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
     expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());
+    expect(propertyNames(at('spec', 'decryption'))).toEqual(Object.keys(spec.decryption).sort());
     expect(at('spec').required).toEqual(['source', 'prune']);
     expect(at('spec', 'source').required).toEqual(['url', 'ref']);
     expect(schema.required).toEqual(['spec']);

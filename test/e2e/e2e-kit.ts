@@ -69,6 +69,8 @@ export interface ApplySetOptions {
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
   readonly deletionPolicy?: 'Delete' | 'Orphan';
+  /** `spec.decryption.secretRef.name`, with provider sops. */
+  readonly decryptionSecret?: string;
 }
 
 export function applySetBody(
@@ -94,6 +96,9 @@ export function applySetBody(
               },
             }),
       },
+      ...(options.decryptionSecret === undefined
+        ? {}
+        : { decryption: { provider: 'sops', secretRef: { name: options.decryptionSecret } } }),
       interval: options.interval ?? '5s',
       retryInterval: '2s',
       timeout: '30s',

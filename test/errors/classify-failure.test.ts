@@ -26,6 +26,7 @@ import {
   GitUnsafeTreeError,
 } from '../../src/git/git-error.js';
 import { SourceAddressRefusedError } from '../../src/git/guarded-lookup.js';
+import { SopsDecryptionError } from '../../src/sops/sops-decryption-error.js';
 import {
   CompressedInventoryError,
   InventoryPastLimitError,
@@ -66,6 +67,11 @@ const refusal =
 /** Every class that carries an intent, one instance each (two where the class decides between two). */
 const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new GitAuthError(url, 401), 'stalled', 'AuthenticationFailed'],
+  [
+    new SopsDecryptionError('secret.yaml', 'mac-mismatch', 'its values do not match its MAC'),
+    'stalled',
+    'DecryptionFailed',
+  ],
   [new GitUnreachableError(url, 'ECONNREFUSED'), 'retryable', 'GitUnreachable'],
   [new GitRefNotFoundError(url, 'branch main'), 'stalled', 'GitRefNotFound'],
   [new GitRepositoryNotFoundError(url, 'bad scheme'), 'stalled', 'RepositoryNotFound'],

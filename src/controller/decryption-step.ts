@@ -1,0 +1,149 @@
+/**
+ * Steps 10 and 10b of reconcile-applyset.ts: the revision's files, the sops-encrypted ones of the set decrypted in memory, with the
+ * age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
+ * only in the files handed on; it is never logged, and a failure names the file, never a value.
+ */
+import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
+import type { FileTransform } from '../git/materialize-commit-tree.js';
+import { KubeApiError } from '../kube/kube-api-error.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
+import { isJsonObject } from '../manifests/json-value.js';
+import type { ManifestFile } from '../manifests/parse-manifest-set.js';
+import type { Logger } from '../observability/create-logger.js';
+import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
+import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
+import { secretPath } from './applyset-api.js';
+import { failureOutcome } from './failure-outcome.js';
+import { readFiles, type RevisionReader, type Step } from './fetch-steps.js';
+
+/** The data keys of the decryption Secret that hold age identities (Flux's convention). */
+const AGE_KEY_SUFFIX = '.agekey';
+/** How many sops files a message names before it only counts the rest. */
+const NAMED_FILES = 5;
+
+/**
+ * Steps 10 and 10b: the revision's files (readFiles), with every sops file decrypted. Without
+ * spec.decryption a sops file stalls the set: applied as it is, its ciphertext would become the live
+ * values. The identities are read first, as `user`, the account the set is applied as, like
+ * spec.source.secretRef: the controller never reads for a tenant a Secret the tenant's account may not
+ * get, and only of the ApplySet's own namespace. A kustomization sees its sops files decrypted (each
+ * file is decrypted as it is written out for kustomize); plain files are decrypted once read.
+ */
+export async function readRevisionFiles(
+  revisionReader: RevisionReader,
+  { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
+  spec: ResolvedApplySetSpec,
+  read: { revision: string; signal: AbortSignal; log: Pick<Logger, 'error'>; kustomize?: KustomizeOptions },
+): Promise<Step<ManifestFile[]>> {
+  const { revision, signal, log } = read;
+  let identities: string[] | undefined;
+  if (spec.decryption !== undefined) {
+    try {
+      const keys = await readAgeIdentities(reader, { user, namespace }, spec.decryption.secretName, signal);
+      if ('done' in keys) return { done: { ...keys.done, revision } };
+      identities = keys.value;
+    } catch (error) {
+      return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
+    }
+  }
+  const transform = identities === undefined ? undefined : decryptWhenSops(identities);
+  const files = await readFiles(revisionReader, spec, {
+    ...read,
+    ...(transform === undefined ? {} : { transform }),
+  });
+  if ('done' in files) return files;
+  return decryptFiles(files.value, identities, spec, { revision, log });
+}
+
+/** A kustomization's files as they are written out for kustomize: a sops file decrypted, others as they are. */
+function decryptWhenSops(identities: readonly string[]): FileTransform {
+  return async (filePath, bytes) =>
+    isSopsFile(filePath, bytes)
+      ? ((await decryptSopsFile(filePath, bytes, [...identities])) ?? bytes)
+      : bytes;
+}
+
+async function decryptFiles(
+  files: readonly ManifestFile[],
+  identities: readonly string[] | undefined,
+  spec: ResolvedApplySetSpec,
+  { revision, log }: { revision: string; log: Pick<Logger, 'error'> },
+): Promise<Step<ManifestFile[]>> {
+  const encrypted = new Set(
+    files.filter((file) => file.unread === undefined && isSopsFile(file.path, Buffer.from(file.text))),
+  );
+  if (encrypted.size === 0) return { value: [...files] };
+  if (identities === undefined) {
+    const paths = [...encrypted].map((file) => file.path);
+    const more = paths.length > NAMED_FILES ? ` and ${paths.length - NAMED_FILES} more` : '';
+    const names = `${paths.slice(0, NAMED_FILES).join(', ')}${more}`;
+    return {
+      done: {
+        kind: 'stalled',
+        reason: 'DecryptionNotConfigured',
+        message: `sops-encrypted files (${names}) and no spec.decryption to decrypt them with; nothing was applied`,
+        revision,
+      },
+    };
+  }
+  const decrypted: ManifestFile[] = [];
+  try {
+    for (const file of files) {
+      const plain = encrypted.has(file)
+        ? await decryptSopsFile(file.path, Buffer.from(file.text), [...identities])
+        : undefined;
+      decrypted.push(
+        plain === undefined ? file : { path: file.path, text: Buffer.from(plain).toString('utf8') },
+      );
+    }
+  } catch (error) {
+    return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
+  }
+  return { value: decrypted };
+}
+
+/** The age identities of the Secret's `*.agekey` data keys, or the stall that says why there are none. */
+async function readAgeIdentities(
+  reader: KubeClient,
+  { user, namespace }: { user: string | undefined; namespace: string },
+  name: string,
+  signal: AbortSignal,
+): Promise<Step<string[]>> {
+  const named = `Secret ${namespace}/${name} (spec.decryption.secretRef)`;
+  let secret;
+  try {
+    secret = await reader.request({ method: 'GET', path: secretPath(namespace, name), signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound)
+      return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
+    if (error instanceof KubeApiError && error.status === 403) {
+      const who =
+        user === undefined
+          ? 'the controller'
+          : `the ApplySet's ServiceAccount ${user.split(':').slice(2).join('/')}`;
+      return stalled(
+        'SecretNotReadable',
+        `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
+      );
+    }
+    throw error;
+  }
+  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
+  const identities = Object.entries(data)
+    .filter(([key, value]) => key.endsWith(AGE_KEY_SUFFIX) && typeof value === 'string')
+    .flatMap(([, value]) => parseAgeIdentities(Buffer.from(String(value), 'base64').toString('utf8')));
+  if (identities.length === 0)
+    return stalled(
+      'SecretNotFound',
+      `${named} holds no age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line; nothing was applied`,
+    );
+  return { value: identities };
+}
+
+function stalled(
+  reason: string,
+  message: string,
+): { done: { kind: 'stalled'; reason: string; message: string } } {
+  return { done: { kind: 'stalled', reason, message } };
+}

@@ -1,0 +1,219 @@
+import path from 'node:path';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { SOPS_TIMEOUT_MS, startSopsTool, type AgeKey, type SopsTool } from '../harness/sops-tool.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { metricsLines } from './controller-metrics.js';
+import {
+  applySetBody,
+  cluster,
+  createApplySet,
+  condition,
+  getApplySet,
+  kubectl,
+  kubectlApply,
+  installCrd,
+  repoRoot,
+  stopAllControllers,
+  waitFor,
+  waitForAppliedCommit,
+  waitForReady,
+  type ApplySetOptions,
+  type Cluster,
+  type ControllerProcess,
+} from './e2e-kit.js';
+import {
+  DEFAULT_ACCOUNT,
+  coreRule,
+  createTenantAccount,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
+
+// sops-encrypted Secrets in Git, decrypted by the controller with the age identities of a Secret of the
+// ApplySet's namespace, read as the namespace's deployer account. Files are encrypted by the real sops
+// (scripts/build-sops.sh). The controller runs locked down, logging at trace, and its logs, the
+// ApplySets' Events and status and its /metrics must never hold a decrypted value.
+
+const PASSWORD = 'SopsPlainMarker6v3';
+const TOKEN = 'SopsTokenMarker2h8';
+const FORBIDDEN = [PASSWORD, TOKEN].flatMap((marker) => [
+  marker,
+  marker.slice(0, 8),
+  marker.slice(-8),
+  Buffer.from(marker).toString('base64'),
+]);
+
+const secretYaml = (name: string, password: string): string =>
+  `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\ntype: Opaque\n` +
+  `stringData:\n  password: ${password}\ndata:\n  token: ${Buffer.from(TOKEN).toString('base64')}\n`;
+
+/**
+ * Creates the ApplySet and waits until the server kept its spec.decryption. The CRD is applied again
+ * while it has not: the cluster may be shared with test runs that apply a CRD without the field, and
+ * the server drops a field its CRD does not declare.
+ */
+async function createDecrypting(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  options: ApplySetOptions,
+): Promise<void> {
+  await waitFor(`ApplySet ${namespace}/${name} keeps spec.decryption`, async () => {
+    await kubectl(['apply', '-f', path.join(repoRoot, 'crds')]);
+    await kubectlApply(JSON.stringify(applySetBody(namespace, name, options)));
+    const view = (await getApplySet(c, namespace, name)) as { spec?: { decryption?: unknown } } | undefined;
+    return view?.spec?.decryption === undefined ? undefined : true;
+  });
+}
+
+describe('sops-encrypted manifests', () => {
+  const c = cluster();
+  const namespace = uniqueName('e2e-sops');
+  let sops: SopsTool;
+  let key: AgeKey;
+  let wrong: AgeKey;
+  let git: GitTestServer;
+  let controller: ControllerProcess;
+  let lockedDown: LockedDownController | undefined;
+  let db: string;
+  const encrypt = (name: string, text: string): Promise<string> =>
+    sops.encrypt(name, text, [key.recipient], { flags: ['--encrypted-regex', '^(data|stringData)$'] });
+
+  beforeAll(async () => {
+    sops = await startSopsTool();
+    [key, wrong] = await Promise.all([sops.ageKey(), sops.ageKey()]);
+    await installCrd();
+    await createNamespace(c.kc, namespace);
+    db = await encrypt('db.yaml', secretYaml('db', PASSWORD));
+    git = await startGitServer({
+      files: {
+        'app/db.yaml': db,
+        'app/settings.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n',
+        'other/cache.yaml': await encrypt('cache.yaml', secretYaml('cache', PASSWORD)),
+      },
+    });
+    for (const [name, identity] of [
+      ['sops-age', key.identity],
+      ['wrong-age', wrong.identity],
+    ] as const) {
+      await c.core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name }, stringData: { 'identity.agekey': `# a key\n${identity}\n` } },
+      });
+    }
+    await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [coreRule('configmaps', 'secrets')]);
+    lockedDown = await startLockedDownController({ namespace, env: { LOG_LEVEL: 'trace' } });
+    controller = lockedDown.process;
+  }, SOPS_TIMEOUT_MS + 60_000);
+
+  afterAll(async () => {
+    await stopAllControllers();
+    await git?.close();
+    await lockedDown?.cleanup();
+    await sops?.cleanup();
+  });
+
+  it('applies a sops-encrypted Secret with its plaintext, and refuses a changed file, keeping the live Secret', async () => {
+    await createDecrypting(c, namespace, 'app', { url: git.url, path: 'app', decryptionSecret: 'sops-age' });
+    await waitForAppliedCommit(c, namespace, 'app', await git.revParse('main'));
+    const live = await c.core.readNamespacedSecret({ namespace, name: 'db' });
+    const decoded = (field: string) => Buffer.from(live.data?.[field] ?? '', 'base64').toString('utf8');
+    expect(decoded('password')).toBe(PASSWORD);
+    expect(decoded('token')).toBe(TOKEN);
+
+    // One character of the password's ciphertext changed in Git: the MAC and the GCM tag both object.
+    const tampered = db.replace(
+      /(password: ENC\[AES256_GCM,data:)(.)/,
+      (_m, head: string, c0: string) => `${head}${c0 === 'A' ? 'B' : 'A'}`,
+    );
+    const sha = await git.writeFiles({ 'app/db.yaml': tampered });
+    const stalled = await waitForReady(
+      c,
+      namespace,
+      'app',
+      'False',
+      (view) =>
+        view.status?.lastAttemptedRevision === `main@sha1:${sha}` &&
+        condition(view, 'Stalled')?.status === 'True',
+    );
+    expect(condition(stalled, 'Ready')).toMatchObject({ reason: 'DecryptionFailed' });
+    expect(condition(stalled, 'Ready')?.message).toMatch(
+      /db\.yaml: the value at stringData\.password does not verify/,
+    );
+    const after = await c.core.readNamespacedSecret({ namespace, name: 'db' });
+    expect(after.metadata?.resourceVersion).toBe(live.metadata?.resourceVersion);
+    expect(after.data).toEqual(live.data);
+  });
+
+  it('stalls, applying nothing, on a wrong key, a key Secret missing or not readable, or no spec.decryption', async () => {
+    const stalled: Record<string, { reason: string; message: string | RegExp }> = {
+      wrong: { reason: 'DecryptionFailed', message: /cache\.yaml: none of the 1 age identities/ },
+      nokey: {
+        reason: 'SecretNotFound',
+        message: `Secret ${namespace}/missing (spec.decryption.secretRef) does not exist`,
+      },
+      unreadable: {
+        reason: 'SecretNotReadable',
+        message: `ServiceAccount ${namespace}/no-secrets may not get Secret ${namespace}/sops-age`,
+      },
+      undecrypted: { reason: 'DecryptionNotConfigured', message: 'sops-encrypted files (cache.yaml)' },
+    };
+    await createTenantAccount(c, namespace, 'no-secrets', [coreRule('configmaps')]);
+    await createDecrypting(c, namespace, 'wrong', {
+      url: git.url,
+      path: 'other',
+      decryptionSecret: 'wrong-age',
+    });
+    await createDecrypting(c, namespace, 'nokey', {
+      url: git.url,
+      path: 'other',
+      decryptionSecret: 'missing',
+    });
+    await createDecrypting(c, namespace, 'unreadable', {
+      url: git.url,
+      path: 'other',
+      decryptionSecret: 'sops-age',
+      serviceAccountName: 'no-secrets',
+    });
+    await createApplySet(c, namespace, 'undecrypted', { url: git.url, path: 'other' });
+    for (const [name, expected] of Object.entries(stalled)) {
+      const view = await waitForReady(
+        c,
+        namespace,
+        name,
+        'False',
+        (v) => condition(v, 'Stalled')?.status === 'True',
+      );
+      expect(condition(view, 'Ready')?.reason).toBe(expected.reason);
+      const message = condition(view, 'Ready')?.message ?? '';
+      if (typeof expected.message === 'string') expect(message).toContain(expected.message);
+      else expect(message).toMatch(expected.message);
+    }
+    await expect(c.core.readNamespacedSecret({ namespace, name: 'cache' })).rejects.toMatchObject({
+      code: 404,
+    });
+  });
+
+  it('lets no decrypted value reach the logs, Events, status or /metrics', async () => {
+    const events = await waitFor('Events of the ApplySets', async () => {
+      const text = await kubectl(['get', 'events', '-n', namespace, '-o', 'json']);
+      return ['DecryptionFailed', 'SecretNotFound', 'ReconciliationSucceeded'].every((r) => text.includes(r))
+        ? text
+        : undefined;
+    });
+    const haystacks: Record<string, string> = {
+      logs: controller.logs.map((line) => JSON.stringify(line)).join('\n'),
+      events,
+      metrics: (await metricsLines(controller)).join('\n'),
+    };
+    for (const name of ['app', 'wrong', 'nokey', 'unreadable', 'undecrypted'])
+      haystacks[`${name} status`] = JSON.stringify(await getApplySet(c, namespace, name));
+    // The most verbose lines it writes are in the haystack too.
+    expect(haystacks['logs']).toMatch(/"level":20/);
+    const leaks = Object.entries(haystacks).flatMap(([where, text]) =>
+      FORBIDDEN.filter((marker) => text.includes(marker)).map((marker) => `${marker} in ${where}`),
+    );
+    expect(leaks).toEqual([]);
+  });
+});
