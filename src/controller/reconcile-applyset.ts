@@ -28,7 +28,7 @@ import {
   readFiles,
 } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
-import { remoteClusterOf } from './remote-step.js';
+import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
@@ -197,7 +197,10 @@ async function applyRevision(
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
   if ('result' in run) status.moved(run.result.parentResourceVersion);
   const timedOut = signal.aborted;
-  return engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
+  const ended = engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
+  return remote === undefined
+    ? ended
+    : remoteEngineOutcome(ended, remote.value.server, { namespace, serviceAccount });
 }
 
 /** Whether the ApplySet's inventory lists anything (plain or compressed). */

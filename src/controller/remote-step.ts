@@ -102,3 +102,19 @@ function outcomeOf(error: unknown, log: Pick<Logger, 'error'>): ReconcileOutcome
     ? { kind: 'waiting', reason, message, afterMs: failure.afterMs }
     : { kind: failure.intent, reason, message };
 }
+
+/**
+ * The engine's outcome on a remote cluster: a refused impersonation there is the kubeconfig's
+ * identity lacking `impersonate` on the remote cluster, not the controller's RBAC here, and the
+ * message says so.
+ */
+export function remoteEngineOutcome<T extends { readonly outcome: ReconcileOutcome }>(
+  run: T,
+  server: string,
+  { namespace, serviceAccount }: { namespace: string; serviceAccount: string | undefined },
+): T {
+  const { outcome } = run;
+  if (outcome.kind !== 'stalled' || outcome.reason !== 'ImpersonationForbidden') return run;
+  const message = `the kubeconfig's identity may not impersonate ServiceAccount ${namespace}/${serviceAccount ?? ''} on remote cluster ${server}; nothing was applied. Grant it impersonate on that user there (docs/remote-clusters.md)`;
+  return { ...run, outcome: { ...outcome, message } };
+}

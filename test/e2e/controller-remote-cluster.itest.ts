@@ -13,8 +13,10 @@ import {
   configMapData,
   configMapYaml,
   createApplySet,
+  getApplySet,
   installCrd,
   startController,
+  waitFor,
   waitForAppliedCommit,
   waitForReady,
   type Cluster,
@@ -228,5 +230,38 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     expect(await configMapData(a, namespace, 'here')).toEqual({ rev: '2' });
     expect(Date.now() - committed).toBeLessThan(15_000);
     expect(controller.child.exitCode).toBeNull();
+  });
+
+  it('deletes an ApplySet whose remote cluster is gone: it waits while the kubeconfig could still reach it, then lets it go', async () => {
+    await a.custom.deleteNamespacedCustomObject({
+      group: 'applyset.dev',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'applysets',
+      name: 'remote',
+    });
+    // B is down: the finalizer keeps the ApplySet, saying why, rather than dropping what it holds there.
+    const failed = await waitFor('a PruneFailed event naming the remote cluster', async () => {
+      const events = await a.core.listNamespacedEvent({ namespace });
+      return events.items.find(
+        (event) =>
+          event.involvedObject.name === 'remote' &&
+          event.reason === 'PruneFailed' &&
+          (event.message ?? '').includes('is unreachable'),
+      );
+    });
+    expect(failed.message).toContain(`the kubeconfig of Secret ${namespace}/cluster-b, key value`);
+    expect(await getApplySet(a, namespace, 'remote')).toBeDefined();
+    // Without its kubeconfig nothing can reach B any more: the ApplySet goes, leaving B's objects.
+    await a.core.deleteNamespacedSecret({ namespace, name: 'cluster-b' });
+    await waitFor('the ApplySet to be gone', async () =>
+      (await getApplySet(a, namespace, 'remote')) === undefined ? true : undefined,
+    );
+    const events = await a.core.listNamespacedEvent({ namespace });
+    expect(
+      events.items.some(
+        (event) => event.reason === 'RemoteChildrenLeft' && event.involvedObject.name === 'remote',
+      ),
+    ).toBe(true);
   });
 });
