@@ -116,6 +116,9 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
       { url: git.url, path: 'app' },
       remoteSpec('cluster-b'),
     );
+    // The CRD keeps the field (an older CRD would drop it, and the set would go to A).
+    const stored = (await getApplySet(a, namespace, 'remote')) as { spec?: { kubeConfig?: unknown } };
+    expect(stored.spec?.kubeConfig).toEqual({ secretRef: { name: 'cluster-b' } });
     await waitForAppliedCommit(a, namespace, 'remote', await git.revParse('main'), 60_000);
     expect(await configMapData(onB, namespace, 'web')).toEqual({ tier: 'front' });
     expect(await configMapData(onB, namespace, 'extra')).toEqual({ tier: 'spare' });
