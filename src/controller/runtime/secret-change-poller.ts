@@ -56,7 +56,7 @@ export interface SecretChangePoller {
  * The poller's bounds, whatever the number of failing ApplySets (each tenant can make as many as it
  * may create): at most SECRET_POLL_CONCURRENCY GETs at once, and the Secrets of at most
  * SECRET_POLL_MAX_PER_TICK ApplySets per poll, taken in turn, so with the 5 s interval the poller
- * sends at most 20 GETs a second and every failing ApplySet is still polled every
+ * sends at most 20 GETs a second (40 if each names two Secrets) and every failing ApplySet is polled every
  * ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
  */
 const SECRET_POLL_CONCURRENCY = 4;
