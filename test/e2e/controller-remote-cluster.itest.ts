@@ -108,7 +108,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     await b?.stop();
   });
 
-  it('applies to B and not A, and prunes on B what a commit removes', async () => {
+  it('applies to B and not A, prunes on B what a commit removes, and corrects drift on B', async () => {
     await createApplySetWithSpec(
       a,
       namespace,
@@ -140,6 +140,15 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     await waitForAppliedCommit(a, namespace, 'remote', removed, 30_000);
     expect(await configMapData(onB, namespace, 'extra')).toBeUndefined();
     expect(await configMapData(onB, namespace, 'web')).toEqual({ tier: 'front' });
+
+    // Drift on B is corrected on B, by the next run on the interval.
+    await onB.core.patchNamespacedConfigMap(
+      { namespace, name: 'web', body: { data: { tier: 'tampered' } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+    await waitFor('the drift on B to be corrected', async () =>
+      (await configMapData(onB, namespace, 'web'))?.['tier'] === 'front' ? true : undefined,
+    );
   });
 
   it("impersonates the ApplySet's account on B, where B refuses what that account may not do", async () => {
