@@ -52,11 +52,12 @@ interface RemoteClustersOptions {
 }
 
 export function remoteClusters(options: RemoteClustersOptions): RemoteClusters {
-  // Keyed by the kubeconfig's bytes: a changed Secret is a new entry (new credentials, a new server),
-  // built on its next reconcile; the old one ages out unused.
+  // Keyed by the Secret and its bytes: a changed Secret is a new entry (new credentials, a new server),
+  // built on its next reconcile; the old one ages out unused. The Secret is in the key because messages
+  // name it: another namespace's ApplySet with the same kubeconfig must not read this one's name.
   const clusters = new LruMap<string, RemoteCluster>(options.maxClusters ?? 64);
   return (text, from) => {
-    const key = createHash('sha256').update(text).digest('hex');
+    const key = createHash('sha256').update(`${from}\n${text}`).digest('hex');
     const known = clusters.get(key);
     if (known !== undefined) return known;
     const cluster = connectRemote(options, text, from);

@@ -45,6 +45,10 @@ describe('remoteClusters', () => {
     const rotated = connect(kubeconfig('https://127.0.0.1:6443', 'two'), FROM);
     expect(rotated).not.toBe(first);
     expect(rotated.server).toBe('https://127.0.0.1:6443');
+    // Another namespace's Secret with the same kubeconfig: its own entry, whose messages name it.
+    expect(
+      connect(kubeconfig('https://127.0.0.1:6443', 'one'), 'Secret team-b/cluster-b, key value'),
+    ).not.toBe(first);
   });
 
   it('refuses a kubeconfig the policy refuses, before any connection', () => {
