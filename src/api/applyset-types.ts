@@ -118,6 +118,8 @@ export interface ApplySetSpec {
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
   readonly deletionPolicy?: DeletionPolicy;
+  /** Apply to the cluster this kubeconfig names instead of the controller's (docs/remote-clusters.md). */
+  readonly kubeConfig?: { readonly secretRef: { readonly name: string; readonly key?: string } };
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -247,6 +249,14 @@ export interface ResolvedApplySetSpec {
   readonly targetNamespace: string | undefined;
   readonly serviceAccountName: string | undefined;
   readonly deletionPolicy: DeletionPolicy;
+  /** `spec.kubeConfig.secretRef`: the Secret, in the ApplySet's namespace, holding the remote cluster's kubeconfig. */
+  readonly kubeConfig: RemoteKubeConfigRef | undefined;
+}
+
+/** Which Secret of the ApplySet's namespace holds the kubeconfig, and its key (undefined: `value`, then `value.yaml`). */
+export interface RemoteKubeConfigRef {
+  readonly secretName: string;
+  readonly key: string | undefined;
 }
 
 export interface SpecFieldError {

@@ -7,10 +7,12 @@ import {
   type DependencyReference,
   type ResolveApplySetSpecResult,
   type ResolvedApplySetSpec,
+  type RemoteKubeConfigRef,
   type ResolvedGitRef,
   type SpecFieldError,
 } from './applyset-types.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
+import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
 import { resolveSourceSpec } from './resolve-source-spec.js';
 import {
   DNS1123_SUBDOMAIN,
@@ -54,6 +56,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   const dependsOn = resolveDependsOn(spec['dependsOn'], fail);
   const names = resolveNames(spec, fail);
   const deletionPolicy = resolveDeletionPolicy(spec['deletionPolicy'], fail);
+  const kubeConfig = resolveKubeConfigRef(spec['kubeConfig'], fail);
 
   if (errors.length > 0 || url === undefined || ref === undefined || pruneMode === undefined)
     return { ok: false, errors };
@@ -78,6 +81,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
       suspend: switches.suspend,
       ...names,
       deletionPolicy,
+      kubeConfig,
     },
   };
 }
@@ -101,6 +105,8 @@ interface LenientApplySetSpec {
   readonly ref: ResolvedGitRef | undefined;
   readonly secretName: string | undefined;
   readonly secretNamespace: string | undefined;
+  /** `spec.kubeConfig.secretRef`, unless wrong: a deletion prunes on the cluster the applies wrote to. */
+  readonly kubeConfig: RemoteKubeConfigRef | undefined;
 }
 
 export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
@@ -117,6 +123,7 @@ export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
     ref,
     secretName,
     secretNamespace,
+    kubeConfig: resolveKubeConfigRef(raw['kubeConfig'], ignore),
   };
 }
 

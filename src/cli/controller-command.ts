@@ -31,6 +31,8 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--default-service-account NAME | --apply-as-controller]
                           [--allow-cross-namespace-refs [--allow-secret-refs-from NS,...]]
                           [--allow-nested-applysets]
+                          [--allowed-remote-cluster-hosts HOST[:PORT],...]
+                          [--allow-remote-kubeconfig-exec] [--allow-remote-kubeconfig-files]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
                           [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
@@ -73,6 +75,12 @@ spec.serviceAccountName are applied with the controller's own rights (anyone who
 then may do what the controller may), and credentials Secrets without applyset.dev/source-hosts are
 accepted (add --require-secret-source-hosts to keep refusing them). Cross-namespace references stay
 refused. --no-cross-namespace-refs is the default and may be left out.
+
+Remote clusters: an ApplySet with spec.kubeConfig.secretRef is applied to the cluster that kubeconfig
+names (read as the ApplySet's account; its status stays here). Only inline credentials: exec and
+auth-provider plugins are refused unless --allow-remote-kubeconfig-exec, file references
+(certificate-authority, client-key, tokenFile, ...) unless --allow-remote-kubeconfig-files. The server
+is checked as a source URL is, --allowed-remote-cluster-hosts playing --allowed-source-hosts' part.
 
 Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
@@ -153,6 +161,9 @@ const CONTROLLER_OPTIONS = {
   'allow-cross-namespace-refs': { type: 'boolean', default: false },
   'allow-secret-refs-from': { type: 'string', default: '' },
   'allow-nested-applysets': { type: 'boolean', default: false },
+  'allowed-remote-cluster-hosts': { type: 'string', default: '' },
+  'allow-remote-kubeconfig-exec': { type: 'boolean', default: false },
+  'allow-remote-kubeconfig-files': { type: 'boolean', default: false },
   ...GIT_LIMIT_OPTIONS,
   ...KUSTOMIZE_OPTIONS,
   help: { type: 'boolean', short: 'h', default: false },
@@ -204,6 +215,11 @@ function parseControllerFlags(
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
       ...tenancy,
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
+      remoteKubeConfig: {
+        allowExec: values['allow-remote-kubeconfig-exec'],
+        allowFiles: values['allow-remote-kubeconfig-files'],
+        allowedHosts: parseSourceHostList(values['allowed-remote-cluster-hosts']),
+      },
       ...webhook,
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values),

@@ -206,7 +206,7 @@ export async function readFiles(
 }
 
 /** `system:serviceaccount:team-a:deployer` → `team-a/deployer`, as a user names the account. */
-function serviceAccountOf(user: string): string {
+export function serviceAccountOf(user: string): string {
   const prefix = 'system:serviceaccount:';
   return user.startsWith(prefix) ? user.slice(prefix.length).replace(':', '/') : user;
 }

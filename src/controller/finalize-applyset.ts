@@ -6,12 +6,11 @@ import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS, type ApplySet } from
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
-import type { ReconcileContext } from './reconcile-context.js';
+import { deletionTarget, type RemoteDeletionDeps } from './remote-deletion.js';
 import { createStatusWriter, mappingInputOf } from './status-writer.js';
 
-/** What the finalizer path needs beyond the reconcile's context: the engine, and the default account. */
-interface FinalizeDeps extends ReconcileContext {
-  readonly engineFor: (user: string | undefined) => ApplySetEngine;
+/** What the finalizer path needs beyond the reconcile's context: the engines, and the default account. */
+interface FinalizeDeps extends RemoteDeletionDeps {
   readonly defaultServiceAccountName: string | undefined;
 }
 
@@ -35,47 +34,15 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     const { namespace } = applySet.metadata;
     // The same account as the applies: the default one when the spec names none.
     const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
-    const target = spec.targetNamespace ?? namespace;
-    const verb = orphan ? 'releasing' : 'pruning';
-    try {
-      const result = await deps.engineFor(impersonatedUser(namespace, serviceAccount))({
-        input: { files: [], parent: parentOf(applySet), defaultNamespace: target },
-        write: { dryRun: false, force: false, adopt: false },
-        prune: orphan ? { mode: 'off' } : { mode: 'delete', allowEmpty: true },
-        release: orphan,
-        signal: deps.signal,
+    const user = impersonatedUser(namespace, serviceAccount);
+    const target = await deletionTarget(deps, applySet, spec.kubeConfig, user);
+    if (target.kind === 'retry') return target.requeue;
+    if (target.kind === 'engine') {
+      const requeue = await releaseChildren(deps, applySet, target.engineFor(user), {
+        orphan,
+        target: spec.targetNamespace ?? namespace,
       });
-      const failed = result.outcomes.filter((o) => o.action === 'failed');
-      if (failed.length > 0 || !result.completed) {
-        const message = `${verb} the children failed: ${failed.map((o) => (o.action === 'failed' ? o.message : '')).join('; ')}`;
-        log.warn({ failed: failed.length }, message);
-        await deps.recordEvent(subjectOf(applySet), { type: 'Warning', reason: 'PruneFailed', message });
-        return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
-      }
-      const count = result.outcomes.filter((o) =>
-        orphan ? o.action === 'prune-skipped' && o.released === true : o.action === 'pruned',
-      ).length;
-      if (!orphan) deps.metrics.countObjects('pruned', count);
-      log.info(
-        { [orphan ? 'released' : 'pruned']: count },
-        `deleted: children ${orphan ? 'orphaned' : 'pruned'}`,
-      );
-    } catch (error) {
-      const failure = classifyFailure(error);
-      // The ApplySet went while it was read: nothing is left to let go of.
-      if (failure.reason === 'ParentNotFound') return { kind: 'none' };
-      // A damaged inventory cannot be pruned from, however often it is tried: the deletion stalls.
-      if (failure.reason === 'InventoryInvalid') {
-        return stallDeletion(deps, api, applySet, failure.message, log);
-      }
-      const what = failure.unexpected ? 'failed unexpectedly, a bug' : 'failed';
-      log[failure.unexpected ? 'error' : 'warn']({ err: error }, `deleted: ${verb} the children ${what}`);
-      await deps.recordEvent(subjectOf(applySet), {
-        type: 'Warning',
-        reason: 'PruneFailed',
-        message: `${verb} the children failed: ${failure.message}`,
-      });
-      return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
+      if (requeue !== undefined) return requeue;
     }
   }
   await api.setFinalizers(
@@ -84,6 +51,58 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     deps.signal,
   );
   return { kind: 'none' };
+}
+
+/** Prunes (or, orphan, releases) every child with `engine`; a requeue when that failed, else undefined. */
+async function releaseChildren(
+  deps: FinalizeDeps,
+  applySet: ApplySet,
+  engine: ApplySetEngine,
+  { orphan, target }: { orphan: boolean; target: string },
+): Promise<Requeue | undefined> {
+  const { api, log } = deps;
+  const verb = orphan ? 'releasing' : 'pruning';
+  try {
+    const result = await engine({
+      input: { files: [], parent: parentOf(applySet), defaultNamespace: target },
+      write: { dryRun: false, force: false, adopt: false },
+      prune: orphan ? { mode: 'off' } : { mode: 'delete', allowEmpty: true },
+      release: orphan,
+      signal: deps.signal,
+    });
+    const failed = result.outcomes.filter((o) => o.action === 'failed');
+    if (failed.length > 0 || !result.completed) {
+      const message = `${verb} the children failed: ${failed.map((o) => (o.action === 'failed' ? o.message : '')).join('; ')}`;
+      log.warn({ failed: failed.length }, message);
+      await deps.recordEvent(subjectOf(applySet), { type: 'Warning', reason: 'PruneFailed', message });
+      return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
+    }
+    const count = result.outcomes.filter((o) =>
+      orphan ? o.action === 'prune-skipped' && o.released === true : o.action === 'pruned',
+    ).length;
+    if (!orphan) deps.metrics.countObjects('pruned', count);
+    log.info(
+      { [orphan ? 'released' : 'pruned']: count },
+      `deleted: children ${orphan ? 'orphaned' : 'pruned'}`,
+    );
+    return undefined;
+  } catch (error) {
+    const failure = classifyFailure(error);
+    // The ApplySet went while it was read: nothing is left to let go of.
+    if (failure.reason === 'ParentNotFound') return { kind: 'none' };
+    // A damaged inventory cannot be pruned from, however often it is tried: the deletion stalls.
+    if (failure.reason === 'InventoryInvalid') {
+      return stallDeletion(deps, api, applySet, failure.message, log);
+    }
+    const what = failure.unexpected ? 'failed unexpectedly, a bug' : 'failed';
+    log[failure.unexpected ? 'error' : 'warn']({ err: error }, `deleted: ${verb} the children ${what}`);
+    await deps.recordEvent(subjectOf(applySet), {
+      type: 'Warning',
+      reason: 'PruneFailed',
+      message: `${verb} the children failed: ${failure.message}`,
+    });
+    return { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS };
+  }
 }
 
 /**

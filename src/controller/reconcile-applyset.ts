@@ -29,6 +29,7 @@ import {
   commitReader,
 } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
+import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
@@ -74,8 +75,14 @@ async function reconcile(
 
   // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
   if (read.metadata.deletionTimestamp !== undefined) {
-    const { engineFor, tenancy } = options;
-    const deps = { ...ctx, engineFor, defaultServiceAccountName: tenancy.defaultServiceAccountName };
+    const { engineFor, readerAs, remoteClusters, tenancy } = options;
+    const deps = {
+      ...ctx,
+      engineFor,
+      readerAs,
+      remoteClusters,
+      defaultServiceAccountName: tenancy.defaultServiceAccountName,
+    };
     return { result: 'deleted', requeue: await finalize(deps, read) };
   }
 
@@ -155,6 +162,18 @@ async function applyRevision(
   const auth = await readCredentials(options.readerAs(user), tenancy, { user, namespace }, spec, signal);
   if ('done' in auth) return { outcome: auth.done };
 
+  // 8b. spec.kubeConfig: the remote cluster, its kubeconfig read as that account too, and answering.
+  const remote =
+    spec.kubeConfig &&
+    (await remoteClusterOf(
+      options.readerAs(user),
+      options.remoteClusters,
+      { user, namespace },
+      spec.kubeConfig,
+      { signal, log: ctx.log },
+    ));
+  if (remote !== undefined && 'done' in remote) return { outcome: remote.done };
+
   // 9. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
   // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for
   // (a new spec, a reconcile request) goes to the network.
@@ -182,13 +201,16 @@ async function applyRevision(
   const steady = appliedBefore(applySet, revision);
   const allowNested = tenancy.allowNestedApplySets === true;
   const request = engineRequest(applySet, spec, files.value, { revision, steady, allowNested }, signal);
-  const engine = runEngine(options.engineFor(user), request);
+  const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
   for await (const wait of engine.waits) await status.progressing(wait, revision);
   const run = await engine.run;
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.
   if ('result' in run) status.moved(run.result.parentResourceVersion);
   const timedOut = signal.aborted;
-  return engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
+  const ended = engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
+  return remote === undefined
+    ? ended
+    : remoteEngineOutcome(ended, remote.value.server, { namespace, serviceAccount });
 }
 
 /** Whether the ApplySet's inventory lists anything (plain or compressed). */

@@ -12,6 +12,7 @@ import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySetApi } from './applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
+import type { RemoteClusters } from './runtime/remote-clusters.js';
 
 /** Who an ApplySet may act as and what it may name outside its namespace: the tenancy flags. */
 export interface Tenancy {
@@ -45,6 +46,8 @@ export interface ReconcilerOptions {
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
   /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
+  /** The clusters of spec.kubeConfig; undefined: ApplySets naming one stall. */
+  readonly remoteClusters?: RemoteClusters;
   readonly gitSource: GitSource;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
   readonly kustomize?: KustomizeOptions;

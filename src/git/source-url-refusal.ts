@@ -11,7 +11,15 @@ import { sourceHostListAllows, sourceHostOf, type SourceHostList } from './sourc
  * checked again on what DNS answers, when the connection is made (see guardedLookup): Node does not resolve
  * IP literals, so they are checked here, and only here.
  */
-export function sourceUrlRefusal(url: string, allowedHosts: SourceHostList): string | undefined {
+export function sourceUrlRefusal(
+  url: string,
+  allowedHosts: SourceHostList,
+  /** The flag that lists the hosts, and what its list is of, as the messages name them. */
+  named: { readonly flag: string; readonly hosts: string } = {
+    flag: '--allowed-source-hosts',
+    hosts: 'allowed source hosts',
+  },
+): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -26,7 +34,7 @@ export function sourceUrlRefusal(url: string, allowedHosts: SourceHostList): str
   const addressReason = isIP(host) === 0 ? undefined : forbiddenAddressReason(host);
   if (addressReason !== undefined) return `${host} is ${addressReason}`;
   if (allowedHosts.length > 0 && !sourceHostListAllows(allowedHosts, url)) {
-    return `${sourceHostOf(url)} is not among the allowed source hosts (${allowedHosts.join(', ')})`;
+    return `${sourceHostOf(url)} is not among the ${named.hosts} (${allowedHosts.join(', ')})`;
   }
   // A listed host was re-admitted above; with no list, loopback and the pod's own addresses stay out.
   const internal = isLoopbackHostName(host)
@@ -35,7 +43,7 @@ export function sourceUrlRefusal(url: string, allowedHosts: SourceHostList): str
       ? undefined
       : internalAddressReason(host);
   if (internal !== undefined && !sourceHostListAllows(allowedHosts, url)) {
-    return `${host} is ${internal} (--allowed-source-hosts may name it)`;
+    return `${host} is ${internal} (${named.flag} may name it)`;
   }
   return undefined;
 }

@@ -9,6 +9,7 @@
  * used without a new connection.
  */
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { KubeCredentials } from './kube-credentials.js';
 
 export interface KubeConnection {
@@ -29,20 +30,26 @@ export interface KubeConnectionOptions {
   readonly credentials: KubeCredentials;
   /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
   readonly maxSockets?: number;
+  /**
+   * How the server's name is resolved; default the system's. A remote cluster's connection checks the
+   * addresses DNS answers before connecting (docs/remote-clusters.md).
+   */
+  readonly lookup?: LookupFunction;
 }
 
 /** An agent of its own over the given credentials; their TLS material was read when they were made. */
 export function createKubeConnection(options: KubeConnectionOptions): KubeConnection {
   const { credentials } = options;
   const { server, tls } = credentials;
+  const lookup = options.lookup === undefined ? {} : { lookup: options.lookup };
   // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
   const agent =
     new URL(server).protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 32, ...tls })
+      ? new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 32, ...tls, ...lookup })
       : undefined;
   return {
     server,
-    options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
+    options: async () => ({ ...tls, ...lookup, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
   };
 }

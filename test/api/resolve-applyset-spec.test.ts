@@ -56,6 +56,7 @@ describe('resolveApplySetSpec', () => {
       targetNamespace: undefined,
       serviceAccountName: undefined,
       deletionPolicy: 'Delete',
+      kubeConfig: undefined,
     };
     expect(resolveApplySetSpec(minimal)).toEqual({ ok: true, spec: expected });
   });

@@ -123,8 +123,12 @@ describe('the ApplySet CRD', () => {
       targetNamespace: 'n',
       serviceAccountName: 's',
       deletionPolicy: 'Delete',
+      kubeConfig: { secretRef: { name: 's', key: 'value' } },
     };
     expect(propertyNames(at('spec'))).toEqual(Object.keys(spec).sort());
+    expect(propertyNames(at('spec', 'kubeConfig', 'secretRef'))).toEqual(
+      Object.keys(spec.kubeConfig.secretRef).sort(),
+    );
     expect(propertyNames(at('spec', 'source'))).toEqual(Object.keys(spec.source).sort());
     expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
     expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());

@@ -292,6 +292,27 @@ describe('the chart values', () => {
   );
 
   it(
+    "refuse a remote kubeconfig's plugins and files unless allowed, and name the remote cluster hosts",
+    async () => {
+      const locked = controllerContainer(await render()).container.args;
+      expect(locked.filter((arg) => arg.includes('remote'))).toEqual([]);
+      const args = controllerContainer(
+        await render({
+          'remoteClusters.allowExec': 'true',
+          'remoteClusters.allowFiles': 'true',
+          'remoteClusters.allowedHosts[0]': 'b.example:6443',
+          'remoteClusters.allowedHosts[1]': '10.0.0.7',
+        }),
+      ).container.args;
+      expect(args).toEqual(
+        expect.arrayContaining(['--allow-remote-kubeconfig-exec', '--allow-remote-kubeconfig-files']),
+      );
+      expect(args[args.indexOf('--allowed-remote-cluster-hosts') + 1]).toBe('b.example:6443,10.0.0.7');
+    },
+    HELM_TIMEOUT_MS,
+  );
+
+  it(
     'make a shard: a label selector on the ApplySets and a Lease of the release',
     async () => {
       const objects = await render({ watchLabelSelector: 'sharding.applyset.dev/key in (shard1)' });

@@ -42,6 +42,8 @@ import {
 } from '../../src/kube/kube-api-error.js';
 import { KubeConfigError } from '../../src/kube/kubeconfig-error.js';
 import { KustomizeError } from '../../src/kustomize/kustomize-error.js';
+import { RemoteClusterUnreachableError } from '../../src/controller/remote-cluster-unreachable-error.js';
+import { RemoteKubeConfigRefusedError } from '../../src/controller/remote-kube-config.js';
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
@@ -97,6 +99,14 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new KubeTransportError('GET', '/p', { cause: new Error('ECONNRESET') }), 'retryable', 'ApplyFailed'],
   [new UnknownKindError('example.com', 'Widget', 'v1', 'no CRD'), 'stalled', 'UnknownKind'],
   [new KubeConfigError('exec plugin failed'), 'stalled', 'ApplyFailed'],
+  [new RemoteKubeConfigRefusedError('exec plugins are refused'), 'stalled', 'KubeConfigRefused'],
+  [
+    new RemoteClusterUnreachableError('https://b:6443', 'Secret a/b, key value', {
+      cause: new Error('ECONNREFUSED'),
+    }),
+    'retryable',
+    'RemoteClusterUnreachable',
+  ],
   [new MergeError('missing-merge-key', 'no name'), 'stalled', 'MergeFailed'],
   [new MergeConflictError('a: 1', 'a: 2'), 'stalled', 'MergeFailed'],
   [unknownKind, 'stalled', 'UnknownKind'],

@@ -10,6 +10,7 @@ import { createKubeConnection } from '../../kube/kube-connection.js';
 import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
 import { LeadershipLostError, type LeaderElection } from './leader-election.js';
+import { remoteClusters, type RemoteClusters } from './remote-clusters.js';
 import { sharedEngines, type EngineHooks } from './shared-engines.js';
 
 /** The clients of the controller, all counted by its metrics: the one door to the API server. */
@@ -29,10 +30,12 @@ export interface ControllerClients {
    * controller's rights (issue #23).
    */
   readerAs(user: string | undefined): KubeClient;
+  /** The clusters ApplySets name in spec.kubeConfig, connected on first use (see remoteClusters). */
+  readonly remoteClusters: RemoteClusters;
 }
 
 interface ControllerClientsOptions {
-  readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect'>;
+  readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect' | 'remoteKubeConfig'>;
   readonly hooks?: EngineHooks;
   readonly logger: Logger;
   /** Counts each request sent (the controller's metrics). */
@@ -67,5 +70,13 @@ export function controllerClients(options: ControllerClientsOptions): Controller
     user === undefined
       ? client
       : createKubeClient({ connection, onRequest: countRequest, impersonateUser: user });
-  return { client, unfenced, engineFor, readerAs };
+  const remote = remoteClusters({
+    policy: config.remoteKubeConfig ?? { allowExec: false, allowFiles: false, allowedHosts: [] },
+    parentClient: client,
+    logger,
+    countRequest,
+    ...fenced,
+    ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
+  });
+  return { client, unfenced, engineFor, readerAs, remoteClusters: remote };
 }

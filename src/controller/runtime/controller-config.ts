@@ -3,6 +3,7 @@ import type { KubeCredentials } from '../../kube/kube-credentials.js';
 import type { SourceHostList } from '../../git/source-host-list.js';
 import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
 import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
+import type { RemoteKubeConfigPolicy } from '../remote-kube-config.js';
 
 /**
  * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
@@ -79,6 +80,12 @@ export interface ControllerConfig {
   readonly webhookAddress?: string;
   /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
   readonly webhookSecret?: string;
+  /**
+   * What a kubeconfig of spec.kubeConfig may hold and name: `--allow-remote-kubeconfig-exec`,
+   * `--allow-remote-kubeconfig-files`, `--allowed-remote-cluster-hosts`. Default: inline data only, any
+   * server but loopback, the controller's own addresses, link-local and cloud metadata.
+   */
+  readonly remoteKubeConfig?: RemoteKubeConfigPolicy;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
 }

@@ -141,6 +141,7 @@ function wireReconciler(
     client,
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
+    remoteClusters: clients.remoteClusters,
     tenancy: {
       allowNestedApplySets: config.allowNestedApplySets === true,
       defaultServiceAccountName: config.defaultServiceAccountName,

@@ -8,6 +8,8 @@ export interface SecretReference {
   readonly secretName: string;
   /** Who reads it: the ApplySet's account (impersonated), as its reconcile does; undefined: the controller. */
   readonly user?: string;
+  /** A second Secret the ApplySet names (its spec.kubeConfig one when it has both), read as `user` too. */
+  readonly also?: { readonly namespace: string; readonly secretName: string };
 }
 
 interface SecretChangePollerOptions {
@@ -54,15 +56,38 @@ export interface SecretChangePoller {
  * The poller's bounds, whatever the number of failing ApplySets (each tenant can make as many as it
  * may create): at most SECRET_POLL_CONCURRENCY GETs at once, and the Secrets of at most
  * SECRET_POLL_MAX_PER_TICK ApplySets per poll, taken in turn, so with the 5 s interval the poller
- * sends at most 20 GETs a second and every failing ApplySet is still polled every
+ * sends at most 20 GETs a second (40 if each names two Secrets) and every failing ApplySet is polled every
  * ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
  */
 const SECRET_POLL_CONCURRENCY = 4;
 const SECRET_POLL_MAX_PER_TICK = 100;
 
 /** What a baseline or an observation holds: which Secret, and its version or its absence. */
-function stateOf(reference: SecretReference, version: string | undefined): string {
+function stateOf(
+  reference: Pick<SecretReference, 'namespace' | 'secretName'>,
+  version: string | undefined,
+): string {
   return `${reference.namespace}/${reference.secretName}@${version ?? '(absent)'}`;
+}
+
+type ReadVersion = SecretChangePollerOptions['readVersion'];
+
+/** The state of the ApplySet's Secrets: both of an ApplySet that names two, so a change of either counts. */
+async function observeSecrets(
+  readVersion: ReadVersion,
+  reference: SecretReference,
+  readSignal: AbortSignal,
+): Promise<string> {
+  const one = async (secret: Pick<SecretReference, 'namespace' | 'secretName'>) =>
+    stateOf(secret, await readVersion(secret.namespace, secret.secretName, readSignal, reference.user));
+  const first = await one(reference);
+  return reference.also === undefined ? first : `${first} ${await one(reference.also)}`;
+}
+
+/** One read per Secrets and reader: two accounts do not share what one of them may read. */
+function readKey({ user, namespace, secretName, also }: SecretReference): string {
+  const second = also === undefined ? '' : ` ${also.namespace}/${also.secretName}`;
+  return `${user ?? ''} ${namespace}/${secretName}${second}`;
 }
 
 /**
@@ -85,14 +110,8 @@ export function startSecretChangePoller(options: SecretChangePollerOptions): Sec
     return [...all.slice(start), ...all.slice(0, start)].slice(0, maxPerTick);
   };
 
-  const observe = async (reference: SecretReference, readSignal: AbortSignal): Promise<string> =>
-    stateOf(
-      reference,
-      await options.readVersion(reference.namespace, reference.secretName, readSignal, reference.user),
-    );
-  // One read per Secret and reader: two accounts do not share what one of them may read.
-  const readKey = (reference: SecretReference) =>
-    `${reference.user ?? ''} ${reference.namespace}/${reference.secretName}`;
+  const observe = (reference: SecretReference, readSignal: AbortSignal) =>
+    observeSecrets(options.readVersion, reference, readSignal);
 
   const tick = async (): Promise<void> => {
     const failing = inTurn(options.failing());

@@ -6,7 +6,7 @@ import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../../apply/create-apply-set-engine.js';
 import { createNoOpMemo, noOpMemoFor } from '../../apply/remember-no-op.js';
 import type { ApplySetEngineOptions } from '../../apply/run-context.js';
-import { createKubeClient } from '../../kube/kube-client.js';
+import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import type { KubeConnection } from '../../kube/kube-connection.js';
 import { createOpenApiPatchMetaSource } from '../../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../../kube/rest-mapper.js';
@@ -20,6 +20,11 @@ interface SharedEnginesOptions {
   /** The leader fence every write of every identity passes. */
   readonly writeFence?: () => void;
   readonly hooks?: EngineHooks;
+  /**
+   * The client the ApplySet (the parent) is read and written with; default one on `connection`. For a
+   * remote cluster the children are on its connection while the ApplySet stays on the controller's.
+   */
+  readonly parentClient?: KubeClient;
 }
 
 /**
@@ -47,7 +52,8 @@ export function sharedEngines(options: SharedEnginesOptions): (user: string | un
   const reader = createKubeClient({ connection, onRequest: countRequest });
   // The parent, the ApplySet, is read and written as the controller (fenced like every write), never
   // as the account: an account with rights on ApplySets could rewrite its siblings (issue #23).
-  const parentClient = createKubeClient({ connection, onRequest: countRequest, ...fenced });
+  const parentClient =
+    options.parentClient ?? createKubeClient({ connection, onRequest: countRequest, ...fenced });
   const restMapper = createRestMapper(reader);
   const patchMetaSource = createOpenApiPatchMetaSource({
     client: reader,

@@ -84,16 +84,23 @@ export function secretReferenceOf(
 ): SecretReference | undefined {
   const spec = lenientApplySetSpec(applySet['spec']);
   const metadata = metadataOf(applySet);
-  if (spec.secretName === undefined || spec.suspend || metadata['deletionTimestamp'] !== undefined)
-    return undefined;
+  if (spec.suspend || metadata['deletionTimestamp'] !== undefined) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
   const namespace = spec.secretNamespace ?? ownNamespace;
-  if (namespace !== ownNamespace && !trustedNamespaces.has(namespace)) return undefined;
+  const trusted = namespace === ownNamespace || trustedNamespaces.has(namespace);
+  // The Git credentials Secret, and the spec.kubeConfig one (always of the ApplySet's own namespace).
+  const [first, also] = [
+    spec.secretName === undefined || !trusted ? undefined : { namespace, secretName: spec.secretName },
+    spec.kubeConfig === undefined
+      ? undefined
+      : { namespace: ownNamespace, secretName: spec.kubeConfig.secretName },
+  ].filter((secret) => secret !== undefined);
+  if (first === undefined) return undefined;
   const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
   return {
     key: applySetKey(applySet),
-    namespace,
-    secretName: spec.secretName,
+    ...first,
+    ...(also === undefined ? {} : { also }),
     ...(user === undefined ? {} : { user }),
   };
 }

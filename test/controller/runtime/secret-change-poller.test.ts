@@ -69,6 +69,17 @@ describe('the Secret change poller', () => {
     expect(changed).toEqual(['ns/a']);
   });
 
+  it("reconciles an ApplySet when its second Secret (spec.kubeConfig's) changes, the first unchanged", async () => {
+    const both: SecretReference = { ...a, also: { namespace: 'ns', secretName: 'kubeconfig' } };
+    versions.set('ns/kubeconfig', '1');
+    failing = [both];
+    await waitFor(() => readNames.filter((name) => name === 'kubeconfig').length > 2);
+    expect(changed).toEqual([]);
+    versions.set('ns/kubeconfig', '2');
+    await waitFor(() => changed.length > 0);
+    expect(changed).toEqual(['ns/a']);
+  });
+
   it('sees a Secret created after the reconcile found none, even before the first poll', async () => {
     versions.clear();
     await poller.beforeReconcile('ns/a', stop.signal);
