@@ -4,6 +4,7 @@ import { dependencyKeysOf } from '../api/dependencies.js';
 import { messageOf } from '../errors/message-of.js';
 import { fleetRow, type FleetFilter } from './fleet-row.js';
 import { renderMessagePage, renderPage, signInForm } from './page-layout.js';
+import { inventoryRefs } from './inventory-tree.js';
 import { readObjectStates } from './read-object-states.js';
 import { renderApplySetBody } from './render-applyset-page.js';
 import { renderFleetBody } from './render-fleet-page.js';
@@ -223,7 +224,7 @@ async function applySetPage(
   const body = renderApplySetBody({
     applySet,
     objects,
-    totalObjects: applySet.status?.inventory?.totalCount ?? 0,
+    totalObjects: inventoryRefs(applySet).total,
     events: context.data.events(namespace, name).slice(0, 30),
     dependencies: dependencyKeys.map((key) => ({ key, applySet: byKey.get(key) })),
     dependents: visible.filter((set) => dependencyKeysOf(set).includes(self)),
