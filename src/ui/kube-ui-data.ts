@@ -72,7 +72,7 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
 }
 
 /** Reads objects named as the inventory names them (no version) through discovery, as `client`. */
-export function createKubeObjectReader(client: KubeClient): UiObjectReader {
+function createKubeObjectReader(client: KubeClient): UiObjectReader {
   const mapper = createRestMapper(client);
   const api = createKubeObjectApi(client);
   return async (ref, signal) => {
