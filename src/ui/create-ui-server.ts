@@ -20,7 +20,7 @@ export interface UiServerOptions {
   readonly data: UiData;
   /** Serve the sign-in form and offer it on a 401 (the view the controller serves). */
   readonly signIn?: boolean;
-  /** Rows the fleet page lists before it offers to list all the matches; default 200. */
+  /** Rows the fleet page lists before it offers to list all the matches; default 100. */
   readonly fleetRowLimit?: number;
   /** Live objects read for one ApplySet page; default 200. */
   readonly objectReadLimit?: number;
@@ -190,8 +190,9 @@ async function fleetPage(context: RouteContext, viewer: UiViewer, url: URL, resp
     rows,
     filter,
     nowMs: context.now(),
-    limit: context.fleetRowLimit ?? 200,
+    limit: context.fleetRowLimit ?? 100,
     all,
+    problem: context.data.problem?.(),
   });
   sendHtml(
     response,

@@ -1,4 +1,5 @@
 import { APPLYSET_KIND, type ApplySet } from '../api/applyset-types.js';
+import { messageOf } from '../errors/message-of.js';
 import { startSupervisedInformer } from '../controller/runtime/supervised-informer.js';
 import type { InformerLogger } from '../controller/runtime/watch-once.js';
 import type { KubeClient } from '../kube/kube-client.js';
@@ -36,11 +37,19 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
   const listeners = new Set<(change: UiChange) => void>();
   const notify = (change: UiChange) => listeners.forEach((listener) => listener(change));
   const scope = options.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(options.namespace)}`;
+  let listProblem: string | undefined;
   const applySets = startSupervisedInformer({
     client: options.client,
     path: applySetsPath(options.namespace),
     transform: slimApplySet,
-    logger: options.logger,
+    logger: {
+      ...options.logger,
+      warn(object, message) {
+        const error = (object as { err?: unknown }).err;
+        if (error !== undefined) listProblem = messageOf(error);
+        options.logger.warn(object, message);
+      },
+    },
     signal: options.signal,
     onEvent: ({ object }) => {
       const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
@@ -70,6 +79,8 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
       return () => listeners.delete(listener);
     },
     readerFor: () => reader,
+    // Until the first list succeeds, the page says why it shows nothing rather than an empty fleet.
+    problem: () => (applySets.hasSynced() ? undefined : listProblem),
     ...(options.preview === undefined ? {} : { preview: options.preview }),
   };
 }

@@ -10,6 +10,8 @@ export interface FleetPage {
   /** The most rows rendered, unless `all`: a page of 1,000 rows is slow to start and no one reads it. */
   readonly limit: number;
   readonly all: boolean;
+  /** Why the ApplySets cannot be listed, shown above the table. */
+  readonly problem: string | undefined;
 }
 
 /** The query of the filter, and of the link that shows every match. */
@@ -59,6 +61,9 @@ export function renderFleetBody(page: FleetPage): SafeHtml {
       <button type="submit">Filter</button>
     </form>
     <div id="refreshable">
+      ${page.problem === undefined
+        ? ''
+        : html`<p class="problem" role="alert">The ApplySets cannot be listed: ${page.problem}</p>`}
       <p id="fleet-count" class="count">
         <span id="shown">${matching.length}</span> of ${page.rows.length} ApplySets
         match${counts === '' ? '' : ` (in all: ${counts})`}.

@@ -44,6 +44,7 @@ tbody th { font-weight: 600; }
 .state-stalled, .state-failing, .health-failed, .health-notfound { color: var(--bad); }
 .state-suspended, .health-terminating { color: var(--off); }
 .count, .crumbs, .hint { color: var(--muted); }
+.problem { color: var(--bad); font-weight: 600; }
 .tree, .tree ul, .graph, .graph ul { list-style: none; padding-left: 1.2rem; }
 .tree > li, .graph > li { padding-left: 0; }
 .ns, .kind { font-weight: 600; }

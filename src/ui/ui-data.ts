@@ -51,6 +51,8 @@ export interface UiData {
   subscribe(listener: (change: UiChange) => void): () => void;
   /** The reader of this ApplySet's live objects (see UiObjectReader). */
   readerFor(applySet: ApplySet): UiObjectReader;
+  /** Why the ApplySets cannot be shown yet (the list is refused, the CRD is missing), if so. */
+  problem?(): string | undefined;
   /** What the next run would change; absent where this view cannot compute it. */
   preview?(applySet: ApplySet, signal: AbortSignal): Promise<UiPreview>;
 }

@@ -186,6 +186,14 @@ describe('the web view server', () => {
     ]);
   });
 
+  it('says why the fleet is empty when the ApplySets cannot be listed', async () => {
+    const data = { ...memoryData([]), problem: () => 'the server could not find the requested resource' };
+    const page = await fetchText(`${await serve(data)}/`, { headers: ann });
+    expect(page.body).toContain(
+      'The ApplySets cannot be listed: the server could not find the requested resource',
+    );
+  });
+
   it('escapes what the cluster says and allows no inline script or style', async () => {
     const hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>';
     const url = await serve(memoryData([applySet('mine', 'shop', hostile)]));
