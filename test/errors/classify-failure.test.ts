@@ -42,6 +42,7 @@ import { KubeConfigError } from '../../src/kube/kubeconfig-error.js';
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
+import { UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
 
 const url = 'https://git.example.com/team/repo.git';
 const revision = 'main@sha1:0123abc';
@@ -126,6 +127,11 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   ],
   [new WatchExpiredError('410 Gone'), 'retryable', 'WatchExpired'],
   [new WatchStalledError('silent'), 'retryable', 'WatchStalled'],
+  [
+    new UiReviewUnavailableError('TokenReview', { cause: new Error('503') }),
+    'retryable',
+    'ReviewUnavailable',
+  ],
 ];
 
 describe('classifyFailure', () => {
