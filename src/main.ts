@@ -13,6 +13,7 @@ commands:
   reconcile   ask the controller to reconcile an ApplySet now, and wait for the outcome
   suspend     stop reconciling an ApplySet
   resume      reconcile a suspended ApplySet again, and wait for the outcome
+  ui          serve the web view of the ApplySets on a loopback address
   version     print the version (also --version)
 `;
 
@@ -27,6 +28,7 @@ const commands: Record<string, () => Promise<Command>> = {
   reconcile: async () => (await import('./cli/reconcile-command.js')).reconcileCommand,
   suspend: async () => (await import('./cli/reconcile-command.js')).suspendCommand,
   resume: async () => (await import('./cli/reconcile-command.js')).resumeCommand,
+  ui: async () => (await import('./cli/ui-command.js')).uiCommand,
 };
 
 /** The composition root: reads the process environment once and hands it to the subcommand. */

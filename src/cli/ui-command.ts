@@ -1,0 +1,89 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { accessFlagSpecs, openApplySetAccess } from './applyset-access.js';
+import type { Command } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-command-line.js';
+import { isLoopbackHost } from '../ui/local-ui-access.js';
+
+const usage = `usage: applyset ui [--address 127.0.0.1] [--port 0] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
+
+Serves the web view of the ApplySets on this machine, as \`kubectl proxy\` serves the API: everything
+it shows is read through the API server as the kubeconfig's user. It listens on a loopback address
+only (port 0 picks a free one), prints the URL and runs until interrupted. -A shows every namespace.
+`;
+
+const flagSpecs = {
+  ...accessFlagSpecs,
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  address: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '0' },
+} as const;
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65_535)
+    throw new UsageError(`--port: not a port number: ${JSON.stringify(text)}`);
+  return port;
+}
+
+/** `applyset ui`: the web view for the kubeconfig's user, on a loopback address. */
+export const uiCommand: Command = async (argv, io) => {
+  let flags;
+  let port;
+  try {
+    flags = parseCommandLine(argv, flagSpecs);
+    port = parsePort(single(flags, 'port') ?? '0');
+    const address = single(flags, 'address') ?? '127.0.0.1';
+    if (!isLoopbackHost(address)) {
+      throw new UsageError(
+        `--address ${address}: not a loopback address; the view has no sign-in of its own, so it serves this machine only`,
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`applyset ui: ${error.message}\n\n${usage}`);
+    return ExitCode.badInput;
+  }
+  if (flagIsTrue(flags, 'help')) {
+    io.stdout.write(usage);
+    return ExitCode.ok;
+  }
+  const access = await openApplySetAccess(flags, io, 'ui');
+  if (typeof access === 'number') return access;
+  const [{ createUiServer }, { createKubeUiData }, { localUiAccess }] = await Promise.all([
+    import('../ui/create-ui-server.js'),
+    import('../ui/kube-ui-data.js'),
+    import('../ui/local-ui-access.js'),
+  ]);
+  const stop = new AbortController();
+  const warn = (object: object, message: string) =>
+    io.stderr.write(`applyset ui: ${message} ${JSON.stringify(object)}\n`);
+  const data = createKubeUiData({
+    client: access.client,
+    namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
+    logger: { info: () => undefined, debug: () => undefined, warn },
+    signal: stop.signal,
+  });
+  const ui = createUiServer({ access: localUiAccess(`your kubeconfig's user at ${access.server}`), data });
+  ui.server.listen(port, single(flags, 'address') ?? '127.0.0.1');
+  await once(ui.server, 'listening');
+  const bound = ui.server.address() as AddressInfo;
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+  io.stdout.write(`Serving the web view on http://${host}:${bound.port}/\n`);
+  const stopped = new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve();
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  await stopped;
+  stop.abort();
+  ui.closeUpdates();
+  ui.server.closeAllConnections();
+  await new Promise((resolve) => ui.server.close(resolve));
+  return ExitCode.ok;
+};

@@ -1,0 +1,48 @@
+import type { UiObjectRef, UiObjectState } from './ui-data.js';
+
+/**
+ * An id of `status.inventory.items` (`<namespace>_<name>_<group>_<kind>`, status-inventory.ts) back to
+ * its parts: neither namespace, group nor kind holds `_`, so the name is what lies between the first
+ * and the third-from-last; a `:` in a name was written `__`.
+ */
+export function parseInventoryItemId(id: string): UiObjectRef | undefined {
+  const parts = id.split('_');
+  if (parts.length < 4) return undefined;
+  const namespace = parts[0] ?? '';
+  const kind = parts[parts.length - 1] ?? '';
+  const group = parts[parts.length - 2] ?? '';
+  const name = parts.slice(1, -2).join('_').replaceAll('__', ':');
+  if (name === '' || kind === '') return undefined;
+  return { namespace, name, group, kind };
+}
+
+export interface InventoryKindNode {
+  /** `Deployment.apps`, `ConfigMap`. */
+  readonly kind: string;
+  readonly objects: readonly UiObjectState[];
+}
+
+export interface InventoryNamespaceNode {
+  /** `''` for cluster-scoped objects. */
+  readonly namespace: string;
+  readonly kinds: readonly InventoryKindNode[];
+}
+
+/** The objects grouped by namespace, then kind (`Kind.group`), each level sorted. */
+export function inventoryTree(objects: readonly UiObjectState[]): InventoryNamespaceNode[] {
+  const byNamespace = new Map<string, Map<string, UiObjectState[]>>();
+  for (const object of objects) {
+    const kinds = byNamespace.get(object.namespace) ?? new Map<string, UiObjectState[]>();
+    byNamespace.set(object.namespace, kinds);
+    const kind = object.group === '' ? object.kind : `${object.kind}.${object.group}`;
+    kinds.set(kind, [...(kinds.get(kind) ?? []), object]);
+  }
+  const sorted = <T>(entries: Iterable<[string, T]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
+  return sorted(byNamespace).map(([namespace, kinds]) => ({
+    namespace,
+    kinds: sorted(kinds).map(([kind, list]) => ({
+      kind,
+      objects: [...list].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    })),
+  }));
+}

@@ -1,0 +1,133 @@
+import { APPLYSET_KIND, type ApplySet } from '../api/applyset-types.js';
+import { startSupervisedInformer } from '../controller/runtime/supervised-informer.js';
+import type { InformerLogger } from '../controller/runtime/watch-once.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { createKubeObjectApi } from '../kube/kube-object-api.js';
+import { createRestMapper } from '../kube/rest-mapper.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { applySetsPath } from '../cli/applyset-access.js';
+import type { UiChange, UiData, UiEvent, UiObjectReader } from './ui-data.js';
+
+export interface KubeUiDataOptions {
+  /** Every list, watch and object read goes through it, as its user. */
+  readonly client: KubeClient;
+  /** One namespace, or undefined for all of them (`-A`). */
+  readonly namespace: string | undefined;
+  readonly logger: InformerLogger;
+  readonly signal: AbortSignal;
+}
+
+/** Annotation values past this size (the inventory, kubectl's last-applied copy) are not kept. */
+const MAX_KEPT_ANNOTATION_BYTES = 2048;
+
+/**
+ * The data of `applyset ui`: one informer on ApplySets and one on Events, shared by every open page,
+ * read as the kubeconfig's user; an ApplySet's objects are read as that user too.
+ */
+export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonly synced: Promise<void> } {
+  const listeners = new Set<(change: UiChange) => void>();
+  const notify = (change: UiChange) => listeners.forEach((listener) => listener(change));
+  const scope = options.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(options.namespace)}`;
+  const applySets = startSupervisedInformer({
+    client: options.client,
+    path: applySetsPath(options.namespace),
+    transform: slimApplySet,
+    logger: options.logger,
+    signal: options.signal,
+    onEvent: ({ object }) => {
+      const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+      notify({ namespace: String(metadata['namespace'] ?? ''), name: String(metadata['name'] ?? '') });
+    },
+  });
+  const events = startSupervisedInformer({
+    client: options.client,
+    path: `/api/v1${scope}/events`,
+    transform: slimEvent,
+    logger: options.logger,
+    signal: options.signal,
+    onEvent: ({ object }) => {
+      const involved = isJsonObject(object['involvedObject']) ? object['involvedObject'] : {};
+      if (involved['kind'] !== APPLYSET_KIND) return;
+      notify({ namespace: String(involved['namespace'] ?? ''), name: String(involved['name'] ?? '') });
+    },
+  });
+  const reader = createKubeObjectReader(options.client);
+  return {
+    synced: Promise.all([applySets.synced, events.synced]).then(() => undefined),
+    applySets: () => applySets.list() as unknown as ApplySet[],
+    applySet: (namespace, name) => applySets.get(`${namespace}/${name}`) as unknown as ApplySet | undefined,
+    events: (namespace, name) => eventsOf(events.list(), namespace, name),
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    readerFor: () => reader,
+  };
+}
+
+/** Reads objects named as the inventory names them (no version) through discovery, as `client`. */
+export function createKubeObjectReader(client: KubeClient): UiObjectReader {
+  const mapper = createRestMapper(client);
+  const api = createKubeObjectApi(client);
+  return async (ref, signal) => {
+    const mapping = await mapper.resolveGroupKind(ref.group, ref.kind, signal);
+    const namespace = mapping.scope === 'Namespaced' ? ref.namespace : '';
+    return api.get(
+      { group: mapping.group, version: mapping.version, resource: mapping.resource, namespace },
+      ref.name,
+      signal,
+    );
+  };
+}
+
+function slimApplySet(object: JsonObject): JsonObject {
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+  const { managedFields: _managedFields, annotations, ...kept } = metadata;
+  const small = isJsonObject(annotations)
+    ? Object.fromEntries(
+        Object.entries(annotations).filter(
+          ([, value]) => typeof value === 'string' && value.length <= MAX_KEPT_ANNOTATION_BYTES,
+        ),
+      )
+    : {};
+  return { ...object, metadata: { ...kept, annotations: small } };
+}
+
+/** What the page shows of an event; everything else (source, related objects) is dropped. */
+function slimEvent(object: JsonObject): JsonObject {
+  const { metadata, involvedObject, type, reason, message, count, lastTimestamp, eventTime, firstTimestamp } =
+    object;
+  const meta = isJsonObject(metadata) ? metadata : {};
+  return {
+    metadata: {
+      name: meta['name'] ?? '',
+      namespace: meta['namespace'] ?? '',
+      resourceVersion: meta['resourceVersion'] ?? '',
+    },
+    involvedObject: involvedObject ?? {},
+    type: type ?? '',
+    reason: reason ?? '',
+    message: message ?? '',
+    count: count ?? 1,
+    time: lastTimestamp ?? eventTime ?? firstTimestamp ?? '',
+  };
+}
+
+/** The events about one ApplySet, newest first. */
+function eventsOf(all: readonly JsonObject[], namespace: string, name: string): UiEvent[] {
+  return all
+    .filter((event) => {
+      const involved = isJsonObject(event['involvedObject']) ? event['involvedObject'] : {};
+      return (
+        involved['kind'] === APPLYSET_KIND && involved['namespace'] === namespace && involved['name'] === name
+      );
+    })
+    .map((event) => ({
+      type: String(event['type']),
+      reason: String(event['reason']),
+      message: String(event['message']),
+      time: String(event['time']),
+      count: Number(event['count']),
+    }))
+    .sort((a, b) => (a.time < b.time ? 1 : a.time > b.time ? -1 : 0));
+}

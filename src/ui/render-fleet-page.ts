@@ -1,0 +1,106 @@
+import { ageOf, matchesFilter, type FleetFilter, type FleetRow, type FleetState } from './fleet-row.js';
+import { html, type SafeHtml } from './html.js';
+
+const STATES: readonly FleetState[] = ['Ready', 'Progressing', 'Stalled', 'Failing', 'Suspended', 'Unknown'];
+
+export interface FleetPage {
+  readonly rows: readonly FleetRow[];
+  readonly filter: FleetFilter;
+  readonly nowMs: number;
+}
+
+/**
+ * The fleet: every ApplySet the viewer may read, one row each. The filter is a GET form, applied here
+ * for a browser without JavaScript; the script applies it as one types, hiding rows, from the data
+ * attributes each row carries.
+ */
+export function renderFleetBody(page: FleetPage): SafeHtml {
+  const shown = page.rows.filter((row) => matchesFilter(row, page.filter));
+  const counts = STATES.map(
+    (state) => [state, page.rows.filter((row) => row.state === state).length] as const,
+  )
+    .filter(([, count]) => count > 0)
+    .map(([state, count]) => `${count} ${state}`)
+    .join(', ');
+  return html`<h1>ApplySets</h1>
+    <form method="get" action="/" class="filters" role="search" aria-label="Filter ApplySets">
+      <label for="f-namespace">Namespace</label>
+      <input id="f-namespace" name="namespace" value="${page.filter.namespace}" autocomplete="off" />
+      <label for="f-label">Label</label>
+      <input
+        id="f-label"
+        name="label"
+        value="${page.filter.label}"
+        placeholder="key=value"
+        autocomplete="off"
+      />
+      <label for="f-state">State</label>
+      <select id="f-state" name="state">
+        <option value="">any</option>
+        ${STATES.map(
+          (state) => html`<option${page.filter.state === state ? ' selected' : ''}>${state}</option>`,
+        )}
+      </select>
+      <button type="submit">Filter</button>
+    </form>
+    <div id="refreshable">
+      <p id="fleet-count" class="count">
+        Showing <span id="shown">${shown.length}</span> of ${page.rows.length}
+        ApplySets${counts === '' ? '' : ` (${counts})`}.
+      </p>
+      <table class="fleet">
+        <caption class="visually-hidden">
+          ApplySets, one a row
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Namespace</th>
+            <th scope="col">Name</th>
+            <th scope="col">State</th>
+            <th scope="col">Revision</th>
+            <th scope="col">Since</th>
+            <th scope="col">Last run</th>
+            <th scope="col">Drift</th>
+            <th scope="col">Fights</th>
+            <th scope="col">Message</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${page.rows.map((row) => fleetRowHtml(row, page.nowMs, matchesFilter(row, page.filter)))}
+        </tbody>
+      </table>
+    </div>`;
+}
+
+function fleetRowHtml(row: FleetRow, nowMs: number, shown: boolean): SafeHtml {
+  const labels = Object.entries(row.labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join('\n');
+  const href = `/applysets/${encodeURIComponent(row.namespace)}/${encodeURIComponent(row.name)}`;
+  return html`<tr
+    data-namespace="${row.namespace}"
+    data-state="${row.state}"
+    data-labels="${labels}"
+    ${shown ? '' : ' hidden'}
+  >
+    <td>${row.namespace}</td>
+    <th scope="row"><a href="${href}">${row.name}</a></th>
+    <td><span class="state state-${row.state.toLowerCase()}">${row.state}</span></td>
+    <td><code>${shortRevision(row.revision)}</code></td>
+    <td>${ageOf(row.since, nowMs)}</td>
+    <td>
+      ${row.applied} applied, ${row.unchanged} unchanged, ${row.pruned}
+      pruned${row.failed > 0 ? `, ${row.failed} failed` : ''}
+    </td>
+    <td>${row.drifted > 0 ? `${row.drifted} drifted` : 'none'}</td>
+    <td>${row.fighting ? 'fighting' : 'none'}</td>
+    <td class="message">${row.message}</td>
+  </tr>`;
+}
+
+/** `main@sha1:0123456789ab…` shortened to `main@0123456`, as `git log --oneline` shows commits. */
+export function shortRevision(revision: string): string {
+  const match = /^(?:(.*)@)?sha1:([0-9a-f]{7})[0-9a-f]*$/.exec(revision);
+  if (match === null) return revision;
+  return match[1] === undefined ? (match[2] ?? '') : `${match[1]}@${match[2] ?? ''}`;
+}
