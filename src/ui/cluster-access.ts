@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { IntentError } from '../errors/intent-error.js';
-import { messageOf } from '../errors/message-of.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { accessReviewBody, readAccessReview, SUBJECT_ACCESS_REVIEWS_PATH } from './access-review.js';
 import { bearerTokenOf } from './bearer-token.js';
@@ -27,8 +26,15 @@ export class UiReviewUnavailableError extends IntentError {
   readonly reason = 'ReviewUnavailable';
   /** The HTTP status the web view answers with. */
   readonly httpStatus = 503;
-  constructor(review: 'TokenReview' | 'SubjectAccessReview', options: { cause: unknown }) {
-    super(`the API server did not answer a ${review}: ${messageOf(options.cause)}`, options);
+  constructor(
+    readonly review: 'TokenReview' | 'SubjectAccessReview',
+    options: { cause: unknown },
+  ) {
+    // What the viewer reads: the cause (which may name the controller's account) goes to the log only.
+    super(
+      `the cluster could not check who you are or what you may see just now (${review}); try again`,
+      options,
+    );
   }
 }
 
@@ -43,6 +49,8 @@ export interface ClusterUiAccessOptions {
   /** The viewers (tokens) whose reviews are kept; each namespace asked for by each adds one entry more. */
   readonly maxViewers?: number;
   readonly now?: () => number;
+  /** Told when a review fails, with the API server's error as the cause: at most once per TTL. */
+  readonly logger?: { warn(object: object, message: string): void };
 }
 
 const DEFAULT_TTL_MS = 10_000;
@@ -80,6 +88,15 @@ export function clusterUiAccess(options: ClusterUiAccessOptions): UiAccess {
   const maxViewers = options.maxViewers ?? DEFAULT_MAX_VIEWERS;
   const tokens = new ExpiringMemo<TokenReviewResult>(maxViewers, ttlMs, now);
   const access = new ExpiringMemo<boolean>(maxViewers * NAMESPACES_PER_VIEWER, ttlMs, now);
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  const unavailable = (review: UiReviewUnavailableError['review'], cause: unknown) => {
+    // An outage fails every request alike: one line per TTL says so without flooding the log.
+    if (now() - loggedAt >= ttlMs) {
+      loggedAt = now();
+      options.logger?.warn({ review, err: cause }, 'web view: the API server did not answer a review');
+    }
+    return new UiReviewUnavailableError(review, { cause });
+  };
 
   const review = (token: string, key: string) =>
     tokens.get(key, async () => {
@@ -91,7 +108,7 @@ export function clusterUiAccess(options: ClusterUiAccessOptions): UiAccess {
         });
         return readTokenReview(answer);
       } catch (error) {
-        throw new UiReviewUnavailableError('TokenReview', { cause: error });
+        throw unavailable('TokenReview', error);
       }
     });
 
@@ -121,7 +138,7 @@ export function clusterUiAccess(options: ClusterUiAccessOptions): UiAccess {
               });
               return readAccessReview(answer);
             } catch (error) {
-              throw new UiReviewUnavailableError('SubjectAccessReview', { cause: error });
+              throw unavailable('SubjectAccessReview', error);
             }
           });
         },

@@ -7,6 +7,7 @@ import {
   release,
   releaseNamespace,
   render,
+  rules,
   useHelm,
   type K8sObject,
 } from './helm-chart-kit.js';
@@ -42,8 +43,14 @@ describe('the chart with the web view', () => {
     async () => {
       const objects = await render({ 'ui.enabled': 'true', 'ui.port': '8091' });
       expect(uiObjects(objects)).toEqual([
+        `ClusterRole//${fullname}-ui-events`,
+        `ClusterRoleBinding//${fullname}-ui-events`,
         `ClusterRoleBinding//${fullname}-ui-reviews`,
         `Service/${releaseNamespace}/${fullname}-ui`,
+      ]);
+      // Read only: the Events about ApplySets, for the ApplySet page.
+      expect(rules(find(objects, 'ClusterRole', `${fullname}-ui-events`))).toEqual([
+        { apiGroups: [''], resources: ['events'], verbs: ['get', 'list', 'watch'] },
       ]);
       const { container } = controllerContainer(objects);
       const at = container.args.indexOf('--ui-address');
@@ -69,10 +76,15 @@ describe('the chart with the web view', () => {
   );
 
   it(
-    'binds the review rights cluster-wide with namespaced RBAC too, and none when RBAC is not the chart’s',
+    'binds the review rights cluster-wide with namespaced RBAC too (events in the watched namespace), and none when RBAC is not the chart’s',
     async () => {
       const namespaced = await render({ 'ui.enabled': 'true', 'rbac.namespaced': 'true' });
-      expect(uiObjects(namespaced)).toContain(`ClusterRoleBinding//${fullname}-ui-reviews`);
+      expect(uiObjects(namespaced)).toEqual([
+        `ClusterRoleBinding//${fullname}-ui-reviews`,
+        `Role/${releaseNamespace}/${fullname}-ui-events`,
+        `RoleBinding/${releaseNamespace}/${fullname}-ui-events`,
+        `Service/${releaseNamespace}/${fullname}-ui`,
+      ]);
       const own = await render({ 'ui.enabled': 'true', 'rbac.create': 'false' });
       expect(uiObjects(own)).toEqual([`Service/${releaseNamespace}/${fullname}-ui`]);
     },

@@ -76,6 +76,11 @@ export interface ControllerConfig {
   readonly webhookAddress?: string;
   /** `--webhook-secret NAMESPACE/NAME`: the receivers (key) and their secrets (value). */
   readonly webhookSecret?: string;
+  /**
+   * `--ui-address`: serve the web view there, every request authenticated with a bearer token
+   * (docs/web-view-cluster.md). Undefined: no view.
+   */
+  readonly uiAddress?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
 }
