@@ -40,7 +40,6 @@ describe('the web view in the cluster: who may see what, asked of the API server
   });
   afterAll(async () => {
     await reviewer?.cleanup();
-    await tenants?.cleanup();
   });
 
   it('shows a viewer the namespaces RBAC lets it get ApplySets in, and not the others, from the header or the sign-in cookie', async () => {

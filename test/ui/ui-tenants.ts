@@ -17,14 +17,14 @@ export interface UiTenants {
   /** A token of `viewer` in teamA, who may get, list and watch ApplySets in teamA and nothing else. */
   readonly viewerToken: string;
   readonly viewerUser: string;
+  /** A token of `viewer` in teamB, who may read there alone. */
+  readonly teamBViewerToken: string;
   /** A token of an account with no rights anywhere. */
   readonly strangerToken: string;
-  /** Removes the cluster-scoped objects; the namespaced ones go with their namespaces. */
-  cleanup(): Promise<void>;
 }
 
 /** A token for the ServiceAccount `namespace/name` from the TokenRequest API (created if missing). */
-export async function serviceAccountToken(namespace: string, name: string): Promise<string> {
+async function serviceAccountToken(namespace: string, name: string): Promise<string> {
   const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
   try {
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
@@ -47,27 +47,30 @@ export async function createUiTenants(): Promise<UiTenants> {
   const kc = adminKubeConfig();
   await createNamespace(kc, teamA);
   await createNamespace(kc, teamB);
-  const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
-  const rules = [{ apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'list', 'watch'] }];
-  await rbac.createNamespacedRole({ namespace: teamA, body: { metadata: { name: 'viewer' }, rules } });
-  await rbac.createNamespacedRoleBinding({
-    namespace: teamA,
-    body: {
-      metadata: { name: 'viewer' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'viewer' },
-      subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: teamA }],
-    },
-  });
   return {
     teamA,
     teamB,
-    viewerToken: await serviceAccountToken(teamA, 'viewer'),
+    viewerToken: await viewerIn(teamA),
     viewerUser: `system:serviceaccount:${teamA}:viewer`,
+    teamBViewerToken: await viewerIn(teamB),
     strangerToken: await serviceAccountToken(teamB, 'stranger'),
-    cleanup: async () => {
-      await kubectl(['delete', 'namespace', teamA, teamB, '--wait=false', '--ignore-not-found']);
-    },
   };
+}
+
+/** A token of the account `viewer` in `namespace`, bound there to a Role that reads ApplySets. */
+async function viewerIn(namespace: string): Promise<string> {
+  const rbac = adminKubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
+  const rules = [{ apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'list', 'watch'] }];
+  await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'viewer' }, rules } });
+  await rbac.createNamespacedRoleBinding({
+    namespace,
+    body: {
+      metadata: { name: 'viewer' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'viewer' },
+      subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace }],
+    },
+  });
+  return serviceAccountToken(namespace, 'viewer');
 }
 
 /**
