@@ -18,6 +18,7 @@ import type { UiAccess, UiAccessDecision } from './ui-access.js';
  * The API server could not answer a TokenReview or a SubjectAccessReview (down, overloaded, or the
  * controller lacks the right to create them). Nobody is let in on a guess: the view answers 503 and
  * the viewer tries again; it is retryable because the cluster, not the viewer, has to change.
+ * @internal exported for the tests that check a failed review throws it (the server reads httpStatus)
  */
 export class UiReviewUnavailableError extends IntentError {
   override readonly name = 'UiReviewUnavailableError';
