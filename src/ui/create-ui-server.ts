@@ -4,11 +4,12 @@ import { dependencyKeysOf } from '../api/dependencies.js';
 import { messageOf } from '../errors/message-of.js';
 import { fleetRow, type FleetFilter } from './fleet-row.js';
 import { renderMessagePage, renderPage, signInForm } from './page-layout.js';
+import { inventoryRefs } from './inventory-tree.js';
 import { readObjectStates } from './read-object-states.js';
 import { renderApplySetBody } from './render-applyset-page.js';
 import { renderFleetBody } from './render-fleet-page.js';
 import { UI_TOKEN_COOKIE, type UiAccess, type UiViewer } from './ui-access.js';
-import { UI_CSS, UI_SCRIPT } from './ui-assets.js';
+import { UI_CSS, UI_CSS_PATH, UI_SCRIPT, UI_SCRIPT_PATH } from './ui-assets.js';
 import type { UiData, UiPreview } from './ui-data.js';
 import { readForm, redirect, send, sendHtml, tokenCookie } from './ui-http.js';
 import { createUiUpdates } from './ui-updates.js';
@@ -104,10 +105,11 @@ async function route(
   const url = new URL(request.url ?? '/', 'http://view.invalid');
   const method = request.method ?? 'GET';
   const read = method === 'GET' || method === 'HEAD';
-  if (read && url.pathname === '/assets/ui.css')
-    return send(response, 200, 'text/css; charset=utf-8', UI_CSS);
-  if (read && url.pathname === '/assets/ui.js') {
-    return send(response, 200, 'text/javascript; charset=utf-8', UI_SCRIPT);
+  const immutable = { 'Cache-Control': 'public, max-age=31536000, immutable' };
+  if (read && url.pathname === UI_CSS_PATH)
+    return send(response, 200, 'text/css; charset=utf-8', UI_CSS, immutable);
+  if (read && url.pathname === UI_SCRIPT_PATH) {
+    return send(response, 200, 'text/javascript; charset=utf-8', UI_SCRIPT, immutable);
   }
   if (context.signIn === true && (url.pathname === '/sign-in' || url.pathname === '/sign-out')) {
     return signInRoute(request, response, url.pathname, method);
@@ -229,7 +231,7 @@ async function applySetPage(
   const body = renderApplySetBody({
     applySet,
     objects,
-    totalObjects: applySet.status?.inventory?.totalCount ?? 0,
+    totalObjects: inventoryRefs(applySet).total,
     events: context.data.events(namespace, name).slice(0, 30),
     dependencies: dependencyKeys.map((key) => ({ key, applySet: byKey.get(key) })),
     dependents: visible.filter((set) => dependencyKeysOf(set).includes(self)),

@@ -1,3 +1,6 @@
+import type { ApplySet } from '../api/applyset-types.js';
+import { decodeInventory } from '../inventory/inventory-encoding.js';
+import { parseInventoryLeniently } from '../inventory/parse-inventory.js';
 import type { UiObjectRef, UiObjectState } from './ui-data.js';
 
 /**
@@ -45,4 +48,26 @@ export function inventoryTree(objects: readonly UiObjectState[]): InventoryNames
       objects: [...list].sort((a, b) => (a.name < b.name ? -1 : 1)),
     })),
   }));
+}
+
+/**
+ * The objects the set holds: `status.inventory` when the last run wrote it, else the inventory
+ * annotation the ApplySet carries as the set's parent (a run still waiting for health has applied, and
+ * recorded its objects there, before it writes the status list). `total` counts what `refs` may leave out.
+ */
+export function inventoryRefs(applySet: ApplySet): { readonly refs: UiObjectRef[]; readonly total: number } {
+  const listed = applySet.status?.inventory;
+  if (listed !== undefined) {
+    const refs = listed.items
+      .map(parseInventoryItemId)
+      .filter((ref): ref is UiObjectRef => ref !== undefined);
+    return { refs, total: listed.totalCount };
+  }
+  try {
+    const refs = [...parseInventoryLeniently(decodeInventory(applySet.metadata.annotations ?? {})).inventory];
+    return { refs, total: refs.length };
+  } catch {
+    // A damaged or oversized annotation: the controller reports it in the status; the page lists nothing.
+    return { refs: [], total: 0 };
+  }
 }

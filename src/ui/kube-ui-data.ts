@@ -6,6 +6,8 @@ import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { applySetsPath } from '../cli/applyset-access.js';
+import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
+import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { UiChange, UiData, UiEvent, UiObjectReader } from './ui-data.js';
 
 export interface KubeUiDataOptions {
@@ -17,7 +19,11 @@ export interface KubeUiDataOptions {
   readonly signal: AbortSignal;
 }
 
-/** Annotation values past this size (the inventory, kubectl's last-applied copy) are not kept. */
+/**
+ * Annotation values past this size (kubectl's last-applied copy) are not kept, but for the inventory:
+ * the page lists a set's objects from it while the status has no list yet.
+ */
+const INVENTORY_ANNOTATIONS: readonly string[] = [MetadataKeys.lastAppliedObjects, COMPRESSED_INVENTORY_KEY];
 const MAX_KEPT_ANNOTATION_BYTES = 2048;
 
 /**
@@ -91,7 +97,9 @@ function slimApplySet(object: JsonObject): JsonObject {
   const small = isJsonObject(annotations)
     ? Object.fromEntries(
         Object.entries(annotations).filter(
-          ([, value]) => typeof value === 'string' && value.length <= MAX_KEPT_ANNOTATION_BYTES,
+          ([key, value]) =>
+            INVENTORY_ANNOTATIONS.includes(key) ||
+            (typeof value === 'string' && value.length <= MAX_KEPT_ANNOTATION_BYTES),
         ),
       )
     : {};

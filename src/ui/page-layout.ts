@@ -1,4 +1,5 @@
 import { html, type SafeHtml } from './html.js';
+import { UI_CSS_PATH, UI_SCRIPT_PATH } from './ui-assets.js';
 
 export interface PageFrame {
   readonly title: string;
@@ -24,8 +25,8 @@ export function renderPage(frame: PageFrame): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${frame.title} · applyset</title>
-<link rel="stylesheet" href="/assets/ui.css">
-<script src="/assets/ui.js" defer></script>
+<link rel="stylesheet" href="${UI_CSS_PATH}">
+<script src="${UI_SCRIPT_PATH}" defer></script>
 </head>
 <body${frame.watch === undefined ? '' : html` data-watch="${frame.watch}"`}>
 <a class="skip" href="#content">Skip to content</a>

@@ -1,7 +1,7 @@
 import type { ApplySet } from '../api/applyset-types.js';
 import { messageOf } from '../errors/message-of.js';
 import { computeObjectHealth } from '../health/compute-object-health.js';
-import { parseInventoryItemId } from './inventory-tree.js';
+import { inventoryRefs } from './inventory-tree.js';
 import type { UiObjectReader, UiObjectRef, UiObjectState } from './ui-data.js';
 
 /** Reads at a time: a page of a large set must not open hundreds of requests at once. */
@@ -9,7 +9,7 @@ const CONCURRENCY = 8;
 
 /**
  * The health of the set's objects by kstatus's rules, read live through the reader the caller gave for
- * this ApplySet; the first `limit` of status.inventory only. An object that cannot be read says why
+ * this ApplySet; the first `limit` of its inventory only. An object that cannot be read says why
  * rather than failing the page.
  */
 export async function readObjectStates(
@@ -18,10 +18,7 @@ export async function readObjectStates(
   limit: number,
   signal?: AbortSignal,
 ): Promise<UiObjectState[]> {
-  const refs = (applySet.status?.inventory?.items ?? [])
-    .map(parseInventoryItemId)
-    .filter((ref): ref is UiObjectRef => ref !== undefined)
-    .slice(0, limit);
+  const refs = inventoryRefs(applySet).refs.slice(0, limit);
   const states: UiObjectState[] = new Array<UiObjectState>(refs.length);
   let next = 0;
   const work = async () => {

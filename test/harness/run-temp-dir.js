@@ -8,6 +8,8 @@ import { join } from 'node:path';
 
 export async function enterRunTempDir() {
   if (globalThis.applysetRunTempDir !== undefined) return;
+  // Kept for what must outlive the run, such as the browser tests' screenshots (test/ui/browser.ts).
+  process.env.APPLYSET_OUTER_TMPDIR ??= tmpdir();
   const dir = await mkdtemp(join(tmpdir(), 'applyset-test-run-'));
   globalThis.applysetRunTempDir = dir;
   process.env.TMPDIR = dir;
