@@ -18,13 +18,15 @@ import {
 import { waitFor } from '../e2e/wait-for.js';
 import { uniqueName } from '../harness/test-cluster.js';
 import { UI_TOKEN_COOKIE } from '../../src/ui/ui-access.js';
+import { launchBrowser, saveScreenshot } from './browser.js';
 import { createUiTenants, type UiTenants } from './ui-tenants.js';
 
 // The web view as the controller serves it in the cluster (issue #28): the controller runs as the
 // chart's account with the RBAC the chart renders for ui.enabled (and nothing more), with the chart's
 // arguments, watching the ApplySets of this suite's shard in every namespace. A viewer whose token may
 // get ApplySets in team-a alone must see team-a's and nothing of team-b's, on every page and in the
-// live stream; without a token the view shows nothing at all. Checked over HTTP, as a browser sends it.
+// live stream; without a token the view shows nothing at all. Checked over HTTP, and in a real browser
+// (Debian's chromium, test/ui/browser.ts) for the sign-in and the scoping a person sees.
 
 describe('the web view the controller serves', () => {
   const c = cluster();
@@ -152,6 +154,31 @@ describe('the web view the controller serves', () => {
     const page = await (await get('/', { cookie: cookie.split(';')[0] ?? '' })).text();
     expect(page).toContain(`/applysets/${tenants.teamA}/web`);
     expect(page).not.toContain(tenants.teamB);
+  });
+
+  it('in a browser: the sign-in form lets the viewer in, who sees team-a and not team-b', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const first = await page.goto(`${base}/`);
+      expect(first?.status()).toBe(401);
+      await saveScreenshot(page, 'web-view-cluster-sign-in');
+      await page.getByLabel('Bearer token').fill(tenants.viewerToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'web', exact: true }).waitFor();
+      await saveScreenshot(page, 'web-view-cluster-fleet-team-a');
+      const fleet = await page.locator('main').innerText();
+      expect(fleet).toContain(tenants.teamA);
+      expect(fleet).not.toContain(tenants.teamB);
+      expect(await page.getByRole('link', { name: 'hidden-payroll' }).count()).toBe(0);
+      // The cookie is out of the page's reach (HttpOnly): a script on it cannot read the token.
+      expect(await page.evaluate('document.cookie')).not.toContain(tenants.viewerToken);
+      const hidden = await page.goto(`${base}/applysets/${tenants.teamB}/hidden-payroll`);
+      expect(hidden?.status()).toBe(404);
+      expect(await page.locator('main').innerText()).not.toContain('Suspended');
+    } finally {
+      await browser.close();
+    }
   });
 
   it('never writes a token to its log', () => {
