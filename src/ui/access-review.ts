@@ -5,7 +5,8 @@ import type { ReviewedUser } from './token-review.js';
 export const SUBJECT_ACCESS_REVIEWS_PATH = '/apis/authorization.k8s.io/v1/subjectaccessreviews';
 
 /**
- * The SubjectAccessReview asking whether `user` may `get` ApplySets in `namespace`: the one right the
+ * The SubjectAccessReview asking whether `user` may `get` ApplySets in `namespace` (in every namespace
+ * at once when it is empty, as the API's resourceAttributes mean it): the one right the
  * web view asks for before it shows a namespace's ApplySets, their objects and their events, as
  * `kubectl get applysets -n <namespace>` would need it. The user is named with everything the
  * TokenReview said (groups, uid, extra), so a group's RoleBinding counts as it does for kubectl.

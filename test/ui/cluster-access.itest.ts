@@ -6,8 +6,8 @@ import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { clusterUiAccess, UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
 import { UI_TOKEN_COOKIE, type UiAccessDecision, type UiViewer } from '../../src/ui/ui-access.js';
 import { waitFor } from '../e2e/wait-for.js';
-import { adminKubeConfig, kubeconfigForServiceAccount } from '../harness/test-cluster.js';
-import { createUiTenants, reviewerAccount, type UiTenants } from './ui-tenants.js';
+import { adminKubeConfig, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
+import { createUiTenants, reviewerAccount, serviceAccountToken, type UiTenants } from './ui-tenants.js';
 
 /** A request as the web view's server receives it, with only these headers. */
 function requestWith(headers: IncomingHttpHeaders): IncomingMessage {
@@ -84,10 +84,41 @@ describe('the web view in the cluster: who may see what, asked of the API server
     const request = () => access(requestWith({ authorization: `Bearer ${tenants.viewerToken}` }));
     for (let i = 0; i < 20; i += 1) expect(await viewerOf(await request()).mayRead(tenants.teamA)).toBe(true);
     const reviews = (kind: string) => sent.filter((path) => path.endsWith(`/${kind}`)).length;
-    expect([reviews('tokenreviews'), reviews('subjectaccessreviews')]).toEqual([1, 1]);
+    // The token once; every namespace once (a no), then team-a.
+    expect([reviews('tokenreviews'), reviews('subjectaccessreviews')]).toEqual([1, 2]);
     clock = 10_000;
     await viewerOf(await request()).mayRead(tenants.teamA);
-    expect([reviews('tokenreviews'), reviews('subjectaccessreviews')]).toEqual([2, 2]);
+    expect([reviews('tokenreviews'), reviews('subjectaccessreviews')]).toEqual([2, 4]);
+  });
+
+  it('answers one who may read ApplySets everywhere with one review, however many namespaces', async () => {
+    const name = uniqueName('ui-auditor');
+    const rbac = adminKubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
+    const rules = [
+      { apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'list', 'watch'] },
+    ];
+    await rbac.createClusterRole({ body: { metadata: { name }, rules } });
+    await rbac.createClusterRoleBinding({
+      body: {
+        metadata: { name },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+        subjects: [{ kind: 'ServiceAccount', name: 'auditor', namespace: tenants.teamB }],
+      },
+    });
+    try {
+      const sent: string[] = [];
+      const access = clusterUiAccess({ client: clientFor(reviewer.kubeconfig, sent) });
+      const token = await serviceAccountToken(tenants.teamB, 'auditor');
+      const auditor = viewerOf(await access(requestWith({ authorization: `Bearer ${token}` })));
+      const namespaces = Array.from({ length: 50 }, (_, i) => `fleet-${i}`);
+      expect(await Promise.all(namespaces.map((namespace) => auditor.mayRead(namespace)))).toEqual(
+        namespaces.map(() => true),
+      );
+      expect(sent.filter((path) => path.endsWith('/subjectaccessreviews'))).toHaveLength(1);
+    } finally {
+      await rbac.deleteClusterRoleBinding({ name });
+      await rbac.deleteClusterRole({ name });
+    }
   });
 
   it('takes a revoked RoleBinding into account once the kept answer is older than its TTL', async () => {

@@ -24,7 +24,7 @@ export interface UiTenants {
 }
 
 /** A token for the ServiceAccount `namespace/name` from the TokenRequest API (created if missing). */
-async function serviceAccountToken(namespace: string, name: string): Promise<string> {
+export async function serviceAccountToken(namespace: string, name: string): Promise<string> {
   const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
   try {
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
