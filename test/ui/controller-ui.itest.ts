@@ -99,6 +99,11 @@ describe('the web view the controller serves', () => {
       return answer.status === 200 && current.test(text) ? text : undefined;
     });
     expect(page).toContain('ConfigMap');
+    // Its events, from the view's informer of the Events about ApplySets.
+    await waitFor('the ApplySet page to show its ReconciliationSucceeded event', async () => {
+      const text = await (await get(`/applysets/${tenants.teamA}/web`, bearer(tenants.viewerToken))).text();
+      return /<table class="events">[\s\S]*ReconciliationSucceeded/.test(text) ? true : undefined;
+    });
     expect(page).not.toContain(tenants.teamB);
     const hidden = await get(`/applysets/${tenants.teamB}/hidden-payroll`, bearer(tenants.viewerToken));
     expect(hidden.status).toBe(404);
