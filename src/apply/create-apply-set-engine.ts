@@ -133,8 +133,11 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   return { ...result, health, healthTimedOut: timedOut };
 }
 
-/** spec.pruneLimit as a count of deletions: a percentage is of the objects the set held. */
-function pruneLimitOf(prune: PruneRequest, held: number): number | undefined {
+/**
+ * spec.pruneLimit as a count of deletions: a percentage is of the objects the set held. The preview
+ * judges its dry run's prunes with it, as a real run is judged here.
+ */
+export function pruneLimitOf(prune: PruneRequest, held: number): number | undefined {
   if (prune.mode !== 'delete' || prune.limit === undefined) return undefined;
   return 'count' in prune.limit ? prune.limit.count : Math.floor((held * prune.limit.percent) / 100);
 }

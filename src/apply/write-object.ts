@@ -15,7 +15,8 @@ import {
   readLastAppliedConfiguration,
 } from '../merge/last-applied-configuration.js';
 import type { PatchMeta } from '../merge/patch-meta.js';
-import { diffFields, formatFieldChange } from '../plan/diff-fields.js';
+import { diffFields, formatFieldChange, maskSecretValue } from '../plan/diff-fields.js';
+import { isSecretManifest } from '../manifests/redact-secret-values.js';
 import { ignoredPathsFor, maskIgnoredFields } from '../plan/drift-ignore.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { PatchContentType } from '../kube/kube-object-api.js';
@@ -38,7 +39,9 @@ const MAX_CONFLICT_RETRIES = 5;
 
 /** An update of a live object without an apply-owner took it over: the outcome says so. */
 export function markAdopted(outcome: ObjectOutcome): ObjectOutcome {
-  return outcome.action === 'configured' || outcome.action === 'unchanged'
+  return outcome.action === 'configured' ||
+    outcome.action === 'unchanged' ||
+    outcome.action === 'would-configure'
     ? { ...outcome, adopted: true }
     : outcome;
 }
@@ -158,9 +161,11 @@ function previewUpdate(object: ManifestObject, live: JsonObject, update: Planned
     meta === 'json-merge'
       ? (applyJsonMergePatch(live, patch) as JsonObject)
       : applyStrategicMergePatch(live, patch, meta);
+  // A Secret's values never reach the diff (it is printed, and pasted into pull requests).
+  const secret = isSecretManifest(object.manifest);
   const diff = diffFields(live, after)
     .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
-    .map(formatFieldChange);
+    .map((change) => formatFieldChange(secret ? maskSecretValue(change) : change));
   return diff.length === 0 && update.computed.kind === 'unchanged'
     ? { action: 'unchanged', ref: object.ref }
     : { action: 'would-configure', ref: object.ref, diff };

@@ -1,6 +1,7 @@
 import { kubectlName } from './apply-command.js';
 import { diffFlagSpecs, parseApplySetFlags } from './apply-set-flags.js';
 import type { Command } from './cli-io.js';
+import { diffApplySetCommand, namesApplySetObject } from './diff-applyset-command.js';
 import { ExitCode } from './exit-codes.js';
 
 const usage = `usage: applyset diff -f FILENAME [-f FILENAME ...] [-R] --applyset NAME [-n NAMESPACE]
@@ -16,6 +17,10 @@ The prunes are shown by default (--prune is accepted, as kubectl diff accepts it
 leaves them out, for a plain \`apply\` without --prune. -f, -R, --kubeconfig and --context read as in
 \`applyset apply\`. Like kubectl diff: exit 0 when nothing would change, 1 when something would, 2 for
 bad input and 3 when the diff could not be computed.
+
+applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF] [-o text|markdown]
+previews what the controller would do for the ApplySet NAME instead: see
+\`applyset diff --applyset-object NAME --help\`.
 `;
 
 /**
@@ -24,6 +29,7 @@ bad input and 3 when the diff could not be computed.
  * changes, and anything higher an error.
  */
 export const diffCommand: Command = async (argv, io) => {
+  if (namesApplySetObject(argv)) return diffApplySetCommand(argv, io);
   const flags = parseApplySetFlags(argv, io, {
     command: 'diff',
     specs: diffFlagSpecs,

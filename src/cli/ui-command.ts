@@ -7,10 +7,13 @@ import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-comman
 import { isLoopbackHost } from '../ui/local-ui-access.js';
 
 const usage = `usage: applyset ui [--address 127.0.0.1] [--port 0] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
+                   [--allowed-source-hosts HOST[:PORT],...]
 
 Serves the web view of the ApplySets on this machine, as \`kubectl proxy\` serves the API: everything
 it shows is read through the API server as the kubeconfig's user. It listens on a loopback address
 only (port 0 picks a free one), prints the URL and runs until interrupted. -A shows every namespace.
+An ApplySet's page shows what its next reconcile would change, computed as \`applyset diff
+--applyset-object\` computes it (--allowed-source-hosts as there).
 `;
 
 const flagSpecs = {
@@ -18,6 +21,7 @@ const flagSpecs = {
   'all-namespaces': { type: 'boolean', short: 'A' },
   address: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string', default: '0' },
+  'allowed-source-hosts': { type: 'string' },
 } as const;
 
 function parsePort(text: string): number {
@@ -51,11 +55,20 @@ export const uiCommand: Command = async (argv, io) => {
   }
   const access = await openApplySetAccess(flags, io, 'ui');
   if (typeof access === 'number') return access;
-  const [{ createUiServer }, { createKubeUiData }, { localUiAccess }] = await Promise.all([
+  const [
+    { createUiServer },
+    { createKubeUiData },
+    { localUiAccess },
+    { uiPreviewOf },
+    { openPreviewAccess },
+  ] = await Promise.all([
     import('../ui/create-ui-server.js'),
     import('../ui/kube-ui-data.js'),
     import('../ui/local-ui-access.js'),
+    import('../ui/ui-preview.js'),
+    import('./preview-access.js'),
   ]);
+  const previewAccess = openPreviewAccess(flags, io);
   const stop = new AbortController();
   const warn = (object: object, message: string) =>
     io.stderr.write(`applyset ui: ${message} ${JSON.stringify(object)}\n`);
@@ -64,6 +77,7 @@ export const uiCommand: Command = async (argv, io) => {
     namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
     logger: { info: () => undefined, debug: () => undefined, warn },
     signal: stop.signal,
+    ...('access' in previewAccess ? { preview: uiPreviewOf(previewAccess.access) } : {}),
   });
   const ui = createUiServer({ access: localUiAccess(`your kubeconfig's user at ${access.server}`), data });
   ui.server.listen(port, single(flags, 'address') ?? '127.0.0.1');

@@ -3,6 +3,7 @@
  * set is applied as, its Git credentials, the fetch and the manifests. Each ends the run with an
  * outcome, or hands the next step its value; none throws.
  */
+import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
@@ -101,7 +102,10 @@ export function onSchedule(applySet: ApplySet): boolean {
 
 /** The ref fetched into the shared cache, a fetch younger than `maxAgeMs` taken as it is. */
 export async function fetchRevision(
-  ctx: Pick<ReconcileContext, 'log' | 'metrics' | 'now'>,
+  ctx: Pick<ReconcileContext, 'now'> & {
+    readonly log: Pick<Logger, 'warn' | 'error'>;
+    readonly metrics: Pick<ControllerMetrics, 'observeGitFetch'>;
+  },
   gitSource: GitSource,
   spec: ResolvedApplySetSpec,
   { auth, maxAgeMs }: { auth: GitAuth | undefined; maxAgeMs: number },
@@ -124,9 +128,13 @@ export async function fetchRevision(
   }
 }
 
-/** The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. */
+/**
+ * The manifests of the commit under spec.source.path, less what spec.source.ignore leaves out. The
+ * preview (src/preview/preview-applyset.ts) reads a local checkout through here too, with a reader of
+ * that directory in place of the Git cache, so both read a revision the same way.
+ */
 export async function readFiles(
-  gitSource: GitSource,
+  gitSource: Pick<GitSource, 'readManifests'>,
   spec: ResolvedApplySetSpec,
   { commit, revision }: { commit: string; revision: string },
   signal: AbortSignal,

@@ -105,3 +105,20 @@ export function formatFieldChange(change: FieldChange): string {
   const show = (value: JsonValue | undefined) => (value === undefined ? '(absent)' : stringifyJson(value));
   return `${change.path}: ${show(change.before)} → ${show(change.after)}`;
 }
+
+/**
+ * A change of a Secret's `data` or `stringData` as kubectl diff shows it, `*** (before)` and
+ * `*** (after)`: a diff is printed, pasted into pull requests and logged by CI, so it says that a value
+ * changed and never what it was or becomes. Other fields are returned as they are.
+ */
+export function maskSecretValue(change: FieldChange): FieldChange {
+  if (!/^(data|stringData)([.[]|$)/.test(change.path)) return change;
+  return { path: change.path, before: masked(change.before, 'before'), after: masked(change.after, 'after') };
+}
+
+/** A value masked; a whole map added or removed keeps its keys, which say what is stored. */
+function masked(value: JsonValue | undefined, side: 'before' | 'after'): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  if (!isJsonObject(value)) return `*** (${side})`;
+  return Object.fromEntries(Object.keys(value).map((key) => [key, `*** (${side})`]));
+}

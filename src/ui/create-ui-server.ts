@@ -20,6 +20,8 @@ export interface UiServerOptions {
   readonly data: UiData;
   /** Serve the sign-in form and offer it on a 401 (the view the controller serves). */
   readonly signIn?: boolean;
+  /** Rows the fleet page lists before it offers to list all the matches; default 200. */
+  readonly fleetRowLimit?: number;
   /** Live objects read for one ApplySet page; default 200. */
   readonly objectReadLimit?: number;
   /** How long a computed preview is reused; default 10 s. */
@@ -189,7 +191,14 @@ async function fleetPage(context: RouteContext, viewer: UiViewer, url: URL, resp
     label: url.searchParams.get('label')?.trim() ?? '',
     state: url.searchParams.get('state')?.trim() ?? '',
   };
-  const body = renderFleetBody({ rows, filter, nowMs: context.now() });
+  const all = url.searchParams.get('all') === '1';
+  const body = renderFleetBody({
+    rows,
+    filter,
+    nowMs: context.now(),
+    limit: context.fleetRowLimit ?? 200,
+    all,
+  });
   sendHtml(
     response,
     200,

@@ -24,16 +24,14 @@ export interface FleetRow {
   readonly labels: Readonly<Record<string, string>>;
 }
 
-export function conditionOf(
-  applySet: ApplySet,
-  type: ApplySetCondition['type'],
-): ApplySetCondition | undefined {
+function conditionOf(applySet: ApplySet, type: ApplySetCondition['type']): ApplySetCondition | undefined {
   return applySet.status?.conditions?.find((condition) => condition.type === type);
 }
 
 /**
  * The state by the conditions the controller writes: suspended first (nothing runs, whatever the
  * last run said), then Stalled (it will not get better without a change), Ready, and a run under way.
+ * @internal The unit tests read the state alone.
  */
 export function fleetState(applySet: ApplySet): FleetState {
   if (applySet.spec.suspend === true) return 'Suspended';

@@ -21,7 +21,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
 };
 
 /** Text as HTML text or attribute value: `&`, `<`, `>`, both quotes escaped. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] ?? character);
 }
 

@@ -7,6 +7,7 @@ import type { UiObjectRef, UiObjectState } from './ui-data.js';
  * An id of `status.inventory.items` (`<namespace>_<name>_<group>_<kind>`, status-inventory.ts) back to
  * its parts: neither namespace, group nor kind holds `_`, so the name is what lies between the first
  * and the third-from-last; a `:` in a name was written `__`.
+ * @internal The unit tests read ids back alone.
  */
 export function parseInventoryItemId(id: string): UiObjectRef | undefined {
   const parts = id.split('_');
@@ -19,7 +20,7 @@ export function parseInventoryItemId(id: string): UiObjectRef | undefined {
   return { namespace, name, group, kind };
 }
 
-export interface InventoryKindNode {
+interface InventoryKindNode {
   /** `Deployment.apps`, `ConfigMap`. */
   readonly kind: string;
   readonly objects: readonly UiObjectState[];

@@ -17,6 +17,8 @@ export interface KubeUiDataOptions {
   readonly namespace: string | undefined;
   readonly logger: InformerLogger;
   readonly signal: AbortSignal;
+  /** What the next run would change, when this view can compute it (ui-preview.ts). */
+  readonly preview?: UiData['preview'];
 }
 
 /**
@@ -68,6 +70,7 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
       return () => listeners.delete(listener);
     },
     readerFor: () => reader,
+    ...(options.preview === undefined ? {} : { preview: options.preview }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { UiAccess } from './ui-access.js';
+import type { UiAccess, UiAccessDecision } from './ui-access.js';
 
 /** Whether an address to listen on, or a Host header's name, stays on this machine. */
 export function isLoopbackHost(host: string): boolean {
@@ -26,7 +26,7 @@ function hostnameOf(header: string | undefined): string {
  */
 export function localUiAccess(viewerName: string): UiAccess {
   const viewer = { name: viewerName, mayRead: () => Promise.resolve(true) };
-  return (request) => {
+  return (request): Promise<UiAccessDecision> => {
     if (!isLoopbackHost(hostnameOf(request.headers.host))) {
       return Promise.resolve({
         kind: 'refused',

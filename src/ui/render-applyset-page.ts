@@ -86,7 +86,7 @@ export function renderApplySetBody(page: ApplySetPage): SafeHtml {
         ${errorList('Errors', applySet.status?.errors ?? undefined)}
         ${errorList('Drift', applySet.status?.drift ?? undefined)}
       </section>
-      ${renderDependencies(page)} ${renderInventory(page)} ${renderPreview(page.preview)}
+      ${renderPreview(page.preview)} ${renderInventory(page)} ${renderDependencies(page)}
       ${renderEvents(page)}
     </div>`;
 }

@@ -7,15 +7,30 @@ export interface FleetPage {
   readonly rows: readonly FleetRow[];
   readonly filter: FleetFilter;
   readonly nowMs: number;
+  /** The most rows rendered, unless `all`: a page of 1,000 rows is slow to start and no one reads it. */
+  readonly limit: number;
+  readonly all: boolean;
+}
+
+/** The query of the filter, and of the link that shows every match. */
+function filterQuery(filter: FleetFilter, all: boolean): string {
+  const query = new URLSearchParams({
+    namespace: filter.namespace,
+    label: filter.label,
+    state: filter.state,
+  });
+  if (all) query.set('all', '1');
+  return query.toString();
 }
 
 /**
- * The fleet: every ApplySet the viewer may read, one row each. The filter is a GET form, applied here
- * for a browser without JavaScript; the script applies it as one types, hiding rows, from the data
- * attributes each row carries.
+ * The fleet: the ApplySets the viewer may read that match the filter, one row each, the first `limit`
+ * of them unless all are asked for. The filter is a GET form, so it works without JavaScript; the
+ * script submits it as one types and swaps in the answer's rows.
  */
 export function renderFleetBody(page: FleetPage): SafeHtml {
-  const shown = page.rows.filter((row) => matchesFilter(row, page.filter));
+  const matching = page.rows.filter((row) => matchesFilter(row, page.filter));
+  const rendered = page.all ? matching : matching.slice(0, page.limit);
   const counts = STATES.map(
     (state) => [state, page.rows.filter((row) => row.state === state).length] as const,
   )
@@ -45,8 +60,13 @@ export function renderFleetBody(page: FleetPage): SafeHtml {
     </form>
     <div id="refreshable">
       <p id="fleet-count" class="count">
-        Showing <span id="shown">${shown.length}</span> of ${page.rows.length}
-        ApplySets${counts === '' ? '' : ` (${counts})`}.
+        <span id="shown">${matching.length}</span> of ${page.rows.length} ApplySets
+        match${counts === '' ? '' : ` (in all: ${counts})`}.
+        ${rendered.length < matching.length
+          ? html`The first ${rendered.length} are listed:
+              <a href="/?${filterQuery(page.filter, true)}">list all ${matching.length}</a>, or narrow the
+              filter.`
+          : ''}
       </p>
       <table class="fleet">
         <caption class="visually-hidden">
@@ -66,13 +86,13 @@ export function renderFleetBody(page: FleetPage): SafeHtml {
           </tr>
         </thead>
         <tbody>
-          ${page.rows.map((row) => fleetRowHtml(row, page.nowMs, matchesFilter(row, page.filter)))}
+          ${rendered.map((row) => fleetRowHtml(row, page.nowMs))}
         </tbody>
       </table>
     </div>`;
 }
 
-function fleetRowHtml(row: FleetRow, nowMs: number, shown: boolean): SafeHtml {
+function fleetRowHtml(row: FleetRow, nowMs: number): SafeHtml {
   const labels = Object.entries(row.labels)
     .map(([key, value]) => `${key}=${value}`)
     .join('\n');
@@ -81,7 +101,7 @@ function fleetRowHtml(row: FleetRow, nowMs: number, shown: boolean): SafeHtml {
   const state = row.state.toLowerCase();
   // One line a row without indentation: 1,000 rows are the page, and parsing them most of its start.
   // prettier-ignore
-  return html`<tr data-namespace="${row.namespace}" data-state="${row.state}"${labels === '' ? '' : html` data-labels="${labels}"`}${shown ? '' : ' hidden'}><td>${row.namespace}</td><th scope="row"><a href="${href}">${row.name}</a></th><td><span class="state state-${state}">${row.state}</span></td><td><code>${shortRevision(row.revision)}</code></td><td>${ageOf(row.since, nowMs)}</td><td>${row.applied} / ${row.unchanged} / ${row.pruned}${failed}</td><td>${row.drifted > 0 ? `${row.drifted} drifted` : 'none'}</td><td>${row.fighting ? 'fighting' : 'none'}</td><td class="message">${row.message}</td></tr>
+  return html`<tr data-namespace="${row.namespace}" data-state="${row.state}"${labels === '' ? '' : html` data-labels="${labels}"`}><td>${row.namespace}</td><th scope="row"><a href="${href}">${row.name}</a></th><td><span class="state state-${state}">${row.state}</span></td><td><code>${shortRevision(row.revision)}</code></td><td>${ageOf(row.since, nowMs)}</td><td>${row.applied} / ${row.unchanged} / ${row.pruned}${failed}</td><td>${row.drifted > 0 ? `${row.drifted} drifted` : 'none'}</td><td>${row.fighting ? 'fighting' : 'none'}</td><td class="message">${row.message}</td></tr>
 `;
 }
 

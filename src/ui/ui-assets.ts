@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 /**
  * The view's only stylesheet and script, served from /assets so the Content-Security-Policy can forbid
- * everything inline. The pages read without the script: it only filters the fleet as one types and
- * refreshes the open page when the server says over server-sent events that what it shows changed.
+ * everything inline. The pages read without the script: it only applies the fleet's filter as one types
+ * and refreshes the open page when the server says over server-sent events that what it shows changed.
  */
 
 export const UI_CSS = `:root { color-scheme: light; --fg: #1b1f24; --muted: #4a5360; --bg: #ffffff; --line: #c9d1d9;
@@ -59,50 +59,10 @@ export const UI_SCRIPT = `(() => {
   'use strict';
   const form = document.querySelector('form.filters');
   const live = document.getElementById('live');
-  const field = (name) => (form ? form.elements.namedItem(name).value.trim() : '');
-  const matches = (row, namespace, state, key, value) => {
-    if (namespace && !row.dataset.namespace.includes(namespace)) return false;
-    if (state && row.dataset.state !== state) return false;
-    if (!key) return true;
-    const labels = row.dataset.labels ? row.dataset.labels.split('\\n') : [];
-    return labels.some((label) => (value === undefined ? label.split('=')[0] === key : label === key + '=' + value));
-  };
-  const applyFilter = () => {
-    if (!form) return;
-    const namespace = field('namespace');
-    const state = field('state');
-    const [key, value] = field('label').split('=', 2).map((part) => part.trim());
-    let shown = 0;
-    for (const row of document.querySelectorAll('table.fleet tbody tr')) {
-      const hide = !matches(row, namespace, state, key, value);
-      // Only rows whose visibility changes are touched: every write costs the next layout.
-      if (row.hidden !== hide) row.hidden = hide;
-      if (!hide) shown += 1;
-    }
-    const counter = document.getElementById('shown');
-    if (counter) counter.textContent = String(shown);
-    // When the filter last took effect, for a measurement from the navigation's start.
-    performance.mark('applyset-filtered');
-  };
-  // Keystrokes between two frames are filtered once, in the next frame.
-  let frame = 0;
-  const scheduleFilter = () => {
-    if (frame) return;
-    frame = requestAnimationFrame(() => {
-      frame = 0;
-      applyFilter();
-      history.replaceState(null, '', '?' + new URLSearchParams(new FormData(form)).toString());
-    });
-  };
-  if (form) {
-    form.addEventListener('input', scheduleFilter);
-    form.addEventListener('submit', (event) => { event.preventDefault(); applyFilter(); });
-  }
-  const watch = document.body.dataset.watch;
-  if (!watch || !window.EventSource) return;
   let timer;
   let running = false;
   let again = false;
+  // Fetches the page (the fleet with the form's filter as its query) and swaps in its rows.
   const refresh = async () => {
     if (running) { again = true; return; }
     running = true;
@@ -112,10 +72,11 @@ export const UI_SCRIPT = `(() => {
       const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('refreshable');
       const old = document.getElementById('refreshable');
       if (fresh && old) {
-        const focused = document.activeElement && document.activeElement.getAttribute('href');
+        const focused = document.activeElement && old.contains(document.activeElement) && document.activeElement.getAttribute('href');
         old.replaceWith(document.importNode(fresh, true));
-        applyFilter();
         if (focused) { const link = document.querySelector('#refreshable a[href="' + CSS.escape(focused) + '"]'); if (link) link.focus(); }
+        // When the page last took in new content, for a measurement from the navigation's start.
+        performance.mark('applyset-refreshed');
         live.textContent = 'Updated at ' + new Date().toLocaleTimeString();
       }
     } finally {
@@ -123,12 +84,21 @@ export const UI_SCRIPT = `(() => {
       if (again) { again = false; refresh(); }
     }
   };
+  const soon = (delay) => { clearTimeout(timer); timer = setTimeout(refresh, delay); };
+  if (form) {
+    // Filtering as one types: the form's query becomes the page's, and the server answers the rows.
+    form.addEventListener('input', () => {
+      history.replaceState(null, '', '?' + new URLSearchParams(new FormData(form)).toString());
+      soon(60);
+    });
+  }
+  const watch = document.body.dataset.watch;
+  if (!watch || !window.EventSource) return;
   const source = new EventSource('/updates');
   source.addEventListener('change', (event) => {
     const change = JSON.parse(event.data);
     if (watch !== '*' && watch !== change.namespace + '/' + change.name) return;
-    clearTimeout(timer);
-    timer = setTimeout(refresh, 150);
+    soon(150);
   });
 })();
 `;

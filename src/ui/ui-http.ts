@@ -71,7 +71,7 @@ export async function readForm(request: IncomingMessage): Promise<URLSearchParam
 }
 
 /** Whether the browser reached us over https, directly or through a proxy that says so. */
-export function isSecure(request: IncomingMessage): boolean {
+function isSecure(request: IncomingMessage): boolean {
   if ((request.socket as Partial<TLSSocket>).encrypted === true) return true;
   const forwarded = request.headers['x-forwarded-proto'];
   const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();

@@ -34,4 +34,30 @@ describe('applyset diff', () => {
     const without = await runCli(diffCommand, ['-f', dir, '--applyset', 'set', '-n', ns, '--prune=false']);
     expect(without).toEqual({ code: 0, stdout: '', stderr: '' });
   });
+
+  it("masks a Secret's values in the changed fields, as kubectl diff does", async () => {
+    const ns = await freshNamespace();
+    const secret = (value: string) =>
+      [
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata:',
+        '  name: creds',
+        `  namespace: ${ns}`,
+        'stringData:',
+        `  token: ${value}`,
+        '',
+      ].join('\n');
+    const dir = await writeSetDirectory({ 'creds.yaml': secret('first-token-value') });
+    expect((await runCli(applyCommand, ['-f', dir, '--applyset', 'set', '-n', ns])).code).toBe(0);
+    const changed = await writeSetDirectory({ 'creds.yaml': secret('second-token-value') });
+    const run = await runCli(diffCommand, ['-f', changed, '--applyset', 'set', '-n', ns, '--prune=false']);
+    expect(run).toMatchObject({ code: 1, stderr: '' });
+    expect(run.stdout).toContain(`~ secret/creds -n ${ns}\n`);
+    expect(run.stdout).toContain('stringData: (absent) → {"token":"*** (after)"}');
+    for (const value of ['first-token-value', 'second-token-value']) {
+      expect(run.stdout).not.toContain(value);
+      expect(run.stdout).not.toContain(Buffer.from(value).toString('base64'));
+    }
+  });
 });

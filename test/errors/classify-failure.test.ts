@@ -9,6 +9,7 @@ import { CRD_WAIT_REQUEUE_MS, CrdNotEstablishedError } from '../../src/apply/crd
 import { HeldObjectsUnknownError } from '../../src/apply/list-held-objects.js';
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
+import { PreviewRefusedError } from '../../src/preview/preview-refused-error.js';
 import { WatchExpiredError, WatchStalledError } from '../../src/controller/runtime/watch-once.js';
 import { classifyFailure, type Failure } from '../../src/errors/classify-failure.js';
 import {
@@ -116,6 +117,8 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new CrdNotEstablishedError('widgets.example.com'), 'waiting', 'CrdNotEstablished'],
   [new ParentChangedError('applyset/a'), 'retryable', 'ParentChanged'],
   [new PruneLimitExceededError(1, ['a', 'b']), 'stalled', 'PruneLimitExceeded'],
+  [new PreviewRefusedError('ImpersonationNotAllowed', 'you may not'), 'stalled', 'ImpersonationNotAllowed'],
+  [new PreviewRefusedError('ApplySetNotFound', 'not found'), 'stalled', 'ApplySetNotFound'],
   [new HeldObjectsUnknownError(configMap, { cause: new Error('list refused') }), 'retryable', 'ApplyFailed'],
   [new InventoryParseError(3, 'x', 'too few fields'), 'stalled', 'InventoryInvalid'],
   [new CompressedInventoryError('the gzip key is missing'), 'stalled', 'InventoryInvalid'],

@@ -29,7 +29,7 @@ export function launchBrowser(): Promise<Browser> {
  * Where the screenshots go: APPLYSET_UI_ARTIFACTS, else a directory under the OS temp dir (the one
  * outside the run's own temp dir, which the run removes at its end).
  */
-export function artefactDir(): string {
+function artefactDir(): string {
   const temp = process.env['APPLYSET_OUTER_TMPDIR'] ?? tmpdir();
   return process.env['APPLYSET_UI_ARTIFACTS'] ?? join(temp, 'applyset-ui-artefacts');
 }

@@ -1,13 +1,21 @@
 // The web view as `applyset ui` serves it, in the test's process: the data read as the admin user of
-// the test cluster, for the namespaces given, on a loopback port.
+// the test cluster, for the namespace given, on a loopback port; the preview fetches from the harness's
+// Git servers on loopback, as `applyset ui --allowed-source-hosts 127.0.0.1` does.
 
 import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGitSource } from '../../src/git/git-source.js';
+import { parseSourceHostList } from '../../src/git/source-host-list.js';
 import { createKubeClient } from '../../src/kube/kube-client.js';
+import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createUiServer } from '../../src/ui/create-ui-server.js';
 import { createKubeUiData } from '../../src/ui/kube-ui-data.js';
 import { localUiAccess } from '../../src/ui/local-ui-access.js';
+import { uiPreviewOf } from '../../src/ui/ui-preview.js';
 import { adminKubeConfig } from '../harness/test-cluster.js';
 
 export interface RunningUi {
@@ -20,8 +28,13 @@ const quiet = { info: () => undefined, debug: () => undefined, warn: () => undef
 
 export async function startUi(namespace: string): Promise<RunningUi> {
   const stop = new AbortController();
-  const client = createKubeClient({ credentials: createKubeCredentials(adminKubeConfig()) });
-  const data = createKubeUiData({ client, namespace, logger: quiet, signal: stop.signal });
+  const connection = createKubeConnection({ credentials: createKubeCredentials(adminKubeConfig()) });
+  const client = createKubeClient({ connection });
+  const gitCache = await mkdtemp(join(tmpdir(), 'ui-preview-git-'));
+  const gitSource = createGitSource({ cacheDir: gitCache, allowedHosts: parseSourceHostList('127.0.0.1') });
+  const clientAs = (user: string) => createKubeClient({ connection, impersonateUser: user });
+  const preview = uiPreviewOf({ client, clientAs, gitSource });
+  const data = createKubeUiData({ client, namespace, logger: quiet, signal: stop.signal, preview });
   await data.synced;
   const ui = createUiServer({ access: localUiAccess('test admin'), data });
   ui.server.listen(0, '127.0.0.1');
@@ -34,6 +47,7 @@ export async function startUi(namespace: string): Promise<RunningUi> {
       ui.closeUpdates();
       ui.server.closeAllConnections();
       await new Promise((resolve) => ui.server.close(resolve));
+      await rm(gitCache, { recursive: true, force: true });
     },
   };
 }

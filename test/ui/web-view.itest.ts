@@ -116,7 +116,6 @@ describe('the web view in a browser', () => {
     const site = await openPage(`/applysets/${namespace}/site`);
     expect(await site.locator('ul.tree').innerText()).toContain('ConfigMap');
     expect(await site.locator('ul.tree .health').first().innerText()).toBe('Current');
-    await saveScreenshot(site, 'applyset');
     await site.context().close();
   });
 
@@ -144,6 +143,30 @@ describe('the web view in a browser', () => {
     expect(await page.locator('ul.tree').innerText()).toContain('site-extra');
     console.log(`commit to page: ${shown - committed} ms (status written after ${applied - committed} ms)`);
     expect(shown - committed).toBeLessThan(5_000);
+    await page.context().close();
+  });
+
+  it('shows what the next run would change: a commit not yet applied, field by field', async () => {
+    await git.writeFiles({ 'ready/config.yaml': configMapYaml('site-config', { greeting: 'bonjour' }) });
+    const page = await openPage(`/applysets/${namespace}/site`);
+    const next = page.locator('section', {
+      has: page.getByRole('heading', { name: 'What the next run would change' }),
+    });
+    // A preview is reused for 10 s: a page opened sooner after the last one shows the last one.
+    const text = await waitFor(
+      'the preview of the new commit',
+      async () => {
+        const shown = await next.innerText();
+        if (shown.includes('bonjour')) return shown;
+        await page.reload();
+        return undefined;
+      },
+      30_000,
+    );
+    expect(text).toMatch(/1 to configure/);
+    expect(text).toContain('configmap/site-config');
+    expect(text).toMatch(/data\.greeting: "?hello"? → "?bonjour"?/);
+    await saveScreenshot(page, 'applyset');
     await page.context().close();
   });
 

@@ -1,0 +1,130 @@
+import { resolve } from 'node:path';
+import { accessFlagSpecs } from './applyset-access.js';
+import type { CliIo, Command } from './cli-io.js';
+import { ExitCode } from './exit-codes.js';
+import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
+import type { PreviewSource } from '../preview/applyset-preview.js';
+
+const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
+                    [-o text|markdown] [--default-service-account NAME]
+                    [--allowed-source-hosts HOST[:PORT],...]
+                    [--kubeconfig PATH] [--context NAME]
+
+Prints what the controller's next reconcile of the ApplySet NAME would do, computed by the same steps
+with the engine in dry run and writing nothing: the objects it would create (+), configure (~, with
+the fields), adopt, prune (-) or hold back (=, with why: spec.prune false or DryRun, spec.pruneLimit,
+another set's object), the objects it would fail on (!), and why the run would stop, if it would.
+The manifests are read as the controller reads them: by default from the ApplySet's own ref; with
+--ref REF from that branch, refs/tags/NAME or 40-digit commit of its repository (its
+spec.source.secretRef Secret read as its account); with --local DIR from a checkout of the
+repository, spec.source.path below DIR and spec.source.ignore applied.
+It runs as the account the controller applies the ApplySet as (spec.serviceAccountName, else
+--default-service-account, default applyset-deployer, as the controller's flag), which your
+kubeconfig must be allowed to impersonate; otherwise it stops and says so.
+A repository on a loopback, private or link-local address is fetched only when
+--allowed-source-hosts names its host, as the controller's flag of that name says.
+-o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after).
+Exit 0 when nothing would change, 1 when something would (or the prune limit would stop the run),
+2 for bad input, 3 when the preview could not be computed (or an object would fail).
+`;
+
+const specs = {
+  ...accessFlagSpecs,
+  'applyset-object': { type: 'string' },
+  local: { type: 'string' },
+  ref: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  'default-service-account': { type: 'string' },
+  'allowed-source-hosts': { type: 'string' },
+} as const;
+
+interface PreviewFlags {
+  readonly flags: ParsedFlags;
+  readonly name: string;
+  readonly source: PreviewSource;
+  readonly output: 'text' | 'markdown';
+}
+
+function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
+  try {
+    const flags = parseCommandLine(argv, specs);
+    if (flagIsTrue(flags, 'help')) {
+      io.stdout.write(diffApplySetUsage);
+      return ExitCode.ok;
+    }
+    const name = single(flags, 'applyset-object');
+    if (name === undefined || name === '')
+      throw new UsageError('--applyset-object needs the name of an ApplySet');
+    const local = single(flags, 'local');
+    const ref = single(flags, 'ref');
+    if (local !== undefined && ref !== undefined)
+      throw new UsageError('--local and --ref exclude each other');
+    const output = single(flags, 'output') ?? 'text';
+    if (output !== 'text' && output !== 'markdown') {
+      throw new UsageError(`-o must be text or markdown, got "${output}"`);
+    }
+    const source: PreviewSource =
+      local !== undefined
+        ? { kind: 'local', directory: resolve(io.cwd, local) }
+        : ref !== undefined
+          ? { kind: 'ref', ref }
+          : { kind: 'applyset-ref' };
+    return { flags, name, source, output };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr.write(`applyset diff: ${error.message}\n\n${diffApplySetUsage}`);
+    return ExitCode.badInput;
+  }
+}
+
+/**
+ * `applyset diff --applyset-object NAME`: the preview of an ApplySet (src/preview/), printed as text
+ * or Markdown. Like `kubectl diff`: exit 0 no change, 1 changes, 2 bad input, 3 not computed.
+ */
+export const diffApplySetCommand: Command = async (argv, io) => {
+  const parsed = parse(argv, io);
+  if (typeof parsed === 'number') return parsed;
+  const fail = (message: string, code: number) => {
+    io.stderr.write(`applyset diff: ${message}\n`);
+    return code;
+  };
+  // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
+  const [{ openPreviewAccess }, { previewApplySet }, { classifyFailure }, format, entries] =
+    await Promise.all([
+      import('./preview-access.js'),
+      import('../preview/preview-applyset.js'),
+      import('../errors/classify-failure.js'),
+      import('../preview/format-preview.js'),
+      import('../preview/preview-entries.js'),
+    ]);
+  const access = openPreviewAccess(parsed.flags, io);
+  if ('error' in access) return fail(access.error, ExitCode.badInput);
+  let preview;
+  try {
+    const account = single(parsed.flags, 'default-service-account');
+    preview = await previewApplySet({
+      namespace: access.namespace,
+      name: parsed.name,
+      source: parsed.source,
+      access: access.access,
+      ...(account === undefined ? {} : { defaultServiceAccountName: account }),
+    });
+  } catch (error) {
+    // The preview's own refusals say what to do; anything else is how the computation failed.
+    const { reason, message, unexpected } = classifyFailure(error);
+    const said = unexpected ? `the preview could not be computed: ${message}` : message;
+    return fail(said, reason === 'ApplySetNotFound' ? ExitCode.badInput : ExitCode.failure);
+  }
+  io.stdout.write(
+    parsed.output === 'markdown' ? format.formatPreviewMarkdown(preview) : format.formatPreviewText(preview),
+  );
+  if (preview.stopped?.reason === 'PruneLimitExceeded') return ExitCode.partialFailure;
+  if (preview.stopped !== undefined) return ExitCode.failure;
+  if (preview.entries.some((entry) => entry.kind === 'error')) return ExitCode.failure;
+  return entries.previewChangesSomething(preview) ? ExitCode.partialFailure : ExitCode.ok;
+};
+
+/** Whether `applyset diff` was asked for an ApplySet's preview rather than a diff of files. */
+export function namesApplySetObject(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === '--applyset-object' || arg.startsWith('--applyset-object='));
+}

@@ -1,0 +1,66 @@
+/**
+ * What a preview of an ApplySet is, as data: the web view renders it as a page, `applyset diff
+ * --applyset-object` as text or as a pull-request comment (docs/commands.md#preview-an-applyset).
+ */
+import type { ObjectRef } from '../manifests/object-ref.js';
+
+/** Where the manifests previewed come from. */
+export type PreviewSource =
+  /** The ApplySet's own `spec.source.ref`, fetched as the controller fetches it. */
+  | { readonly kind: 'applyset-ref' }
+  /** Another ref of the ApplySet's repository: a branch, `refs/tags/NAME`, or a 40-digit commit. */
+  | { readonly kind: 'ref'; readonly ref: string }
+  /** A checkout of the repository: `spec.source.path` is read below this directory. */
+  | { readonly kind: 'local'; readonly directory: string };
+
+/** What was previewed: a revision of the repository, or a local directory. */
+export type PreviewedRevision =
+  | { readonly kind: 'git'; readonly revision: string; readonly commit: string }
+  | { readonly kind: 'local'; readonly directory: string };
+
+/**
+ * One object the run would touch, or could not. The field changes are lines `path: before → after`
+ * (the values of a Secret's data and stringData shown as `*** (before)` and `*** (after)`).
+ */
+export type PreviewEntry =
+  | { readonly kind: 'create'; readonly ref: ObjectRef; readonly serverSide?: string }
+  | {
+      readonly kind: 'configure';
+      readonly ref: ObjectRef;
+      readonly changes: readonly string[];
+      readonly serverSide?: string;
+    }
+  /** An object without an apply-owner this set would take over (spec.adopt), changed or not. */
+  | { readonly kind: 'adopt'; readonly ref: ObjectRef; readonly changes: readonly string[] }
+  /** An object that left the set and would be deleted. */
+  | { readonly kind: 'prune'; readonly ref: ObjectRef }
+  /** An object that left the set and would stay: why (spec.prune, spec.pruneLimit, not this set's…). */
+  | { readonly kind: 'held-back'; readonly ref: ObjectRef; readonly reason: string }
+  /** An object or file the run would fail on. */
+  | {
+      readonly kind: 'error';
+      readonly ref?: ObjectRef;
+      readonly file?: string;
+      readonly message: string;
+    };
+
+/** Why the controller's run would stop before applying anything (a stall, a refusal). */
+export interface PreviewStop {
+  /** The condition reason the ApplySet would show, e.g. `PruneLimitExceeded` or `SecretNotReadable`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface ApplySetPreview {
+  readonly applySet: { readonly namespace: string; readonly name: string };
+  readonly previewed: PreviewedRevision;
+  /** The identity the run was computed as, as the controller would apply it. */
+  readonly identity: { readonly serviceAccount: string; readonly user: string };
+  readonly entries: readonly PreviewEntry[];
+  /** Objects of the set the run would leave as they are. */
+  readonly unchanged: number;
+  /** Objects outside the set the run would wait for (spec.healthChecks, with spec.wait). */
+  readonly waitsFor: readonly ObjectRef[];
+  /** Set when the run would stop; the entries then say what the revision holds, not what is written. */
+  readonly stopped?: PreviewStop;
+}

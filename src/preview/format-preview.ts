@@ -1,0 +1,164 @@
+/**
+ * A preview as text (pure): the lines `applyset diff --applyset-object` prints, in the shape of the
+ * plain `applyset diff`'s, or a pull-request comment in Markdown (`-o markdown`).
+ */
+import { describeObjectRef } from '../manifests/object-ref.js';
+import type { ApplySetPreview, PreviewEntry } from './applyset-preview.js';
+import { previewCounts } from './preview-entries.js';
+
+/** `main@sha1:…` or `local directory ./checkout`. */
+function previewedName(preview: ApplySetPreview): string {
+  const { previewed } = preview;
+  return previewed.kind === 'local' ? `local directory ${previewed.directory}` : previewed.revision;
+}
+
+/** `1 to create, 2 to configure, 1 to prune, 1 held back, 3 unchanged`: what a summary line counts. */
+function previewSummary(preview: ApplySetPreview): string {
+  const counts = previewCounts(preview);
+  const parts = [
+    `${counts.create} to create`,
+    `${counts.configure} to configure`,
+    ...(counts.adopt === 0 ? [] : [`${counts.adopt} to adopt`]),
+    `${counts.prune} to prune`,
+    ...(counts['held-back'] === 0 ? [] : [`${counts['held-back']} held back`]),
+    ...(counts.error === 0 ? [] : [`${counts.error} failing`]),
+    `${counts.unchanged} unchanged`,
+  ];
+  return parts.join(', ');
+}
+
+/** One line per object, its field changes indented below it; then the waits and the stop. */
+export function formatPreviewText(preview: ApplySetPreview): string {
+  const { namespace, name } = preview.applySet;
+  const lines = [
+    `applyset/${name} -n ${namespace} at ${previewedName(preview)}, as ${preview.identity.user}: ${previewSummary(preview)}`,
+  ];
+  for (const entry of preview.entries) lines.push(...textOf(entry));
+  if (preview.waitsFor.length > 0) {
+    lines.push(`would wait for ${preview.waitsFor.map(describeObjectRef).join(', ')}`);
+  }
+  if (preview.stopped !== undefined) {
+    lines.push(`the run would stop, nothing written: ${preview.stopped.reason}: ${preview.stopped.message}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function textOf(entry: PreviewEntry): string[] {
+  const changes = (list: readonly string[]) => list.map((line) => `    ${line}`);
+  const serverSide = (reason: string | undefined) =>
+    reason === undefined ? '' : ` (applied server-side: ${reason})`;
+  switch (entry.kind) {
+    case 'create':
+      return [`+ ${describeObjectRef(entry.ref)} (new)${serverSide(entry.serverSide)}`];
+    case 'configure':
+      return [`~ ${describeObjectRef(entry.ref)}${serverSide(entry.serverSide)}`, ...changes(entry.changes)];
+    case 'adopt':
+      return [
+        `~ ${describeObjectRef(entry.ref)} (adopted: it has no apply-owner)`,
+        ...changes(entry.changes),
+      ];
+    case 'prune':
+      return [`- ${describeObjectRef(entry.ref)} (pruned)`];
+    case 'held-back':
+      return [`= ${describeObjectRef(entry.ref)} (held back, not pruned: ${entry.reason})`];
+    case 'error':
+      return [`! ${errorSubject(entry)}: ${entry.message}`];
+  }
+}
+
+function errorSubject(entry: PreviewEntry & { kind: 'error' }): string {
+  if (entry.ref !== undefined) return describeObjectRef(entry.ref);
+  return entry.file ?? 'the revision';
+}
+
+/**
+ * A pull-request comment: a heading naming the ApplySet and the revision, a summary line with the
+ * counts, a table of every object, then each change's fields in a ```diff block. Prunes, objects held
+ * back and a stopped run are called out. A Secret's values are already masked in the changes.
+ */
+export function formatPreviewMarkdown(preview: ApplySetPreview): string {
+  const { namespace, name } = preview.applySet;
+  const out = [
+    `### applyset diff: ApplySet \`${namespace}/${name}\` at \`${previewedName(preview)}\``,
+    '',
+    `**${previewSummary(preview)}**, as \`${preview.identity.user}\``,
+    '',
+  ];
+  if (preview.stopped !== undefined) {
+    out.push(
+      `> [!WARNING]`,
+      `> The run would stop and write nothing: **${preview.stopped.reason}**: ${inline(preview.stopped.message)}`,
+      '',
+    );
+  }
+  if (preview.entries.length === 0) out.push('Nothing would change.', '');
+  else out.push(...tableOf(preview.entries), '');
+  for (const entry of preview.entries) {
+    if ((entry.kind === 'configure' || entry.kind === 'adopt') && entry.changes.length > 0) {
+      out.push(
+        `#### \`${describeObjectRef(entry.ref)}\``,
+        '',
+        '```diff',
+        ...entry.changes.flatMap(diffLines),
+        '```',
+        '',
+      );
+    }
+  }
+  if (preview.waitsFor.length > 0) {
+    out.push(
+      `Would wait for: ${preview.waitsFor.map((ref) => `\`${describeObjectRef(ref)}\``).join(', ')}`,
+      '',
+    );
+  }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+const VERBS: Readonly<Record<PreviewEntry['kind'], string>> = {
+  create: '➕ create',
+  configure: '✏️ configure',
+  adopt: '🤝 adopt',
+  prune: '🗑️ **prune**',
+  'held-back': '✋ **held back**',
+  error: '❌ **error**',
+};
+
+function tableOf(entries: readonly PreviewEntry[]): string[] {
+  const rows = entries.map((entry) => {
+    const subject = entry.kind === 'error' ? errorSubject(entry) : describeObjectRef(entry.ref);
+    return `| ${VERBS[entry.kind]} | \`${subject}\` | ${inline(noteOf(entry))} |`;
+  });
+  return ['| change | object | note |', '| --- | --- | --- |', ...rows];
+}
+
+function noteOf(entry: PreviewEntry): string {
+  switch (entry.kind) {
+    case 'create':
+    case 'configure':
+      return entry.serverSide === undefined ? '' : `applied server-side: ${entry.serverSide}`;
+    case 'adopt':
+      return 'it has no apply-owner; this set takes it over';
+    case 'prune':
+      return 'left the set: deleted';
+    case 'held-back':
+      return entry.reason;
+    case 'error':
+      return entry.message;
+  }
+}
+
+/** `path: before → after` as the removed and the added line of a diff block. */
+function diffLines(change: string): string[] {
+  const match = /^(.*?): (.*) → (.*)$/s.exec(change);
+  if (match === null) return [`  ${change}`];
+  const [, path, before, after] = match;
+  return [
+    ...(before === '(absent)' ? [] : [`- ${path}: ${before}`]),
+    ...(after === '(absent)' ? [] : [`+ ${path}: ${after}`]),
+  ];
+}
+
+/** Text in a table cell or a quote: one line, no column breaks. */
+function inline(text: string): string {
+  return text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+}

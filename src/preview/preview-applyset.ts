@@ -1,0 +1,274 @@
+/**
+ * A preview of an ApplySet: what the controller's next reconcile would do with a revision (the
+ * ApplySet's own ref, another ref of its repository, or a local checkout), computed by the reconcile's
+ * own steps (src/controller/reconcile-applyset.ts, steps 5 and 7 to 11) with the engine in dry run, as
+ * the account the controller applies the set as. Nothing is written.
+ */
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
+import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
+import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
+import { createApplySetEngine, pruneLimitOf } from '../apply/create-apply-set-engine.js';
+import { readManifestDirectory } from '../cli/read-manifest-directory.js';
+import { createApplySetApi, impersonatedUser } from '../controller/applyset-api.js';
+import { appliedBefore, engineRequest } from '../controller/engine-step.js';
+import {
+  fetchRevision,
+  missingServiceAccount,
+  readCredentials,
+  readFiles,
+  type Step,
+} from '../controller/fetch-steps.js';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
+import { classifyFailure } from '../errors/classify-failure.js';
+import type { GitSource } from '../git/git-source.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
+import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
+import { previewEntries, type PreviewPolicy } from './preview-entries.js';
+import { PreviewRefusedError } from './preview-refused-error.js';
+
+export interface PreviewRequest {
+  readonly namespace: string;
+  readonly name: string;
+  readonly source: PreviewSource;
+  readonly access: PreviewAccess;
+  /** The controller's `--default-service-account`; default `applyset-deployer`, as the controller's. */
+  readonly defaultServiceAccountName?: string;
+  /** The controller's `--allow-nested-applysets`. */
+  readonly allowNestedApplySets?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** How the preview reaches the cluster and the repository, as the caller. */
+export interface PreviewAccess {
+  /** The caller's own client: reads the ApplySet and its account, asks whether it may impersonate. */
+  readonly client: KubeClient;
+  /** A client with the caller's credentials acting as `user` (Impersonate-User). */
+  readonly clientAs: (user: string) => KubeClient;
+  /** The Git cache a ref is fetched into. */
+  readonly gitSource: GitSource;
+  readonly openApiStore?: OpenApiDocumentStore;
+}
+
+/** The preview reports what it found as data, never as log lines or metrics. */
+const quiet = { warn: () => undefined, error: () => undefined };
+const noMetrics = { observeGitFetch: () => undefined };
+
+/** What every preview of one ApplySet says, whatever the run comes to. */
+type PreviewHead = Pick<ApplySetPreview, 'applySet' | 'identity' | 'previewed'>;
+
+/**
+ * What the controller would do with the revision. Throws PreviewRefusedError when the ApplySet is
+ * missing or the caller may not impersonate its account; a run the controller would stop (an invalid
+ * spec, a missing account, an unreadable Secret, a failed fetch, refused manifests, the prune limit)
+ * is a preview with `stopped` set.
+ */
+export async function previewApplySet(request: PreviewRequest): Promise<ApplySetPreview> {
+  const { namespace, name, access } = request;
+  const signal = request.signal ?? new AbortController().signal;
+  const api = createApplySetApi(access.client);
+  const applySet = await api.get(namespace, name, signal);
+  if (applySet === undefined) {
+    throw new PreviewRefusedError(
+      'ApplySetNotFound',
+      `applyset "${name}" not found in namespace ${namespace}`,
+    );
+  }
+  const resolved = resolveApplySetSpec(applySet.spec);
+  const fallback = request.defaultServiceAccountName ?? DEFAULT_DEPLOYER_ACCOUNT;
+  const serviceAccount = (resolved.ok ? resolved.spec.serviceAccountName : undefined) ?? fallback;
+  const user = impersonatedUser(namespace, serviceAccount) ?? '';
+  const head: PreviewHead = {
+    applySet: { namespace, name },
+    identity: { serviceAccount: `${namespace}/${serviceAccount}`, user },
+    previewed: previewedOf(request.source, applySet),
+  };
+  // 5. The spec as the CRD checks it.
+  if (!resolved.ok) {
+    const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return stopped(head, { reason: 'InvalidSpec', message: `invalid spec: ${problems}` });
+  }
+  const spec = withPreviewRef(resolved.spec, request.source);
+  await refuseUnlessImpersonating(access.client, namespace, serviceAccount, signal);
+  const runSignal = AbortSignal.any([signal, AbortSignal.timeout(spec.timeoutMs)]);
+  setMaxListeners(0, runSignal);
+
+  // 7 to 10. The account must exist; the credentials are read as it; the revision is read.
+  const missing = await missingServiceAccount({ api, namespace }, spec, serviceAccount, runSignal);
+  if (missing !== undefined) return stopped(head, stopOf(missing));
+  const reader = access.clientAs(user);
+  const read = await readRevision(request, { spec, reader, user }, runSignal);
+  if ('done' in read) return stopped(head, stopOf(read.done));
+  const { files, revision, previewed } = read.value;
+  return runDry({ ...head, previewed }, { applySet, spec, files, revision }, request, runSignal);
+}
+
+/** Step 11: the engine as the account, in dry run, asked exactly what the reconcile would ask. */
+async function runDry(
+  head: PreviewHead,
+  { applySet, spec, files, revision }: RevisionToRun,
+  request: PreviewRequest,
+  signal: AbortSignal,
+): Promise<ApplySetPreview> {
+  const { access } = request;
+  const steady = revision !== undefined && appliedBefore(applySet, revision);
+  const allowNested = request.allowNestedApplySets === true;
+  const options = { revision: revision ?? '', steady, allowNested };
+  const asked = engineRequest(applySet, spec, files, options, signal);
+  const engine = createApplySetEngine({
+    kubeClient: access.clientAs(head.identity.user),
+    parentKubeClient: access.client,
+    ...(access.openApiStore === undefined ? {} : { openApiStore: access.openApiStore }),
+  });
+  let result: ApplySetResult;
+  try {
+    result = await engine(dryRunOf(asked));
+  } catch (error) {
+    const failure = classifyFailure(error, { step: 'apply', revision: revision ?? '', timedOut: false });
+    const preview = stopped(head, { reason: failure.reason, message: failure.message });
+    const problems = failure.problems ?? [];
+    return { ...preview, entries: problems.map((message) => ({ kind: 'error', message })) };
+  }
+  const policy: PreviewPolicy = {
+    correctDrift: asked.write.drift?.correct !== false,
+    ...prunePolicyOf(spec, asked, result.inventory?.length ?? 0),
+  };
+  return {
+    ...head,
+    ...previewEntries(result.outcomes, policy),
+    waitsFor: spec.wait ? spec.healthChecks : [],
+  };
+}
+
+interface RevisionToRun {
+  readonly applySet: ApplySet;
+  readonly spec: ResolvedApplySetSpec;
+  readonly files: readonly ManifestFile[];
+  /** The Git revision (`main@sha1:…`); undefined for a local directory. */
+  readonly revision: string | undefined;
+}
+
+function stopped(head: PreviewHead, stop: PreviewStop): ApplySetPreview {
+  return { ...head, entries: [], unchanged: 0, waitsFor: [], stopped: stop };
+}
+
+function stopOf(done: ReconcileOutcome): PreviewStop {
+  return done.kind === 'applied'
+    ? { reason: 'ReconciliationSucceeded', message: '' }
+    : { reason: done.reason, message: done.message };
+}
+
+/**
+ * The request the reconcile builds, as a dry run. A prune the spec holds back (prune false or DryRun)
+ * is still judged, as a deletion would be, so the preview can name what stays and why.
+ */
+function dryRunOf(asked: ApplySetRequest): ApplySetRequest {
+  const { prune } = asked;
+  return {
+    ...asked,
+    write: { ...asked.write, dryRun: true },
+    prune:
+      prune.mode === 'delete'
+        ? prune
+        : { mode: 'delete', allowEmpty: prune.mode === 'off' || prune.allowEmpty },
+  };
+}
+
+function prunePolicyOf(
+  spec: ResolvedApplySetSpec,
+  asked: ApplySetRequest,
+  held: number,
+): Pick<PreviewPolicy, 'heldBack' | 'limit'> {
+  if (!spec.prune) return { heldBack: 'spec.prune is false' };
+  if (spec.pruneDryRun) return { heldBack: 'spec.prune is DryRun' };
+  const limit = pruneLimitOf(asked.prune, held);
+  return limit === undefined ? {} : { limit };
+}
+
+/**
+ * The caller may act as the account (Impersonate-User) or the preview is refused: a preview as the
+ * caller would show what the caller may do, not what the account may.
+ */
+async function refuseUnlessImpersonating(
+  client: KubeClient,
+  namespace: string,
+  serviceAccount: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const review = (await client.request({
+    method: 'POST',
+    path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+    body: JSON.stringify({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: {
+        resourceAttributes: {
+          verb: 'impersonate',
+          resource: 'serviceaccounts',
+          namespace,
+          name: serviceAccount,
+        },
+      },
+    }),
+    signal,
+  })) as { status?: { allowed?: boolean } };
+  if (review.status?.allowed === true) return;
+  throw new PreviewRefusedError(
+    'ImpersonationNotAllowed',
+    `you may not impersonate ServiceAccount ${namespace}/${serviceAccount}, the account the controller applies this ApplySet as, so no preview was computed: one as you would not show what that account may do. Ask for the verb impersonate on serviceaccounts, resourceNames [${serviceAccount}], in namespace ${namespace}`,
+  );
+}
+
+/** Steps 8 to 10 for the source previewed: the manifests, and the revision they are of. */
+async function readRevision(
+  request: PreviewRequest,
+  { spec, reader, user }: { spec: ResolvedApplySetSpec; reader: KubeClient; user: string },
+  signal: AbortSignal,
+): Promise<Step<{ files: ManifestFile[]; revision: string | undefined; previewed: PreviewedRevision }>> {
+  const { source, namespace } = request;
+  if (source.kind === 'local') {
+    const directory = source.directory;
+    const local = {
+      readManifests: ({ path: under }: { path?: string }) =>
+        readManifestDirectory(path.join(directory, under ?? '')),
+    };
+    const files = await readFiles(local, spec, { commit: 'local', revision: directory }, signal, quiet);
+    if ('done' in files) return files;
+    return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
+  }
+  const tenancy = { allowSecretRefsFrom: new Set<string>(), noCrossNamespaceRefs: false };
+  const auth = await readCredentials(reader, tenancy, { user, namespace }, spec, signal);
+  if ('done' in auth) return auth;
+  const ctx = { log: quiet, metrics: noMetrics, now: Date.now };
+  const { gitSource } = request.access;
+  const fetched = await fetchRevision(ctx, gitSource, spec, { auth: auth.value, maxAgeMs: 0 }, signal);
+  if ('done' in fetched) return fetched;
+  const { revision, commit } = fetched.value;
+  const files = await readFiles(gitSource, spec, { commit, revision }, signal, quiet);
+  if ('done' in files) return files;
+  return { value: { files: files.value, revision, previewed: { kind: 'git', revision, commit } } };
+}
+
+/** What a preview that stops before its fetch says it previewed. */
+function previewedOf(source: PreviewSource, applySet: ApplySet): PreviewedRevision {
+  if (source.kind === 'local') return { kind: 'local', directory: source.directory };
+  const ref = source.kind === 'ref' ? source.ref : JSON.stringify(applySet.spec?.source?.ref ?? {});
+  return { kind: 'git', revision: ref, commit: '' };
+}
+
+/** The spec with `--ref` in place of its own ref: a branch, `refs/tags/NAME`, or a 40-digit commit. */
+function withPreviewRef(spec: ResolvedApplySetSpec, source: PreviewSource): ResolvedApplySetSpec {
+  if (source.kind !== 'ref') return spec;
+  return { ...spec, source: { ...spec.source, ref: gitRefOf(source.ref) } };
+}
+
+/** @internal exported for its unit test */
+export function gitRefOf(ref: string): ResolvedGitRef {
+  if (/^[0-9a-f]{40}$/.test(ref)) return { type: 'commit', sha: ref };
+  if (ref.startsWith('refs/tags/')) return { type: 'tag', name: ref.slice('refs/tags/'.length) };
+  return { type: 'branch', name: ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : ref };
+}

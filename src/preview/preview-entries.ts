@@ -1,0 +1,119 @@
+/**
+ * The engine's dry-run outcomes as a preview's entries (pure): what the controller's run of the same
+ * request would create, configure, adopt, prune or hold back, and what it would fail on.
+ */
+import type { ObjectOutcome } from '../apply/apply-set-contract.js';
+import { describeManifestSource } from '../manifests/manifest-error.js';
+import { describeObjectRef } from '../manifests/object-ref.js';
+import type { ApplySetPreview, PreviewEntry, PreviewStop } from './applyset-preview.js';
+
+/** What the spec decides about the dry run's outcomes, where the engine's dry run cannot. */
+export interface PreviewPolicy {
+  /**
+   * driftMode Warn on a revision already applied: the controller leaves drift alone (each change it
+   * would make is drift), so a change shown by the dry run is counted unchanged.
+   */
+  readonly correctDrift: boolean;
+  /** spec.prune is false or DryRun: every prune is held back with this reason. */
+  readonly heldBack?: string;
+  /** spec.pruneLimit as a count (undefined: no limit, or the revision was approved). */
+  readonly limit?: number;
+}
+
+export interface PreviewOutcome {
+  readonly entries: readonly PreviewEntry[];
+  readonly unchanged: number;
+  readonly stopped?: PreviewStop;
+}
+
+/** The outcomes of a dry run as entries, in the engine's order; prunes judged against `policy`. */
+export function previewEntries(outcomes: readonly ObjectOutcome[], policy: PreviewPolicy): PreviewOutcome {
+  const entries: PreviewEntry[] = [];
+  let unchanged = 0;
+  for (const outcome of outcomes) {
+    const entry = entryOf(outcome);
+    if (entry === undefined || (!policy.correctDrift && entry.kind === 'configure')) unchanged += 1;
+    else entries.push(entry);
+  }
+  const prunes = entries.filter((entry) => entry.kind === 'prune');
+  if (policy.heldBack !== undefined) {
+    const reason = policy.heldBack;
+    return { entries: entries.map((e) => (e.kind === 'prune' ? holdBack(e, reason) : e)), unchanged };
+  }
+  if (policy.limit === undefined || prunes.length <= policy.limit) return { entries, unchanged };
+  // Over the limit the controller applies nothing and deletes nothing: the whole run stalls.
+  const names = prunes.map((entry) => describeObjectRef(entry.ref));
+  const shown = names.slice(0, 5).join(', ');
+  const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
+  const stopped: PreviewStop = {
+    reason: 'PruneLimitExceeded',
+    message: `the run would prune ${prunes.length} objects, over the prune limit of ${policy.limit}; nothing would be applied or pruned until the revision is approved (applyset.dev/approve-prune): ${shown}${more}`,
+  };
+  const reason = `over spec.pruneLimit (${prunes.length} prunes, limit ${policy.limit})`;
+  return {
+    entries: entries.map((e) => (e.kind === 'prune' ? holdBack(e, reason) : e)),
+    unchanged,
+    stopped,
+  };
+}
+
+function holdBack(entry: PreviewEntry & { kind: 'prune' }, reason: string): PreviewEntry {
+  return { kind: 'held-back', ref: entry.ref, reason };
+}
+
+/** One outcome as an entry; undefined for an object left as it is. */
+function entryOf(outcome: ObjectOutcome): PreviewEntry | undefined {
+  const { ref } = outcome;
+  switch (outcome.action) {
+    case 'would-create':
+      return { kind: 'create', ref, ...serverSideOf(outcome.serverSide) };
+    case 'would-configure': {
+      const changes = outcome.diff ?? [];
+      if (outcome.adopted === true) return { kind: 'adopt', ref, changes };
+      return { kind: 'configure', ref, changes, ...serverSideOf(outcome.serverSide) };
+    }
+    case 'unchanged':
+      return outcome.adopted === true ? { kind: 'adopt', ref, changes: [] } : undefined;
+    case 'would-prune':
+      return { kind: 'prune', ref };
+    case 'prune-skipped':
+      return { kind: 'held-back', ref, reason: outcome.reason };
+    case 'conflict':
+    case 'failed':
+      return {
+        kind: 'error',
+        ref,
+        message: outcome.message,
+        ...(outcome.source === undefined ? {} : { file: describeManifestSource(outcome.source) }),
+      };
+    // A dry run writes nothing; these are a real run's, counted as nothing to preview.
+    case 'created':
+    case 'configured':
+    case 'pruned':
+      return undefined;
+  }
+}
+
+function serverSideOf(reason: string | undefined): { serverSide?: string } {
+  return reason === undefined ? {} : { serverSide: reason };
+}
+
+/** How many entries of each kind, for summaries. */
+export type PreviewCounts = Readonly<Record<PreviewEntry['kind'], number>> & { readonly unchanged: number };
+
+export function previewCounts(preview: Pick<ApplySetPreview, 'entries' | 'unchanged'>): PreviewCounts {
+  const counts = { create: 0, configure: 0, adopt: 0, prune: 0, 'held-back': 0, error: 0 };
+  for (const entry of preview.entries) counts[entry.kind] += 1;
+  return { ...counts, unchanged: preview.unchanged };
+}
+
+/** Whether the run would write anything: a create, a change, an adoption or a deletion. */
+export function previewChangesSomething(preview: Pick<ApplySetPreview, 'entries'>): boolean {
+  return preview.entries.some(
+    (entry) =>
+      entry.kind === 'create' ||
+      entry.kind === 'configure' ||
+      entry.kind === 'prune' ||
+      entry.kind === 'adopt',
+  );
+}

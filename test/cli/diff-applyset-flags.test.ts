@@ -1,0 +1,28 @@
+import { diffCommand } from '../../src/cli/diff-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { runCli } from './cli-test-kit.js';
+
+// The flags of `applyset diff --applyset-object`, refused before any kubeconfig is read.
+describe('applyset diff --applyset-object flags', () => {
+  it('has its own help', async () => {
+    const run = await runCli(diffCommand, ['--applyset-object', 'site', '--help'], { env: {} });
+    expect(run.code).toBe(ExitCode.ok);
+    expect(run.stdout).toMatch(/^usage: applyset diff --applyset-object NAME /);
+    expect(run.stdout).toContain('--local DIR | --ref REF');
+    const plain = await runCli(diffCommand, ['--help'], { env: {} });
+    expect(plain.stdout).toContain('applyset diff --applyset-object NAME');
+  });
+
+  it.each([
+    [['--applyset-object', 'site', '--local', '.', '--ref', 'main'], '--local and --ref exclude each other'],
+    [['--applyset-object', 'site', '-o', 'yaml'], '-o must be text or markdown, got "yaml"'],
+    [['--applyset-object='], '--applyset-object needs the name of an ApplySet'],
+    [['--applyset-object', 'site', '-f', 'x.yaml'], '-f'],
+  ])('refuses %j as bad input', async (argv, message) => {
+    const run = await runCli(diffCommand, argv, { env: {} });
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(`applyset diff: `);
+    expect(run.stderr).toContain(message);
+  });
+});
