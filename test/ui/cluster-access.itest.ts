@@ -1,9 +1,12 @@
+import { once } from 'node:events';
 import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { clusterUiAccess, UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
+import { createUiServer } from '../../src/ui/create-ui-server.js';
 import { UI_TOKEN_COOKIE, type UiAccessDecision, type UiViewer } from '../../src/ui/ui-access.js';
 import { waitFor } from '../e2e/wait-for.js';
 import { adminKubeConfig, kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
@@ -151,5 +154,36 @@ describe('the web view in the cluster: who may see what, asked of the API server
     await expect(refused).rejects.toBeInstanceOf(UiReviewUnavailableError);
     await expect(refused).rejects.toMatchObject({ httpStatus: 503 });
     await expect(refused).rejects.not.toThrow(tenants.viewerToken);
+    // The web view's server answers it 503, naming neither the token nor the controller's account.
+    const warnings: object[] = [];
+    const ui = createUiServer({
+      access: clusterUiAccess({ client: clientFor(rightless), logger: { warn: (o) => warnings.push(o) } }),
+      data: {
+        applySets: () => [],
+        applySet: () => undefined,
+        events: () => [],
+        subscribe: () => () => undefined,
+        readerFor: () => () => Promise.resolve(undefined),
+      },
+      signIn: true,
+    });
+    ui.server.listen(0, '127.0.0.1');
+    await once(ui.server, 'listening');
+    try {
+      const { port } = ui.server.address() as AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/`, {
+        headers: { authorization: `Bearer ${tenants.viewerToken}` },
+      });
+      expect(answer.status).toBe(503);
+      const page = await answer.text();
+      expect(page).not.toContain(tenants.viewerToken);
+      expect(page).not.toContain('no-reviews');
+      // The cause is the controller's to read, in its log.
+      expect(JSON.stringify(warnings.map((w) => String((w as { err?: unknown }).err)))).toContain('403');
+    } finally {
+      ui.closeUpdates();
+      ui.server.closeAllConnections();
+      await new Promise((resolve) => ui.server.close(resolve));
+    }
   });
 });
