@@ -34,6 +34,7 @@ const usage = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] 
                           [--allowed-remote-cluster-hosts HOST[:PORT],...]
                           [--allow-remote-kubeconfig-exec] [--allow-remote-kubeconfig-files]
                           [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
+                          [--ui-address [HOST]:PORT]
                           [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
                           [--git-cache-max-repository-bytes 256Mi]
@@ -86,6 +87,11 @@ Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab,
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
 names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
 receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
+
+Web view: with --ui-address (e.g. :8090), serves the read-only web view of the ApplySets. Every request
+needs a Kubernetes bearer token (Authorization: Bearer, or the sign-in form's cookie), checked with a
+TokenReview; a namespace is shown only if a SubjectAccessReview says the user may get applysets there.
+The controller then needs create on tokenreviews and subjectaccessreviews, and list and watch on events.
 
 ${GIT_LIMIT_USAGE}
 ${KUSTOMIZE_USAGE}`;
@@ -155,6 +161,7 @@ const CONTROLLER_OPTIONS = {
   'apply-as-controller': { type: 'boolean', default: false },
   'webhook-addr': { type: 'string' },
   'webhook-secret': { type: 'string' },
+  'ui-address': { type: 'string' },
   'default-service-account': { type: 'string' },
   // The default; still accepted so that command lines written for older releases keep working.
   'no-cross-namespace-refs': { type: 'boolean', default: false },
@@ -183,6 +190,7 @@ function parseControllerFlags(
   }
   const tenancy = checkTenancyFlags(values);
   const webhook = checkWebhookFlags(values);
+  const ui = checkUiFlags(values);
   const shard = shardFlags(values);
   // controller-runtime's order: --kubeconfig, KUBECONFIG, the pod's service account, ~/.kube/config.
   const { kubeConfig } = loadKubeConfig(
@@ -221,6 +229,7 @@ function parseControllerFlags(
         allowedHosts: parseSourceHostList(values['allowed-remote-cluster-hosts']),
       },
       ...webhook,
+      ...ui,
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values),
     },
@@ -304,6 +313,17 @@ function checkWebhookFlags(
     throw new UsageError(`--webhook-secret must be NAMESPACE/NAME, got "${webhookSecret}"`);
   }
   return webhookAddress === undefined || webhookSecret === undefined ? {} : { webhookAddress, webhookSecret };
+}
+
+/** `--ui-address`, a Go-style listen address, checked before anything starts. */
+function checkUiFlags(values: ControllerFlagValues): Pick<ControllerConfig, 'uiAddress'> {
+  const address = values['ui-address'];
+  if (address === undefined) return {};
+  const port = /^(?:\[[0-9a-fA-F:.]+\]|[^:[\]\s]*):(\d{1,5})$/.exec(address)?.[1];
+  if (port === undefined || Number(port) > 65535) {
+    throw new UsageError(`--ui-address must be [HOST]:PORT, e.g. :8090, got "${address}"`);
+  }
+  return { uiAddress: address };
 }
 
 /** The leader election's timings and the shutdown grace, read once the kubeconfig has loaded. */

@@ -58,10 +58,16 @@ export function createUiServer(options: UiServerOptions): UiServer {
   const server = createServer((request, response) => {
     route(context, request, response).catch((error: unknown) => {
       if (response.headersSent) response.destroy();
-      else sendHtml(response, 500, renderMessagePage('Something went wrong', messageOf(error)));
+      else sendHtml(response, statusOf(error), renderMessagePage('Something went wrong', messageOf(error)));
     });
   });
   return { server, closeUpdates: () => updates.close() };
+}
+
+/** The status an error asks for (503: the cluster could not check the viewer just now), else 500. */
+function statusOf(error: unknown): number {
+  const status = (error as { httpStatus?: unknown } | null)?.httpStatus;
+  return typeof status === 'number' ? status : 500;
 }
 
 interface RouteContext extends UiServerOptions {

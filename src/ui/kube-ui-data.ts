@@ -85,9 +85,14 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
   };
 }
 
-/** Reads objects named as the inventory names them (no version) through discovery, as `client`. */
-function createKubeObjectReader(client: KubeClient): UiObjectReader {
-  const mapper = createRestMapper(client);
+/**
+ * Reads objects named as the inventory names them (no version) through discovery, as `client`; the
+ * controller passes one mapper for every account it reads as, since discovery answers all alike.
+ */
+export function createKubeObjectReader(
+  client: KubeClient,
+  mapper = createRestMapper(client),
+): UiObjectReader {
   const api = createKubeObjectApi(client);
   return async (ref, signal) => {
     const mapping = await mapper.resolveGroupKind(ref.group, ref.kind, signal);
@@ -116,7 +121,7 @@ function slimApplySet(object: JsonObject): JsonObject {
 }
 
 /** What the page shows of an event; everything else (source, related objects) is dropped. */
-function slimEvent(object: JsonObject): JsonObject {
+export function slimEvent(object: JsonObject): JsonObject {
   const { metadata, involvedObject, type, reason, message, count, lastTimestamp, eventTime, firstTimestamp } =
     object;
   const meta = isJsonObject(metadata) ? metadata : {};
@@ -136,7 +141,7 @@ function slimEvent(object: JsonObject): JsonObject {
 }
 
 /** The events about one ApplySet, newest first. */
-function eventsOf(all: readonly JsonObject[], namespace: string, name: string): UiEvent[] {
+export function eventsOf(all: readonly JsonObject[], namespace: string, name: string): UiEvent[] {
   return all
     .filter((event) => {
       const involved = isJsonObject(event['involvedObject']) ? event['involvedObject'] : {};

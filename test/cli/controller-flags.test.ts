@@ -139,3 +139,20 @@ describe('applyset controller: usage errors and bugs', () => {
     expect(run.stderr).not.toContain('usage: applyset controller');
   });
 });
+
+describe('applyset controller: --ui-address', () => {
+  it.each([['8090'], ['host:'], [':70000'], ['a b:80'], ['[::1:80']])(
+    'refuses --ui-address %s as a usage error before anything starts',
+    async (address) => {
+      const run = await runController(['--ui-address', address]);
+      expect(run.code).toBe(ExitCode.badInput);
+      expect(run.stderr).toContain(`--ui-address must be [HOST]:PORT, e.g. :8090, got "${address}"`);
+    },
+  );
+
+  it('says in its usage what the web view checks and what the controller then needs', async () => {
+    const run = await runController(['--help']);
+    expect(run.stdout).toContain('[--ui-address [HOST]:PORT]');
+    expect(run.stdout).toContain('SubjectAccessReview says the user may get applysets there');
+  });
+});

@@ -81,7 +81,10 @@ async function renderLockedDownChart(
     .filter((doc): doc is RenderedObject => typeof doc === 'object' && doc !== null && 'kind' in doc);
 }
 
-/** The Deployment's arguments, minus the subcommand and the listen address (a free local port here). */
+/**
+ * The Deployment's arguments, minus the subcommand and the listen address (a free local port here), and
+ * the web view's address, when the chart passes one, as a free loopback port.
+ */
 function controllerArgs(rendered: readonly RenderedObject[]): string[] {
   const deployment = rendered.find((doc): doc is RenderedDeployment => doc.kind === 'Deployment');
   if (deployment === undefined) throw new Error('the chart rendered no Deployment');
@@ -91,6 +94,8 @@ function controllerArgs(rendered: readonly RenderedObject[]): string[] {
   args.shift();
   const metrics = args.indexOf('--metrics-addr');
   if (metrics >= 0) args.splice(metrics, 2);
+  const ui = args.indexOf('--ui-address');
+  if (ui >= 0) args.splice(ui + 1, 1, '127.0.0.1:0');
   return args;
 }
 
@@ -111,7 +116,8 @@ export interface LockedDownController {
  * `values`. The release name is unique, so suites running side by side do not share roles.
  */
 export async function startLockedDownController(options: {
-  readonly namespace: string;
+  /** The namespace to watch; undefined: every namespace (with a watchLabelSelector among the values). */
+  readonly namespace: string | undefined;
   readonly values?: Readonly<Record<string, string>>;
   readonly env?: Readonly<Record<string, string>>;
   /** The chart's default values rather than the locked-down ones (issue #23: they are the same mode). */
@@ -134,7 +140,7 @@ export async function startLockedDownController(options: {
   const kubeconfig = await kubeconfigForServiceAccount(releaseNamespace, serviceAccount.metadata.name);
   const args = controllerArgs(rendered);
   const process = await startController({
-    namespace: options.namespace,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     kubeconfig,
     args,
     // The suites make the tenants' accounts themselves, with the rights they mean to test.

@@ -47,6 +47,7 @@ import { RemoteKubeConfigRefusedError } from '../../src/controller/remote-kube-c
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
+import { UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
 
 const url = 'https://git.example.com/team/repo.git';
 const revision = 'main@sha1:0123abc';
@@ -149,6 +150,11 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new KustomizeError('refused', 'a remote base'), 'stalled', 'KustomizationRefused'],
   [new KustomizeError('failed', 'kustomize build . failed'), 'stalled', 'KustomizeBuildFailed'],
   [new KustomizeError('internal', 'kustomize is not installed'), 'retryable', 'KustomizeUnavailable'],
+  [
+    new UiReviewUnavailableError('TokenReview', { cause: new Error('503') }),
+    'retryable',
+    'ReviewUnavailable',
+  ],
 ];
 
 describe('classifyFailure', () => {

@@ -86,6 +86,11 @@ export interface ControllerConfig {
    * server but loopback, the controller's own addresses, link-local and cloud metadata.
    */
   readonly remoteKubeConfig?: RemoteKubeConfigPolicy;
+  /**
+   * `--ui-address`: serve the web view there, every request authenticated with a bearer token
+   * (docs/web-view-cluster.md). Undefined: no view.
+   */
+  readonly uiAddress?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
 }

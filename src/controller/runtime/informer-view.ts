@@ -41,3 +41,16 @@ export function informerView(applySet: JsonObject): JsonObject {
   }
   return view;
 }
+
+/**
+ * As informerView, keeping `status.inventory` (at most 128 KiB each): with the web view on, its
+ * ApplySet page lists the set's objects from it, from memory as the fleet page reads the rest.
+ */
+export function informerViewWithInventory(applySet: JsonObject): JsonObject {
+  const view = informerView(applySet);
+  const status = applySet['status'];
+  if (isJsonObject(status) && status['inventory'] !== undefined && isJsonObject(view['status'])) {
+    view['status'] = { ...view['status'], inventory: status['inventory'] };
+  }
+  return view;
+}

@@ -9,12 +9,13 @@ import { readSecretVersion } from '../applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
-import { informerView } from './informer-view.js';
+import { informerView, informerViewWithInventory } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import type { EngineHooks } from './shared-engines.js';
 import { createReconciler, type Reconciler } from '../reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
+import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
 import {
   applySetKey,
@@ -68,14 +69,7 @@ export async function runController(
   const done = new Promise<StopReason>((resolve) => {
     resolveDone = resolve;
   });
-  const servers = await startServers(
-    config,
-    logger,
-    clients,
-    metrics,
-    work.applySets,
-    signals.stopping.signal,
-  );
+  const servers = await startServers(config, logger, clients, metrics, work, signals.stopping.signal);
   let stopped: Promise<void> | undefined;
   const stop = (why: StopReason): Promise<void> => {
     stopped ??= shutDown(why, config, logger, signals, work, servers, leadership.election).then(() =>
@@ -175,6 +169,8 @@ interface ControllerWork {
   readonly queue: WorkQueue;
   readonly applySets: SupervisedInformer;
   readonly secretPoller: SecretChangePoller;
+  /** With the web view on: the changes its open pages are told about. */
+  readonly uiChanges: UiChangeFeed | undefined;
 }
 
 /** The informer on ApplySets and the poller of their Secrets, feeding the work queue. */
@@ -187,6 +183,7 @@ function startWork(
   secretRefNamespaces: ReadonlySet<string>,
   metrics: ControllerMetrics,
 ): ControllerWork {
+  const uiChanges = config.uiAddress === undefined ? undefined : createUiChangeFeed();
   const { client, readerAs } = clients;
   const queue = createWorkQueue({
     concurrency: config.concurrency,
@@ -208,8 +205,10 @@ function startWork(
     // A shard sees only its ApplySets; one relabelled away is reported deleted and forgotten here.
     ...(config.watchLabelSelector === undefined ? {} : { labelSelector: config.watchLabelSelector }),
     logger: logger.child({ informer: 'applysets' }),
-    transform: informerView,
+    // The web view's ApplySet page lists the set's objects from status.inventory, dropped otherwise.
+    transform: uiChanges === undefined ? informerView : informerViewWithInventory,
     onEvent: (event) => {
+      uiChanges?.notify(changeOf(event.object));
       const key = applySetKey(event.object);
       if (event.type === 'deleted') {
         queue.forget(key);
@@ -244,21 +243,25 @@ function startWork(
     signal: signals.stopping.signal,
     logger: logger.child({ poller: 'secrets' }),
   });
-  return { queue, applySets, secretPoller };
+  return { queue, applySets, secretPoller, uiChanges };
 }
 
 interface ControllerServers {
   readonly probe: ProbeServer;
   readonly webhook: WebhookServer | undefined;
+  readonly ui: UiServing | undefined;
 }
 
-/** The probe and metrics server, and the push webhook when its address and Secret are given. */
+/**
+ * The probe and metrics server, the push webhook when its address and Secret are given, the web view
+ * when its address is.
+ */
 async function startServers(
   config: ControllerConfig,
   logger: Logger,
   clients: ControllerClients,
   metrics: ControllerMetrics,
-  applySets: SupervisedInformer,
+  { applySets, uiChanges }: Pick<ControllerWork, 'applySets' | 'uiChanges'>,
   stopping: AbortSignal,
 ): Promise<ControllerServers> {
   const probe = await startProbeServer({
@@ -278,17 +281,23 @@ async function startServers(
           now: () => new Date(),
           logger: logger.child({ server: 'webhook' }),
         });
+  // Every replica serves the view from its own informer, the leader or not.
+  const ui =
+    uiChanges === undefined
+      ? undefined
+      : await serveUi({ config, clients, applySets, changes: uiChanges, logger, signal: stopping });
   logger.info(
     {
       port: probe.port,
       ...(webhook === undefined ? {} : { webhookPort: webhook.port }),
+      ...(ui === undefined ? {} : { uiPort: ui.port }),
       identity: config.identity,
       namespace: config.namespace ?? '(all)',
       ...(config.watchLabelSelector === undefined ? {} : { watchLabelSelector: config.watchLabelSelector }),
     },
     'controller started',
   );
-  return { probe, webhook };
+  return { probe, webhook, ui };
 }
 
 /**
@@ -317,6 +326,6 @@ async function shutDown(
   }
   await Promise.all([work.applySets.done, work.secretPoller.done]);
   if (why === 'stopped') await election?.release();
-  await Promise.all([servers.probe.close(), servers.webhook?.close()]);
+  await Promise.all([servers.probe.close(), servers.webhook?.close(), servers.ui?.close()]);
   logger.info({}, 'stopped');
 }

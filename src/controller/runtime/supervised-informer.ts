@@ -20,6 +20,8 @@ export interface SupervisedInformerOptions {
    * object whose labels stop matching is reported deleted, as the server's watch reports it.
    */
   readonly labelSelector?: string;
+  /** Only the objects this field selector matches (the Events about ApplySets), as labelSelector. */
+  readonly fieldSelector?: string;
   readonly onEvent: (event: InformerEvent) => void;
   readonly logger: InformerLogger;
   /** With no event or bookmark for this long, the watch is presumed dead and restarted. Default 3 min. */
@@ -59,6 +61,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     watch: (request) => options.client.watch(request),
     path: options.path,
     ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+    ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
     signal,
     stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
     transform,
@@ -73,9 +76,11 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
 
   /** LIST into the cache; the list's resourceVersion, to watch from. */
   const relist = async (): Promise<string> => {
-    const query =
-      options.labelSelector === undefined ? {} : { query: { labelSelector: options.labelSelector } };
-    const list = await options.client.request({ method: 'GET', path: options.path, signal, ...query });
+    const query = {
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+    };
+    const list = await options.client.request({ method: 'GET', path: options.path, signal, query });
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
     cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];

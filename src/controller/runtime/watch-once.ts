@@ -30,6 +30,7 @@ export interface WatchOnceOptions {
   readonly watch: KubeClient['watch'];
   readonly path: string;
   readonly labelSelector?: string;
+  readonly fieldSelector?: string;
   readonly signal: AbortSignal;
   readonly stallTimeoutMs: number;
   readonly transform: (object: JsonObject) => JsonObject;
@@ -69,6 +70,7 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
         allowWatchBookmarks: 'true',
         timeoutSeconds,
         ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+        ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
       },
       onEvent: (type, raw) => {
         arm();

@@ -3,7 +3,7 @@ import {
   needsReconcile,
   secretReferenceOf,
 } from '../../../src/controller/runtime/watched-applyset.js';
-import { informerView } from '../../../src/controller/runtime/informer-view.js';
+import { informerView, informerViewWithInventory } from '../../../src/controller/runtime/informer-view.js';
 import type { JsonObject } from '../../../src/manifests/json-value.js';
 
 /** An ApplySet as the API server sends it after a few reconciles of a set of 2,000 objects. */
@@ -78,6 +78,19 @@ describe('informerView', () => {
   it('leaves its input as it was', () => {
     const served = servedApplySet();
     informerView(served);
+    expect(served).toEqual(servedApplySet());
+  });
+
+  it('keeps status.inventory, and only that, for the web view', () => {
+    const served = servedApplySet();
+    const view = informerViewWithInventory(served);
+    expect((view['status'] as JsonObject)['inventory']).toEqual(
+      (served['status'] as JsonObject)['inventory'],
+    );
+    expect({ ...view, status: { ...(view['status'] as JsonObject), inventory: null } }).toEqual({
+      ...informerView(served),
+      status: { ...(informerView(served)['status'] as JsonObject), inventory: null },
+    });
     expect(served).toEqual(servedApplySet());
   });
 });
