@@ -1,0 +1,76 @@
+/** `applyset controller --help`: every flag, and what the defaults mean for a shared cluster. */
+import { GIT_LIMIT_USAGE } from './git-limit-flags.js';
+import { KUSTOMIZE_USAGE } from './kustomize-flags.js';
+
+export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
+                          [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
+                          [--watch-label-selector SELECTOR] [--lease-name NAME]
+                          [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s]
+                          [--allowed-source-hosts HOST[:PORT],...]
+                          [--default-service-account NAME | --apply-as-controller]
+                          [--allow-cross-namespace-refs [--allow-secret-refs-from NS,...]]
+                          [--allow-nested-applysets]
+                          [--allowed-remote-cluster-hosts HOST[:PORT],...]
+                          [--allow-remote-kubeconfig-exec] [--allow-remote-kubeconfig-files]
+                          [--webhook-addr :9292 --webhook-secret NAMESPACE/NAME]
+                          [--ui-address [HOST]:PORT]
+                          [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
+                          [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
+                          [--git-cache-max-repository-bytes 256Mi]
+                          [--kustomize-binary PATH] [--kustomize-timeout 60s]
+                          [--kustomize-max-memory 256Mi]
+
+Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
+one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
+/readyz and /metrics on --metrics-addr (default :8080). With --leader-elect, replicas elect one leader
+through a Lease in POD_NAMESPACE (else --namespace, else default). SIGTERM finishes in-flight work,
+releases the Lease and exits 0. Environment: LOG_LEVEL, POD_NAME, POD_NAMESPACE, APPLYSET_GIT_CACHE_DIR.
+
+Shards: --watch-label-selector (e.g. 'sharding.applyset.dev/key in (shard1)') reconciles only the
+ApplySets it matches; run one controller per shard, each with its own --lease-name (default
+applyset-controller-leader), so that each shard elects a leader of its own.
+
+Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
+fe80::/10, metadata.google.internal, ...; checked again on what DNS answers), nor loopback, localhost
+or the pod's own addresses unless --allowed-source-hosts names the host. --allowed-source-hosts
+limits it further to the hosts listed (host: any port; host:port: that port). A Git credentials Secret
+must name the hosts its credentials are for in the annotation applyset.dev/source-hosts (same form);
+they are never sent elsewhere, nor after a redirect to another origin, and a Secret without it is
+refused (the ApplySet stalls).
+
+Tenancy (the defaults are safe for a cluster shared by teams): an ApplySet is applied as a ServiceAccount
+of its own namespace, never as the controller: spec.serviceAccountName, else applyset-deployer
+(--default-service-account NAME renames it). Where that account does not exist, the ApplySet stalls
+(ServiceAccountNotFound) and nothing is applied. Nothing of another namespace may be referenced: a
+secretRef or dependsOn naming one stalls the ApplySet (CrossNamespaceRefRefused).
+--allow-cross-namespace-refs lets spec.dependsOn name other namespaces, and spec.source.secretRef the
+namespaces --allow-secret-refs-from lists.
+The Git credentials Secret is read as the account the ApplySet is applied as (SecretNotReadable when it
+may not get it); the ApplySet itself (its inventory) is written as the controller. An ApplySet whose
+manifests hold an ApplySet stalls (NestedApplySetRefused) unless --allow-nested-applysets is given: it
+lets whoever writes a repository create ApplySets naming any ServiceAccount of their namespace that the
+controller may impersonate (the account must still be allowed to write applysets).
+--apply-as-controller is the opt-out for a cluster with a single team: ApplySets without
+spec.serviceAccountName are applied with the controller's own rights (anyone who may write an ApplySet
+then may do what the controller may), and credentials Secrets without applyset.dev/source-hosts are
+accepted (add --require-secret-source-hosts to keep refusing them). Cross-namespace references stay
+refused. --no-cross-namespace-refs is the default and may be left out.
+
+Remote clusters: an ApplySet with spec.kubeConfig.secretRef is applied to the cluster that kubeconfig
+names (read as the ApplySet's account; its status stays here). Only inline credentials: exec and
+auth-provider plugins are refused unless --allow-remote-kubeconfig-exec, file references
+(certificate-authority, client-key, tokenFile, ...) unless --allow-remote-kubeconfig-files. The server
+is checked as a source URL is, --allowed-remote-cluster-hosts playing --allowed-source-hosts' part.
+
+Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab, Gitea or Forgejo push
+payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
+names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
+receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
+
+Web view: with --ui-address (e.g. :8090), serves the read-only web view of the ApplySets. Every request
+needs a Kubernetes bearer token (Authorization: Bearer, or the sign-in form's cookie), checked with a
+TokenReview; a namespace is shown only if a SubjectAccessReview says the user may get applysets there.
+The controller then needs create on tokenreviews and subjectaccessreviews, and list and watch on events.
+
+${GIT_LIMIT_USAGE}
+${KUSTOMIZE_USAGE}`;
