@@ -56,8 +56,9 @@ describe('no Secret value or Git credential reaches logs, Events or status', () 
         'server-refuses/good.yaml': secretYaml('applied', `stringData:\n  token: "${APPLIED_VALUE}"\n`),
         'syntax/secret.json':
           `{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "broken"},\n` +
-          // An unquoted value: JSON.parse's message quotes the ten characters around it.
-          ` "stringData": {"token": ${NEAR_SYNTAX}}}\n`,
+          // An unquoted value: JSON.parse's message quotes the ten characters around it. The stray `]`
+          // makes it no YAML either (kubectl, and so we, read a file that is no JSON again as YAML).
+          ` "stringData": {"token": ${NEAR_SYNTAX}]}}\n`,
       },
     });
     await c.core.createNamespacedSecret({
