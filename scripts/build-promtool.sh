@@ -35,8 +35,8 @@ trap 'rm -rf "$tmp"' EXIT
 # (and keep the rest, such as -p=1 on a busy machine).
 GOFLAGS=$(printf '%s\n' ${GOFLAGS:-} | grep -v '^-mod=' | tr '\n' ' ' || true)
 export GOFLAGS CGO_ENABLED=0
-release=${version#v0.}
-release="3.${release:0:2}.${release#*.}"
+minor=${version#v0.3}
+release="3.$minor"
 ldflags="-s -w -X github.com/prometheus/common/version.Version=$release"
 GOBIN="$tmp" go install -trimpath -ldflags "$ldflags" "github.com/prometheus/prometheus/cmd/promtool@$version"
 mkdir -p "$bin"
