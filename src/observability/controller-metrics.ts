@@ -34,6 +34,8 @@ export interface ControllerMetrics
   countKubeRequest(verb: string, path: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
+  /** Whether this replica reconciles: it holds the Lease, or leader election is off. */
+  setLeader(leading: boolean): void;
 }
 
 /** The controller's Prometheus metrics, in a registry of their own (no global state). */
@@ -54,6 +56,13 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['document'] as const,
     registers: [registry],
   });
+  // 0 until this replica leads, so an alert can tell a fleet of replicas where none reconciles.
+  const leader = new Gauge({
+    name: 'applyset_leader',
+    help: 'Whether this replica reconciles ApplySets: 1 while it holds the leader Lease (or leader election is off), else 0.',
+    registers: [registry],
+  });
+  leader.set(0);
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -77,6 +86,9 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     setQueueDepthSource(depth) {
       depthSource = depth;
+    },
+    setLeader(leading) {
+      leader.set(leading ? 1 : 0);
     },
   };
 }

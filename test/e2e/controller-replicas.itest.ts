@@ -20,6 +20,7 @@ import {
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { metricsLines } from './controller-metrics.js';
 import { stopControllersAndGit } from './controller-testbed.js';
 import { GitServerPool } from './git-server-pool.js';
 
@@ -89,6 +90,9 @@ describe('the controller as a deployment runs it', () => {
     );
     expect(reconciledBy(leader)).toBe(true);
     expect(reconciledBy(follower)).toBe(false);
+    // applyset_leader tells them apart for the ApplySetNoLeader alert: 1 on the leader alone.
+    expect(await metricsLines(replicas[leader]!)).toContain('applyset_leader 1');
+    expect(await metricsLines(replicas[follower]!)).toContain('applyset_leader 0');
 
     await replicas[leader]!.stop('SIGKILL');
     await waitFor(
@@ -99,6 +103,7 @@ describe('the controller as a deployment runs it', () => {
     const sha = await git.writeFiles({ 'cm.yaml': configMapYaml('ha', { v: '2' }) });
     await waitForAppliedCommit(c, namespace, 'ha', sha, 60_000);
     expect(await configMapData(c, namespace, 'ha')).toEqual({ v: '2' });
+    expect(await metricsLines(replicas[follower]!)).toContain('applyset_leader 1');
 
     // SIGTERM: in-flight work finishes, the Lease is released for the next replica, exit code 0.
     expect(await replicas[follower]!.stop('SIGTERM')).toBe(0);

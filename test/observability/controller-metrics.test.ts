@@ -86,3 +86,14 @@ describe('per-ApplySet metrics', () => {
     expect(await metrics.registry.metrics()).toContain('applyset_ready{namespace="shop",name="other"} 1');
   });
 });
+
+describe('the leader gauge', () => {
+  it('is 0 until the replica leads, 1 while it leads, 0 again once it stops', async () => {
+    const metrics = createControllerMetrics();
+    expect(await metrics.registry.metrics()).toContain('\napplyset_leader 0\n');
+    metrics.setLeader(true);
+    expect(await metrics.registry.metrics()).toContain('\napplyset_leader 1\n');
+    metrics.setLeader(false);
+    expect(await metrics.registry.metrics()).toContain('\napplyset_leader 0\n');
+  });
+});

@@ -79,6 +79,7 @@ export async function runController(
   };
 
   const lead = () => {
+    metrics.setLeader(true);
     void work.applySets.synced.then(() => {
       if (!signals.stopping.signal.aborted) work.queue.start();
     });
@@ -98,6 +99,7 @@ export async function runController(
       {
         onStartedLeading: lead,
         onStoppedLeading: () => {
+          metrics.setLeader(false);
           signals.lostLeadership.abort(new LeadershipLostError());
           void stop('lost-leadership');
         },
