@@ -25,7 +25,7 @@ flock 9
 if complete; then echo "$dir"; exit 0; fi
 
 command -v go >/dev/null || { echo "go is required to build gitea (Go 1.26 or newer)" >&2; exit 1; }
-echo "building gitea $version into $dir (a cold build takes about 10 minutes on 2 cores)" >&2
+echo "building gitea $version into $dir (a cold build takes about 20 minutes on 2 cores)" >&2
 tmp="$dir.tmp.$$"
 mkdir -p "$tmp"
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
