@@ -11,6 +11,7 @@ export function startProcess(
   args: readonly string[],
   logPath: string,
   ownerPid: number | undefined,
+  env: NodeJS.ProcessEnv = process.env,
 ): ChildProcess {
   // The log file descriptor goes straight to the child, so its output never depends on our process
   // staying alive (a pipe would break when `cluster:up` exits).
@@ -19,7 +20,7 @@ export function startProcess(
   // watchdog ends it when the owner dies, whatever the owner's death (SIGKILL included).
   const child =
     ownerPid === undefined
-      ? spawn(binary, args, { detached: true, stdio: ['ignore', out, out] })
+      ? spawn(binary, args, { detached: true, stdio: ['ignore', out, out], env })
       : spawn(
           'bash',
           [
@@ -31,7 +32,7 @@ export function startProcess(
             binary,
             ...args,
           ],
-          { stdio: ['ignore', out, out] },
+          { stdio: ['ignore', out, out], env },
         );
   closeSync(out);
   if (ownerPid === undefined) child.unref();
