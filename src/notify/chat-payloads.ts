@@ -1,7 +1,7 @@
 import type { NotificationEvent, NotificationSeverity } from './notification-event.js';
 
 /** The headline of a message: who, what, which revision. */
-export function titleOf(event: NotificationEvent): string {
+function titleOf(event: NotificationEvent): string {
   const revision = event.revision === undefined ? '' : ` at ${event.revision.slice(0, 12)}`;
   return `ApplySet ${event.namespace}/${event.name}: ${event.state}${revision}`;
 }
@@ -96,7 +96,10 @@ const DISCORD_COLORS: Record<NotificationSeverity, number> = {
   error: 0xe01e5a,
 };
 
-/** Discord's documented limits on a webhook message and its embeds. */
+/**
+ * Discord's documented limits on a webhook message and its embeds.
+ * @internal test seam: the unit test checks a payload against these limits
+ */
 export const DISCORD_LIMITS = {
   content: 2000,
   title: 256,

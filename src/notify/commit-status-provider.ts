@@ -3,7 +3,10 @@ import type { NotificationState } from './notification-event.js';
 /** The states every forge knows, as a commit status carries them. */
 export type CommitState = 'pending' | 'success' | 'failure' | 'error';
 
-/** One mark on one commit. */
+/**
+ * One mark on one commit.
+ * @internal test seam: the unit tests build the requests of a status they describe
+ */
 export interface CommitStatus {
   readonly sha: string;
   readonly state: CommitState;
@@ -15,7 +18,7 @@ export interface CommitStatus {
 }
 
 /** One HTTP request, built without sending it, so its shape can be tested alone. */
-export interface ForgeRequest {
+interface ForgeRequest {
   readonly method: 'POST';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -46,7 +46,7 @@ export interface NotificationDispatcher {
   close(): void;
 }
 
-export const DISPATCHER_DEFAULTS = {
+const DISPATCHER_DEFAULTS = {
   queueLimit: 100,
   attempts: 4,
   backoffMs: 1000,

@@ -18,7 +18,7 @@ export type NotificationSeverity = 'info' | 'warning' | 'error';
  * The strands of an ApplySet's story that change independently: a set can be applied and drifted at
  * once, so each strand has its own "last state sent" and a change in one does not repeat the other.
  */
-export type NotificationTopic = 'sync' | 'drift' | 'fight';
+type NotificationTopic = 'sync' | 'drift' | 'fight';
 
 /** One message-worthy change, before any provider shapes it. */
 export interface NotificationEvent {
@@ -48,7 +48,12 @@ const FAILURE_STATES: ReadonlySet<NotificationState> = new Set(['failed', 'healt
 export function notificationEventsOf(
   applySet: { readonly namespace: string; readonly name: string },
   outcome: ReconcileOutcome,
-  extra: { readonly previousSync?: NotificationState; readonly fighting?: readonly string[] } = {},
+  extra: {
+    readonly previousSync?: NotificationState;
+    readonly fighting?: readonly string[];
+    /** The revision was applied before: a write now changed the cluster back, a correction. */
+    readonly steady?: boolean;
+  } = {},
 ): NotificationEvent[] {
   const base = { namespace: applySet.namespace, name: applySet.name };
   if (outcome.kind !== 'applied') {
@@ -91,7 +96,7 @@ export function notificationEventsOf(
   ];
   if (outcome.drift !== undefined && outcome.drift.length > 0) {
     events.push(driftEvent(base, outcome.revision, 'driftDetected', outcome.drift));
-  } else if (outcome.corrections !== undefined && outcome.corrections.length > 0) {
+  } else if (extra.steady === true && outcome.corrections !== undefined && outcome.corrections.length > 0) {
     events.push(driftEvent(base, outcome.revision, 'driftCorrected', outcome.corrections));
   }
   if (extra.fighting !== undefined && extra.fighting.length > 0) {
@@ -143,5 +148,7 @@ function capped(lines: readonly string[]): string[] {
  * the same revision on every interval is one message, not one per interval.
  */
 export function dedupeKeyOf(event: NotificationEvent): string {
-  return `${event.namespace}/${event.name}|${event.state}|${event.revision ?? ''}`;
+  // Recovered is applied after a failure: the next interval's apply of that revision is no news.
+  const state = event.state === 'recovered' ? 'applied' : event.state;
+  return `${event.namespace}/${event.name}|${state}|${event.revision ?? ''}`;
 }

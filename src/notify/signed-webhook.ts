@@ -1,8 +1,12 @@
 import { createHmac } from 'node:crypto';
 import type { NotificationEvent } from './notification-event.js';
 
-/** The headers a receiver verifies a generic webhook with (docs/notifications.md). */
+/**
+ * The headers a receiver verifies a generic webhook with (docs/notifications.md).
+ * @internal test seam: the tests' receivers verify a message as a user's would
+ */
 export const SIGNATURE_HEADER = 'x-applyset-signature';
+/** @internal test seam: as SIGNATURE_HEADER */
 export const TIMESTAMP_HEADER = 'x-applyset-timestamp';
 
 /**
@@ -32,7 +36,10 @@ export function signedWebhook(
   };
 }
 
-/** What a receiver computes to check a message: compare it to the header in constant time. */
+/**
+ * What a receiver computes to check a message: compare it to the header in constant time.
+ * @internal test seam: the tests' receivers verify a message as a user's would
+ */
 export function signatureOf(key: string, timestamp: string, body: string): string {
   return `sha256=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
 }

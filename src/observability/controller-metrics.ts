@@ -34,6 +34,8 @@ export interface ControllerMetrics
   countKubeRequest(verb: string, path: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
+  /** One notification, by how it ended: sent, retried (one failed try), dropped or filtered. */
+  countNotification(result: 'sent' | 'retried' | 'dropped' | 'filtered'): void;
 }
 
 /** The controller's Prometheus metrics, in a registry of their own (no global state). */
@@ -52,6 +54,12 @@ export function createControllerMetrics(): ControllerMetrics {
     name: 'applyset_kube_schema_requests_total',
     help: 'Discovery and OpenAPI documents the controller fetched, for every identity it acts as, by document kind.',
     labelNames: ['document'] as const,
+    registers: [registry],
+  });
+  const notifications = new Counter({
+    name: 'applyset_notifications_total',
+    help: 'Notifications, by result: sent, retried (a try that failed), dropped (given up or no room), filtered (already sent).',
+    labelNames: ['result'] as const,
     registers: [registry],
   });
   let depthSource: () => number = () => 0;
@@ -77,6 +85,9 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     setQueueDepthSource(depth) {
       depthSource = depth;
+    },
+    countNotification(result) {
+      notifications.inc({ result });
     },
   };
 }

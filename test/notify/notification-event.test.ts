@@ -61,6 +61,15 @@ describe('notificationEventsOf', () => {
     expect(events[1]?.details).toEqual(['team-a:apps:Deployment:web: spec.replicas']);
   });
 
+  test('a change back is a correction only on a revision applied before', () => {
+    const corrected = { ...applied, corrections: [{ object: 'team-a::ConfigMap:c', fields: ['data.k'] }] };
+    expect(notificationEventsOf(set, corrected).map((e) => e.state)).toEqual(['applied']);
+    expect(notificationEventsOf(set, corrected, { steady: true }).map((e) => e.state)).toEqual([
+      'applied',
+      'driftCorrected',
+    ]);
+  });
+
   test('a long list of objects is cut to ten, the rest counted', () => {
     const many = Array.from({ length: 25 }, (_, i) => `configmap/c${i}`);
     const [event] = notificationEventsOf(set, {
@@ -75,5 +84,11 @@ describe('notificationEventsOf', () => {
     const once = dedupeKeyOf(notificationEventsOf(set, failed)[0]!);
     expect(dedupeKeyOf(notificationEventsOf(set, failed)[0]!)).toBe(once);
     expect(dedupeKeyOf(notificationEventsOf(set, { ...failed, revision: 'fff' })[0]!)).not.toBe(once);
+  });
+
+  test('the apply after a recovery, at the same revision, is no new message', () => {
+    const recovered = notificationEventsOf(set, applied, { previousSync: 'failed' })[0]!;
+    const next = notificationEventsOf(set, applied, { previousSync: 'recovered' })[0]!;
+    expect(dedupeKeyOf(next)).toBe(dedupeKeyOf(recovered));
   });
 });
