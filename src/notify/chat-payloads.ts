@@ -2,7 +2,9 @@ import type { NotificationEvent, NotificationSeverity } from './notification-eve
 
 /** The headline of a message: who, what, which revision. */
 function titleOf(event: NotificationEvent): string {
-  const revision = event.revision === undefined ? '' : ` at ${event.revision.slice(0, 12)}`;
+  // `main@sha1:<40 hex>` shown as `main@sha1:<12 hex>`, as people quote a commit.
+  const revision =
+    event.revision === undefined ? '' : ` at ${event.revision.replace(/([0-9a-f]{12})[0-9a-f]{28}$/, '$1')}`;
   return `ApplySet ${event.namespace}/${event.name}: ${event.state}${revision}`;
 }
 

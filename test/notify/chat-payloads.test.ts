@@ -21,7 +21,7 @@ const failed: NotificationEvent = {
   state: 'failed',
   severity: 'error',
   reason: 'ApplyFailed',
-  revision: 'def4567890abcdef',
+  revision: `main@sha1:def4567890ab${'c'.repeat(28)}`,
   summary: 'revision def456 failed: 1 object',
   details: ['team-a::ConfigMap:bad: data: must be a map'],
 };
@@ -29,7 +29,7 @@ const failed: NotificationEvent = {
 describe('Slack', () => {
   test('has the text Slack requires, and blocks within their limits', () => {
     const payload = slackPayload(failed) as { text: string; attachments: { blocks: { type: string }[] }[] };
-    expect(payload.text).toContain('ApplySet team-a/web: failed at def4567890ab');
+    expect(payload.text).toContain('ApplySet team-a/web: failed at main@sha1:def4567890ab:');
     const blocks = payload.attachments[0]?.blocks ?? [];
     expect(blocks.map((b) => b.type)).toEqual(['header', 'section', 'context']);
     const long = slackPayload({ ...failed, details: [`x${'y'.repeat(5000)}`] });
