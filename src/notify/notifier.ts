@@ -16,7 +16,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { NotificationDispatcher, NotificationResult } from './notification-dispatcher.js';
-import { notificationEventsOf, type NotificationState } from './notification-event.js';
+import { dedupeKeyOf, notificationEventsOf, type NotificationState } from './notification-event.js';
 import { NOTIFICATION_API, readNotification, selects, type NotificationConfig } from './notification-spec.js';
 import { receiverOf, type ReceiverSecret } from './receiver-of.js';
 
@@ -41,6 +41,9 @@ export function createNotifier(options: {
 }): Notifier {
   // The last sync state of each ApplySet, so an apply after a failure reads as recovered.
   const lastSync = new Map<string, NotificationState>();
+  // What each ApplySet's last run had to tell: a run with nothing new lists no Notification and reads
+  // no Secret, so a fleet at rest costs the API server nothing more.
+  const lastNews = new Map<string, string>();
   const deliver = async (
     applySet: ApplySet,
     outcome: ReconcileOutcome,
@@ -56,6 +59,9 @@ export function createNotifier(options: {
     });
     const sync = events.find((event) => event.topic === 'sync');
     if (sync !== undefined) lastSync.set(key, sync.state);
+    const news = events.map((event) => `${event.topic}:${dedupeKeyOf(event)}`).join(',');
+    if (lastNews.get(key) === news) return;
+    lastNews.set(key, news);
     const configs = await listNotifications(options.client, namespace, options.signal, options.log);
     const labels = applySet.metadata.labels ?? {};
     const lenient = lenientApplySetSpec(applySet.spec);
