@@ -90,6 +90,7 @@ const CONTROLLER_OPTIONS = {
   'webhook-addr': { type: 'string' },
   'webhook-secret': { type: 'string' },
   'ui-address': { type: 'string' },
+  'cluster-name': { type: 'string' },
   'default-service-account': { type: 'string' },
   // The default; still accepted so that command lines written for older releases keep working.
   'no-cross-namespace-refs': { type: 'boolean', default: false },
@@ -244,14 +245,16 @@ function checkWebhookFlags(
 }
 
 /** `--ui-address`, a Go-style listen address, checked before anything starts. */
-function checkUiFlags(values: ControllerFlagValues): Pick<ControllerConfig, 'uiAddress'> {
+function checkUiFlags(values: ControllerFlagValues): Pick<ControllerConfig, 'uiAddress' | 'clusterName'> {
+  const clusterName = values['cluster-name'];
+  const named = clusterName === undefined || clusterName === '' ? {} : { clusterName };
   const address = values['ui-address'];
-  if (address === undefined) return {};
+  if (address === undefined) return named;
   const port = /^(?:\[[0-9a-fA-F:.]+\]|[^:[\]\s]*):(\d{1,5})$/.exec(address)?.[1];
   if (port === undefined || Number(port) > 65535) {
     throw new UsageError(`--ui-address must be [HOST]:PORT, e.g. :8090, got "${address}"`);
   }
-  return { uiAddress: address };
+  return { uiAddress: address, ...named };
 }
 
 /** The leader election's timings and the shutdown grace, read once the kubeconfig has loaded. */

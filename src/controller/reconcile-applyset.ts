@@ -259,6 +259,8 @@ async function report(
     return 'conflict';
   }
   for (const event of mapped.events) await ctx.recordEvent(subjectOf(applySet), event);
+  // Sent in the background: a slow or dead receiver never holds the reconcile.
+  ctx.notify?.(applySet, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
   recordMetrics(ctx, applySet, mapped.status, run);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
   ctx.log[level](

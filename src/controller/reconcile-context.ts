@@ -10,6 +10,7 @@ import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
+import type { Notifier } from '../notify/notifier.js';
 import type { ApplySetApi } from './applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { RemoteClusters } from './runtime/remote-clusters.js';
@@ -53,6 +54,8 @@ export interface ReconcilerOptions {
   readonly kustomize?: KustomizeOptions;
   readonly tenancy: Tenancy;
   readonly recordEvent: EventRecorder;
+  /** Hands a reported outcome to the notifications, which send it in the background; none: off. */
+  readonly notify?: Notifier;
   readonly metrics: ControllerMetrics;
   readonly logger: Logger;
   readonly now: () => number;
@@ -70,6 +73,7 @@ export interface ReconcileContext {
   readonly log: Logger;
   readonly api: ApplySetApi;
   readonly recordEvent: EventRecorder;
+  readonly notify: Notifier | undefined;
   readonly metrics: ControllerMetrics;
   readonly now: () => number;
   readonly signal: AbortSignal;
@@ -88,6 +92,7 @@ export function reconcileContext(
     log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') }),
     api,
     recordEvent: options.recordEvent,
+    notify: options.notify,
     metrics: options.metrics,
     now: options.now,
     signal: options.signal,

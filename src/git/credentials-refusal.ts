@@ -12,8 +12,8 @@ import { sourceUrlRefusal } from './source-url-refusal.js';
  * Why credentials must not be sent to `url`, or undefined when they may, phrased to follow their subject
  * ("Secret ns/name …"): `hosts` is what their Secret names in `applyset.dev/source-hosts` (undefined: the
  * Secret has no such annotation, which is refused only when `requireHosts`). The URL's host must be listed;
- * a listed host without a port stands for every port of that host.
- * @internal test seam: a pure step its unit test runs alone
+ * a listed host without a port stands for every port of that host. Notifications apply the same rule
+ * to their Secret's address.
  */
 export function credentialsRefusal(
   url: string,

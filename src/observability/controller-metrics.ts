@@ -36,6 +36,8 @@ export interface ControllerMetrics
   setQueueDepthSource(depth: () => number): void;
   /** Whether this replica reconciles: it holds the Lease, or leader election is off. */
   setLeader(leading: boolean): void;
+  /** One notification, by how it ended: sent, retried (one failed try), dropped or filtered. */
+  countNotification(result: 'sent' | 'retried' | 'dropped' | 'filtered'): void;
 }
 
 /** The controller's Prometheus metrics, in a registry of their own (no global state). */
@@ -63,6 +65,12 @@ export function createControllerMetrics(): ControllerMetrics {
     registers: [registry],
   });
   leader.set(0);
+  const notifications = new Counter({
+    name: 'applyset_notifications_total',
+    help: 'Notifications, by result: sent, retried (a try that failed), dropped (given up or no room), filtered (already sent).',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -89,6 +97,9 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     setLeader(leading) {
       leader.set(leading ? 1 : 0);
+    },
+    countNotification(result) {
+      notifications.inc({ result });
     },
   };
 }

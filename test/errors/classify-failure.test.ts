@@ -48,6 +48,7 @@ import { ManifestExpansionError } from '../../src/manifests/decode-documents.js'
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
 import { UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
+import { NotificationSendError } from '../../src/notify/notification-send-error.js';
 
 const url = 'https://git.example.com/team/repo.git';
 const revision = 'main@sha1:0123abc';
@@ -155,6 +156,7 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'retryable',
     'ReviewUnavailable',
   ],
+  [new NotificationSendError('team-a/chat', 'answered HTTP 500'), 'retryable', 'NotificationFailed'],
 ];
 
 describe('classifyFailure', () => {

@@ -53,6 +53,11 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["applysets/finalizers"]
   verbs: ["update"]
+# Notifications are configuration, listed by the controller; their Secrets are read as each ApplySet's
+# account (docs/notifications.md), never with these rights.
+- apiGroups: ["applyset.dev"]
+  resources: ["notifications"]
+  verbs: ["get", "list", "watch"]
 {{- if .Values.tenancy.applyAsController }}
 # Applying as the controller: Git credentials named by spec.source.secretRef are read as the controller,
 # by name: no list or watch of Secrets (a fixed credential is noticed by polling the Secrets of ApplySets

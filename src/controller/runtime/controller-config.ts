@@ -91,6 +91,11 @@ export interface ControllerConfig {
    * (docs/web-view-cluster.md). Undefined: no view.
    */
   readonly uiAddress?: string;
+  /**
+   * `--cluster-name`: the cluster as notifications name it (the `cluster` label of an Alertmanager
+   * alert, a commit status's context). Default `in-cluster`.
+   */
+  readonly clusterName?: string;
   /** How often the Secrets of ApplySets that are not Ready are checked for a change. Default 5 s. */
   readonly secretPollIntervalMs?: number;
 }

@@ -9,6 +9,7 @@ import { readSecretVersion } from '../applyset-api.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
+import { controllerNotifications } from '../../notify/controller-notifications.js';
 import { informerView, informerViewWithInventory } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import type { EngineHooks } from './shared-engines.js';
@@ -159,6 +160,14 @@ function wireReconciler(
       client,
       instance: config.identity,
       onError: (error) => logger.debug({ err: error }, 'recording an event failed'),
+    }),
+    notify: controllerNotifications({
+      ...clients,
+      defaultServiceAccountName: config.defaultServiceAccountName,
+      cluster: config.clusterName ?? 'in-cluster',
+      metrics,
+      logger,
+      signal,
     }),
     metrics,
     logger,

@@ -1,0 +1,29 @@
+import type { KubeClient } from '../kube/kube-client.js';
+import type { ControllerMetrics } from '../observability/controller-metrics.js';
+import type { Logger } from '../observability/create-logger.js';
+import { createNotificationDispatcher } from './notification-dispatcher.js';
+import { createNotifier, type Notifier } from './notifier.js';
+
+/**
+ * The controller's notifications: one dispatcher for every Notification, its results counted in
+ * `applyset_notifications_total`, stopped (queued messages dropped) when the controller stops.
+ */
+export function controllerNotifications(options: {
+  readonly client: KubeClient;
+  readonly readerAs: (user: string | undefined) => KubeClient;
+  readonly defaultServiceAccountName: string | undefined;
+  readonly cluster: string;
+  readonly metrics: Pick<ControllerMetrics, 'countNotification'>;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}): Notifier {
+  const log = options.logger.child({ component: 'notifications' });
+  const count = options.metrics.countNotification;
+  const dispatcher = createNotificationDispatcher({
+    count,
+    // The receiver is named by its Notification; its address, often a credential, never is.
+    warn: (receiver, message) => log.warn({ notification: receiver }, message),
+  });
+  options.signal.addEventListener('abort', () => dispatcher.close(), { once: true });
+  return createNotifier({ ...options, dispatcher, now: Date.now, log, count });
+}

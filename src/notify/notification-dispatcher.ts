@@ -1,0 +1,167 @@
+import PQueue from 'p-queue';
+import { messageOf } from '../errors/message-of.js';
+import { NotificationSendError } from './notification-send-error.js';
+import { dedupeKeyOf, type NotificationEvent } from './notification-event.js';
+
+/** How a notification ended, as `applyset_notifications_total{result}` counts it. */
+export type NotificationResult = 'sent' | 'retried' | 'dropped' | 'filtered';
+
+/** One HTTP POST to a receiver, shaped by its provider. */
+export interface Delivery {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Where messages go: its id (the Notification's key) and how an event becomes a request. */
+export interface NotificationReceiver {
+  readonly id: string;
+  /** Called when the message is sent, not when queued, so a signature's timestamp is fresh. */
+  delivery(event: NotificationEvent): Delivery;
+}
+
+export interface DispatcherOptions {
+  /** Sends one request; throws when the receiver did not take it. */
+  readonly post?: (receiver: string, delivery: Delivery, signal: AbortSignal) => Promise<void>;
+  readonly count: (result: NotificationResult) => void;
+  readonly warn: (receiver: string, message: string) => void;
+  /** Messages waiting per receiver; a message beyond is dropped. */
+  readonly queueLimit?: number;
+  /** Tries of one message, the first included. */
+  readonly attempts?: number;
+  readonly backoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** How long one request may take. */
+  readonly timeoutMs?: number;
+  /** Messages per second and receiver at most. */
+  readonly perSecond?: number;
+}
+
+export interface NotificationDispatcher {
+  /** Queues the event for the receiver and returns at once; never throws, never waits. */
+  notify(receiver: NotificationReceiver, event: NotificationEvent): void;
+  /** Resolves once every queue is empty (tests, and a graceful stop). */
+  idle(): Promise<void>;
+  /** Stops sending: queued messages are dropped, requests under way aborted. */
+  close(): void;
+}
+
+const DISPATCHER_DEFAULTS = {
+  queueLimit: 100,
+  attempts: 4,
+  backoffMs: 1000,
+  maxBackoffMs: 30_000,
+  timeoutMs: 10_000,
+  perSecond: 1,
+} as const;
+
+/**
+ * Sends notifications in the background, so a reconcile never waits on a receiver: a bounded queue per
+ * receiver, rate-limited, each message retried with exponential backoff up to a cap and then dropped
+ * and counted. One message per change of state: an event whose ApplySet, state and revision the
+ * receiver was already given (or has queued) is filtered.
+ */
+export function createNotificationDispatcher(options: DispatcherOptions): NotificationDispatcher {
+  const settings = { ...DISPATCHER_DEFAULTS, ...withoutUndefined(options) };
+  const post = options.post ?? postDelivery;
+  const closing = new AbortController();
+  const queues = new Map<string, PQueue>();
+  // receiver + ApplySet + topic → the key of the last message queued for it.
+  const lastQueued = new Map<string, string>();
+
+  const queueOf = (receiver: string): PQueue => {
+    let queue = queues.get(receiver);
+    if (queue === undefined) {
+      queue = new PQueue({ concurrency: 1, interval: 1000, intervalCap: settings.perSecond });
+      queues.set(receiver, queue);
+    }
+    return queue;
+  };
+
+  const deliver = async (receiver: NotificationReceiver, event: NotificationEvent): Promise<void> => {
+    for (let attempt = 1; ; attempt += 1) {
+      if (closing.signal.aborted) return options.count('dropped');
+      const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(settings.timeoutMs)]);
+      try {
+        await post(receiver.id, receiver.delivery(event), signal);
+        return options.count('sent');
+      } catch (error) {
+        if (attempt >= settings.attempts || closing.signal.aborted) {
+          options.warn(receiver.id, `dropped after ${attempt} attempt(s): ${messageOf(error)}`);
+          return options.count('dropped');
+        }
+        options.count('retried');
+        const delay = Math.min(settings.backoffMs * 2 ** (attempt - 1), settings.maxBackoffMs);
+        await pause(delay, closing.signal);
+      }
+    }
+  };
+
+  return {
+    notify(receiver, event) {
+      const strand = `${receiver.id}|${event.namespace}/${event.name}|${event.topic}`;
+      const key = dedupeKeyOf(event);
+      if (lastQueued.get(strand) === key || closing.signal.aborted) return options.count('filtered');
+      lastQueued.set(strand, key);
+      const queue = queueOf(receiver.id);
+      if (queue.size + queue.pending >= settings.queueLimit) {
+        options.warn(receiver.id, 'queue full: message dropped');
+        return options.count('dropped');
+      }
+      void queue.add(() => deliver(receiver, event));
+    },
+    async idle() {
+      await Promise.all([...queues.values()].map((queue) => queue.onIdle()));
+    },
+    close() {
+      closing.abort();
+      for (const queue of queues.values()) queue.clear();
+    },
+  };
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+    function done(): void {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+  });
+}
+
+/**
+ * POSTs a delivery. Redirects are not followed: a receiver's answer must not send the message, and
+ * the credential in it, to a host its Secret does not name.
+ */
+async function postDelivery(receiver: string, delivery: Delivery, signal: AbortSignal): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(delivery.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...delivery.headers },
+      body: delivery.body,
+      redirect: 'manual',
+      signal,
+    });
+  } catch (error) {
+    throw new NotificationSendError(receiver, networkProblem(error, signal), { cause: error });
+  }
+  await response.body?.cancel();
+  if (response.status < 200 || response.status > 299) {
+    throw new NotificationSendError(receiver, `answered HTTP ${response.status}`);
+  }
+}
+
+/** The network error without the URL (fetch puts none in its message, but its cause may). */
+function networkProblem(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'no answer in time';
+  const cause = (error as { cause?: { code?: unknown } }).cause;
+  return typeof cause?.code === 'string' ? cause.code : 'network error';
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

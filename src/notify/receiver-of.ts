@@ -1,0 +1,112 @@
+import { alertmanagerAlerts } from './alertmanager-alerts.js';
+import { discordPayload, slackPayload, teamsPayload } from './chat-payloads.js';
+import {
+  commitStateOf,
+  commitStatusContext,
+  giteaStatuses,
+  githubStatuses,
+  gitlabStatuses,
+  type CommitStatusProvider,
+} from './commit-status-provider.js';
+import type { Delivery, NotificationReceiver } from './notification-dispatcher.js';
+import type { NotificationEvent } from './notification-event.js';
+import type { NotificationConfig } from './notification-spec.js';
+import { signedWebhook } from './signed-webhook.js';
+
+/** What a Notification's Secret holds: where to send, and the token or HMAC key when the type needs one. */
+export interface ReceiverSecret {
+  readonly address: string;
+  readonly token?: string;
+  readonly hmacKey?: string;
+}
+
+/** Who the message is about, beyond the event: the cluster, and the repository a commit status marks. */
+interface ReceiverContext {
+  readonly cluster: string;
+  readonly sourceUrl: string | undefined;
+  readonly now: () => number;
+}
+
+/**
+ * The receiver a Notification stands for: its provider's body, sent to the Secret's address. Undefined
+ * for an event this provider has nothing to say about (a commit status on drift, or without a commit).
+ */
+export function receiverOf(
+  config: NotificationConfig,
+  secret: ReceiverSecret,
+  context: ReceiverContext,
+): NotificationReceiver & { wants(event: NotificationEvent): boolean } {
+  const forge = forgeOf(config, secret, context.sourceUrl);
+  const delivery = (event: NotificationEvent): Delivery => {
+    if (forge !== undefined) return commitStatusDelivery(forge, event, context.cluster);
+    const json = (body: unknown, headers: Record<string, string> = {}): Delivery => ({
+      url: secret.address,
+      headers,
+      body: JSON.stringify(body),
+    });
+    const bearer: Record<string, string> =
+      secret.token === undefined ? {} : { authorization: `Bearer ${secret.token}` };
+    switch (config.provider) {
+      case 'msteams':
+        return json(teamsPayload(event));
+      case 'discord':
+        return json(discordPayload(event));
+      case 'alertmanager':
+        return {
+          ...json(alertmanagerAlerts(event, context.now(), context.cluster), bearer),
+          url: `${secret.address.replace(/\/+$/, '')}/api/v2/alerts`,
+        };
+      case 'webhook': {
+        const signed = signedWebhook(event, secret.hmacKey ?? '', context.now());
+        return { url: secret.address, headers: { ...bearer, ...signed.headers }, body: signed.body };
+      }
+      default:
+        return json(slackPayload(event));
+    }
+  };
+  return {
+    // One queue, rate limit and de-duplication per Notification.
+    id: `${config.namespace}/${config.name}`,
+    delivery,
+    wants: (event) =>
+      forge === undefined || (commitOf(event) !== undefined && commitStateOf(event.state) !== undefined),
+  };
+}
+
+function forgeOf(
+  config: NotificationConfig,
+  secret: ReceiverSecret,
+  sourceUrl: string | undefined,
+): CommitStatusProvider | undefined {
+  if (sourceUrl === undefined) return undefined;
+  const token = secret.token ?? '';
+  switch (config.provider) {
+    case 'github':
+      return githubStatuses(secret.address, sourceUrl, token);
+    case 'gitlab':
+      return gitlabStatuses(secret.address, sourceUrl, token);
+    case 'gitea':
+      return giteaStatuses(secret.address, sourceUrl, token);
+    default:
+      return undefined;
+  }
+}
+
+function commitStatusDelivery(
+  forge: CommitStatusProvider,
+  event: NotificationEvent,
+  cluster: string,
+): Delivery {
+  const request = forge.request({
+    sha: commitOf(event) ?? '',
+    state: commitStateOf(event.state) ?? 'error',
+    context: commitStatusContext(cluster, event.namespace, event.name),
+    description: `${event.reason}: ${event.summary}`,
+  });
+  return { url: request.url, headers: request.headers, body: request.body };
+}
+
+/** The commit of a revision `branch@sha1:<sha>`, `tag@sha1:<sha>` or `sha1:<sha>`. */
+function commitOf(event: NotificationEvent): string | undefined {
+  return /(?:^|@)sha1:([0-9a-f]{40})$/.exec(event.revision ?? '')?.[1];
+}

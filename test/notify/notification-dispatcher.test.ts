@@ -1,0 +1,150 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createNotificationDispatcher,
+  type NotificationReceiver,
+  type NotificationResult,
+} from '../../src/notify/notification-dispatcher.js';
+import type { NotificationEvent } from '../../src/notify/notification-event.js';
+
+const event = (state: NotificationEvent['state'], revision: string): NotificationEvent => ({
+  namespace: 'team-a',
+  name: 'web',
+  topic: 'sync',
+  state,
+  severity: state === 'failed' ? 'error' : 'info',
+  reason: 'R',
+  revision,
+  summary: `${state} ${revision}`,
+  details: [],
+});
+
+/** A local receiver that answers each request with `answer` and records the bodies. */
+async function receiver(
+  answer: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string; bodies: string[] }> {
+  const bodies: string[] = [];
+  const server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      bodies.push(body);
+      answer(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies };
+}
+
+function counter(): { counts: Record<NotificationResult, number>; count: (r: NotificationResult) => void } {
+  const counts = { sent: 0, retried: 0, dropped: 0, filtered: 0 };
+  return { counts, count: (result) => (counts[result] += 1) };
+}
+
+const to = (url: string): NotificationReceiver => ({
+  id: 'team-a/chat',
+  delivery: (e) => ({ url, headers: {}, body: JSON.stringify({ text: e.summary }) }),
+});
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+});
+
+describe('createNotificationDispatcher', () => {
+  test('one message per change of state: the same state and revision again is filtered', async () => {
+    const hook = await receiver((_req, res) => res.end('ok'));
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 100 });
+    for (const e of [
+      event('applied', 'r1'),
+      event('applied', 'r1'),
+      event('failed', 'r2'),
+      event('failed', 'r2'),
+      event('failed', 'r2'),
+      event('recovered', 'r3'),
+    ]) {
+      dispatcher.notify(to(hook.url), e);
+    }
+    await dispatcher.idle();
+    expect(hook.bodies.map((b) => (JSON.parse(b) as { text: string }).text)).toEqual([
+      'applied r1',
+      'failed r2',
+      'recovered r3',
+    ]);
+    expect(counts).toEqual({ sent: 3, retried: 0, dropped: 0, filtered: 3 });
+  });
+
+  test('a receiver that answers 500 is retried with backoff, then the message is dropped and counted', async () => {
+    const hook = await receiver((_req, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const warnings: string[] = [];
+    const dispatcher = createNotificationDispatcher({
+      count,
+      warn: (id, message) => warnings.push(`${id}: ${message}`),
+      attempts: 3,
+      backoffMs: 10,
+    });
+    dispatcher.notify(to(`${hook.url}?token=s3cret`), event('failed', 'r2'));
+    await dispatcher.idle();
+    expect(hook.bodies).toHaveLength(3);
+    expect(counts).toEqual({ sent: 0, retried: 2, dropped: 1, filtered: 0 });
+    expect(warnings).toEqual([
+      'team-a/chat: dropped after 3 attempt(s): notification to team-a/chat failed: answered HTTP 500',
+    ]);
+    expect(warnings.join()).not.toContain('s3cret');
+  });
+
+  test('a receiver that is down or does not answer never holds the caller', async () => {
+    const silent = await receiver(() => {
+      // Never answers: the request times out.
+    });
+    servers.push(silent.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({
+      count,
+      warn: () => {},
+      attempts: 2,
+      backoffMs: 5,
+      timeoutMs: 200,
+    });
+    const started = performance.now();
+    dispatcher.notify(to(silent.url), event('failed', 'r2'));
+    dispatcher.notify({ ...to('http://127.0.0.1:1/hook'), id: 'team-a/down' }, event('failed', 'r2'));
+    expect(performance.now() - started).toBeLessThan(50);
+    await dispatcher.idle();
+    expect(counts).toEqual({ sent: 0, retried: 2, dropped: 2, filtered: 0 });
+    silent.server.closeAllConnections();
+  });
+
+  test('a full queue drops what does not fit, and counts it', async () => {
+    const hook = await receiver((_req, res) => res.end('ok'));
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, queueLimit: 2, perSecond: 100 });
+    for (let i = 0; i < 5; i += 1) dispatcher.notify(to(hook.url), event('applied', `r${i}`));
+    await dispatcher.idle();
+    expect(counts).toMatchObject({ sent: 2, dropped: 3 });
+  });
+
+  test('a redirect is not followed: the message does not go to a host the Secret does not name', async () => {
+    const elsewhere = await receiver((_req, res) => res.end('ok'));
+    const hook = await receiver((_req, res) => {
+      res.statusCode = 307;
+      res.setHeader('location', elsewhere.url);
+      res.end();
+    });
+    servers.push(elsewhere.server, hook.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, attempts: 1 });
+    dispatcher.notify(to(hook.url), event('applied', 'r1'));
+    await dispatcher.idle();
+    expect(elsewhere.bodies).toEqual([]);
+    expect(counts).toMatchObject({ sent: 0, dropped: 1 });
+  });
+});
