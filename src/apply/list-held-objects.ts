@@ -2,7 +2,7 @@ import { messageOf } from '../errors/message-of.js';
 import { IntentError } from '../errors/intent-error.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import PQueue from 'p-queue';
-import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { isJsonObject, stringItems, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import { isNamespace } from '../manifests/apply-waves.js';
 import type { ListedObject } from '../plan/objects-of-others.js';
@@ -166,6 +166,5 @@ function crdResource(crd: JsonObject): Resource | undefined {
 }
 
 function stringsAt(value: JsonValue, field: string): string[] {
-  const list = isJsonObject(value) ? value[field] : undefined;
-  return Array.isArray(list) ? list.filter((item): item is string => typeof item === 'string') : [];
+  return stringItems(isJsonObject(value) ? value[field] : undefined);
 }

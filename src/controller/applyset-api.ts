@@ -59,7 +59,7 @@ function serviceAccountPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts/${encodeURIComponent(name)}`;
 }
 
-export function secretPath(namespace: string, name: string): string {
+function secretPath(namespace: string, name: string): string {
   return `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`;
 }
 
@@ -155,39 +155,71 @@ export async function readGitAuth(
   secretName: string,
   signal: AbortSignal,
 ): Promise<GitAuthRead> {
-  let secret;
-  try {
-    secret = await client.request({ method: 'GET', path: secretPath(namespace, secretName), signal });
-  } catch (error) {
-    if (error instanceof KubeApiError && error.notFound)
-      return { kind: 'missing', problem: 'does not exist' };
-    if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
-    throw error;
-  }
+  const secret = await readSecret(client, namespace, secretName, signal);
+  if (secret.kind === 'missing') return { kind: 'missing', problem: 'does not exist' };
+  if (secret.kind === 'forbidden') return secret;
   return gitAuthOf(secret, `Secret ${namespace}/${secretName}`);
 }
 
 /** The credentials a Git credentials Secret holds: a token, or a username and password. */
-function gitAuthOf(secret: JsonValue, from: string): GitAuthRead {
-  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
-  const field = (key: string) =>
-    typeof data[key] === 'string' ? Buffer.from(data[key], 'base64').toString('utf8') : undefined;
+function gitAuthOf({ data, annotations }: FoundSecret, from: string): GitAuthRead {
   // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
-  const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
-  const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
   const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
   const scope = {
     from,
-    ...(typeof hostList === 'string' ? { hosts: parseSourceHostList(hostList) } : {}),
+    ...(hostList === undefined ? {} : { hosts: parseSourceHostList(hostList) }),
   };
-  const token = field('token');
+  const token = data['token'];
   if (token !== undefined && token !== '') return { kind: 'found', auth: { token, ...scope } };
-  const username = field('username');
-  const password = field('password');
+  const username = data['username'];
+  const password = data['password'];
   if (username !== undefined && password !== undefined) {
     return { kind: 'found', auth: { username, password, ...scope } };
   }
   return { kind: 'missing', problem: 'has neither token nor username and password' };
+}
+
+/** A Secret that was read: its data decoded from base64 as UTF-8, and its annotations. */
+export interface FoundSecret {
+  readonly kind: 'found';
+  readonly data: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/**
+ * A Secret read with `client`, which is the ApplySet's account (impersonated) wherever the Secret is
+ * one an ApplySet names (Git credentials, decryption keys, a remote kubeconfig, a notification's
+ * endpoint): `forbidden` when that account may not get it, `missing` when there is none.
+ */
+export async function readSecret(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<FoundSecret | { readonly kind: 'missing' } | { readonly kind: 'forbidden' }> {
+  let secret;
+  try {
+    secret = await client.request({ method: 'GET', path: secretPath(namespace, name), signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound) return { kind: 'missing' };
+    if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
+    throw error;
+  }
+  const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
+  return {
+    kind: 'found',
+    data: stringsOf(isJsonObject(secret) ? secret['data'] : undefined, (value) =>
+      Buffer.from(value, 'base64').toString('utf8'),
+    ),
+    annotations: stringsOf(metadata['annotations'], (value) => value),
+  };
+}
+
+function stringsOf(map: JsonValue | undefined, decode: (value: string) => string): Record<string, string> {
+  if (!isJsonObject(map)) return {};
+  return Object.fromEntries(
+    Object.entries(map).flatMap(([key, value]) => (typeof value === 'string' ? [[key, decode(value)]] : [])),
+  );
 }
 
 function resourceVersionOf(object: JsonValue): string | undefined {

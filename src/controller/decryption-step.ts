@@ -5,17 +5,15 @@
  */
 import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { FileTransform } from '../git/materialize-commit-tree.js';
-import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
-import { isJsonObject } from '../manifests/json-value.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { Logger } from '../observability/create-logger.js';
 import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
-import { secretPath } from './applyset-api.js';
+import { readSecret } from './applyset-api.js';
 import { failureOutcome } from './failure-outcome.js';
-import { readFiles, type RevisionReader, type Step } from './fetch-steps.js';
+import { readFiles, serviceAccountOf, type RevisionReader, type Step } from './fetch-steps.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
@@ -111,28 +109,20 @@ async function readAgeIdentities(
   signal: AbortSignal,
 ): Promise<Step<string[]>> {
   const named = `Secret ${namespace}/${name} (spec.decryption.secretRef)`;
-  let secret;
-  try {
-    secret = await reader.request({ method: 'GET', path: secretPath(namespace, name), signal });
-  } catch (error) {
-    if (error instanceof KubeApiError && error.notFound)
-      return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
-    if (error instanceof KubeApiError && error.status === 403) {
-      const who =
-        user === undefined
-          ? 'the controller'
-          : `the ApplySet's ServiceAccount ${user.split(':').slice(2).join('/')}`;
-      return stalled(
-        'SecretNotReadable',
-        `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
-      );
-    }
-    throw error;
+  const secret = await readSecret(reader, namespace, name, signal);
+  if (secret.kind === 'missing')
+    return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
+  if (secret.kind === 'forbidden') {
+    const who =
+      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
+    return stalled(
+      'SecretNotReadable',
+      `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
+    );
   }
-  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
-  const identities = Object.entries(data)
-    .filter(([key, value]) => key.endsWith(AGE_KEY_SUFFIX) && typeof value === 'string')
-    .flatMap(([, value]) => parseAgeIdentities(Buffer.from(String(value), 'base64').toString('utf8')));
+  const identities = Object.entries(secret.data)
+    .filter(([key]) => key.endsWith(AGE_KEY_SUFFIX))
+    .flatMap(([, value]) => parseAgeIdentities(value));
   if (identities.length === 0)
     return stalled(
       'SecretNotFound',

@@ -9,10 +9,9 @@ import type { RemoteKubeConfigRef } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
-import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
+import { readSecret } from './applyset-api.js';
 import { serviceAccountOf, type Step } from './fetch-steps.js';
 import type { RemoteCluster, RemoteClusters } from './runtime/remote-clusters.js';
 
@@ -54,37 +53,31 @@ async function readKubeConfigText(
   signal: AbortSignal,
 ): Promise<Step<{ text: string; from: string }>> {
   const { secretName } = ref;
-  const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(secretName)}`;
-  let secret;
-  try {
-    secret = await reader.request({ method: 'GET', path, signal });
-  } catch (error) {
-    if (error instanceof KubeApiError && error.notFound) {
-      return stalled(
-        'SecretNotFound',
-        `Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef) does not exist; nothing was applied`,
-      );
-    }
-    if (error instanceof KubeApiError && error.status === 403) {
-      const who =
-        user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
-      return stalled(
-        'SecretNotReadable',
-        `${who} may not get Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef); grant it get on that Secret (a Role with resourceNames: [${secretName}]); nothing was applied`,
-      );
-    }
-    throw error;
+  const secret = await readSecret(reader, namespace, secretName, signal);
+  if (secret.kind === 'missing') {
+    return stalled(
+      'SecretNotFound',
+      `Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef) does not exist; nothing was applied`,
+    );
   }
-  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
+  if (secret.kind === 'forbidden') {
+    const who =
+      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
+    return stalled(
+      'SecretNotReadable',
+      `${who} may not get Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef); grant it get on that Secret (a Role with resourceNames: [${secretName}]); nothing was applied`,
+    );
+  }
+  const data = secret.data;
   const keys = ref.key === undefined ? DEFAULT_KEYS : [ref.key];
-  const key = keys.find((candidate) => typeof data[candidate] === 'string');
+  const key = keys.find((candidate) => data[candidate] !== undefined);
   if (key === undefined) {
     return stalled(
       'SecretNotFound',
       `Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef) has no key ${keys.join(' nor ')}; nothing was applied`,
     );
   }
-  const text = Buffer.from(data[key] as string, 'base64').toString('utf8');
+  const text = data[key] ?? '';
   return { value: { text, from: `Secret ${namespace}/${secretName}, key ${key}` } };
 }
 

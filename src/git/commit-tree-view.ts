@@ -142,3 +142,25 @@ function linkTargetSegments(linkPath: string, target: string): string[] {
   }
   return segments;
 }
+
+/**
+ * What a tree entry at `entryPath` is, a link followed inside the commit (see resolve); undefined for a
+ * link that names nothing in the commit, which each walker refuses or skips in its own way.
+ */
+export async function entryTarget(
+  view: CommitTreeView,
+  entry: TreeEntry,
+  entryPath: string,
+): Promise<ResolvedPath | undefined> {
+  switch (entry.kind) {
+    case 'tree':
+      return { kind: 'tree', oid: entry.oid, path: entryPath };
+    case 'gitlink':
+      return { kind: 'gitlink', path: entryPath };
+    case 'file':
+    case 'executable':
+      return { kind: 'blob', oid: entry.oid, path: entryPath };
+    case 'symlink':
+      return view.resolve(entryPath.split('/'));
+  }
+}

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkManifestFileSize, manifestLimits, type ManifestLimits } from '../manifests/manifest-limits.js';
-import type { CommitTreeView, ResolvedPath } from './commit-tree-view.js';
+import { entryTarget, type CommitTreeView } from './commit-tree-view.js';
 import { GitUnsafeTreeError } from './git-error.js';
-import { joinPath, type TreeEntry } from './parse-tree-object.js';
+import { joinPath } from './parse-tree-object.js';
 import { MAX_WALKED_ENTRIES } from './read-tree-manifests.js';
 
 /**
@@ -78,7 +78,7 @@ export async function materializeCommitTree(input: MaterializeInput): Promise<vo
       }
       const entryReal = joinPath(realPath, entry.name);
       const entryOut = joinPath(outPath, entry.name);
-      const target = await targetOf(view, entry, entryReal);
+      const target = await entryTarget(view, entry, entryReal);
       if (target === undefined) continue;
       if (target.kind === 'gitlink') await mkdir(path.join(into, entryOut), { mode: 0o700 });
       else if (target.kind === 'blob') await writeBlob(target.oid, target.path, entryOut);
@@ -95,23 +95,4 @@ export async function materializeCommitTree(input: MaterializeInput): Promise<vo
   };
 
   await copyTree(input.tree, '', '', []);
-}
-
-/** What the entry is, its link followed; undefined for a link that names nothing in the commit. */
-async function targetOf(
-  view: CommitTreeView,
-  entry: TreeEntry,
-  entryPath: string,
-): Promise<ResolvedPath | undefined> {
-  switch (entry.kind) {
-    case 'tree':
-      return { kind: 'tree', oid: entry.oid, path: entryPath };
-    case 'gitlink':
-      return { kind: 'gitlink', path: entryPath };
-    case 'file':
-    case 'executable':
-      return { kind: 'blob', oid: entry.oid, path: entryPath };
-    case 'symlink':
-      return view.resolve(entryPath.split('/'));
-  }
 }

@@ -7,6 +7,7 @@ import {
 } from '../manifests/manifest-limits.js';
 import {
   createCommitTreeView,
+  entryTarget,
   type CommitTreeView,
   type GitObjectReader,
   type ResolvedPath,
@@ -108,24 +109,10 @@ export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<
 
 /** What the entry at `entryPath` is, its link followed; a link that names nothing is refused. */
 async function targetOf(view: CommitTreeView, entry: TreeEntry, entryPath: string): Promise<ResolvedPath> {
-  switch (entry.kind) {
-    case 'tree':
-      return { kind: 'tree', oid: entry.oid, path: entryPath };
-    case 'gitlink':
-      return { kind: 'gitlink', path: entryPath };
-    case 'file':
-    case 'executable':
-      return { kind: 'blob', oid: entry.oid, path: entryPath };
-    case 'symlink': {
-      const target = await view.resolve(entryPath.split('/'));
-      if (target !== undefined) return target;
-      const text = utf8.decode(await view.readBlob(entry.oid, entryPath));
-      throw new GitUnsafeTreeError(
-        entryPath,
-        `is a link to ${JSON.stringify(text)}, which is not in the commit`,
-      );
-    }
-  }
+  const target = await entryTarget(view, entry, entryPath);
+  if (target !== undefined) return target;
+  const text = utf8.decode(await view.readBlob(entry.oid, entryPath));
+  throw new GitUnsafeTreeError(entryPath, `is a link to ${JSON.stringify(text)}, which is not in the commit`);
 }
 
 function isManifestName(name: string): boolean {

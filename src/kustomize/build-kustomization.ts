@@ -12,7 +12,12 @@ import { sourcePathSegments } from '../git/read-tree-manifests.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from '../manifests/manifest-limits.js';
 import { KustomizeError } from './kustomize-error.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, runKustomize, type KustomizeOptions } from './run-kustomize.js';
-import { kustomizationFileIn, scanKustomization, type KustomizationTree } from './scan-kustomization.js';
+import {
+  KUSTOMIZATION_FILE_NAMES,
+  kustomizationFileIn,
+  scanKustomization,
+  type KustomizationTree,
+} from './scan-kustomization.js';
 
 export interface KustomizationRequest {
   /** `spec.source.path`. */
@@ -36,7 +41,7 @@ export async function kustomizationAt(
   const segments = sourcePathSegments(sourcePath);
   const dir = await commit.view.resolve(segments);
   if (dir?.kind !== 'tree') return undefined;
-  for (const name of ['kustomization.yaml', 'kustomization.yml', 'Kustomization']) {
+  for (const name of KUSTOMIZATION_FILE_NAMES) {
     const file = await commit.view.resolve([...segments, name]);
     if (file?.kind === 'blob') return name;
   }

@@ -9,7 +9,8 @@ export interface KustomizationTree {
 }
 
 /** The names kustomize looks for in a directory, in its order. */
-const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+/** The names kustomize looks for in a directory, in its order. */
+export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
 /**
  * Kustomizations one build may reach. Far above real overlays (a handful of levels, a few components);

@@ -13,3 +13,8 @@ export interface JsonObject {
 export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/** The string items of a JSON array (an absent or other value: none), as Kubernetes lists of names are read. */
+export function stringItems(value: JsonValue | undefined): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
+import { isJsonObject, stringItems, type JsonValue } from '../manifests/json-value.js';
 import type { NotificationEvent, NotificationSeverity, NotificationState } from './notification-event.js';
 
 export const NOTIFICATION_API = {
@@ -74,10 +74,10 @@ export function readNotification(object: JsonValue): NotificationRead {
     config: {
       namespace,
       name,
-      applySetNames: strings(selector['names']),
+      applySetNames: stringItems(selector['names']),
       matchLabels: labels(selector['matchLabels']),
-      severities: strings(spec['severities']) as NotificationSeverity[],
-      states: strings(spec['states']) as NotificationState[],
+      severities: stringItems(spec['severities']) as NotificationSeverity[],
+      states: stringItems(spec['states']) as NotificationState[],
       provider: type as ProviderType,
       secretName: secretRef['name'],
     },
@@ -94,10 +94,6 @@ export function selects(
   if (Object.entries(config.matchLabels).some(([key, value]) => applySet.labels[key] !== value)) return false;
   if (config.severities.length > 0 && !config.severities.includes(event.severity)) return false;
   return config.states.length === 0 || config.states.includes(event.state);
-}
-
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
 }
 
 function labels(value: JsonValue | undefined): Record<string, string> {

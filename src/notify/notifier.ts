@@ -7,7 +7,7 @@ import type { ApplySet } from '../api/applyset-types.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { Correction } from '../api/fight-tracker.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
-import { impersonatedUser } from '../controller/applyset-api.js';
+import { impersonatedUser, readSecret } from '../controller/applyset-api.js';
 import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
 import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../git/source-host-list.js';
@@ -127,31 +127,19 @@ async function readReceiverSecret(
   signal: AbortSignal,
 ): Promise<ReceiverSecret | { readonly problem: string }> {
   const what = `Secret ${config.namespace}/${config.secretName} (spec.provider.secretRef of Notification ${config.name})`;
-  let secret: JsonValue;
-  try {
-    secret = await reader.request({
-      method: 'GET',
-      path: `/api/v1/namespaces/${encodeURIComponent(config.namespace)}/secrets/${encodeURIComponent(config.secretName)}`,
-      signal,
-    });
-  } catch (error) {
-    if (error instanceof KubeApiError && error.status === 403) {
-      return { problem: `the ApplySet's account may not get ${what}; nothing was sent` };
-    }
-    if (error instanceof KubeApiError && error.notFound) return { problem: `${what} does not exist` };
-    throw error;
+  const secret = await readSecret(reader, config.namespace, config.secretName, signal);
+  if (secret.kind === 'forbidden') {
+    return { problem: `the ApplySet's account may not get ${what}; nothing was sent` };
   }
-  const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
-  const annotations = isJsonObject(metadata['annotations']) ? metadata['annotations'] : {};
-  const data = isJsonObject(secret) && isJsonObject(secret['data']) ? secret['data'] : {};
-  const field = (key: string) =>
-    typeof data[key] === 'string' ? Buffer.from(data[key], 'base64').toString('utf8').trim() : undefined;
+  if (secret.kind === 'missing') return { problem: `${what} does not exist` };
+  const { data, annotations } = secret;
+  const field = (key: string) => data[key]?.trim();
   const address = field('address');
   if (address === undefined || !/^https?:\/\//.test(address)) {
     return { problem: `${what} has no http(s) address` };
   }
   const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
-  const hosts = typeof hostList === 'string' ? parseSourceHostList(hostList) : undefined;
+  const hosts = hostList === undefined ? undefined : parseSourceHostList(hostList);
   const refusal = credentialsRefusal(address, hosts, true);
   if (refusal !== undefined) return { problem: `${what} ${refusal}; nothing was sent` };
   const token = field('token');

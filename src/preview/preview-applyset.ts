@@ -30,6 +30,7 @@ import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
+import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
 import { previewEntries, type PreviewPolicy } from './preview-entries.js';
@@ -267,8 +268,7 @@ function localReader(directory: string): RevisionReader {
     readManifests: (under) => readManifestDirectory(path.join(directory, under)),
     buildKustomization: async (under, { options, signal }) => {
       const absolute = path.join(directory, under);
-      const names = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
-      if (!names.some((name) => existsSync(path.join(absolute, name)))) return undefined;
+      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name)))) return undefined;
       return buildLocalKustomization(absolute, under === '' ? '.' : under, { options, signal });
     },
   };

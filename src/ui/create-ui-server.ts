@@ -12,6 +12,7 @@ import { UI_TOKEN_COOKIE, type UiAccess, type UiViewer } from './ui-access.js';
 import { UI_CSS, UI_CSS_PATH, UI_SCRIPT, UI_SCRIPT_PATH } from './ui-assets.js';
 import type { UiData, UiPreview } from './ui-data.js';
 import { readForm, redirect, send, sendHtml, tokenCookie } from './ui-http.js';
+import { ExpiringMemo } from './expiring-memo.js';
 import { createUiUpdates } from './ui-updates.js';
 
 export interface UiServerOptions {
@@ -36,6 +37,9 @@ export interface UiServer {
   closeUpdates(): void;
 }
 
+/** How many ApplySets' previews are kept at once (each for previewTtlMs). */
+const PREVIEWS_KEPT = 256;
+
 const UNAVAILABLE: UiPreview = {
   kind: 'unavailable',
   reason: 'This view cannot compute the next run: run `applyset diff` on the files to see it.',
@@ -48,11 +52,11 @@ const UNAVAILABLE: UiPreview = {
 export function createUiServer(options: UiServerOptions): UiServer {
   const updates = createUiUpdates(options.data);
   const now = options.now ?? Date.now;
-  const previews = new Map<string, { at: number; preview: Promise<UiPreview> }>();
+  const previews = new ExpiringMemo<UiPreview>(PREVIEWS_KEPT, options.previewTtlMs ?? 10_000, now);
   const context: RouteContext = {
     ...options,
     now,
-    preview: (applySet) => cachedPreview(options, previews, now, applySet),
+    preview: (applySet) => cachedPreview(options, previews, applySet),
     openUpdates: (viewer, response) => updates.open(viewer, response),
   };
   const server = createServer((request, response) => {
@@ -79,24 +83,20 @@ interface RouteContext extends UiServerOptions {
 /** A preview is computed when a page asks for it, and reused briefly: opening pages never loops. */
 function cachedPreview(
   options: UiServerOptions,
-  cache: Map<string, { at: number; preview: Promise<UiPreview> }>,
-  now: () => number,
+  previews: ExpiringMemo<UiPreview>,
   applySet: ApplySet,
 ): Promise<UiPreview> {
-  if (options.data.preview === undefined) return Promise.resolve(UNAVAILABLE);
+  const { preview } = options.data;
+  if (preview === undefined) return Promise.resolve(UNAVAILABLE);
   const key = `${applySet.metadata.namespace}/${applySet.metadata.name}/${applySet.metadata.resourceVersion ?? ''}`;
-  const hit = cache.get(key);
-  if (hit !== undefined && now() - hit.at < (options.previewTtlMs ?? 10_000)) return hit.preview;
-  for (const [old, entry] of cache)
-    if (now() - entry.at >= (options.previewTtlMs ?? 10_000)) cache.delete(old);
-  const preview = options.data.preview(applySet, AbortSignal.timeout(60_000)).catch(
-    (error: unknown): UiPreview => ({
-      kind: 'unavailable',
-      reason: `The preview failed: ${messageOf(error)}`,
-    }),
+  return previews.get(key, () =>
+    preview(applySet, AbortSignal.timeout(60_000)).catch(
+      (error: unknown): UiPreview => ({
+        kind: 'unavailable',
+        reason: `The preview failed: ${messageOf(error)}`,
+      }),
+    ),
   );
-  cache.set(key, { at: now(), preview });
-  return preview;
 }
 
 async function route(

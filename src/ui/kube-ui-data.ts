@@ -59,12 +59,13 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
   const events = startSupervisedInformer({
     client: options.client,
     path: `/api/v1${scope}/events`,
+    // Only the Events about ApplySets: the pages show no others, and the cluster's may be many.
+    fieldSelector: `involvedObject.kind=${APPLYSET_KIND}`,
     transform: slimEvent,
     logger: options.logger,
     signal: options.signal,
     onEvent: ({ object }) => {
       const involved = isJsonObject(object['involvedObject']) ? object['involvedObject'] : {};
-      if (involved['kind'] !== APPLYSET_KIND) return;
       notify({ namespace: String(involved['namespace'] ?? ''), name: String(involved['name'] ?? '') });
     },
   });

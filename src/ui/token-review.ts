@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
+import { isJsonObject, stringItems, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 
 /** Who a token belongs to, as the API server's TokenReview says: what a SubjectAccessReview needs. */
 export interface ReviewedUser {
@@ -39,7 +39,7 @@ export function readTokenReview(answer: JsonValue): TokenReviewResult {
     user: {
       username,
       uid: typeof user['uid'] === 'string' && user['uid'] !== '' ? user['uid'] : undefined,
-      groups: strings(user['groups']),
+      groups: stringItems(user['groups']),
       extra: extraOf(user['extra']),
     },
   };
@@ -53,13 +53,9 @@ export function isAnonymous(user: ReviewedUser): boolean {
   return user.username === 'system:anonymous' || user.groups.includes('system:unauthenticated');
 }
 
-function strings(value: JsonValue | undefined): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
-}
-
 function extraOf(value: JsonValue | undefined): Record<string, readonly string[]> {
   if (!isJsonObject(value)) return {};
   const extra: Record<string, readonly string[]> = {};
-  for (const [key, values] of Object.entries(value as JsonObject)) extra[key] = strings(values);
+  for (const [key, values] of Object.entries(value as JsonObject)) extra[key] = stringItems(values);
   return extra;
 }
