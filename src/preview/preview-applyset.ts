@@ -98,6 +98,14 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
     return stopped(head, { reason: 'InvalidSpec', message: `invalid spec: ${problems}` });
   }
   const spec = withPreviewRef(resolved.spec, request.source);
+  // The controller applies such a set to another cluster (step 8b); a preview against this one would
+  // show the wrong objects, so it says so rather than guess.
+  if (spec.kubeConfig !== undefined) {
+    return stopped(head, {
+      reason: 'RemoteClusterNotPreviewed',
+      message: `the ApplySet is applied to the cluster of Secret ${namespace}/${spec.kubeConfig.secretName} (spec.kubeConfig), which the preview does not reach yet; nothing was computed`,
+    });
+  }
   await refuseUnlessImpersonating(access.client, namespace, serviceAccount, signal);
   const runSignal = AbortSignal.any([signal, AbortSignal.timeout(spec.timeoutMs)]);
   setMaxListeners(0, runSignal);

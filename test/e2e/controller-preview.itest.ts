@@ -249,6 +249,17 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     expect(run.stdout).toContain(`${namespace}/nobody`);
   });
 
+  it('stops, saying so, for an ApplySet applied to a remote cluster, rather than preview this one', async () => {
+    await patchApplySet(namespace, 'site', { spec: { kubeConfig: { secretRef: { name: 'cluster-b' } } } });
+    const run = await preview();
+    await patchApplySet(namespace, 'site', { spec: { kubeConfig: null } });
+    expect(run).toMatchObject({ code: ExitCode.failure, stderr: '' });
+    expect(run.stdout).toContain(
+      `the run would stop, nothing written: RemoteClusterNotPreviewed: the ApplySet is applied to the cluster of Secret ${namespace}/cluster-b (spec.kubeConfig)`,
+    );
+    expect(run.stdout).toContain('0 to create, 0 to configure, 0 to prune');
+  });
+
   it('refuses, saying so, a user who may not impersonate the ApplySet account', async () => {
     const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
     const reader = 'preview-reader';
