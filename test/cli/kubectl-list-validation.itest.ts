@@ -225,7 +225,8 @@ describe('List items kubectl refuses before sending, through kubectl and through
     it('is refused where kubectl refuses it and applied where kubectl applies it', async () => {
       const ns = await freshNamespace('fid-list-crd');
       const missing = list(ns, meter('{level: 1}'));
-      // The CRD's schema is published to kubectl a moment after it is established.
+      // The CRD's schema is published a moment after it is established, and not in the same instant in
+      // every document the API server serves: wait until both kubectl and applyset see it.
       await waitFor('the CRD schema in kubectl validation', async () => {
         const probe = await writeSetDirectory({ 'list.yaml': missing('probe') });
         const refused = await kubectl(['apply', '--dry-run=client', '-f', probe]).then(
@@ -233,6 +234,21 @@ describe('List items kubectl refuses before sending, through kubectl and through
           (error: { stderr?: string }) => String(error.stderr).includes('missing required field'),
         );
         return refused ? true : undefined;
+      });
+      await waitFor('the CRD schema in applyset validation', async () => {
+        const probe = await writeSetDirectory({ 'list.yaml': missing('probe') });
+        const run = await runCli(applyCommand, [
+          '-f',
+          probe,
+          '--applyset',
+          'probe',
+          '-n',
+          ns,
+          '--dry-run=client',
+        ]);
+        return run.code === ExitCode.badInput && run.stderr.includes('missing required field')
+          ? true
+          : undefined;
       });
       const refused = await applyBoth(ns, list(ns, meter('{level: x, note: [1]}')));
       const words = [
