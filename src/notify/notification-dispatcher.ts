@@ -18,6 +18,8 @@ export interface NotificationReceiver {
   readonly id: string;
   /** Called when the message is sent, not when queued, so a signature's timestamp is fresh. */
   delivery(event: NotificationEvent): Delivery;
+  /** Called once the receiver took the message (its Notification's status records it). */
+  sent?(event: NotificationEvent): void;
 }
 
 export interface DispatcherOptions {
@@ -84,6 +86,7 @@ export function createNotificationDispatcher(options: DispatcherOptions): Notifi
       const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(settings.timeoutMs)]);
       try {
         await post(receiver.id, receiver.delivery(event), signal);
+        receiver.sent?.(event);
         return options.count('sent');
       } catch (error) {
         if (attempt >= settings.attempts || closing.signal.aborted) {
