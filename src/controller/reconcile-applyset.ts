@@ -69,7 +69,6 @@ async function reconcile(
   const read = await api.get(namespace, name, signal);
   if (read === undefined) {
     fights.forget(key);
-    ctx.notify?.forget(namespace, name);
     ctx.metrics.setReady(namespace, name, undefined);
     return { result: 'deleted', requeue: { kind: 'none' } };
   }
