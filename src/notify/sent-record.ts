@@ -11,7 +11,7 @@ import type { NotificationEvent, NotificationState } from './notification-event.
 import { NOTIFICATION_API } from './notification-spec.js';
 
 /** The last state sent on one strand of one ApplySet. */
-export interface SentEntry {
+interface SentEntry {
   readonly state: string;
   readonly revision: string;
 }
