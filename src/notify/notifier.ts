@@ -91,6 +91,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
     void next.then(() => chains.get(key) === next && chains.delete(key));
   };
   const send = sender(options);
+  const list = notificationLister(options);
 
   return {
     reported(applySet, outcome, run) {
@@ -114,7 +115,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (lastNews.get(key) === news) return;
       lastNews.set(key, news);
       inOrder(key, async () => {
-        const notifications = await (listed ?? listNotifications(options, namespace));
+        const notifications = await (listed ?? list(namespace));
         // After a restart the last state is in the Notifications' status: an apply after a failure
         // told before the restart is still a recovery.
         const told =
@@ -127,7 +128,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const key = `${namespace}/${name}`;
       // A revision whose failure was already told is being retried: its commit already shows that.
       if (lastSync.get(key)?.revision === revision) return;
-      const listed = listNotifications(options, namespace);
+      const listed = list(namespace);
       // The report takes the list; a rejection is its to log.
       listed.catch(() => undefined);
       listedAtApply.set(key, listed);
@@ -145,13 +146,32 @@ export function createNotifier(options: NotifierOptions): Notifier {
       lastSync.delete(key);
       lastNews.delete(key);
       listedAtApply.delete(key);
+      options.dispatcher.forget({ applySet: key });
       inOrder(key, async () => {
-        for (const { config, sent } of await listNotifications(options, namespace)) {
+        for (const { config, sent } of await list(namespace)) {
           if (!recordsApplySet(sent, namespace, name)) continue;
           await forgetSent(options.client, config, { namespace, name }, options.signal);
         }
       });
     },
+  };
+}
+
+/**
+ * Lists a namespace's Notifications, remembering which each namespace had: the dispatcher forgets the
+ * queue and memory of one that is gone.
+ */
+function notificationLister(options: NotifierOptions): (namespace: string) => Promise<Listed[]> {
+  const receiversOf = new Map<string, ReadonlySet<string>>();
+  return async (namespace) => {
+    const listed = await listNotifications(options, namespace);
+    const ids = new Set(listed.map(({ config }) => `${config.namespace}/${config.name}`));
+    for (const id of receiversOf.get(namespace) ?? []) {
+      if (!ids.has(id)) options.dispatcher.forget({ receiver: id });
+    }
+    if (ids.size === 0) receiversOf.delete(namespace);
+    else receiversOf.set(namespace, ids);
+    return listed;
   };
 }
 
