@@ -1,3 +1,4 @@
+import { markDeploymentRolledOut } from '../apply/apply-test-kit.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { startGiteaServer, type GiteaServer, type GiteaUser } from '../harness/gitea-server.js';
 import {
@@ -30,11 +31,11 @@ const CONTROLLER_ARGS = ['--cluster-name', 'e2e'];
 describe('commit statuses on Gitea', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-gitea-status');
-  const context = `applyset/e2e/${namespace}/site`;
   let forge: GiteaServer;
   let deployer: GiteaUser;
   let controller: ControllerProcess;
   let chat: TestReceiver;
+  let hookUrl: string;
 
   const secret = (
     name: string,
@@ -51,7 +52,10 @@ describe('commit statuses on Gitea', () => {
         apiVersion: `${GROUP}/${VERSION}`,
         kind: 'Notification',
         metadata: { name },
-        spec: { applySets: { names: ['site'] }, provider: { type, secretRef: { name: secretName } } },
+        spec: {
+          applySets: { names: ['site', 'waits'] },
+          provider: { type, secretRef: { name: secretName } },
+        },
       },
     });
   const lastSent = async (name: string) => {
@@ -74,9 +78,13 @@ describe('commit statuses on Gitea', () => {
   };
   // Each wait below ends at the outcome's mark (success or failure), then the whole list is checked.
   /** The statuses of our context on `sha`, oldest first, as `state: description`. */
-  const statusesOf = async (repository: Parameters<GiteaServer['commitStatuses']>[0], sha: string) =>
+  const statusesOf = async (
+    repository: Parameters<GiteaServer['commitStatuses']>[0],
+    sha: string,
+    applySet = 'site',
+  ) =>
     (await forge.commitStatuses(repository, sha, deployer))
-      .filter((status) => status.context === context)
+      .filter((status) => status.context === `applyset/e2e/${namespace}/${applySet}`)
       .sort((a, b) => a.id - b.id)
       .map((status) => ({ state: status.status, description: status.description }));
   const runsOf = () =>
@@ -104,6 +112,7 @@ describe('commit statuses on Gitea', () => {
     await secret('hooks', { gitea: HOOK_SECRET }, {});
     await notification('forge', 'gitea', 'gitea-api');
     await notification('chat', 'slack', 'chat-hook');
+    hookUrl = await start();
   });
 
   afterAll(async () => {
@@ -113,7 +122,6 @@ describe('commit statuses on Gitea', () => {
   });
 
   it('marks a commit pushed through the webhook pending, then success; a broken one failure, once, across a restart', async () => {
-    const hookUrl = await start();
     const repository = await forge.createRepository('platform', 'site', deployer);
     const first = await forge.push(repository, deployer, { 'cm.yaml': configMapYaml('site', { v: '1' }) });
     await createApplySet(c, namespace, 'site', {
@@ -201,4 +209,67 @@ describe('commit statuses on Gitea', () => {
       return names.some((key) => key.startsWith(`${namespace}/site/`)) ? undefined : names;
     });
   });
+
+  it('keeps the commit pending through the health wait, then failure on its timeout and success once healthy', async () => {
+    const repository = await forge.createRepository('platform', 'waits', deployer);
+    const sha = await forge.push(repository, deployer, { 'deploy.yaml': deploymentYaml(namespace) });
+    await createApplySet(c, namespace, 'waits', {
+      url: repository.cloneUrl,
+      secretName: 'gitea-token',
+      interval: '1h',
+      suspend: true,
+    });
+    // Long enough that fetch and apply fit in it on a loaded machine: the wait is what must time out.
+    await patchApplySet(namespace, 'waits', { spec: { suspend: false, wait: true, timeout: '20s' } });
+    await waitForReady(
+      c,
+      namespace,
+      'waits',
+      'Unknown',
+      (view) => condition(view, 'Ready')?.reason === 'Progressing',
+    );
+    const waiting = await waitFor('the pending mark during the wait', async () => {
+      const statuses = await statusesOf(repository, sha, 'waits');
+      return statuses.length > 0 ? statuses : undefined;
+    });
+    expect(waiting.map((status) => status.state)).toEqual(['pending']);
+
+    await waitForReady(
+      c,
+      namespace,
+      'waits',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'HealthCheckFailed',
+      60_000,
+    );
+    const timedOut = await waitFor('the failure mark of the timeout', async () => {
+      const statuses = await statusesOf(repository, sha, 'waits');
+      return statuses.some((status) => status.state !== 'pending') ? statuses : undefined;
+    });
+    expect(timedOut.map((status) => status.state)).toEqual(['pending', 'failure']);
+    expect(timedOut[1]?.description).toMatch(/^HealthCheckFailed: /);
+
+    // Healthy on a retry of the same revision: success, without a second pending mark.
+    await markDeploymentRolledOut(namespace, 'web', 1);
+    await waitForReady(c, namespace, 'waits', 'True', undefined, 60_000);
+    const healthy = await waitFor('the success mark', async () => {
+      const statuses = await statusesOf(repository, sha, 'waits');
+      return statuses.some((status) => status.state === 'success') ? statuses : undefined;
+    });
+    expect(healthy.map((status) => status.state)).toEqual(['pending', 'failure', 'success']);
+  });
 });
+
+/** A Deployment no workload controller rolls out here: the test writes its status. */
+function deploymentYaml(namespace: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: ${namespace} }
+spec:
+  replicas: 1
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: web, image: nginx:1.27 }] }
+`;
+}
