@@ -199,6 +199,8 @@ async function applyRevision(
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
   // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
   const steady = appliedBefore(applySet, revision);
+  // A new revision: a forge marks its commit pending until the outcome is reported.
+  if (!steady) ctx.notify?.applying(applySet, revision);
   const allowNested = tenancy.allowNestedApplySets === true;
   const request = engineRequest(applySet, spec, files.value, { revision, steady, allowNested }, signal);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
@@ -260,7 +262,7 @@ async function report(
   }
   for (const event of mapped.events) await ctx.recordEvent(subjectOf(applySet), event);
   // Sent in the background: a slow or dead receiver never holds the reconcile.
-  ctx.notify?.(applySet, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
+  ctx.notify?.reported(applySet, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
   recordMetrics(ctx, applySet, mapped.status, run);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
   ctx.log[level](

@@ -10,6 +10,8 @@ const ALERTS: Record<
   NotificationState,
   { readonly alertname: string; readonly severity: string; readonly firing: boolean }
 > = {
+  // Only forges are told of an apply under way (notifier.ts); were it sent, it would fire nothing.
+  progressing: { ...NOT_READY, firing: false },
   applied: { ...NOT_READY, firing: false },
   recovered: { ...NOT_READY, firing: false },
   failed: { ...NOT_READY, firing: true },

@@ -131,7 +131,7 @@ function ownerAndRepo(repository: string): [string, string] {
 }
 
 /** The commit status a state stands for: pending while applying, success when Ready, else failure. */
-export function commitStateOf(state: NotificationState | 'progressing'): CommitState | undefined {
+export function commitStateOf(state: NotificationState): CommitState | undefined {
   switch (state) {
     case 'progressing':
       return 'pending';

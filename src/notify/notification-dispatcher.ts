@@ -18,6 +18,8 @@ export interface NotificationReceiver {
   readonly id: string;
   /** Called when the message is sent, not when queued, so a signature's timestamp is fresh. */
   delivery(event: NotificationEvent): Delivery;
+  /** Called once the receiver took the message (its Notification's status records it). */
+  sent?(event: NotificationEvent): void;
 }
 
 export interface DispatcherOptions {
@@ -44,6 +46,11 @@ export interface NotificationDispatcher {
   idle(): Promise<void>;
   /** Stops sending: queued messages are dropped, requests under way aborted. */
   close(): void;
+  /**
+   * Forgets what was queued for a deleted ApplySet (`namespace/name`) or a deleted Notification (its
+   * receiver id, whose queue goes too), so the memory lasts only as long as what it is about.
+   */
+  forget(what: { readonly applySet?: string; readonly receiver?: string }): void;
 }
 
 const DISPATCHER_DEFAULTS = {
@@ -84,6 +91,7 @@ export function createNotificationDispatcher(options: DispatcherOptions): Notifi
       const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(settings.timeoutMs)]);
       try {
         await post(receiver.id, receiver.delivery(event), signal);
+        receiver.sent?.(event);
         return options.count('sent');
       } catch (error) {
         if (attempt >= settings.attempts || closing.signal.aborted) {
@@ -116,6 +124,16 @@ export function createNotificationDispatcher(options: DispatcherOptions): Notifi
     close() {
       closing.abort();
       for (const queue of queues.values()) queue.clear();
+    },
+    forget({ applySet, receiver }) {
+      for (const strand of lastQueued.keys()) {
+        const [id, set] = strand.split('|');
+        if ((receiver ?? id) === id && (applySet ?? set) === set) lastQueued.delete(strand);
+      }
+      if (receiver !== undefined && applySet === undefined) {
+        queues.get(receiver)?.clear();
+        queues.delete(receiver);
+      }
     },
   };
 }

@@ -2,6 +2,7 @@ import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 
 /** What changed about an ApplySet, in the words a message uses. */
 export type NotificationState =
+  | 'progressing'
   | 'applied'
   | 'recovered'
   | 'failed'
@@ -112,6 +113,27 @@ export function notificationEventsOf(
     });
   }
   return events;
+}
+
+/**
+ * A revision not applied before is being applied: only a forge is told (its commit marked pending,
+ * until the outcome marks it success or failure); chat would hear of it twice.
+ */
+export function applyingEvent(
+  applySet: { readonly namespace: string; readonly name: string },
+  revision: string,
+): NotificationEvent {
+  return {
+    namespace: applySet.namespace,
+    name: applySet.name,
+    topic: 'sync',
+    state: 'progressing',
+    severity: 'info',
+    reason: 'Progressing',
+    revision,
+    summary: `applying revision ${revision}`,
+    details: [],
+  };
 }
 
 function failureState(outcome: Exclude<ReconcileOutcome, { kind: 'applied' }>): NotificationState {

@@ -16,17 +16,41 @@ import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { NotificationDispatcher, NotificationResult } from './notification-dispatcher.js';
-import { dedupeKeyOf, notificationEventsOf, type NotificationState } from './notification-event.js';
+import {
+  applyingEvent,
+  dedupeKeyOf,
+  notificationEventsOf,
+  type NotificationEvent,
+  type NotificationState,
+} from './notification-event.js';
 import { NOTIFICATION_API, readNotification, selects, type NotificationConfig } from './notification-spec.js';
 import { receiverOf, type ReceiverSecret } from './receiver-of.js';
+import {
+  forgetSent,
+  lastSyncRevision,
+  syncStateIn,
+  recordSent,
+  recordsApplySet,
+  sentRecordOf,
+  wasSent,
+  type SentRecord,
+} from './sent-record.js';
 
-export type Notifier = (
-  applySet: ApplySet,
-  outcome: ReconcileOutcome,
-  run: { readonly fighting: readonly Correction[]; readonly steady: boolean },
-) => void;
+/** What the reconcile tells the notifications; each call returns at once and works in the background. */
+export interface Notifier {
+  /** After a reconcile's status is written: its outcome. */
+  reported(
+    applySet: ApplySet,
+    outcome: ReconcileOutcome,
+    run: { readonly fighting: readonly Correction[]; readonly steady: boolean },
+  ): void;
+  /** The reconcile starts applying a revision not applied before: a forge marks its commit pending. */
+  applying(applySet: ApplySet, revision: string): void;
+  /** The ApplySet is gone: what was remembered about it goes too, here and in the Notifications' status. */
+  forget(namespace: string, name: string): void;
+}
 
-export function createNotifier(options: {
+interface NotifierOptions {
   /** The controller's own client: Notifications are configuration, listed with its rights. */
   readonly client: KubeClient;
   /** A client reading as the ApplySet's account: a Notification's Secret is read with it. */
@@ -38,37 +62,139 @@ export function createNotifier(options: {
   readonly log: Pick<Logger, 'warn'>;
   readonly count: (result: NotificationResult) => void;
   readonly signal: AbortSignal;
-}): Notifier {
-  // The last sync state of each ApplySet, so an apply after a failure reads as recovered.
-  const lastSync = new Map<string, NotificationState>();
+}
+
+/** A Notification as listed: what it asks for, and what it last sent (its status). */
+interface Listed {
+  readonly config: NotificationConfig;
+  readonly sent: SentRecord;
+}
+
+const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
+
+export function createNotifier(options: NotifierOptions): Notifier {
+  // The last sync state of each ApplySet and its revision, so an apply after a failure reads as
+  // recovered, and a revision retried after its failure is not marked pending again.
+  const lastSync = new Map<string, { readonly state: NotificationState; readonly revision: string }>();
   // What each ApplySet's last run had to tell: a run with nothing new lists no Notification and reads
   // no Secret, so a fleet at rest costs the API server nothing more.
   const lastNews = new Map<string, string>();
-  const deliver = async (
+  // The Notifications listed when a run started applying, taken by that run's report: one LIST a run.
+  const listedAtApply = new Map<string, Promise<Listed[]>>();
+  // Each ApplySet's work, one after another: the pending mark of a run is queued before its outcome.
+  const chains = new Map<string, Promise<void>>();
+  const inOrder = (key: string, work: () => Promise<void>) => {
+    const next = (chains.get(key) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) => options.log.warn({ error: messageOf(error) }, 'notifications not sent'));
+    chains.set(key, next);
+    void next.then(() => chains.get(key) === next && chains.delete(key));
+  };
+  const send = sender(options);
+  const list = notificationLister(options);
+
+  return {
+    reported(applySet, outcome, run) {
+      const { namespace = '', name } = applySet.metadata;
+      const key = `${namespace}/${name}`;
+      const listed = listedAtApply.get(key);
+      listedAtApply.delete(key);
+      const eventsAfter = (previousSync: NotificationState | undefined) => {
+        const events = notificationEventsOf({ namespace, name }, outcome, {
+          ...(previousSync === undefined ? {} : { previousSync }),
+          fighting: run.fighting.map((c) => c.object),
+          steady: run.steady,
+        });
+        const sync = events.find((event) => event.topic === 'sync');
+        if (sync !== undefined) lastSync.set(key, { state: sync.state, revision: sync.revision ?? '' });
+        return events;
+      };
+      const previous = lastSync.get(key)?.state;
+      const events = eventsAfter(previous);
+      const news = events.map((event) => `${event.topic}:${dedupeKeyOf(event)}`).join(',');
+      if (lastNews.get(key) === news) return;
+      lastNews.set(key, news);
+      inOrder(key, async () => {
+        const notifications = await (listed ?? list(namespace));
+        // After a restart the last state is in the Notifications' status: an apply after a failure
+        // told before the restart is still a recovery.
+        const told =
+          previous ?? notifications.map(({ sent }) => syncStateIn(sent, namespace, name)).find(Boolean);
+        await send(applySet, notifications, told === previous ? events : eventsAfter(told));
+      });
+    },
+    applying(applySet, revision) {
+      const { namespace = '', name } = applySet.metadata;
+      const key = `${namespace}/${name}`;
+      // A revision whose failure was already told is being retried: its commit already shows that.
+      if (lastSync.get(key)?.revision === revision) return;
+      const listed = list(namespace);
+      // The report takes the list; a rejection is its to log.
+      listed.catch(() => undefined);
+      listedAtApply.set(key, listed);
+      const event = applyingEvent({ namespace, name }, revision);
+      inOrder(key, async () => {
+        const notifications = (await listed).filter(
+          ({ config, sent }) =>
+            FORGES.has(config.provider) && lastSyncRevision(sent, namespace, name) !== revision,
+        );
+        await send(applySet, notifications, [event]);
+      });
+    },
+    forget(namespace, name) {
+      const key = `${namespace}/${name}`;
+      lastSync.delete(key);
+      lastNews.delete(key);
+      listedAtApply.delete(key);
+      options.dispatcher.forget({ applySet: key });
+      inOrder(key, async () => {
+        for (const { config, sent } of await list(namespace)) {
+          if (!recordsApplySet(sent, namespace, name)) continue;
+          await forgetSent(options.client, config, { namespace, name }, options.signal);
+        }
+      });
+    },
+  };
+}
+
+/**
+ * Lists a namespace's Notifications, remembering which each namespace had: the dispatcher forgets the
+ * queue and memory of one that is gone.
+ */
+function notificationLister(options: NotifierOptions): (namespace: string) => Promise<Listed[]> {
+  const receiversOf = new Map<string, ReadonlySet<string>>();
+  return async (namespace) => {
+    const listed = await listNotifications(options, namespace);
+    const ids = new Set(listed.map(({ config }) => `${config.namespace}/${config.name}`));
+    for (const id of receiversOf.get(namespace) ?? []) {
+      if (!ids.has(id)) options.dispatcher.forget({ receiver: id });
+    }
+    if (ids.size === 0) receiversOf.delete(namespace);
+    else receiversOf.set(namespace, ids);
+    return listed;
+  };
+}
+
+/**
+ * Sends events to the Notifications that select them and were not told them already (their status
+ * says so across restarts), each with its Secret read as the ApplySet's account; a successful send is
+ * written into the Notification's status.
+ */
+function sender(options: NotifierOptions) {
+  return async (
     applySet: ApplySet,
-    outcome: ReconcileOutcome,
-    { fighting, steady }: { readonly fighting: readonly string[]; readonly steady: boolean },
-  ) => {
+    notifications: readonly Listed[],
+    events: readonly NotificationEvent[],
+  ): Promise<void> => {
     const { namespace = '', name } = applySet.metadata;
-    const key = `${namespace}/${name}`;
-    const previousSync = lastSync.get(key);
-    const events = notificationEventsOf({ namespace, name }, outcome, {
-      ...(previousSync === undefined ? {} : { previousSync }),
-      fighting,
-      steady,
-    });
-    const sync = events.find((event) => event.topic === 'sync');
-    if (sync !== undefined) lastSync.set(key, sync.state);
-    const news = events.map((event) => `${event.topic}:${dedupeKeyOf(event)}`).join(',');
-    if (lastNews.get(key) === news) return;
-    lastNews.set(key, news);
-    const configs = await listNotifications(options.client, namespace, options.signal, options.log);
     const labels = applySet.metadata.labels ?? {};
     const lenient = lenientApplySetSpec(applySet.spec);
     const serviceAccount = lenient.serviceAccountName ?? options.defaultServiceAccountName;
     const user = impersonatedUser(namespace, serviceAccount);
-    for (const config of configs) {
-      const selected = events.filter((event) => selects(config, { name, labels }, event));
+    for (const { config, sent } of notifications) {
+      const selected = events.filter(
+        (event) => selects(config, { name, labels }, event) && !wasSent(sent, event),
+      );
       if (selected.length === 0) continue;
       const secret = await readReceiverSecret(options.readerAs(user), config, options.signal);
       if ('problem' in secret) {
@@ -77,22 +203,24 @@ export function createNotifier(options: {
         continue;
       }
       const receiver = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
-      for (const event of selected.filter(receiver.wants)) options.dispatcher.notify(receiver, event);
+      const record = (event: NotificationEvent) =>
+        recordSent(options.client, config, event, new Date(options.now()), options.signal).catch(
+          (error: unknown) =>
+            options.log.warn(
+              { notification: `${config.namespace}/${config.name}`, error: messageOf(error) },
+              'sent, but not recorded in the status of the Notification',
+            ),
+        );
+      const recording = { ...receiver, sent: (event: NotificationEvent) => void record(event) };
+      for (const event of selected.filter(receiver.wants)) options.dispatcher.notify(recording, event);
     }
-  };
-  return (applySet, outcome, run) => {
-    deliver(applySet, outcome, { fighting: run.fighting.map((c) => c.object), steady: run.steady }).catch(
-      (error: unknown) => options.log.warn({ error: messageOf(error) }, 'notifications not sent'),
-    );
   };
 }
 
 async function listNotifications(
-  client: KubeClient,
+  { client, signal, log }: Pick<NotifierOptions, 'client' | 'signal' | 'log'>,
   namespace: string,
-  signal: AbortSignal,
-  log: Pick<Logger, 'warn'>,
-): Promise<NotificationConfig[]> {
+): Promise<Listed[]> {
   const { group, version, plural } = NOTIFICATION_API;
   let list: JsonValue;
   try {
@@ -107,13 +235,13 @@ async function listNotifications(
     throw error;
   }
   const items = isJsonObject(list) && Array.isArray(list['items']) ? list['items'] : [];
-  const configs: NotificationConfig[] = [];
+  const listed: Listed[] = [];
   for (const item of items) {
     const read = readNotification(item);
-    if (read.ok) configs.push(read.config);
+    if (read.ok) listed.push({ config: read.config, sent: sentRecordOf(item) });
     else log.warn({ notification: `${namespace}/${read.name}` }, `Notification ignored: ${read.problem}`);
   }
-  return configs;
+  return listed;
 }
 
 /**

@@ -101,7 +101,8 @@ function commitStatusDelivery(
     sha: commitOf(event) ?? '',
     state: commitStateOf(event.state) ?? 'error',
     context: commitStatusContext(cluster, event.namespace, event.name),
-    description: `${event.reason}: ${event.summary}`,
+    // The reason, then the first object's error: what a person needs first, within the forge's limit.
+    description: [`${event.reason}: ${event.summary}`, ...event.details.slice(0, 1)].join('; '),
   });
   return { url: request.url, headers: request.headers, body: request.body };
 }

@@ -156,6 +156,8 @@ export const controllerNeeds: [string, string, string[]][] = [
   ['applyset.dev', 'applysets', ['get', 'list', 'watch', 'update', 'patch']],
   ['applyset.dev', 'applysets/status', ['get', 'update', 'patch']],
   ['applyset.dev', 'applysets/finalizers', ['update']],
+  ['applyset.dev', 'notifications', ['get', 'list', 'watch']],
+  ['applyset.dev', 'notifications/status', ['patch']],
   ['', 'events', ['create', 'patch']],
   ['events.k8s.io', 'events', ['create', 'patch']],
   ['', 'serviceaccounts', ['get', 'impersonate']],

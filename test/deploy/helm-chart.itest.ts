@@ -71,6 +71,8 @@ const controllerNeeds: [string, string, string, string[]][] = [
   ['applyset.dev', 'applysets', '', ['get', 'list', 'watch', 'update', 'patch']],
   ['applyset.dev', 'applysets', 'status', ['get', 'update', 'patch']],
   ['applyset.dev', 'applysets', 'finalizers', ['update']],
+  ['applyset.dev', 'notifications', '', ['get', 'list', 'watch']],
+  ['applyset.dev', 'notifications', 'status', ['patch']],
   ['', 'events', '', ['create', 'patch']],
   ['', 'serviceaccounts', '', ['get']],
 ];

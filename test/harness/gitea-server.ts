@@ -37,6 +37,8 @@ interface GiteaRepository {
 }
 
 interface GiteaCommitStatus {
+  /** Gitea numbers the statuses of a repository as they come: their order. */
+  readonly id: number;
   /** Gitea's API takes `state` when a status is posted and gives it back as `status`. */
   readonly status: 'pending' | 'success' | 'error' | 'failure' | 'warning';
   readonly context: string;

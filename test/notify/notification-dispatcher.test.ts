@@ -76,6 +76,29 @@ describe('createNotificationDispatcher', () => {
     expect(counts).toEqual({ sent: 3, retried: 0, dropped: 0, filtered: 3 });
   });
 
+  test('a deleted ApplySet or Notification is forgotten: the same state is news again', async () => {
+    const hook = await receiver((_req, res) => res.end('ok'));
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 100 });
+    const again = async () => {
+      dispatcher.notify(to(hook.url), event('applied', 'r1'));
+      await dispatcher.idle();
+    };
+    await again();
+    await again();
+    dispatcher.forget({ applySet: 'team-a/other' });
+    await again();
+    dispatcher.forget({ receiver: 'team-a/other-chat' });
+    await again();
+    expect(counts).toEqual({ sent: 1, retried: 0, dropped: 0, filtered: 3 });
+    dispatcher.forget({ applySet: 'team-a/web' });
+    await again();
+    dispatcher.forget({ receiver: 'team-a/chat' });
+    await again();
+    expect(counts).toEqual({ sent: 3, retried: 0, dropped: 0, filtered: 3 });
+  });
+
   test('a receiver that answers 500 is retried with backoff, then the message is dropped and counted', async () => {
     const hook = await receiver((_req, res) => {
       res.statusCode = 500;

@@ -58,6 +58,10 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["notifications"]
   verbs: ["get", "list", "watch"]
+# What each Notification last sent, kept in its status so a restart does not send it again.
+- apiGroups: ["applyset.dev"]
+  resources: ["notifications/status"]
+  verbs: ["patch"]
 {{- if .Values.tenancy.applyAsController }}
 # Applying as the controller: Git credentials named by spec.source.secretRef are read as the controller,
 # by name: no list or watch of Secrets (a fixed credential is noticed by polling the Secrets of ApplySets

@@ -10,6 +10,7 @@ import type { ControllerConfig, RunningController } from './controller-config.js
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
 import { controllerNotifications } from '../../notify/controller-notifications.js';
+import type { Notifier } from '../../notify/notifier.js';
 import { informerView, informerViewWithInventory } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import type { EngineHooks } from './shared-engines.js';
@@ -62,8 +63,8 @@ export async function runController(
   const secretRefNamespaces: ReadonlySet<string> = new Set(
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
-  const reconcile = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
-  const work = startWork(config, logger, clients, reconcile, signals, secretRefNamespaces, metrics);
+  const wired = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
+  const work = startWork(config, logger, clients, wired, signals, secretRefNamespaces, metrics);
   metrics.setQueueDepthSource(() => work.queue.depth());
 
   let resolveDone!: (why: StopReason) => void;
@@ -132,9 +133,17 @@ function wireReconciler(
   metrics: ControllerMetrics,
   signal: AbortSignal,
   secretRefNamespaces: ReadonlySet<string>,
-): Reconciler {
+): { readonly reconcile: Reconciler; readonly notify: Notifier } {
   const { client } = clients;
-  return createReconciler({
+  const notify = controllerNotifications({
+    ...clients,
+    defaultServiceAccountName: config.defaultServiceAccountName,
+    cluster: config.clusterName ?? 'in-cluster',
+    metrics,
+    logger,
+    signal,
+  });
+  const reconcile = createReconciler({
     client,
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
@@ -161,19 +170,13 @@ function wireReconciler(
       instance: config.identity,
       onError: (error) => logger.debug({ err: error }, 'recording an event failed'),
     }),
-    notify: controllerNotifications({
-      ...clients,
-      defaultServiceAccountName: config.defaultServiceAccountName,
-      cluster: config.clusterName ?? 'in-cluster',
-      metrics,
-      logger,
-      signal,
-    }),
+    notify,
     metrics,
     logger,
     now: Date.now,
     signal,
   });
+  return { reconcile, notify };
 }
 
 interface ControllerWork {
@@ -189,7 +192,8 @@ function startWork(
   config: ControllerConfig,
   logger: Logger,
   clients: Pick<ControllerClients, 'client' | 'readerAs'>,
-  reconcile: Reconciler,
+  // The notifications also hear of a deleted ApplySet, which no reconcile runs for.
+  { reconcile, notify }: ReturnType<typeof wireReconciler>,
   signals: ControllerSignals,
   secretRefNamespaces: ReadonlySet<string>,
   metrics: ControllerMetrics,
@@ -227,6 +231,7 @@ function startWork(
         // Its series go with it: no reconcile runs for a deleted ApplySet to remove them.
         const [namespace = '', name = ''] = key.split('/');
         metrics.setReady(namespace, name, undefined);
+        notify.forget(namespace, name);
       } else if (needsReconcile(event)) queue.add(key);
       // spec.dependsOn: those waiting for this ApplySet look again when its readiness changes.
       for (const dependent of dependentsToWake(event, () => applySets.list())) queue.add(dependent);

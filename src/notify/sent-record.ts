@@ -1,0 +1,137 @@
+/**
+ * What a Notification last sent about each ApplySet, kept in its status subresource so that a
+ * restarted controller does not announce a state its receivers were already told (nor post a commit
+ * status the forge already shows). One entry per ApplySet and strand, written after a successful send
+ * with a JSON merge patch (each send touches its own key, so concurrent writers do not clash), removed
+ * when the ApplySet is deleted; the CRD caps the map (maxProperties), so a status never grows unbounded.
+ */
+import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import type { NotificationEvent, NotificationState } from './notification-event.js';
+import { NOTIFICATION_API } from './notification-spec.js';
+
+/** The last state sent on one strand of one ApplySet. */
+interface SentEntry {
+  readonly state: string;
+  readonly revision: string;
+}
+
+/** `status.lastSent` of a Notification, keyed `<namespace>/<applyset>/<topic>`. */
+export type SentRecord = ReadonlyMap<string, SentEntry>;
+
+/** The key of an ApplySet's strand in `status.lastSent`. */
+function entryKey(namespace: string, name: string, topic: string): string {
+  return `${namespace}/${name}/${topic}`;
+}
+
+/** Reads `status.lastSent` of a listed Notification; anything malformed reads as never sent. */
+export function sentRecordOf(notification: JsonValue): SentRecord {
+  const status = isJsonObject(notification) ? notification['status'] : undefined;
+  const lastSent = isJsonObject(status) ? status['lastSent'] : undefined;
+  const record = new Map<string, SentEntry>();
+  if (!isJsonObject(lastSent)) return record;
+  for (const [key, value] of Object.entries(lastSent)) {
+    if (!isJsonObject(value)) continue;
+    const { state, revision } = value;
+    if (typeof state === 'string') {
+      record.set(key, { state, revision: typeof revision === 'string' ? revision : '' });
+    }
+  }
+  return record;
+}
+
+/** A recovery is an apply after a failure: once sent, the next apply of that revision is no news. */
+function sameState(state: NotificationState | string): string {
+  return state === 'recovered' ? 'applied' : state;
+}
+
+/** Whether the record shows the receiver was already told this event (same state and revision). */
+export function wasSent(record: SentRecord, event: NotificationEvent): boolean {
+  const entry = record.get(entryKey(event.namespace, event.name, event.topic));
+  return (
+    entry !== undefined &&
+    sameState(entry.state) === sameState(event.state) &&
+    entry.revision === (event.revision ?? '')
+  );
+}
+
+/** The revision whose sync state the receiver was last told about, if any. */
+export function lastSyncRevision(record: SentRecord, namespace: string, name: string): string | undefined {
+  return record.get(entryKey(namespace, name, 'sync'))?.revision;
+}
+
+/** The sync state the receiver was last told about this ApplySet, if it is one an event can follow. */
+export function syncStateIn(
+  record: SentRecord,
+  namespace: string,
+  name: string,
+): NotificationState | undefined {
+  const state = record.get(entryKey(namespace, name, 'sync'))?.state;
+  return SYNC_STATES.has(state ?? '') ? (state as NotificationState) : undefined;
+}
+
+const SYNC_STATES: ReadonlySet<string> = new Set([
+  'progressing',
+  'applied',
+  'recovered',
+  'failed',
+  'healthTimeout',
+  'stalled',
+  'pruneWaiting',
+]);
+
+/** Whether the record names anything about this ApplySet. */
+export function recordsApplySet(record: SentRecord, namespace: string, name: string): boolean {
+  const prefix = `${namespace}/${name}/`;
+  return [...record.keys()].some((key) => key.startsWith(prefix));
+}
+
+function statusPath(namespace: string, name: string): string {
+  const { group, version, plural } = NOTIFICATION_API;
+  return `/apis/${group}/${version}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}/status`;
+}
+
+/** Writes one sent event into its Notification's status (the controller's own right on notifications/status). */
+export async function recordSent(
+  client: KubeClient,
+  notification: { readonly namespace: string; readonly name: string },
+  event: NotificationEvent,
+  sentAt: Date,
+  signal: AbortSignal,
+): Promise<void> {
+  const entry = { state: event.state, revision: event.revision ?? '', sentAt: sentAt.toISOString() };
+  await patchLastSent(
+    client,
+    notification,
+    { [entryKey(event.namespace, event.name, event.topic)]: entry },
+    signal,
+  );
+}
+
+/** Removes every entry of a deleted ApplySet from a Notification's status. */
+export async function forgetSent(
+  client: KubeClient,
+  notification: { readonly namespace: string; readonly name: string },
+  applySet: { readonly namespace: string; readonly name: string },
+  signal: AbortSignal,
+): Promise<void> {
+  const gone = Object.fromEntries(
+    ['sync', 'drift', 'fight'].map((topic) => [entryKey(applySet.namespace, applySet.name, topic), null]),
+  );
+  await patchLastSent(client, notification, gone, signal);
+}
+
+async function patchLastSent(
+  client: KubeClient,
+  notification: { readonly namespace: string; readonly name: string },
+  lastSent: Record<string, JsonValue>,
+  signal: AbortSignal,
+): Promise<void> {
+  await client.request({
+    method: 'PATCH',
+    path: statusPath(notification.namespace, notification.name),
+    contentType: 'application/merge-patch+json',
+    body: JSON.stringify({ status: { lastSent } }),
+    signal,
+  });
+}
