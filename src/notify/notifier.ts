@@ -44,6 +44,13 @@ export function createNotifier(options: {
   // What each ApplySet's last run had to tell: a run with nothing new lists no Notification and reads
   // no Secret, so a fleet at rest costs the API server nothing more.
   const lastNews = new Map<string, string>();
+  // A Notification that cannot serve an ApplySet says so once, not on every change of state.
+  const warned = new Set<string>();
+  const warnOnce = (notification: string, applySet: string, problem: string) => {
+    if (warned.has(`${notification}|${applySet}`)) return;
+    warned.add(`${notification}|${applySet}`);
+    options.log.warn({ notification, applySet }, problem);
+  };
   const deliver = async (
     applySet: ApplySet,
     outcome: ReconcileOutcome,
@@ -77,7 +84,14 @@ export function createNotifier(options: {
         continue;
       }
       const receiver = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
-      for (const event of selected.filter(receiver.wants)) options.dispatcher.notify(receiver, event);
+      if (!receiver.ok) {
+        warnOnce(`${config.namespace}/${config.name}`, `${namespace}/${name}`, receiver.problem);
+        for (const _ of selected) options.count('filtered');
+        continue;
+      }
+      for (const event of selected.filter(receiver.receiver.wants)) {
+        options.dispatcher.notify(receiver.receiver, event);
+      }
     }
   };
   return (applySet, outcome, run) => {
