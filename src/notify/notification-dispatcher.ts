@@ -37,6 +37,11 @@ export interface DispatcherOptions {
   readonly perSecond?: number;
 }
 
+/** The settings an operator chooses (the controller's `--notification-*` flags). */
+export type DispatcherSettings = Required<
+  Pick<DispatcherOptions, 'perSecond' | 'timeoutMs' | 'attempts' | 'queueLimit'>
+>;
+
 export interface NotificationDispatcher {
   /** Queues the event for the receiver and returns at once; never throws, never waits. */
   notify(receiver: NotificationReceiver, event: NotificationEvent): void;

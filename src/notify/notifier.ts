@@ -17,7 +17,15 @@ import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { NotificationDispatcher, NotificationResult } from './notification-dispatcher.js';
 import { dedupeKeyOf, notificationEventsOf, type NotificationState } from './notification-event.js';
-import { NOTIFICATION_API, readNotification, selects, type NotificationConfig } from './notification-spec.js';
+import { clusterNotificationsFor } from './cluster-notifications.js';
+import {
+  CLUSTER_RECEIVERS,
+  NOTIFICATION_API,
+  readNotification,
+  receiverIdOf,
+  selects,
+  type NotificationConfig,
+} from './notification-spec.js';
 import { receiverOf, type ReceiverSecret } from './receiver-of.js';
 
 export type Notifier = (
@@ -32,6 +40,8 @@ export function createNotifier(options: {
   /** A client reading as the ApplySet's account: a Notification's Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
   readonly defaultServiceAccountName: string | undefined;
+  /** Where ClusterNotifications' Secrets are (the controller's own namespace); undefined: none are read. */
+  readonly controllerNamespace?: string | undefined;
   readonly dispatcher: NotificationDispatcher;
   readonly cluster: string;
   readonly now: () => number;
@@ -44,13 +54,7 @@ export function createNotifier(options: {
   // What each ApplySet's last run had to tell: a run with nothing new lists no Notification and reads
   // no Secret, so a fleet at rest costs the API server nothing more.
   const lastNews = new Map<string, string>();
-  // A Notification that cannot serve an ApplySet says so once, not on every change of state.
-  const warned = new Set<string>();
-  const warnOnce = (notification: string, applySet: string, problem: string) => {
-    if (warned.has(`${notification}|${applySet}`)) return;
-    warned.add(`${notification}|${applySet}`);
-    options.log.warn({ notification, applySet }, problem);
-  };
+  const warnOnce = onceEach(options.log);
   const deliver = async (
     applySet: ApplySet,
     outcome: ReconcileOutcome,
@@ -69,7 +73,10 @@ export function createNotifier(options: {
     const news = events.map((event) => `${event.topic}:${dedupeKeyOf(event)}`).join(',');
     if (lastNews.get(key) === news) return;
     lastNews.set(key, news);
-    const configs = await listNotifications(options.client, namespace, options.signal, options.log);
+    const own = await listNotifications(options.client, namespace, options.signal, options.log);
+    // A Notification deleted since its namespace was last listed loses its queue.
+    options.dispatcher.retain(`${namespace}/`, new Set(own.map(receiverIdOf)));
+    const configs = [...own, ...(await clusterConfigs(namespace))];
     const labels = applySet.metadata.labels ?? {};
     const lenient = lenientApplySetSpec(applySet.spec);
     const serviceAccount = lenient.serviceAccountName ?? options.defaultServiceAccountName;
@@ -77,15 +84,17 @@ export function createNotifier(options: {
     for (const config of configs) {
       const selected = events.filter((event) => selects(config, { name, labels }, event));
       if (selected.length === 0) continue;
-      const secret = await readReceiverSecret(options.readerAs(user), config, options.signal);
+      // A ClusterNotification's Secret is the platform's, in the controller's namespace: read as it.
+      const reader = config.acrossNamespaces === undefined ? options.readerAs(user) : options.client;
+      const secret = await readReceiverSecret(reader, config, options.signal);
       if ('problem' in secret) {
-        options.log.warn({ notification: `${config.namespace}/${config.name}` }, secret.problem);
+        options.log.warn({ notification: receiverIdOf(config) }, secret.problem);
         for (const _ of selected) options.count('dropped');
         continue;
       }
       const receiver = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
       if (!receiver.ok) {
-        warnOnce(`${config.namespace}/${config.name}`, `${namespace}/${name}`, receiver.problem);
+        warnOnce(receiverIdOf(config), `${namespace}/${name}`, receiver.problem);
         for (const _ of selected) options.count('filtered');
         continue;
       }
@@ -94,10 +103,32 @@ export function createNotifier(options: {
       }
     }
   };
+  const clusterConfigs = async (namespace: string) => {
+    if (options.controllerNamespace === undefined) return [];
+    const { reaching, live } = await clusterNotificationsFor(
+      options.client,
+      namespace,
+      options.controllerNamespace,
+      options.signal,
+      options.log,
+    );
+    options.dispatcher.retain(CLUSTER_RECEIVERS, live);
+    return reaching;
+  };
   return (applySet, outcome, run) => {
     deliver(applySet, outcome, { fighting: run.fighting.map((c) => c.object), steady: run.steady }).catch(
       (error: unknown) => options.log.warn({ error: messageOf(error) }, 'notifications not sent'),
     );
+  };
+}
+
+/** A Notification that cannot serve an ApplySet says so once, not on every change of state. */
+function onceEach(log: Pick<Logger, 'warn'>) {
+  const warned = new Set<string>();
+  return (notification: string, applySet: string, problem: string) => {
+    if (warned.has(`${notification}|${applySet}`)) return;
+    warned.add(`${notification}|${applySet}`);
+    log.warn({ notification, applySet }, problem);
   };
 }
 
@@ -140,10 +171,13 @@ async function readReceiverSecret(
   config: NotificationConfig,
   signal: AbortSignal,
 ): Promise<ReceiverSecret | { readonly problem: string }> {
-  const what = `Secret ${config.namespace}/${config.secretName} (spec.provider.secretRef of Notification ${config.name})`;
+  const cluster = config.acrossNamespaces !== undefined;
+  const kind = cluster ? 'ClusterNotification' : 'Notification';
+  const what = `Secret ${config.namespace}/${config.secretName} (spec.provider.secretRef of ${kind} ${config.name})`;
   const secret = await readSecret(reader, config.namespace, config.secretName, signal);
   if (secret.kind === 'forbidden') {
-    return { problem: `the ApplySet's account may not get ${what}; nothing was sent` };
+    const who = cluster ? 'the controller' : "the ApplySet's account";
+    return { problem: `${who} may not get ${what}; nothing was sent` };
   }
   if (secret.kind === 'missing') return { problem: `${what} does not exist` };
   const { data, annotations } = secret;

@@ -10,7 +10,7 @@ import {
 } from './commit-status-provider.js';
 import type { Delivery, NotificationReceiver } from './notification-dispatcher.js';
 import type { NotificationEvent } from './notification-event.js';
-import type { NotificationConfig } from './notification-spec.js';
+import { receiverIdOf, type NotificationConfig } from './notification-spec.js';
 import { signedWebhook } from './signed-webhook.js';
 
 /** What a Notification's Secret holds: where to send, and the token or HMAC key when the type needs one. */
@@ -28,14 +28,14 @@ interface ReceiverContext {
 }
 
 /** A receiver, and which events it has something to say about. */
-export type SelectiveReceiver = NotificationReceiver & { wants(event: NotificationEvent): boolean };
+type SelectiveReceiver = NotificationReceiver & { wants(event: NotificationEvent): boolean };
 
 /**
  * The receiver a Notification stands for, or why it has none for this ApplySet: a forge provider needs
  * a repository to mark, and an ApplySet whose source names none gets nothing (not a chat body sent to
  * the forge's API).
  */
-export type ReceiverFor =
+type ReceiverFor =
   | { readonly ok: true; readonly receiver: SelectiveReceiver }
   | { readonly ok: false; readonly problem: string };
 
@@ -69,11 +69,6 @@ export function receiverOf(
     };
   }
   return { ok: true, receiver: chatReceiver(config, secret, context) };
-}
-
-/** One queue, rate limit and de-duplication per Notification. */
-function receiverIdOf(config: NotificationConfig): string {
-  return `${config.namespace}/${config.name}`;
 }
 
 function chatReceiver(
