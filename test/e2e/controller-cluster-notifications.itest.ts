@@ -1,0 +1,160 @@
+import * as k8s from '@kubernetes/client-node';
+import { kubeconfigForServiceAccount, uniqueName } from '../harness/test-cluster.js';
+import {
+  GROUP,
+  VERSION,
+  applySetBody,
+  cluster,
+  configMapYaml,
+  installCrd,
+  kubectl,
+  kubectlApply,
+  waitFor,
+} from './e2e-kit.js';
+import { stopControllersAndGit } from './controller-testbed.js';
+import { GitServerPool } from './git-server-pool.js';
+import {
+  DEFAULT_ACCOUNT,
+  coreRule,
+  createTenantAccount,
+  startLockedDownController,
+  type LockedDownController,
+} from './locked-down-controller.js';
+import { slackShape, startReceiver, type TestReceiver } from './notification-receivers.js';
+
+// Issue #27: the platform team's channel. A ClusterNotification (cluster-scoped) selects ApplySets of
+// every namespace labelled team=a; its Secret is in the controller's own namespace and read as the
+// controller, with exactly the RBAC the chart renders. A tenant cannot make one.
+
+describe('ClusterNotification', () => {
+  const c = cluster();
+  const shard = uniqueName('cn');
+  const teamA1 = uniqueName('team-a1');
+  const teamA2 = uniqueName('team-a2');
+  const plain = uniqueName('plain');
+  const servers = new GitServerPool();
+  const receivers: TestReceiver[] = [];
+  const clusterNotifications: string[] = [];
+  let controller: LockedDownController | undefined;
+
+  /** The ApplySets a Slack-shaped receiver was told about, as `namespace/name: state`. */
+  const toldAbout = (receiver: TestReceiver) =>
+    receiver.received.map(({ body }) => {
+      const text = (JSON.parse(body) as { text: string }).text;
+      return /^ApplySet (\S+): (\w+)/.exec(text)?.slice(1, 3).join(': ') ?? text;
+    });
+
+  const clusterNotification = async (spec: Record<string, unknown>): Promise<void> => {
+    const name = uniqueName('platform');
+    clusterNotifications.push(name);
+    await c.custom.createClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'clusternotifications',
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'ClusterNotification', metadata: { name }, spec },
+    });
+  };
+
+  beforeAll(async () => {
+    await installCrd();
+    for (const namespace of [teamA1, teamA2, plain]) {
+      const labels: Record<string, string> = namespace === plain ? {} : { team: 'a' };
+      await c.core.createNamespace({ body: { metadata: { name: namespace, labels } } });
+      await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [coreRule('configmaps')]);
+    }
+    controller = await startLockedDownController({
+      namespace: undefined,
+      values: {
+        watchLabelSelector: `applyset.dev/e2e-shard in (${shard})`,
+        'notifications.clusterSecretNames[0]': 'platform-hook',
+        'notifications.clusterSecretNames[1]': 'control-hook',
+      },
+    });
+  });
+
+  afterAll(async () => {
+    for (const name of clusterNotifications) {
+      await kubectl(['delete', '--ignore-not-found', `clusternotifications.${GROUP}/${name}`]);
+    }
+    await stopControllersAndGit(servers);
+    await controller?.cleanup();
+    await Promise.all(receivers.map((r) => r.close()));
+  });
+
+  it('tells the platform about the ApplySets of every namespace labelled team=a, and of no other', async () => {
+    const platform = await startReceiver({ check: slackShape });
+    const control = await startReceiver({ check: slackShape });
+    receivers.push(platform, control);
+    // The controller's namespace: where the chart's Role lets it get platform-hook, and nothing else.
+    const controllerNamespace = (controller as LockedDownController).user.split(':')[2] ?? '';
+    for (const [name, address] of [
+      ['platform-hook', platform.url],
+      ['control-hook', control.url],
+    ] as const) {
+      await c.core.createNamespacedSecret({
+        namespace: controllerNamespace,
+        body: {
+          metadata: { name, annotations: { 'applyset.dev/source-hosts': '127.0.0.1' } },
+          stringData: { address },
+        },
+      });
+    }
+    await clusterNotification({
+      namespaces: { matchLabels: { team: 'a' } },
+      provider: { type: 'slack', secretRef: { name: 'platform-hook' } },
+    });
+    // A second one, by namespace name, hears of the unlabelled namespace: once it has, that ApplySet's
+    // outcome went past every ClusterNotification, and the first one had its chance to take it.
+    await clusterNotification({
+      namespaces: { names: [plain] },
+      provider: { type: 'slack', secretRef: { name: 'control-hook' } },
+    });
+    const git = await servers.start({ files: { 'app.yaml': configMapYaml('app-config', { k: 'v' }) } });
+    const labelled = (namespace: string) => {
+      const body = applySetBody(namespace, 'app', { url: git.url, interval: '1h' }) as {
+        metadata: Record<string, unknown>;
+      };
+      body.metadata['labels'] = { 'applyset.dev/e2e-shard': shard };
+      return JSON.stringify(body);
+    };
+    await kubectlApply([teamA1, teamA2, plain].map(labelled).join('\n'));
+
+    await waitFor('the platform told about both team=a ApplySets', async () =>
+      platform.received.length >= 2 ? true : undefined,
+    );
+    await waitFor('the control told about the unlabelled one', async () =>
+      control.received.length >= 1 ? true : undefined,
+    );
+    expect(toldAbout(platform).sort()).toEqual([`${teamA1}/app: applied`, `${teamA2}/app: applied`].sort());
+    expect(toldAbout(control)).toEqual([`${plain}/app: applied`]);
+    expect(platform.refused).toEqual([]);
+  });
+
+  it('a tenant, even admin of its namespace, cannot create a ClusterNotification', async () => {
+    const rbac = c.kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await rbac.createNamespacedRoleBinding({
+      namespace: teamA1,
+      body: {
+        metadata: { name: 'tenant-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+        subjects: [{ kind: 'ServiceAccount', name: DEFAULT_ACCOUNT, namespace: teamA1 }],
+      },
+    });
+    const tenant = new k8s.KubeConfig();
+    tenant.loadFromFile(await kubeconfigForServiceAccount(teamA1, DEFAULT_ACCOUNT));
+    const custom = tenant.makeApiClient(k8s.CustomObjectsApi);
+    const name = uniqueName('tenant-made');
+    const attempt = custom.createClusterCustomObject({
+      group: GROUP,
+      version: VERSION,
+      plural: 'clusternotifications',
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'ClusterNotification',
+        metadata: { name },
+        spec: { provider: { type: 'slack', secretRef: { name: 'platform-hook' } } },
+      },
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 403 });
+  });
+});
