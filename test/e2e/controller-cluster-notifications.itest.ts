@@ -12,7 +12,9 @@ import {
   waitFor,
 } from './e2e-kit.js';
 import { stopControllersAndGit } from './controller-testbed.js';
+import type { GitTestServer } from '../harness/git-server.js';
 import { GitServerPool } from './git-server-pool.js';
+import { metricsLines } from './controller-metrics.js';
 import {
   DEFAULT_ACCOUNT,
   coreRule,
@@ -36,6 +38,9 @@ describe('ClusterNotification', () => {
   const receivers: TestReceiver[] = [];
   const clusterNotifications: string[] = [];
   let controller: LockedDownController | undefined;
+  let git: GitTestServer | undefined;
+  let forge: TestReceiver;
+  let forgeNotification = '';
 
   /** The ApplySets a Slack-shaped receiver was told about, as `namespace/name: state`. */
   const toldAbout = (receiver: TestReceiver) =>
@@ -68,6 +73,7 @@ describe('ClusterNotification', () => {
         watchLabelSelector: `applyset.dev/e2e-shard in (${shard})`,
         'notifications.clusterSecretNames[0]': 'platform-hook',
         'notifications.clusterSecretNames[1]': 'control-hook',
+        'notifications.clusterSecretNames[2]': 'forge-hook',
       },
     });
   });
@@ -81,15 +87,20 @@ describe('ClusterNotification', () => {
     await Promise.all(receivers.map((r) => r.close()));
   });
 
+  beforeAll(async () => {
+    forge = await startReceiver();
+  });
+
   it('tells the platform about the ApplySets of every namespace labelled team=a, and of no other', async () => {
     const platform = await startReceiver({ check: slackShape });
     const control = await startReceiver({ check: slackShape });
-    receivers.push(platform, control);
+    receivers.push(platform, control, forge);
     // The controller's namespace: where the chart's Role lets it get platform-hook, and nothing else.
     const controllerNamespace = (controller as LockedDownController).user.split(':')[2] ?? '';
     for (const [name, address] of [
       ['platform-hook', platform.url],
       ['control-hook', control.url],
+      ['forge-hook', forge.url],
     ] as const) {
       await c.core.createNamespacedSecret({
         namespace: controllerNamespace,
@@ -109,9 +120,17 @@ describe('ClusterNotification', () => {
       namespaces: { names: [plain] },
       provider: { type: 'slack', secretRef: { name: 'control-hook' } },
     });
-    const git = await servers.start({ files: { 'app.yaml': configMapYaml('app-config', { k: 'v' }) } });
+    // A commit status for ApplySets whose source (the harness's http://127.0.0.1:<port>/repo.git)
+    // names no owner/repository: nothing to mark.
+    await clusterNotification({
+      namespaces: { names: [plain] },
+      provider: { type: 'github', secretRef: { name: 'forge-hook' } },
+    });
+    forgeNotification = clusterNotifications.at(-1) ?? '';
+    git = await servers.start({ files: { 'app.yaml': configMapYaml('app-config', { k: 'v' }) } });
+    const url = git.url;
     const labelled = (namespace: string) => {
-      const body = applySetBody(namespace, 'app', { url: git.url, interval: '1h' }) as {
+      const body = applySetBody(namespace, 'app', { url, interval: '1h' }) as {
         metadata: Record<string, unknown>;
       };
       body.metadata['labels'] = { 'applyset.dev/e2e-shard': shard };
@@ -128,6 +147,37 @@ describe('ClusterNotification', () => {
     expect(toldAbout(platform).sort()).toEqual([`${teamA1}/app: applied`, `${teamA2}/app: applied`].sort());
     expect(toldAbout(control)).toEqual([`${plain}/app: applied`]);
     expect(platform.refused).toEqual([]);
+  });
+
+  it('a commit status for an ApplySet whose source names no repository sends nothing, and warns once', async () => {
+    const warning = (line: Record<string, unknown>) =>
+      line['notification'] === `ClusterNotification/${forgeNotification}` &&
+      line['applySet'] === `${plain}/app`;
+    const logs = (controller as LockedDownController).process.logs;
+    await waitFor('the warning about the forge ClusterNotification', async () =>
+      logs.some(warning) ? true : undefined,
+    );
+    expect(String(logs.find(warning)?.['msg'])).toContain('a github commit status needs a repository');
+    // A new revision: another change of state, which the forge one counts filtered, with no new warning.
+    const filtered = async () => {
+      const lines = await metricsLines((controller as LockedDownController).process);
+      const line = lines.find((l) => l.startsWith('applyset_notifications_total{result="filtered"}'));
+      return Number(line?.split(' ')[1] ?? 0);
+    };
+    const before = await filtered();
+    await (git as GitTestServer).writeFiles({ 'more.yaml': configMapYaml('more-config', { k: 'v' }) });
+    await kubectl([
+      'annotate',
+      '-n',
+      plain,
+      `applysets.${GROUP}/app`,
+      `applyset.dev/reconcile-requested-at=${shard}`,
+    ]);
+    await waitFor('the forge ClusterNotification to filter the new revision', async () =>
+      (await filtered()) > before ? true : undefined,
+    );
+    expect(logs.filter(warning)).toHaveLength(1);
+    expect(forge.received).toEqual([]);
   });
 
   it('a tenant, even admin of its namespace, cannot create a ClusterNotification', async () => {
