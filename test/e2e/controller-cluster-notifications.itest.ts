@@ -10,6 +10,7 @@ import {
   kubectl,
   kubectlApply,
   waitFor,
+  waitForAppliedCommit,
 } from './e2e-kit.js';
 import { stopControllersAndGit } from './controller-testbed.js';
 import type { GitTestServer } from '../harness/git-server.js';
@@ -41,6 +42,20 @@ describe('ClusterNotification', () => {
   let git: GitTestServer | undefined;
   let forge: TestReceiver;
   let forgeNotification = '';
+  const counted = async (result: string) => {
+    const lines = await metricsLines((controller as LockedDownController).process);
+    const line = lines.find((l) => l.startsWith(`applyset_notifications_total{result="${result}"}`));
+    return Number(line?.split(' ')[1] ?? 0);
+  };
+  const requestReconcile = (namespace: string, token: string) =>
+    kubectl([
+      'annotate',
+      '--overwrite',
+      '-n',
+      namespace,
+      `applysets.${GROUP}/app`,
+      `applyset.dev/reconcile-requested-at=${token}`,
+    ]);
 
   /** The ApplySets a Slack-shaped receiver was told about, as `namespace/name: state`. */
   const toldAbout = (receiver: TestReceiver) =>
@@ -74,6 +89,7 @@ describe('ClusterNotification', () => {
         'notifications.clusterSecretNames[0]': 'platform-hook',
         'notifications.clusterSecretNames[1]': 'control-hook',
         'notifications.clusterSecretNames[2]': 'forge-hook',
+        'notifications.clusterSecretNames[3]': 'stuck-hook',
       },
     });
   });
@@ -159,25 +175,54 @@ describe('ClusterNotification', () => {
     );
     expect(String(logs.find(warning)?.['msg'])).toContain('a github commit status needs a repository');
     // A new revision: another change of state, which the forge one counts filtered, with no new warning.
-    const filtered = async () => {
-      const lines = await metricsLines((controller as LockedDownController).process);
-      const line = lines.find((l) => l.startsWith('applyset_notifications_total{result="filtered"}'));
-      return Number(line?.split(' ')[1] ?? 0);
-    };
+    const filtered = () => counted('filtered');
     const before = await filtered();
     await (git as GitTestServer).writeFiles({ 'more.yaml': configMapYaml('more-config', { k: 'v' }) });
-    await kubectl([
-      'annotate',
-      '-n',
-      plain,
-      `applysets.${GROUP}/app`,
-      `applyset.dev/reconcile-requested-at=${shard}`,
-    ]);
+    await requestReconcile(plain, shard);
     await waitFor('the forge ClusterNotification to filter the new revision', async () =>
       (await filtered()) > before ? true : undefined,
     );
     expect(logs.filter(warning)).toHaveLength(1);
     expect(forge.received).toEqual([]);
+  });
+
+  it('a deleted ClusterNotification loses its queue: what waited in it is dropped, not sent', async () => {
+    // A receiver that never answers: the first message holds the queue, the next ones wait behind it.
+    const stuck = await startReceiver({ delayMs: 600_000 });
+    receivers.push(stuck);
+    const controllerNamespace = (controller as LockedDownController).user.split(':')[2] ?? '';
+    await c.core.createNamespacedSecret({
+      namespace: controllerNamespace,
+      body: {
+        metadata: { name: 'stuck-hook', annotations: { 'applyset.dev/source-hosts': '127.0.0.1' } },
+        stringData: { address: stuck.url },
+      },
+    });
+    await clusterNotification({
+      namespaces: { names: [teamA1] },
+      provider: { type: 'slack', secretRef: { name: 'stuck-hook' } },
+    });
+    const doomed = clusterNotifications.at(-1) ?? '';
+    const server = git as GitTestServer;
+    const before = await counted('dropped');
+    for (let round = 0; round < 3; round += 1) {
+      const sha = await server.writeFiles({ [`round-${round}.yaml`]: configMapYaml(`round-${round}`, {}) });
+      await requestReconcile(teamA1, `${shard}-${round}`);
+      await waitForAppliedCommit(c, teamA1, 'app', sha);
+    }
+    await waitFor('the stuck receiver to hold the first message', async () =>
+      stuck.received.length >= 1 ? true : undefined,
+    );
+    await kubectl(['delete', `clusternotifications.${GROUP}/${doomed}`]);
+    // The next change of state in the namespace lists the ClusterNotifications again.
+    const sha = await server.writeFiles({ 'round-3.yaml': configMapYaml('round-3', {}) });
+    await requestReconcile(teamA1, `${shard}-3`);
+    await waitForAppliedCommit(c, teamA1, 'app', sha);
+    // The one under way (aborted) and the two waiting: dropped and counted.
+    await waitFor('three dropped messages', async () =>
+      (await counted('dropped')) >= before + 3 ? true : undefined,
+    );
+    expect(stuck.received).toHaveLength(1);
   });
 
   it('a tenant, even admin of its namespace, cannot create a ClusterNotification', async () => {
