@@ -20,6 +20,7 @@ import {
 import { ExitCode } from './exit-codes.js';
 import { GIT_LIMIT_OPTIONS, gitLimitConfig } from './git-limit-flags.js';
 import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
+import { NOTIFICATION_OPTIONS, notificationSettings } from './notification-flags.js';
 import { UsageError } from './parse-command-line.js';
 import { reportUnexpected } from './report-unexpected.js';
 import { CONTROLLER_USAGE as usage } from './controller-usage.js';
@@ -102,6 +103,7 @@ const CONTROLLER_OPTIONS = {
   'allow-remote-kubeconfig-files': { type: 'boolean', default: false },
   ...GIT_LIMIT_OPTIONS,
   ...KUSTOMIZE_OPTIONS,
+  ...NOTIFICATION_OPTIONS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -161,6 +163,7 @@ function parseControllerFlags(
       ...ui,
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values),
+      notifications: notificationSettings(values),
     },
   };
 }

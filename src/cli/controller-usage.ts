@@ -1,6 +1,7 @@
 /** `applyset controller --help`: every flag, and what the defaults mean for a shared cluster. */
 import { GIT_LIMIT_USAGE } from './git-limit-flags.js';
 import { KUSTOMIZE_USAGE } from './kustomize-flags.js';
+import { NOTIFICATION_USAGE } from './notification-flags.js';
 
 export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] [--concurrency N] [--metrics-addr [HOST]:PORT]
                           [--leader-elect] [--namespace NS] [--git-cache-dir DIR]
@@ -19,6 +20,8 @@ export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] 
                           [--git-cache-max-repository-bytes 256Mi]
                           [--kustomize-binary PATH] [--kustomize-timeout 60s]
                           [--kustomize-max-memory 256Mi]
+                          [--notification-rate 1] [--notification-timeout 10s]
+                          [--notification-attempts 4] [--notification-queue-length 100]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -73,4 +76,5 @@ TokenReview; a namespace is shown only if a SubjectAccessReview says the user ma
 The controller then needs create on tokenreviews and subjectaccessreviews, and list and watch on events.
 
 ${GIT_LIMIT_USAGE}
-${KUSTOMIZE_USAGE}`;
+${KUSTOMIZE_USAGE}
+${NOTIFICATION_USAGE}`;

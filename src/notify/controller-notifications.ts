@@ -1,7 +1,7 @@
 import type { KubeClient } from '../kube/kube-client.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
-import { createNotificationDispatcher } from './notification-dispatcher.js';
+import { createNotificationDispatcher, type DispatcherSettings } from './notification-dispatcher.js';
 import { createNotifier, type Notifier } from './notifier.js';
 
 /**
@@ -13,6 +13,10 @@ export function controllerNotifications(options: {
   readonly readerAs: (user: string | undefined) => KubeClient;
   readonly defaultServiceAccountName: string | undefined;
   readonly cluster: string;
+  /** The controller's own namespace, where ClusterNotifications' Secrets are. */
+  readonly controllerNamespace: string;
+  /** The flags' rate, timeout, attempts and queue length; the dispatcher's defaults otherwise. */
+  readonly settings?: DispatcherSettings;
   readonly metrics: Pick<ControllerMetrics, 'countNotification'>;
   readonly logger: Logger;
   readonly signal: AbortSignal;
@@ -20,6 +24,7 @@ export function controllerNotifications(options: {
   const log = options.logger.child({ component: 'notifications' });
   const count = options.metrics.countNotification;
   const dispatcher = createNotificationDispatcher({
+    ...options.settings,
     count,
     // The receiver is named by its Notification; its address, often a credential, never is.
     warn: (receiver, message) => log.warn({ notification: receiver }, message),

@@ -39,21 +39,30 @@ export interface DispatcherOptions {
   readonly perSecond?: number;
 }
 
+/** The settings an operator chooses (the controller's `--notification-*` flags). */
+export type DispatcherSettings = Required<
+  Pick<DispatcherOptions, 'perSecond' | 'timeoutMs' | 'attempts' | 'queueLimit'>
+>;
+
 export interface NotificationDispatcher {
   /** Queues the event for the receiver and returns at once; never throws, never waits. */
   notify(receiver: NotificationReceiver, event: NotificationEvent): void;
   /** Resolves once every queue is empty (tests, and a graceful stop). */
   idle(): Promise<void>;
+  /**
+   * Removes the queues of `scope` (a receiver id's prefix, e.g. `team-a/`) whose receiver is not in
+   * `live`: their waiting messages are dropped and counted, a request under way aborted, and their
+   * de-duplication memory forgotten, so a deleted Notification stops sending and holds nothing.
+   */
+  retain(scope: string, live: ReadonlySet<string>): void;
   /** Stops sending: queued messages are dropped, requests under way aborted. */
   close(): void;
-  /**
-   * Forgets what was queued for a deleted ApplySet (`namespace/name`) or a deleted Notification (its
-   * receiver id, whose queue goes too), so the memory lasts only as long as what it is about.
-   */
-  forget(what: { readonly applySet?: string; readonly receiver?: string }): void;
+  /** Forgets what was queued for a deleted ApplySet (`namespace/name`): the same state is news again. */
+  forget(applySet: string): void;
 }
 
-const DISPATCHER_DEFAULTS = {
+/** Today's settings; the controller's `--notification-*` flags change them. */
+export const DISPATCHER_DEFAULTS = {
   queueLimit: 100,
   attempts: 4,
   backoffMs: 1000,
@@ -72,69 +81,99 @@ export function createNotificationDispatcher(options: DispatcherOptions): Notifi
   const settings = { ...DISPATCHER_DEFAULTS, ...withoutUndefined(options) };
   const post = options.post ?? postDelivery;
   const closing = new AbortController();
-  const queues = new Map<string, PQueue>();
+  const queues = new Map<string, { readonly queue: PQueue; readonly stop: AbortController }>();
   // receiver + ApplySet + topic → the key of the last message queued for it.
   const lastQueued = new Map<string, string>();
 
-  const queueOf = (receiver: string): PQueue => {
-    let queue = queues.get(receiver);
-    if (queue === undefined) {
-      queue = new PQueue({ concurrency: 1, interval: 1000, intervalCap: settings.perSecond });
-      queues.set(receiver, queue);
+  const queueOf = (receiver: string) => {
+    let entry = queues.get(receiver);
+    if (entry === undefined) {
+      const queue = new PQueue({ concurrency: 1, interval: 1000, intervalCap: settings.perSecond });
+      entry = { queue, stop: new AbortController() };
+      queues.set(receiver, entry);
     }
-    return queue;
+    return entry;
   };
 
-  const deliver = async (receiver: NotificationReceiver, event: NotificationEvent): Promise<void> => {
-    for (let attempt = 1; ; attempt += 1) {
-      if (closing.signal.aborted) return options.count('dropped');
-      const signal = AbortSignal.any([closing.signal, AbortSignal.timeout(settings.timeoutMs)]);
-      try {
-        await post(receiver.id, receiver.delivery(event), signal);
-        receiver.sent?.(event);
-        return options.count('sent');
-      } catch (error) {
-        if (attempt >= settings.attempts || closing.signal.aborted) {
-          options.warn(receiver.id, `dropped after ${attempt} attempt(s): ${messageOf(error)}`);
-          return options.count('dropped');
-        }
-        options.count('retried');
-        const delay = Math.min(settings.backoffMs * 2 ** (attempt - 1), settings.maxBackoffMs);
-        await pause(delay, closing.signal);
-      }
+  const deliver = retrying(options, settings, post);
+
+  const remove = (receiver: string): void => {
+    const entry = queues.get(receiver);
+    if (entry === undefined) return;
+    queues.delete(receiver);
+    for (let i = 0; i < entry.queue.size; i += 1) options.count('dropped');
+    entry.queue.clear();
+    // The request under way ends as dropped (counted by deliver) once aborted.
+    entry.stop.abort();
+    for (const strand of lastQueued.keys()) {
+      if (strand.startsWith(`${receiver}|`)) lastQueued.delete(strand);
     }
   };
 
   return {
     notify(receiver, event) {
+      if (closing.signal.aborted) return options.count('filtered');
       const strand = `${receiver.id}|${event.namespace}/${event.name}|${event.topic}`;
       const key = dedupeKeyOf(event);
-      if (lastQueued.get(strand) === key || closing.signal.aborted) return options.count('filtered');
-      lastQueued.set(strand, key);
-      const queue = queueOf(receiver.id);
+      if (lastQueued.get(strand) === key) return options.count('filtered');
+      const { queue, stop } = queueOf(receiver.id);
       if (queue.size + queue.pending >= settings.queueLimit) {
+        // Not remembered as queued: the same state told again, once there is room, is sent.
         options.warn(receiver.id, 'queue full: message dropped');
         return options.count('dropped');
       }
-      void queue.add(() => deliver(receiver, event));
+      lastQueued.set(strand, key);
+      const stopped = AbortSignal.any([closing.signal, stop.signal]);
+      void queue.add(() => deliver(receiver, event, stopped));
+    },
+    retain(scope, live) {
+      for (const receiver of [...queues.keys()]) {
+        if (receiver.startsWith(scope) && !live.has(receiver)) remove(receiver);
+      }
     },
     async idle() {
-      await Promise.all([...queues.values()].map((queue) => queue.onIdle()));
+      await Promise.all([...queues.values()].map(({ queue }) => queue.onIdle()));
     },
     close() {
       closing.abort();
-      for (const queue of queues.values()) queue.clear();
+      for (const { queue } of queues.values()) queue.clear();
     },
-    forget({ applySet, receiver }) {
+    forget(applySet) {
       for (const strand of lastQueued.keys()) {
-        const [id, set] = strand.split('|');
-        if ((receiver ?? id) === id && (applySet ?? set) === set) lastQueued.delete(strand);
-      }
-      if (receiver !== undefined && applySet === undefined) {
-        queues.get(receiver)?.clear();
-        queues.delete(receiver);
+        if (strand.split('|')[1] === applySet) lastQueued.delete(strand);
       }
     },
+  };
+}
+
+/** One message to one receiver: tried until it is taken, the attempts run out or its queue stops. */
+function retrying(
+  options: DispatcherOptions,
+  settings: { readonly [K in keyof typeof DISPATCHER_DEFAULTS]: number },
+  post: NonNullable<DispatcherOptions['post']>,
+) {
+  return async (
+    receiver: NotificationReceiver,
+    event: NotificationEvent,
+    stopped: AbortSignal,
+  ): Promise<void> => {
+    for (let attempt = 1; ; attempt += 1) {
+      if (stopped.aborted) return options.count('dropped');
+      const signal = AbortSignal.any([stopped, AbortSignal.timeout(settings.timeoutMs)]);
+      try {
+        await post(receiver.id, receiver.delivery(event), signal);
+        receiver.sent?.(event);
+        return options.count('sent');
+      } catch (error) {
+        if (attempt >= settings.attempts || stopped.aborted) {
+          options.warn(receiver.id, `dropped after ${attempt} attempt(s): ${messageOf(error)}`);
+          return options.count('dropped');
+        }
+        options.count('retried');
+        const delay = Math.min(settings.backoffMs * 2 ** (attempt - 1), settings.maxBackoffMs);
+        await pause(delay, stopped);
+      }
+    }
   };
 }
 

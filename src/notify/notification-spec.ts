@@ -42,7 +42,64 @@ export interface NotificationConfig {
   readonly provider: ProviderType;
   /** The Secret of the Notification's namespace holding `address` (and `token` or `hmacKey`). */
   readonly secretName: string;
+  /**
+   * Set for a ClusterNotification: the namespaces whose ApplySets it selects (by name and labels; both
+   * empty: every namespace). Its `namespace` is then the controller's, where its Secret is.
+   */
+  readonly acrossNamespaces?: {
+    readonly names: readonly string[];
+    readonly matchLabels: Readonly<Record<string, string>>;
+  };
 }
+
+export const CLUSTER_NOTIFICATION_API = {
+  group: 'applyset.dev',
+  version: 'v1alpha1',
+  plural: 'clusternotifications',
+} as const;
+
+/**
+ * Reads one ClusterNotification: a Notification's fields plus `spec.namespaces`, its Secret in
+ * `controllerNamespace` (the platform's channel, read with the controller's identity).
+ */
+export function readClusterNotification(object: JsonValue, controllerNamespace: string): NotificationRead {
+  const read = readNotification(object);
+  if (!read.ok) return read;
+  const spec = isJsonObject(object) && isJsonObject(object['spec']) ? object['spec'] : {};
+  const namespaces = isJsonObject(spec['namespaces']) ? spec['namespaces'] : {};
+  return {
+    ok: true,
+    config: {
+      ...read.config,
+      namespace: controllerNamespace,
+      acrossNamespaces: {
+        names: stringItems(namespaces['names']),
+        matchLabels: labels(namespaces['matchLabels']),
+      },
+    },
+  };
+}
+
+/** Whether a ClusterNotification reaches the ApplySets of this namespace (a Notification: its own). */
+export function reachesNamespace(
+  config: NotificationConfig,
+  namespace: { readonly name: string; readonly labels: Readonly<Record<string, string>> },
+): boolean {
+  const across = config.acrossNamespaces;
+  if (across === undefined) return config.namespace === namespace.name;
+  if (across.names.length > 0 && !across.names.includes(namespace.name)) return false;
+  return Object.entries(across.matchLabels).every(([key, value]) => namespace.labels[key] === value);
+}
+
+/** One queue, rate limit and de-duplication per Notification or ClusterNotification. */
+export function receiverIdOf(config: NotificationConfig): string {
+  return config.acrossNamespaces === undefined
+    ? `${config.namespace}/${config.name}`
+    : `${CLUSTER_RECEIVERS}${config.name}`;
+}
+
+/** The receiver ids of ClusterNotifications: no namespace is named with capitals. */
+export const CLUSTER_RECEIVERS = 'ClusterNotification/';
 
 /** A Notification read, or why it cannot be acted on (logged: a broken one sends nothing). */
 export type NotificationRead =

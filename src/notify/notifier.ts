@@ -23,7 +23,15 @@ import {
   type NotificationEvent,
   type NotificationState,
 } from './notification-event.js';
-import { NOTIFICATION_API, readNotification, selects, type NotificationConfig } from './notification-spec.js';
+import { clusterNotificationsFor } from './cluster-notifications.js';
+import {
+  CLUSTER_RECEIVERS,
+  NOTIFICATION_API,
+  readNotification,
+  receiverIdOf,
+  selects,
+  type NotificationConfig,
+} from './notification-spec.js';
 import { receiverOf, type ReceiverSecret } from './receiver-of.js';
 import {
   forgetSent,
@@ -33,7 +41,7 @@ import {
   recordsApplySet,
   sentRecordOf,
   wasSent,
-  type SentRecord,
+  type ListedNotification,
 } from './sent-record.js';
 
 /** What the reconcile tells the notifications; each call returns at once and works in the background. */
@@ -56,6 +64,8 @@ interface NotifierOptions {
   /** A client reading as the ApplySet's account: a Notification's Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
   readonly defaultServiceAccountName: string | undefined;
+  /** Where ClusterNotifications' Secrets are (the controller's own namespace); undefined: none are read. */
+  readonly controllerNamespace?: string | undefined;
   readonly dispatcher: NotificationDispatcher;
   readonly cluster: string;
   readonly now: () => number;
@@ -64,11 +74,7 @@ interface NotifierOptions {
   readonly signal: AbortSignal;
 }
 
-/** A Notification as listed: what it asks for, and what it last sent (its status). */
-interface Listed {
-  readonly config: NotificationConfig;
-  readonly sent: SentRecord;
-}
+type Listed = ListedNotification;
 
 const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
 
@@ -146,7 +152,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       lastSync.delete(key);
       lastNews.delete(key);
       listedAtApply.delete(key);
-      options.dispatcher.forget({ applySet: key });
+      options.dispatcher.forget(key);
       inOrder(key, async () => {
         for (const { config, sent } of await list(namespace)) {
           if (!recordsApplySet(sent, namespace, name)) continue;
@@ -158,20 +164,23 @@ export function createNotifier(options: NotifierOptions): Notifier {
 }
 
 /**
- * Lists a namespace's Notifications, remembering which each namespace had: the dispatcher forgets the
- * queue and memory of one that is gone.
+ * Lists the Notifications of a namespace and the ClusterNotifications reaching it; the dispatcher
+ * drops the queue and memory of one that is gone.
  */
 function notificationLister(options: NotifierOptions): (namespace: string) => Promise<Listed[]> {
-  const receiversOf = new Map<string, ReadonlySet<string>>();
   return async (namespace) => {
-    const listed = await listNotifications(options, namespace);
-    const ids = new Set(listed.map(({ config }) => `${config.namespace}/${config.name}`));
-    for (const id of receiversOf.get(namespace) ?? []) {
-      if (!ids.has(id)) options.dispatcher.forget({ receiver: id });
-    }
-    if (ids.size === 0) receiversOf.delete(namespace);
-    else receiversOf.set(namespace, ids);
-    return listed;
+    const own = await listNotifications(options, namespace);
+    options.dispatcher.retain(`${namespace}/`, new Set(own.map(({ config }) => receiverIdOf(config))));
+    if (options.controllerNamespace === undefined) return own;
+    const { reaching, live } = await clusterNotificationsFor(
+      options.client,
+      namespace,
+      options.controllerNamespace,
+      options.signal,
+      options.log,
+    );
+    options.dispatcher.retain(CLUSTER_RECEIVERS, live);
+    return [...own, ...reaching];
   };
 }
 
@@ -181,6 +190,7 @@ function notificationLister(options: NotifierOptions): (namespace: string) => Pr
  * written into the Notification's status.
  */
 function sender(options: NotifierOptions) {
+  const warnOnce = onceEach(options.log);
   return async (
     applySet: ApplySet,
     notifications: readonly Listed[],
@@ -196,24 +206,42 @@ function sender(options: NotifierOptions) {
         (event) => selects(config, { name, labels }, event) && !wasSent(sent, event),
       );
       if (selected.length === 0) continue;
-      const secret = await readReceiverSecret(options.readerAs(user), config, options.signal);
+      // A ClusterNotification's Secret is the platform's, in the controller's namespace: read as it.
+      const reader = config.acrossNamespaces === undefined ? options.readerAs(user) : options.client;
+      const secret = await readReceiverSecret(reader, config, options.signal);
       if ('problem' in secret) {
-        options.log.warn({ notification: `${config.namespace}/${config.name}` }, secret.problem);
+        options.log.warn({ notification: receiverIdOf(config) }, secret.problem);
         for (const _ of selected) options.count('dropped');
         continue;
       }
-      const receiver = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
+      const found = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
+      if (!found.ok) {
+        warnOnce(receiverIdOf(config), `${namespace}/${name}`, found.problem);
+        for (const _ of selected) options.count('filtered');
+        continue;
+      }
+      const receiver = found.receiver;
       const record = (event: NotificationEvent) =>
         recordSent(options.client, config, event, new Date(options.now()), options.signal).catch(
           (error: unknown) =>
             options.log.warn(
-              { notification: `${config.namespace}/${config.name}`, error: messageOf(error) },
+              { notification: receiverIdOf(config), error: messageOf(error) },
               'sent, but not recorded in the status of the Notification',
             ),
         );
       const recording = { ...receiver, sent: (event: NotificationEvent) => void record(event) };
       for (const event of selected.filter(receiver.wants)) options.dispatcher.notify(recording, event);
     }
+  };
+}
+
+/** A Notification that cannot serve an ApplySet says so once, not on every change of state. */
+function onceEach(log: Pick<Logger, 'warn'>) {
+  const warned = new Set<string>();
+  return (notification: string, applySet: string, problem: string) => {
+    if (warned.has(`${notification}|${applySet}`)) return;
+    warned.add(`${notification}|${applySet}`);
+    log.warn({ notification, applySet }, problem);
   };
 }
 
@@ -254,10 +282,13 @@ async function readReceiverSecret(
   config: NotificationConfig,
   signal: AbortSignal,
 ): Promise<ReceiverSecret | { readonly problem: string }> {
-  const what = `Secret ${config.namespace}/${config.secretName} (spec.provider.secretRef of Notification ${config.name})`;
+  const cluster = config.acrossNamespaces !== undefined;
+  const kind = cluster ? 'ClusterNotification' : 'Notification';
+  const what = `Secret ${config.namespace}/${config.secretName} (spec.provider.secretRef of ${kind} ${config.name})`;
   const secret = await readSecret(reader, config.namespace, config.secretName, signal);
   if (secret.kind === 'forbidden') {
-    return { problem: `the ApplySet's account may not get ${what}; nothing was sent` };
+    const who = cluster ? 'the controller' : "the ApplySet's account";
+    return { problem: `${who} may not get ${what}; nothing was sent` };
   }
   if (secret.kind === 'missing') return { problem: `${what} does not exist` };
   const { data, annotations } = secret;

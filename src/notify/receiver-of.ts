@@ -10,7 +10,7 @@ import {
 } from './commit-status-provider.js';
 import type { Delivery, NotificationReceiver } from './notification-dispatcher.js';
 import type { NotificationEvent } from './notification-event.js';
-import type { NotificationConfig } from './notification-spec.js';
+import { receiverIdOf, type NotificationConfig } from './notification-spec.js';
 import { signedWebhook } from './signed-webhook.js';
 
 /** What a Notification's Secret holds: where to send, and the token or HMAC key when the type needs one. */
@@ -27,18 +27,56 @@ interface ReceiverContext {
   readonly now: () => number;
 }
 
+/** A receiver, and which events it has something to say about. */
+type SelectiveReceiver = NotificationReceiver & { wants(event: NotificationEvent): boolean };
+
 /**
- * The receiver a Notification stands for: its provider's body, sent to the Secret's address. Undefined
- * for an event this provider has nothing to say about (a commit status on drift, or without a commit).
+ * The receiver a Notification stands for, or why it has none for this ApplySet: a forge provider needs
+ * a repository to mark, and an ApplySet whose source names none gets nothing (not a chat body sent to
+ * the forge's API).
+ */
+type ReceiverFor =
+  | { readonly ok: true; readonly receiver: SelectiveReceiver }
+  | { readonly ok: false; readonly problem: string };
+
+const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
+
+/**
+ * The receiver a Notification stands for: its provider's body, sent to the Secret's address. It does
+ * not want an event its provider has nothing to say about (a commit status on drift, or without a
+ * commit).
  */
 export function receiverOf(
   config: NotificationConfig,
   secret: ReceiverSecret,
   context: ReceiverContext,
-): NotificationReceiver & { wants(event: NotificationEvent): boolean } {
-  const forge = forgeOf(config, secret, context.sourceUrl);
+): ReceiverFor {
+  if (FORGES.has(config.provider)) {
+    const forge = forgeOf(config, secret, context.sourceUrl);
+    if (forge === undefined) {
+      return {
+        ok: false,
+        problem: `a ${config.provider} commit status needs a repository, and the ApplySet's spec.source.url names none (owner/repository); nothing is sent`,
+      };
+    }
+    return {
+      ok: true,
+      receiver: {
+        id: receiverIdOf(config),
+        delivery: (event) => commitStatusDelivery(forge, event, context.cluster),
+        wants: (event) => commitOf(event) !== undefined && commitStateOf(event.state) !== undefined,
+      },
+    };
+  }
+  return { ok: true, receiver: chatReceiver(config, secret, context) };
+}
+
+function chatReceiver(
+  config: NotificationConfig,
+  secret: ReceiverSecret,
+  context: ReceiverContext,
+): SelectiveReceiver {
   const delivery = (event: NotificationEvent): Delivery => {
-    if (forge !== undefined) return commitStatusDelivery(forge, event, context.cluster);
     const json = (body: unknown, headers: Record<string, string> = {}): Delivery => ({
       url: secret.address,
       headers,
@@ -64,13 +102,7 @@ export function receiverOf(
         return json(slackPayload(event));
     }
   };
-  return {
-    // One queue, rate limit and de-duplication per Notification.
-    id: `${config.namespace}/${config.name}`,
-    delivery,
-    wants: (event) =>
-      forge === undefined || (commitOf(event) !== undefined && commitStateOf(event.state) !== undefined),
-  };
+  return { id: receiverIdOf(config), delivery, wants: () => true };
 }
 
 function forgeOf(
@@ -80,15 +112,20 @@ function forgeOf(
 ): CommitStatusProvider | undefined {
   if (sourceUrl === undefined) return undefined;
   const token = secret.token ?? '';
-  switch (config.provider) {
-    case 'github':
-      return githubStatuses(secret.address, sourceUrl, token);
-    case 'gitlab':
-      return gitlabStatuses(secret.address, sourceUrl, token);
-    case 'gitea':
-      return giteaStatuses(secret.address, sourceUrl, token);
-    default:
-      return undefined;
+  try {
+    switch (config.provider) {
+      case 'github':
+        return githubStatuses(secret.address, sourceUrl, token);
+      case 'gitlab':
+        return gitlabStatuses(secret.address, sourceUrl, token);
+      case 'gitea':
+        return giteaStatuses(secret.address, sourceUrl, token);
+      default:
+        return undefined;
+    }
+  } catch {
+    // A URL without an owner/repository path (or not a URL at all): no repository to mark.
+    return undefined;
   }
 }
 

@@ -8,7 +8,7 @@
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { NotificationEvent, NotificationState } from './notification-event.js';
-import { NOTIFICATION_API } from './notification-spec.js';
+import { CLUSTER_NOTIFICATION_API, NOTIFICATION_API, type NotificationConfig } from './notification-spec.js';
 
 /** The last state sent on one strand of one ApplySet. */
 interface SentEntry {
@@ -18,6 +18,12 @@ interface SentEntry {
 
 /** `status.lastSent` of a Notification, keyed `<namespace>/<applyset>/<topic>`. */
 export type SentRecord = ReadonlyMap<string, SentEntry>;
+
+/** A Notification or ClusterNotification as listed: what it asks for, and what it last sent. */
+export interface ListedNotification {
+  readonly config: NotificationConfig;
+  readonly sent: SentRecord;
+}
 
 /** The key of an ApplySet's strand in `status.lastSent`. */
 function entryKey(namespace: string, name: string, topic: string): string {
@@ -86,15 +92,25 @@ export function recordsApplySet(record: SentRecord, namespace: string, name: str
   return [...record.keys()].some((key) => key.startsWith(prefix));
 }
 
-function statusPath(namespace: string, name: string): string {
+/** A Notification, or a ClusterNotification (whose `namespace` is the controller's, not its own). */
+type StatusOwner = Pick<NotificationConfig, 'namespace' | 'name' | 'acrossNamespaces'>;
+
+function statusPath({ namespace, name, acrossNamespaces }: StatusOwner): string {
+  if (acrossNamespaces !== undefined) {
+    const { group, version, plural } = CLUSTER_NOTIFICATION_API;
+    return `/apis/${group}/${version}/${plural}/${encodeURIComponent(name)}/status`;
+  }
   const { group, version, plural } = NOTIFICATION_API;
   return `/apis/${group}/${version}/namespaces/${encodeURIComponent(namespace)}/${plural}/${encodeURIComponent(name)}/status`;
 }
 
-/** Writes one sent event into its Notification's status (the controller's own right on notifications/status). */
+/**
+ * Writes one sent event into its Notification's status (the controller's own right on
+ * notifications/status, or clusternotifications/status).
+ */
 export async function recordSent(
   client: KubeClient,
-  notification: { readonly namespace: string; readonly name: string },
+  notification: StatusOwner,
   event: NotificationEvent,
   sentAt: Date,
   signal: AbortSignal,
@@ -111,7 +127,7 @@ export async function recordSent(
 /** Removes every entry of a deleted ApplySet from a Notification's status. */
 export async function forgetSent(
   client: KubeClient,
-  notification: { readonly namespace: string; readonly name: string },
+  notification: StatusOwner,
   applySet: { readonly namespace: string; readonly name: string },
   signal: AbortSignal,
 ): Promise<void> {
@@ -123,13 +139,13 @@ export async function forgetSent(
 
 async function patchLastSent(
   client: KubeClient,
-  notification: { readonly namespace: string; readonly name: string },
+  notification: StatusOwner,
   lastSent: Record<string, JsonValue>,
   signal: AbortSignal,
 ): Promise<void> {
   await client.request({
     method: 'PATCH',
-    path: statusPath(notification.namespace, notification.name),
+    path: statusPath(notification),
     contentType: 'application/merge-patch+json',
     body: JSON.stringify({ status: { lastSent } }),
     signal,

@@ -9,6 +9,7 @@ import {
   releaseNamespace,
   HELM_TIMEOUT_MS,
   DEFAULT_GIT_LIMIT_ARGS,
+  DEFAULT_NOTIFICATION_ARGS,
   runHelm,
   render,
   find,
@@ -76,6 +77,7 @@ describe('the chart with default values', () => {
       '--concurrency',
       '4',
       ...DEFAULT_GIT_LIMIT_ARGS,
+      ...DEFAULT_NOTIFICATION_ARGS,
     ]);
     expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'info' });
   });

@@ -30,6 +30,18 @@ export const DEFAULT_GIT_LIMIT_ARGS = [
   '256Mi',
 ];
 
+/** The notification delivery settings the chart passes by default (today's defaults), in order. */
+export const DEFAULT_NOTIFICATION_ARGS = [
+  '--notification-rate',
+  '1',
+  '--notification-timeout',
+  '10s',
+  '--notification-attempts',
+  '4',
+  '--notification-queue-length',
+  '100',
+];
+
 export interface K8sObject {
   apiVersion: string;
   kind: string;

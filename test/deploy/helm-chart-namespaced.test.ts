@@ -3,6 +3,7 @@ import {
   releaseNamespace,
   HELM_TIMEOUT_MS,
   DEFAULT_GIT_LIMIT_ARGS,
+  DEFAULT_NOTIFICATION_ARGS,
   render,
   find,
   controllerContainer,
@@ -47,6 +48,7 @@ describe('the chart with rbac.namespaced=true', () => {
         '--namespace',
         'team-a',
         ...DEFAULT_GIT_LIMIT_ARGS,
+        ...DEFAULT_NOTIFICATION_ARGS,
       ]);
     },
     HELM_TIMEOUT_MS,

@@ -87,14 +87,14 @@ describe('createNotificationDispatcher', () => {
     };
     await again();
     await again();
-    dispatcher.forget({ applySet: 'team-a/other' });
+    dispatcher.forget('team-a/other');
     await again();
-    dispatcher.forget({ receiver: 'team-a/other-chat' });
+    dispatcher.retain('team-a/', new Set(['team-a/chat']));
     await again();
     expect(counts).toEqual({ sent: 1, retried: 0, dropped: 0, filtered: 3 });
-    dispatcher.forget({ applySet: 'team-a/web' });
+    dispatcher.forget('team-a/web');
     await again();
-    dispatcher.forget({ receiver: 'team-a/chat' });
+    dispatcher.retain('team-a/', new Set());
     await again();
     expect(counts).toEqual({ sent: 3, retried: 0, dropped: 0, filtered: 3 });
   });
@@ -153,6 +153,54 @@ describe('createNotificationDispatcher', () => {
     for (let i = 0; i < 5; i += 1) dispatcher.notify(to(hook.url), event('applied', `r${i}`));
     await dispatcher.idle();
     expect(counts).toMatchObject({ sent: 2, dropped: 3 });
+  });
+
+  test('a message dropped for want of room is not taken as told: the same state later is sent', async () => {
+    const hook = await receiver((_req, res) => res.end('ok'));
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const warnings: string[] = [];
+    const dispatcher = createNotificationDispatcher({
+      count,
+      warn: (_receiver, message) => warnings.push(message),
+      queueLimit: 1,
+      perSecond: 100,
+    });
+    dispatcher.notify(to(hook.url), event('applied', 'r1'));
+    dispatcher.notify(to(hook.url), event('failed', 'r2'));
+    await dispatcher.idle();
+    expect(counts).toEqual({ sent: 1, retried: 0, dropped: 1, filtered: 0 });
+    expect(warnings).toEqual(['queue full: message dropped']);
+    dispatcher.notify(to(hook.url), event('failed', 'r2'));
+    await dispatcher.idle();
+    expect(counts).toEqual({ sent: 2, retried: 0, dropped: 1, filtered: 0 });
+    expect(hook.bodies.map((body) => (JSON.parse(body) as { text: string }).text)).toEqual([
+      'applied r1',
+      'failed r2',
+    ]);
+  });
+
+  test('a deleted receiver loses its queue: what waited is dropped and counted, not sent', async () => {
+    const hook = await receiver((_req, res) => res.end('ok'));
+    servers.push(hook.server);
+    const { counts, count } = counter();
+    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 1 });
+    const other = { ...to(hook.url), id: 'team-b/chat' };
+    for (let i = 0; i < 3; i += 1) dispatcher.notify(to(hook.url), event('applied', `r${i}`));
+    dispatcher.notify(other, event('applied', 'b1'));
+    // team-a/chat is gone from team-a; team-b is another scope and keeps its queue.
+    dispatcher.retain('team-a/', new Set());
+    await dispatcher.idle();
+    const texts = hook.bodies.map((body) => (JSON.parse(body) as { text: string }).text);
+    expect(texts).not.toContain('applied r1');
+    expect(texts).not.toContain('applied r2');
+    expect(texts).toContain('applied b1');
+    expect(counts.dropped).toBeGreaterThanOrEqual(2);
+    expect(counts.sent + counts.dropped).toBe(4);
+    // Recreated, it starts afresh: the state it was told before is told again.
+    dispatcher.notify(to(hook.url), event('applied', 'r0'));
+    await dispatcher.idle();
+    expect(counts.filtered).toBe(0);
   });
 
   test('a redirect is not followed: the message does not go to a host the Secret does not name', async () => {

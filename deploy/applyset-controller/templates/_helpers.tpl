@@ -62,6 +62,20 @@ see ApplySets everywhere and act on none of them.
 - apiGroups: ["applyset.dev"]
   resources: ["notifications/status"]
   verbs: ["patch"]
+{{- if not .Values.rbac.namespaced }}
+# ClusterNotifications are the platform team's (cluster-scoped, so a namespaced Role cannot grant
+# them): listed by the controller, which reads the labels of a namespace to match their
+# spec.namespaces.matchLabels. Their Secrets: notification-secret-rbac.yaml.
+- apiGroups: ["applyset.dev"]
+  resources: ["clusternotifications"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["applyset.dev"]
+  resources: ["clusternotifications/status"]
+  verbs: ["patch"]
+- apiGroups: [""]
+  resources: ["namespaces"]
+  verbs: ["get"]
+{{- end }}
 {{- if .Values.tenancy.applyAsController }}
 # Applying as the controller: Git credentials named by spec.source.secretRef are read as the controller,
 # by name: no list or watch of Secrets (a fixed credential is noticed by polling the Secrets of ApplySets

@@ -3,6 +3,7 @@ import type { KubeCredentials } from '../../kube/kube-credentials.js';
 import type { SourceHostList } from '../../git/source-host-list.js';
 import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
 import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
+import type { DispatcherSettings } from '../../notify/notification-dispatcher.js';
 import type { RemoteKubeConfigPolicy } from '../remote-kube-config.js';
 
 /**
@@ -36,6 +37,8 @@ export interface ControllerConfig {
   readonly gitCacheMaxRepositoryBytes?: number;
   /** `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
   readonly kustomize?: KustomizeOptions;
+  /** `--notification-rate`, `--notification-timeout`, `--notification-attempts`, `--notification-queue-length`. */
+  readonly notifications?: DispatcherSettings;
   /** POD_NAME, else hostname and pid. */
   readonly identity: string;
   /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */

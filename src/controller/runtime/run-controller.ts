@@ -139,6 +139,8 @@ function wireReconciler(
     ...clients,
     defaultServiceAccountName: config.defaultServiceAccountName,
     cluster: config.clusterName ?? 'in-cluster',
+    controllerNamespace: config.leaseNamespace,
+    ...(config.notifications === undefined ? {} : { settings: config.notifications }),
     metrics,
     logger,
     signal,
