@@ -107,6 +107,8 @@ interface LenientApplySetSpec {
   readonly secretNamespace: string | undefined;
   /** `spec.kubeConfig.secretRef`, unless wrong: a deletion prunes on the cluster the applies wrote to. */
   readonly kubeConfig: RemoteKubeConfigRef | undefined;
+  /** `spec.decryption.secretRef.name`, unless wrong: a rotated key is noticed by the Secret poller. */
+  readonly decryptionSecretName: string | undefined;
 }
 
 export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
@@ -124,6 +126,7 @@ export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
     secretName,
     secretNamespace,
     kubeConfig: resolveKubeConfigRef(raw['kubeConfig'], ignore),
+    decryptionSecretName: resolveDecryption(raw['decryption'], ignore)?.secretName,
   };
 }
 

@@ -210,6 +210,8 @@ export type ObjectOutcome =
       readonly ref: ObjectRef;
       readonly diff?: readonly string[];
       readonly serverSide?: string;
+      /** What the server warned about on the dry run of a server-side apply (deprecated fields). */
+      readonly warnings?: readonly string[];
       /** 'would-configure' only: the object has no apply-owner and this set would take it over. */
       readonly adopted?: true;
     };

@@ -53,7 +53,8 @@ export function serverSideReason(object: ManifestObject): string | undefined {
  * configuration, with the set's ownership marks and without a last-applied annotation. Reported as
  * created / configured / unchanged by what the server did (its resourceVersion), marked `serverSide`.
  * An object that was applied client-side before loses its stale last-applied annotation in a second,
- * one-time patch, so a later client-side apply does not take it for the original.
+ * one-time patch, so a later client-side apply does not take it for the original. A dry run sends the
+ * same apply with `dryRun=All` (see previewOf), so it gets the same warnings from the server.
  */
 export async function serverSideApply(
   object: ManifestObject,
@@ -62,37 +63,42 @@ export async function serverSideApply(
   context: ObjectContext,
 ): Promise<ObjectOutcome> {
   const serverSide = { serverSide: reason };
-  if (context.write.dryRun) {
-    return live === undefined
-      ? { action: 'would-create', ref: object.ref, ...serverSide }
-      : previewServerSideApply(object, live, reason, context);
-  }
-  const { signal } = context;
-  const location = await locationOf(object, context);
+  // A new object's dry run asks nothing of the server: its namespace may be one the run would create.
+  if (context.write.dryRun && live === undefined)
+    return { action: 'would-create', ref: object.ref, ...serverSide };
   const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
   // As for client-side patches: the same apply to the same version is not sent again (the
   // controller's interval re-apply of an unchanged object writes nothing).
   const noOpKey = `${objectRefKey(object.ref)}\n${live === undefined ? '' : (liveUid(live) ?? '')}`;
   const noOp = `${live === undefined ? '' : (liveResourceVersion(live) ?? '')}\nserver-side\n${body}`;
-  if (live !== undefined && context.serverNoOps.has(noOpKey, noOp)) {
+  if (!context.write.dryRun && live !== undefined && context.serverNoOps.has(noOpKey, noOp)) {
     return { action: 'unchanged', ref: object.ref, ...serverSide };
   }
+  const location = await locationOf(object, context);
   const warnings: string[] = [];
   const after = await context.api.patch(
     location,
     object.ref.name,
     'application/apply-patch+yaml',
     body,
-    signal,
-    { ...writeOptions(context.write, warnings), fieldManager: SERVER_SIDE_FIELD_MANAGER, force: true },
+    context.signal,
+    {
+      ...writeOptions(context.write, warnings),
+      fieldManager: SERVER_SIDE_FIELD_MANAGER,
+      force: true,
+      ...(context.write.dryRun ? { dryRun: true } : {}),
+    },
   );
+  if (live !== undefined && context.write.dryRun) {
+    return { ...previewOf(object, live, after, reason), ...warned(warnings) };
+  }
   if (live !== undefined && liveAnnotation(live, LAST_APPLIED_ANNOTATION) !== undefined) {
     await context.api.patch(
       location,
       object.ref.name,
       'application/merge-patch+json',
       stringifyJson({ metadata: { annotations: { [LAST_APPLIED_ANNOTATION]: null } } }),
-      signal,
+      context.signal,
     );
   }
   const action =
@@ -107,32 +113,17 @@ export async function serverSideApply(
 }
 
 /**
- * A dry run of the server-side apply of a live object: the server computes the apply (`dryRun=All`)
- * and keeps nothing. It changes the object when a field changes, when the fields change managers (the
+ * What a dry run of the server-side apply of a live object says, from the object the server computed
+ * and kept nothing of. It changes the object when a field changes, when the fields change managers (the
  * server then writes a new resourceVersion, as a real run would report `configured`), or when the
  * stale last-applied annotation would be removed; otherwise it is unchanged, as the real run says.
  */
-async function previewServerSideApply(
+function previewOf(
   object: ManifestObject,
   live: JsonObject,
+  after: JsonObject,
   reason: string,
-  context: ObjectContext,
-): Promise<ObjectOutcome> {
-  const location = await locationOf(object, context);
-  const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
-  const after = await context.api.patch(
-    location,
-    object.ref.name,
-    'application/apply-patch+yaml',
-    body,
-    context.signal,
-    {
-      ...writeOptions(context.write, []),
-      fieldManager: SERVER_SIDE_FIELD_MANAGER,
-      force: true,
-      dryRun: true,
-    },
-  );
+): ObjectOutcome {
   const secret = isSecretManifest(object.manifest);
   const diff = diffFields(withoutServerFields(live), withoutServerFields(after))
     .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))

@@ -99,6 +99,8 @@ function writeOutcome(outcome: ObjectOutcome, io: CliIo, dryRun: boolean): void 
       io.stdout.write(`${name} created${suffix}\n`);
       break;
     case 'would-configure':
+      // A server-side dry run's warnings, as kubectl apply --dry-run=server prints them.
+      for (const warning of outcome.warnings ?? []) io.stderr.write(`Warning: ${warning}\n`);
       io.stdout.write(`${name} configured${suffix}\n`);
       for (const line of outcome.diff ?? []) io.stdout.write(`    ${line}\n`);
       break;

@@ -20,3 +20,21 @@ export function formatRevision(ref: GitRef, commit: string): string {
   if ('tag' in ref) return `${ref.tag}@sha1:${commit}`;
   return `sha1:${commit}`;
 }
+
+/** A revision read back: the branch or tag it followed (absent for a pinned commit) and its commit. */
+interface ParsedRevision {
+  readonly ref?: string;
+  readonly commit: string;
+}
+
+/**
+ * The inverse of formatRevision, for everything that shows or reports a revision read from status:
+ * undefined for anything else (an empty revision before the first fetch, or one written by hand).
+ * A branch may itself hold `@`, so the name ends at the last one.
+ */
+export function parseRevision(revision: string): ParsedRevision | undefined {
+  const match = /^(?:(.+)@)?sha1:([0-9a-f]{40})$/.exec(revision);
+  if (match === null) return undefined;
+  const [, ref, commit = ''] = match;
+  return ref === undefined ? { commit } : { ref, commit };
+}

@@ -1,11 +1,18 @@
+import { parseRevision } from '../git/git-ref.js';
 import type { NotificationEvent, NotificationSeverity } from './notification-event.js';
 
 /** The headline of a message: who, what, which revision. */
 function titleOf(event: NotificationEvent): string {
-  // `main@sha1:<40 hex>` shown as `main@sha1:<12 hex>`, as people quote a commit.
-  const revision =
-    event.revision === undefined ? '' : ` at ${event.revision.replace(/([0-9a-f]{12})[0-9a-f]{28}$/, '$1')}`;
+  const revision = event.revision === undefined ? '' : ` at ${shortenedRevision(event.revision)}`;
   return `ApplySet ${event.namespace}/${event.name}: ${event.state}${revision}`;
+}
+
+/** `main@sha1:<40 hex>` shown as `main@sha1:<12 hex>`, as people quote a commit. */
+function shortenedRevision(revision: string): string {
+  const parsed = parseRevision(revision);
+  if (parsed === undefined) return revision;
+  const commit = `sha1:${parsed.commit.slice(0, 12)}`;
+  return parsed.ref === undefined ? commit : `${parsed.ref}@${commit}`;
 }
 
 function bodyOf(event: NotificationEvent): string {

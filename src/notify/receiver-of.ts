@@ -1,3 +1,4 @@
+import { parseRevision } from '../git/git-ref.js';
 import { alertmanagerAlerts } from './alertmanager-alerts.js';
 import { discordPayload, slackPayload, teamsPayload } from './chat-payloads.js';
 import {
@@ -146,5 +147,5 @@ function commitStatusDelivery(
 
 /** The commit of a revision `branch@sha1:<sha>`, `tag@sha1:<sha>` or `sha1:<sha>`. */
 function commitOf(event: NotificationEvent): string | undefined {
-  return /(?:^|@)sha1:([0-9a-f]{40})$/.exec(event.revision ?? '')?.[1];
+  return parseRevision(event.revision ?? '')?.commit;
 }

@@ -126,17 +126,17 @@ export function clusterUiAccess(options: ClusterUiAccessOptions): UiAccess {
         name: reviewed.user.username,
         // A viewer may outlive its request (a live stream): its token is checked again once its review
         // is older than the TTL, so an expired or revoked token stops showing anything within it.
-        mayRead: async (namespace) => {
+        mayRead: async (namespace, name) => {
           const current = await review(token, key);
           if (current.kind !== 'user' || isAnonymous(current.user)) return false;
           const { user } = current;
-          const mayGet = (scope: string) =>
-            access.get(`${key}/${scope}`, async () => {
+          const mayGet = (scope: string, named?: string) =>
+            access.get(`${key}/${scope}${named === undefined ? '' : `/${named}`}`, async () => {
               try {
                 const answer = await options.client.request({
                   method: 'POST',
                   path: SUBJECT_ACCESS_REVIEWS_PATH,
-                  body: accessReviewBody(user, scope),
+                  body: accessReviewBody(user, scope, named),
                 });
                 return readAccessReview(answer);
               } catch (error) {
@@ -144,8 +144,14 @@ export function clusterUiAccess(options: ClusterUiAccessOptions): UiAccess {
               }
             });
           // One who may get ApplySets in every namespace (a ClusterRoleBinding) is answered by one
-          // review, not one per namespace of a large fleet; the others are asked namespace by namespace.
-          return namespace !== '' && ((await mayGet('')) || (await mayGet(namespace)));
+          // review, not one per namespace of a large fleet; the others are asked namespace by namespace,
+          // and only one who may get neither is asked about the one ApplySet a page shows.
+          return (
+            namespace !== '' &&
+            ((await mayGet('')) ||
+              (await mayGet(namespace)) ||
+              (name !== undefined && (await mayGet(namespace, name))))
+          );
         },
       },
     };

@@ -179,6 +179,18 @@ async function readable(viewer: UiViewer, applySets: readonly ApplySet[]): Promi
   return applySets.filter((applySet) => allowed.has(applySet.metadata.namespace));
 }
 
+/** The ApplySets the viewer may get, each asked by its name (reviews kept per namespace answer most). */
+async function readableByName(viewer: UiViewer, applySets: readonly ApplySet[]): Promise<ApplySet[]> {
+  const allowed = await Promise.all(
+    applySets.map((applySet) => viewer.mayRead(applySet.metadata.namespace, applySet.metadata.name)),
+  );
+  return applySets.filter((_, index) => allowed[index] === true);
+}
+
+function keyOf(applySet: ApplySet): string {
+  return `${applySet.metadata.namespace}/${applySet.metadata.name}`;
+}
+
 async function fleetPage(context: RouteContext, viewer: UiViewer, url: URL, response: ServerResponse) {
   const applySets = await readable(viewer, context.data.applySets());
   const rows = applySets
@@ -222,7 +234,7 @@ async function applySetPage(
 ) {
   const applySet = context.data.applySet(namespace, name);
   // Not readable and not there look the same: the page does not tell which namespaces hold what.
-  if (applySet === undefined || !(await viewer.mayRead(namespace))) {
+  if (applySet === undefined || !(await viewer.mayRead(namespace, name))) {
     return sendHtml(
       response,
       404,
@@ -231,9 +243,14 @@ async function applySetPage(
   }
   const limit = context.objectReadLimit ?? 200;
   const dependencyKeys = dependencyKeysOf(applySet);
-  const visible = await readable(viewer, context.data.applySets());
-  const byKey = new Map(visible.map((set) => [`${set.metadata.namespace}/${set.metadata.name}`, set]));
   const self = `${namespace}/${name}`;
+  // Only the ApplySets the page shows are reviewed, each by name: its dependencies and dependents,
+  // found in the fleet without asking anything, never every namespace of the fleet.
+  const shown = context.data
+    .applySets()
+    .filter((set) => dependencyKeys.includes(keyOf(set)) || dependencyKeysOf(set).includes(self));
+  const visible = await readableByName(viewer, shown);
+  const byKey = new Map(visible.map((set) => [keyOf(set), set]));
   const [objects, preview] = await Promise.all([
     readObjectStates(applySet, context.data.readerFor(applySet), limit),
     context.preview(applySet),

@@ -1,3 +1,4 @@
+import { parseRevision } from '../git/git-ref.js';
 import { ageOf, matchesFilter, type FleetFilter, type FleetRow, type FleetState } from './fleet-row.js';
 import { html, type SafeHtml } from './html.js';
 
@@ -112,7 +113,8 @@ function fleetRowHtml(row: FleetRow, nowMs: number): SafeHtml {
 
 /** `main@sha1:0123456789ab…` shortened to `main@0123456`, as `git log --oneline` shows commits. */
 export function shortRevision(revision: string): string {
-  const match = /^(?:(.*)@)?sha1:([0-9a-f]{7})[0-9a-f]*$/.exec(revision);
-  if (match === null) return revision;
-  return match[1] === undefined ? (match[2] ?? '') : `${match[1]}@${match[2] ?? ''}`;
+  const parsed = parseRevision(revision);
+  if (parsed === undefined) return revision;
+  const commit = parsed.commit.slice(0, 7);
+  return parsed.ref === undefined ? commit : `${parsed.ref}@${commit}`;
 }

@@ -4,8 +4,11 @@ import type { IncomingMessage } from 'node:http';
 export interface UiViewer {
   /** A name to show ("signed in as …"); never a token. */
   readonly name: string;
-  /** Whether this viewer may `get` ApplySets in the namespace, and so see them, their objects and events. */
-  mayRead(namespace: string): Promise<boolean>;
+  /**
+   * Whether this viewer may `get` ApplySets in the namespace, and so see them, their objects and events;
+   * given a `name`, whether it may get at least that one (a Role with `resourceNames` grants no more).
+   */
+  mayRead(namespace: string, name?: string): Promise<boolean>;
 }
 
 export type UiAccessDecision =

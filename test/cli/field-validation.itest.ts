@@ -77,3 +77,57 @@ describe('field validation and field manager, as kubectl', () => {
     expect(data['a']).toBe('2');
   });
 });
+
+// The Deployment's pod template names a deprecated node label: the API server warns whenever the
+// template is written (or would be), as it warns kubectl.
+const deprecatedLabel = (namespace: string, name: string, image: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  namespace: ${namespace}
+  annotations: { applyset.dev/apply-strategy: server-side }
+spec:
+  replicas: 0
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec:
+      nodeSelector: { beta.kubernetes.io/arch: amd64 }
+      containers: [{ name: c, image: ${image} }]
+`;
+
+describe('a dry run of a server-side apply', () => {
+  it("prints the server's warnings, as kubectl apply --server-side --dry-run=server does", async () => {
+    const ns = await freshNamespace('cli-ssa-warn');
+    const set = (image: string) => writeSetDirectory({ 'web.yaml': deprecatedLabel(ns, 'ours', image) });
+    expect(
+      (await runCli(applyCommand, ['-f', await set('busybox:1'), '--applyset', 'set', '-n', ns])).code,
+    ).toBe(ExitCode.ok);
+    const theirs = (image: string) => writeSetDirectory({ 'web.yaml': deprecatedLabel(ns, 'theirs', image) });
+    expect((await kubectlApply(['--server-side', '-f', await theirs('busybox:1')])).code).toBe(0);
+
+    const reference = await kubectlApply([
+      '--server-side',
+      '--dry-run=server',
+      '-f',
+      await theirs('busybox:2'),
+    ]);
+    const warning =
+      'Warning: spec.template.spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14';
+    expect(reference.stderr).toContain(warning);
+    const run = await runCli(applyCommand, [
+      '-f',
+      await set('busybox:2'),
+      '--applyset',
+      'set',
+      '-n',
+      ns,
+      '--dry-run',
+    ]);
+    expect(run.code).toBe(ExitCode.ok);
+    expect(run.stdout).toContain('deployment.apps/ours configured (dry run)');
+    expect(run.stderr).toContain(warning);
+    const live = await getObject(`/apis/apps/v1/namespaces/${ns}/deployments/ours`);
+    expect(JSON.stringify(live)).toContain('busybox:1');
+  });
+});

@@ -195,6 +195,33 @@ describe('sops-encrypted manifests', () => {
     });
   });
 
+  it('applies once its decryption Secret holds the right key, without waiting for the interval', async () => {
+    const keySecret = (identity: string) => ({
+      metadata: { name: 'rotated-age' },
+      stringData: { 'identity.agekey': `# a key\n${identity}\n` },
+    });
+    await c.core.createNamespacedSecret({ namespace, body: keySecret(wrong.identity) });
+    await createDecrypting(c, namespace, 'rotated', {
+      url: git.url,
+      path: 'other',
+      decryptionSecret: 'rotated-age',
+      interval: '10m',
+    });
+    await waitForReady(
+      c,
+      namespace,
+      'rotated',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'DecryptionFailed',
+    );
+    // The interval is ten minutes: only the controller's polling of the Secrets of failing ApplySets
+    // can make this quick.
+    await c.core.replaceNamespacedSecret({ namespace, name: 'rotated-age', body: keySecret(key.identity) });
+    await waitForReady(c, namespace, 'rotated', 'True');
+    const cache = await c.core.readNamespacedSecret({ namespace, name: 'cache' });
+    expect(Buffer.from(cache.data?.['password'] ?? '', 'base64').toString()).toBe(PASSWORD);
+  });
+
   it('lets no decrypted value reach the logs, Events, status or /metrics', async () => {
     const events = await waitFor('Events of the ApplySets', async () => {
       const text = await kubectl(['get', 'events', '-n', namespace, '-o', 'json']);
@@ -207,7 +234,7 @@ describe('sops-encrypted manifests', () => {
       events,
       metrics: (await metricsLines(controller)).join('\n'),
     };
-    for (const name of ['app', 'wrong', 'nokey', 'unreadable', 'undecrypted'])
+    for (const name of ['app', 'wrong', 'nokey', 'unreadable', 'undecrypted', 'rotated'])
       haystacks[`${name} status`] = JSON.stringify(await getApplySet(c, namespace, name));
     // The most verbose lines it writes are in the haystack too.
     expect(haystacks['logs']).toMatch(/"level":20/);

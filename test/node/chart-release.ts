@@ -80,26 +80,60 @@ function isReady(pod: k8s.V1Pod): boolean {
 
 /**
  * Waits until the release has exactly `count` pods, all Ready (their readiness probe passed) and all
- * `accepted`, and returns them.
+ * `accepted`, and returns them. At the deadline it fails with what the pods and the namespace's Events
+ * say (scheduled when, started when, probes failed how), so a slow start shows where its time went.
  */
-export function readyPods(
+export async function readyPods(
   core: k8s.CoreV1Api,
   count: number,
   accepted: (pod: k8s.V1Pod) => boolean = () => true,
   timeoutMs = 180_000,
 ): Promise<k8s.V1Pod[]> {
-  return waitFor(
-    `${count} Ready controller pod(s)`,
-    async () => {
-      const { items } = await core.listNamespacedPod({
-        namespace: RELEASE_NAMESPACE,
-        labelSelector: POD_SELECTOR,
-      });
-      const ready = items.filter((pod) => isReady(pod) && accepted(pod));
-      return ready.length === count && items.length === count ? ready : undefined;
-    },
-    timeoutMs,
-  );
+  try {
+    return await waitFor(
+      `${count} Ready controller pod(s)`,
+      async () => {
+        const { items } = await core.listNamespacedPod({
+          namespace: RELEASE_NAMESPACE,
+          labelSelector: POD_SELECTOR,
+        });
+        const ready = items.filter((pod) => isReady(pod) && accepted(pod));
+        return ready.length === count && items.length === count ? ready : undefined;
+      },
+      timeoutMs,
+    );
+  } catch (error) {
+    const timeline = await podTimeline(core).catch((cause: unknown) => `(no timeline: ${String(cause)})`);
+    throw new Error(`${(error as Error).message}\n${timeline}`, { cause: error });
+  }
+}
+
+const when = (time: Date | string | undefined): string =>
+  time === undefined ? '?' : new Date(time).toISOString().slice(11, 19);
+
+/** The release's pods (conditions, container states) and the namespace's Events, in time order. */
+async function podTimeline(core: k8s.CoreV1Api): Promise<string> {
+  const [{ items: pods }, { items: events }] = await Promise.all([
+    core.listNamespacedPod({ namespace: RELEASE_NAMESPACE, labelSelector: POD_SELECTOR }),
+    core.listNamespacedEvent({ namespace: RELEASE_NAMESPACE }),
+  ]);
+  const podLines = pods.flatMap((pod) => [
+    `pod ${pod.metadata?.name} created ${when(pod.metadata?.creationTimestamp)}, phase ${pod.status?.phase}`,
+    ...(pod.status?.conditions ?? []).map(
+      (c) => `  ${c.type}=${c.status} at ${when(c.lastTransitionTime)} ${c.reason ?? ''} ${c.message ?? ''}`,
+    ),
+    ...(pod.status?.containerStatuses ?? []).map(
+      (s) => `  container ${s.name}: ${s.restartCount} restart(s), ${JSON.stringify(s.state)}`,
+    ),
+  ]);
+  const eventLines = events
+    .map((e) => ({ at: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp, e }))
+    .sort((a, b) => new Date(a.at ?? 0).getTime() - new Date(b.at ?? 0).getTime())
+    .map(
+      ({ at, e }) =>
+        `${when(at)} ${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason} x${e.count ?? 1}: ${e.message}`,
+    );
+  return [`now ${when(new Date())}`, ...podLines, 'events:', ...eventLines].join('\n');
 }
 
 /** The holder of the controllers' leader Lease, once one holds it. */

@@ -3,6 +3,7 @@ import { IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
+import type { ApplySet } from '../../src/api/applyset-types.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { clusterUiAccess, UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
@@ -56,6 +57,74 @@ describe('the web view in the cluster: who may see what, asked of the API server
       expect(await viewer.mayRead(tenants.teamA)).toBe(true);
       expect(await viewer.mayRead(tenants.teamB)).toBe(false);
       expect(await viewer.mayRead('default')).toBe(false);
+    }
+  });
+
+  it('shows one who may get a single ApplySet (resourceNames) its page, reviewing only what the page shows', async () => {
+    const rbac = adminKubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
+    const namespace = tenants.teamA;
+    const rules = [
+      { apiGroups: ['applyset.dev'], resources: ['applysets'], resourceNames: ['shop'], verbs: ['get'] },
+    ];
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'only-shop' }, rules } });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'only-shop' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'only-shop' },
+        subjects: [{ kind: 'ServiceAccount', name: 'only-shop', namespace }],
+      },
+    });
+    const token = await serviceAccountToken(namespace, 'only-shop');
+    const sent: string[] = [];
+    const access = clusterUiAccess({ client: clientFor(reviewer.kubeconfig, sent) });
+    const viewer = viewerOf(await access(requestWith({ authorization: `Bearer ${token}` })));
+    expect(await viewer.mayRead(namespace)).toBe(false);
+    expect(await viewer.mayRead(namespace, 'shop')).toBe(true);
+    expect(await viewer.mayRead(namespace, 'other')).toBe(false);
+
+    // Its page, in a fleet of 40 namespaces: shop and the one ApplySet that depends on it are reviewed.
+    const set = (ns: string, name: string, dependsOn: string[] = []): ApplySet => ({
+      apiVersion: 'applyset.dev/v1alpha1',
+      kind: 'ApplySet',
+      metadata: { namespace: ns, name },
+      spec: {
+        source: { url: 'https://git.example/r.git', ref: { branch: 'main' } },
+        prune: true,
+        dependsOn: dependsOn.map((dependency) => ({ name: dependency })),
+      },
+    });
+    const fleet = [
+      set(namespace, 'shop'),
+      set(namespace, 'other', ['shop']),
+      ...Array.from({ length: 40 }, (_, i) => set(`fleet-${i}`, 'app')),
+    ];
+    const pageSent: string[] = [];
+    const ui = createUiServer({
+      access: clusterUiAccess({ client: clientFor(reviewer.kubeconfig, pageSent) }),
+      data: {
+        applySets: () => fleet,
+        applySet: (ns, name) => fleet.find((s) => s.metadata.namespace === ns && s.metadata.name === name),
+        events: () => [],
+        subscribe: () => () => undefined,
+        readerFor: () => () => Promise.resolve(undefined),
+      },
+    });
+    ui.server.listen(0, '127.0.0.1');
+    await once(ui.server, 'listening');
+    try {
+      const { port } = ui.server.address() as AddressInfo;
+      const page = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const shop = await page(`/applysets/${namespace}/shop`);
+      expect(shop.status).toBe(200);
+      expect(await shop.text()).not.toContain(`/applysets/${namespace}/other`);
+      // Everywhere, the namespace, shop and other by name: four reviews, none of the fleet's 40 others.
+      expect(pageSent.filter((path) => path.endsWith('/subjectaccessreviews'))).toHaveLength(4);
+      expect((await page(`/applysets/${namespace}/other`)).status).toBe(404);
+    } finally {
+      ui.server.closeAllConnections();
+      await new Promise((resolve) => ui.server.close(resolve));
     }
   });
 

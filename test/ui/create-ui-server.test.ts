@@ -72,8 +72,8 @@ interface Answer {
 
 let servers: UiServer[] = [];
 
-async function serve(data: UiData, signIn = false): Promise<string> {
-  const ui = createUiServer({ access, data, signIn });
+async function serve(data: UiData, signIn = false, viewerAccess: UiAccess = access): Promise<string> {
+  const ui = createUiServer({ access: viewerAccess, data, signIn });
   servers.push(ui);
   ui.server.listen(0, '127.0.0.1');
   await once(ui.server, 'listening');
@@ -127,6 +127,41 @@ describe('the web view server', () => {
     expect(missing.status).toBe(404);
     expect(hidden.body.replace('theirs/bank', 'X')).toBe(missing.body.replace('mine/nothing', 'X'));
     expect((await fetchText(`${url}/applysets/mine/shop`, { headers: ann })).body).toContain('Current');
+  });
+
+  it('reviews only the ApplySets a page shows, each by name, and shows one to a viewer who may get only it', async () => {
+    const dependsOn = (set: ApplySet, ...names: string[]): ApplySet => ({
+      ...set,
+      spec: { ...set.spec, dependsOn: names.map((name) => ({ name, namespace: 'mine' })) },
+    });
+    // A fleet of 50 namespaces; the page shows mine/shop, the mine/db it waits for and the two that wait for it.
+    const fleet = [
+      dependsOn(applySet('mine', 'shop'), 'db'),
+      applySet('mine', 'db'),
+      dependsOn(applySet('mine', 'web'), 'shop'),
+      dependsOn(applySet('theirs', 'bank'), 'shop'),
+      ...Array.from({ length: 50 }, (_, i) => applySet(`fleet-${i}`, 'app')),
+    ];
+    const asked: string[] = [];
+    // The rights of a Role with resourceNames: [shop, web], in namespace mine.
+    const onlyShop: UiAccess = () =>
+      Promise.resolve({
+        kind: 'viewer',
+        viewer: {
+          name: 'bob',
+          mayRead: (namespace, name) => {
+            asked.push(name === undefined ? namespace : `${namespace}/${name}`);
+            return Promise.resolve(namespace === 'mine' && (name === 'shop' || name === 'web'));
+          },
+        },
+      });
+    const url = await serve(memoryData(fleet), false, onlyShop);
+    const page = await fetchText(`${url}/applysets/mine/shop`, { headers: ann });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('mine/db (not found, or not yours to read)');
+    expect(page.body).toContain('/applysets/mine/web');
+    expect(page.body).not.toContain('bank');
+    expect([...new Set(asked)].sort()).toEqual(['mine/db', 'mine/shop', 'mine/web', 'theirs/bank']);
   });
 
   it('streams to a viewer only the changes of namespaces they may read', async () => {

@@ -1,15 +1,19 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import PQueue from 'p-queue';
 
-/** An ApplySet that names a Git credentials Secret: `namespace/name` and the Secret's name. */
-export interface SecretReference {
-  readonly key: string;
+/** A Secret an ApplySet names. */
+interface NamedSecret {
   readonly namespace: string;
   readonly secretName: string;
-  /** Who reads it: the ApplySet's account (impersonated), as its reconcile does; undefined: the controller. */
+}
+
+/** An ApplySet that names Secrets: `namespace/name` and the Secrets, at least one. */
+export interface SecretReference {
+  readonly key: string;
+  /** Its Git credentials, spec.decryption and spec.kubeConfig Secrets, those it names, in that order. */
+  readonly secrets: readonly NamedSecret[];
+  /** Who reads them: the ApplySet's account (impersonated), as its reconcile does; undefined: the controller. */
   readonly user?: string;
-  /** A second Secret the ApplySet names (its spec.kubeConfig one when it has both), read as `user` too. */
-  readonly also?: { readonly namespace: string; readonly secretName: string };
 }
 
 interface SecretChangePollerOptions {
@@ -56,43 +60,44 @@ export interface SecretChangePoller {
  * The poller's bounds, whatever the number of failing ApplySets (each tenant can make as many as it
  * may create): at most SECRET_POLL_CONCURRENCY GETs at once, and the Secrets of at most
  * SECRET_POLL_MAX_PER_TICK ApplySets per poll, taken in turn, so with the 5 s interval the poller
- * sends at most 20 GETs a second (40 if each names two Secrets) and every failing ApplySet is polled every
- * ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
+ * sends at most 20 GETs a second for each Secret an ApplySet names (three at most), and every failing
+ * ApplySet is polled every ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
  */
 const SECRET_POLL_CONCURRENCY = 4;
 const SECRET_POLL_MAX_PER_TICK = 100;
 
 /** What a baseline or an observation holds: which Secret, and its version or its absence. */
-function stateOf(
-  reference: Pick<SecretReference, 'namespace' | 'secretName'>,
-  version: string | undefined,
-): string {
-  return `${reference.namespace}/${reference.secretName}@${version ?? '(absent)'}`;
+function stateOf(secret: NamedSecret, version: string | undefined): string {
+  return `${secret.namespace}/${secret.secretName}@${version ?? '(absent)'}`;
 }
 
 type ReadVersion = SecretChangePollerOptions['readVersion'];
 
-/** The state of the ApplySet's Secrets: both of an ApplySet that names two, so a change of either counts. */
+/** The state of all the ApplySet's Secrets, so a change of any of them counts. */
 async function observeSecrets(
   readVersion: ReadVersion,
   reference: SecretReference,
   readSignal: AbortSignal,
 ): Promise<string> {
-  const one = async (secret: Pick<SecretReference, 'namespace' | 'secretName'>) =>
-    stateOf(secret, await readVersion(secret.namespace, secret.secretName, readSignal, reference.user));
-  const first = await one(reference);
-  return reference.also === undefined ? first : `${first} ${await one(reference.also)}`;
+  const states: string[] = [];
+  // One after another: a poll's GETs at once stay bounded by its queue, whatever an ApplySet names.
+  for (const secret of reference.secrets) {
+    states.push(
+      stateOf(secret, await readVersion(secret.namespace, secret.secretName, readSignal, reference.user)),
+    );
+  }
+  return states.join(' ');
 }
 
 /** One read per Secrets and reader: two accounts do not share what one of them may read. */
-function readKey({ user, namespace, secretName, also }: SecretReference): string {
-  const second = also === undefined ? '' : ` ${also.namespace}/${also.secretName}`;
-  return `${user ?? ''} ${namespace}/${secretName}${second}`;
+function readKey({ user, secrets }: SecretReference): string {
+  return [user ?? '', ...secrets.map((secret) => `${secret.namespace}/${secret.secretName}`)].join(' ');
 }
 
 /**
- * Reconciles an ApplySet when its Git credentials Secret changes, without a list or watch of Secrets (so
- * the controller needs only `get` on them): every `intervalMs`, one GET per Secret named by an ApplySet that
+ * Reconciles an ApplySet when a Secret it names changes (a fixed Git credential, a rotated age key, a
+ * new kubeconfig), without a list or watch of Secrets (so the controller needs only `get` on them):
+ * every `intervalMs`, one GET per Secret named by an ApplySet that
  * is not Ready, compared with the version the ApplySet's last reconcile was about to read. A Ready ApplySet
  * is not polled: its next reconcile reads the Secret anyway, and nothing is broken meanwhile.
  */

@@ -72,10 +72,12 @@ export function applySetKey(object: JsonObject): string {
 }
 
 /**
- * The ApplySet's Secret, unless it names none, is suspended or is being deleted (nothing to fetch), or
- * lives in another namespace the controller does not trust (the reconcile refuses it; never polled).
- * With the user the reconcile reads it as (spec.serviceAccountName, else `defaultServiceAccount`, else
- * the controller): the poller reads it as that account too, never with the controller's rights.
+ * The Secrets the ApplySet names (its Git credentials, its spec.decryption age keys, its spec.kubeConfig
+ * remote cluster), unless it names none, is suspended or is being deleted (nothing to fetch). A Git
+ * credentials Secret of another namespace the controller does not trust is left out (the reconcile
+ * refuses it; never polled); the other two are always of the ApplySet's own namespace. With the user the
+ * reconcile reads them as (spec.serviceAccountName, else `defaultServiceAccount`, else the controller):
+ * the poller reads them as that account too, never with the controller's rights.
  */
 export function secretReferenceOf(
   applySet: JsonObject,
@@ -86,23 +88,18 @@ export function secretReferenceOf(
   const metadata = metadataOf(applySet);
   if (spec.suspend || metadata['deletionTimestamp'] !== undefined) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
-  const namespace = spec.secretNamespace ?? ownNamespace;
-  const trusted = namespace === ownNamespace || trustedNamespaces.has(namespace);
-  // The Git credentials Secret, and the spec.kubeConfig one (always of the ApplySet's own namespace).
-  const [first, also] = [
-    spec.secretName === undefined || !trusted ? undefined : { namespace, secretName: spec.secretName },
-    spec.kubeConfig === undefined
-      ? undefined
-      : { namespace: ownNamespace, secretName: spec.kubeConfig.secretName },
-  ].filter((secret) => secret !== undefined);
-  if (first === undefined) return undefined;
+  const gitNamespace = spec.secretNamespace ?? ownNamespace;
+  const trusted = gitNamespace === ownNamespace || trustedNamespaces.has(gitNamespace);
+  const secrets = [
+    trusted ? { namespace: gitNamespace, secretName: spec.secretName } : undefined,
+    { namespace: ownNamespace, secretName: spec.decryptionSecretName },
+    { namespace: ownNamespace, secretName: spec.kubeConfig?.secretName },
+  ].flatMap((secret) =>
+    secret?.secretName === undefined ? [] : [{ namespace: secret.namespace, secretName: secret.secretName }],
+  );
+  if (secrets.length === 0) return undefined;
   const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
-  return {
-    key: applySetKey(applySet),
-    ...first,
-    ...(also === undefined ? {} : { also }),
-    ...(user === undefined ? {} : { user }),
-  };
+  return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
 }
 
 export function isReady(applySet: JsonObject): boolean {

@@ -14,8 +14,9 @@ async function waitFor(condition: () => boolean, deadlineMs = 5_000): Promise<vo
 }
 
 describe('the Secret change poller', () => {
-  const a: SecretReference = { key: 'ns/a', namespace: 'ns', secretName: 'creds' };
-  const b: SecretReference = { key: 'ns/b', namespace: 'ns', secretName: 'creds' };
+  const creds = { namespace: 'ns', secretName: 'creds' };
+  const a: SecretReference = { key: 'ns/a', secrets: [creds] };
+  const b: SecretReference = { key: 'ns/b', secrets: [creds] };
   let stop: AbortController;
   let poller: SecretChangePoller;
   let versions: Map<string, string>;
@@ -69,13 +70,20 @@ describe('the Secret change poller', () => {
     expect(changed).toEqual(['ns/a']);
   });
 
-  it("reconciles an ApplySet when its second Secret (spec.kubeConfig's) changes, the first unchanged", async () => {
-    const both: SecretReference = { ...a, also: { namespace: 'ns', secretName: 'kubeconfig' } };
-    versions.set('ns/kubeconfig', '1');
-    failing = [both];
-    await waitFor(() => readNames.filter((name) => name === 'kubeconfig').length > 2);
+  it.each([
+    ['its decryption Secret (the second of two)', ['creds', 'age-key']],
+    ['its spec.kubeConfig Secret (the last of three)', ['creds', 'age-key', 'kubeconfig']],
+  ])('reconciles an ApplySet when %s changes, the others unchanged', async (_what, names) => {
+    const changing = names[names.length - 1] ?? '';
+    const all: SecretReference = {
+      ...a,
+      secrets: names.map((secretName) => ({ namespace: 'ns', secretName })),
+    };
+    for (const name of names) versions.set(`ns/${name}`, '1');
+    failing = [all];
+    await waitFor(() => readNames.filter((name) => name === changing).length > 2);
     expect(changed).toEqual([]);
-    versions.set('ns/kubeconfig', '2');
+    versions.set(`ns/${changing}`, '2');
     await waitFor(() => changed.length > 0);
     expect(changed).toEqual(['ns/a']);
   });
@@ -105,7 +113,7 @@ describe('the Secret change poller', () => {
     versions.set('ns/creds', '9');
     versions.set('ns/other', '1');
     readNames = [];
-    failing = [{ key: 'ns/c', namespace: 'ns', secretName: 'other' }];
+    failing = [{ key: 'ns/c', secrets: [{ namespace: 'ns', secretName: 'other' }] }];
     await waitFor(() => readNames.length >= 3);
     expect(new Set(readNames)).toEqual(new Set(['other']));
     expect(changed).toEqual([]);
@@ -133,8 +141,7 @@ describe('the Secret change poller under many failing ApplySets', () => {
     // 10 failing ApplySets, each with a Secret of its own.
     const references: SecretReference[] = Array.from({ length: 10 }, (_, i) => ({
       key: `ns/set-${i}`,
-      namespace: 'ns',
-      secretName: `creds-${i}`,
+      secrets: [{ namespace: 'ns', secretName: `creds-${i}` }],
     }));
     let polls = 0;
     let inFlight = 0;
