@@ -29,7 +29,7 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
-import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
+import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
@@ -268,16 +268,17 @@ async function readRevision(
 
 /**
  * A local checkout read as readFiles reads a commit: spec.source.path under the checkout's root, and a
- * kustomization there built as `applyset apply -k` builds one (in place: a sops file the kustomization
- * reads is not decrypted first, so such a preview shows the ciphertext kustomize passed on).
+ * kustomization there built as the controller builds one, its sops files decrypted on their way to
+ * kustomize when the ApplySet names a decryption Secret.
  */
 function localReader(directory: string): RevisionReader {
   return {
-    readManifests: (under) => readManifestDirectory(path.join(directory, under)),
-    buildKustomization: async (under, { options, signal }) => {
+    read: async (under, { options, signal, transform }) => {
       const absolute = path.join(directory, under);
-      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name)))) return undefined;
-      return buildLocalKustomization(absolute, under === '' ? '.' : under, { options, signal });
+      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name))))
+        return { kind: 'manifests', files: await readManifestDirectory(absolute, { signal }) };
+      const build = { sourcePath: under, options, signal, ...(transform === undefined ? {} : { transform }) };
+      return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
     },
   };
 }
