@@ -3,11 +3,14 @@ import { accessFlagSpecs } from './applyset-access.js';
 import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { PreviewSource } from '../preview/applyset-preview.js';
+import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
 
 const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
                     [--allowed-source-hosts HOST[:PORT],...]
+                    [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                     [--kubeconfig PATH] [--context NAME]
 
 Prints what the controller's next reconcile of the ApplySet NAME would do, computed by the same steps
@@ -21,6 +24,9 @@ repository, spec.source.path below DIR and spec.source.ignore applied.
 It runs as the account the controller applies the ApplySet as (spec.serviceAccountName, else
 --default-service-account, default applyset-deployer, as the controller's flag), which your
 kubeconfig must be allowed to impersonate; otherwise it stops and says so.
+A kustomization is built as the controller builds it, with --kustomize-binary (default
+APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH), --kustomize-timeout and --kustomize-max-memory as
+the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
 A repository on a loopback, private or link-local address is fetched only when
 --allowed-source-hosts names its host, as the controller's flag of that name says.
 -o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after).
@@ -36,6 +42,7 @@ const specs = {
   output: { type: 'string', short: 'o' },
   'default-service-account': { type: 'string' },
   'allowed-source-hosts': { type: 'string' },
+  ...KUSTOMIZE_OPTIONS,
 } as const;
 
 interface PreviewFlags {
@@ -43,6 +50,7 @@ interface PreviewFlags {
   readonly name: string;
   readonly source: PreviewSource;
   readonly output: 'text' | 'markdown';
+  readonly kustomize: KustomizeOptions;
 }
 
 function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
@@ -69,7 +77,14 @@ function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
         : ref !== undefined
           ? { kind: 'ref', ref }
           : { kind: 'applyset-ref' };
-    return { flags, name, source, output };
+    // As `applyset apply -k`: APPLYSET_KUSTOMIZE_BINARY names kustomize when the flag does not.
+    const kustomize = kustomizeConfig({
+      'kustomize-binary':
+        single(flags, 'kustomize-binary') ?? (io.env['APPLYSET_KUSTOMIZE_BINARY'] || undefined),
+      'kustomize-timeout': single(flags, 'kustomize-timeout'),
+      'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
+    });
+    return { flags, name, source, output, kustomize };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`applyset diff: ${error.message}\n\n${diffApplySetUsage}`);
@@ -107,6 +122,7 @@ export const diffApplySetCommand: Command = async (argv, io) => {
       name: parsed.name,
       source: parsed.source,
       access: access.access,
+      kustomize: parsed.kustomize,
       ...(account === undefined ? {} : { defaultServiceAccountName: account }),
     });
   } catch (error) {

@@ -30,6 +30,7 @@ import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
@@ -43,6 +44,8 @@ export interface PreviewRequest {
   readonly access: PreviewAccess;
   /** The controller's `--default-service-account`; default `applyset-deployer`, as the controller's. */
   readonly defaultServiceAccountName?: string;
+  /** How a kustomization is built: the controller's `--kustomize-*` flags; their defaults if not given. */
+  readonly kustomize?: KustomizeOptions;
   /** The controller's `--allow-nested-applysets`. */
   readonly allowNestedApplySets?: boolean;
   readonly signal?: AbortSignal;
@@ -246,7 +249,7 @@ async function readRevision(
   if (source.kind === 'local') {
     const directory = source.directory;
     const who = { reader, user, namespace };
-    const read = { revision: directory, signal, log: quiet };
+    const read = { revision: directory, signal, log: quiet, ...kustomizeOf(request) };
     const files = await readRevisionFiles(localReader(directory), who, spec, read);
     if ('done' in files) return files;
     return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
@@ -260,7 +263,7 @@ async function readRevision(
   if ('done' in fetched) return fetched;
   const { revision, commit } = fetched.value;
   const atCommit = commitReader(gitSource, { url: spec.source.url, commit });
-  const read = { revision, signal, log: quiet };
+  const read = { revision, signal, log: quiet, ...kustomizeOf(request) };
   const files = await readRevisionFiles(atCommit, { reader, user, namespace }, spec, read);
   if ('done' in files) return files;
   return { value: { files: files.value, revision, previewed: { kind: 'git', revision, commit } } };
@@ -281,6 +284,10 @@ function localReader(directory: string): RevisionReader {
       return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
     },
   };
+}
+
+function kustomizeOf({ kustomize }: PreviewRequest): { kustomize?: KustomizeOptions } {
+  return kustomize === undefined ? {} : { kustomize };
 }
 
 /** What a preview that stops before its fetch says it previewed. */
