@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { accessFlagSpecs } from './applyset-access.js';
+import { accessFlagSpecs, openApplySetAccess } from './applyset-access.js';
 import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
@@ -104,16 +104,15 @@ export const diffApplySetCommand: Command = async (argv, io) => {
     return code;
   };
   // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
-  const [{ openPreviewAccess }, { previewApplySet }, { classifyFailure }, format, entries] =
-    await Promise.all([
-      import('./preview-access.js'),
-      import('../preview/preview-applyset.js'),
-      import('../errors/classify-failure.js'),
-      import('../preview/format-preview.js'),
-      import('../preview/preview-entries.js'),
-    ]);
-  const access = openPreviewAccess(parsed.flags, io);
-  if ('error' in access) return fail(access.error, ExitCode.badInput);
+  const [{ previewAccessOf }, { previewApplySet }, { classifyFailure }, format, entries] = await Promise.all([
+    import('./preview-access.js'),
+    import('../preview/preview-applyset.js'),
+    import('../errors/classify-failure.js'),
+    import('../preview/format-preview.js'),
+    import('../preview/preview-entries.js'),
+  ]);
+  const access = await openApplySetAccess(parsed.flags, io, 'diff');
+  if (typeof access === 'number') return access;
   let preview;
   try {
     const account = single(parsed.flags, 'default-service-account');
@@ -121,7 +120,7 @@ export const diffApplySetCommand: Command = async (argv, io) => {
       namespace: access.namespace,
       name: parsed.name,
       source: parsed.source,
-      access: access.access,
+      access: previewAccessOf(access, parsed.flags, io),
       kustomize: parsed.kustomize,
       ...(account === undefined ? {} : { defaultServiceAccountName: account }),
     });

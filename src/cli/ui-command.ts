@@ -55,20 +55,14 @@ export const uiCommand: Command = async (argv, io) => {
   }
   const access = await openApplySetAccess(flags, io, 'ui');
   if (typeof access === 'number') return access;
-  const [
-    { createUiServer },
-    { createKubeUiData },
-    { localUiAccess },
-    { uiPreviewOf },
-    { openPreviewAccess },
-  ] = await Promise.all([
-    import('../ui/create-ui-server.js'),
-    import('../ui/kube-ui-data.js'),
-    import('../ui/local-ui-access.js'),
-    import('../ui/ui-preview.js'),
-    import('./preview-access.js'),
-  ]);
-  const previewAccess = openPreviewAccess(flags, io);
+  const [{ createUiServer }, { createKubeUiData }, { localUiAccess }, { uiPreviewOf }, { previewAccessOf }] =
+    await Promise.all([
+      import('../ui/create-ui-server.js'),
+      import('../ui/kube-ui-data.js'),
+      import('../ui/local-ui-access.js'),
+      import('../ui/ui-preview.js'),
+      import('./preview-access.js'),
+    ]);
   const stop = new AbortController();
   const warn = (object: object, message: string) =>
     io.stderr.write(`applyset ui: ${message} ${JSON.stringify(object)}\n`);
@@ -77,7 +71,7 @@ export const uiCommand: Command = async (argv, io) => {
     namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
     logger: { info: () => undefined, debug: () => undefined, warn },
     signal: stop.signal,
-    ...('access' in previewAccess ? { preview: uiPreviewOf(previewAccess.access) } : {}),
+    preview: uiPreviewOf(previewAccessOf(access, flags, io)),
   });
   const ui = createUiServer({ access: localUiAccess(`your kubeconfig's user at ${access.server}`), data });
   ui.server.listen(port, single(flags, 'address') ?? '127.0.0.1');
