@@ -1,8 +1,9 @@
 /**
  * A preview of an ApplySet: what the controller's next reconcile would do with a revision (the
  * ApplySet's own ref, another ref of its repository, or a local checkout), computed by the reconcile's
- * own steps (src/controller/reconcile-applyset.ts, steps 5 and 7 to 11) with the engine in dry run, as
- * the account the controller applies the set as. Nothing is written.
+ * own steps (steps 5 and 7 to 11 of src/controller/reconcile-applyset.ts, the same functions of
+ * src/controller/revision-steps.ts and fetch-steps.ts) with the engine in dry run, as the account the
+ * controller applies the set as. Nothing is written.
  */
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
