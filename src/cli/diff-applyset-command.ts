@@ -5,7 +5,7 @@ import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { PreviewSource } from '../preview/applyset-preview.js';
-import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
+import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js';
 
 const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
@@ -77,13 +77,7 @@ function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
         : ref !== undefined
           ? { kind: 'ref', ref }
           : { kind: 'applyset-ref' };
-    // As `applyset apply -k`: APPLYSET_KUSTOMIZE_BINARY names kustomize when the flag does not.
-    const kustomize = kustomizeConfig({
-      'kustomize-binary':
-        single(flags, 'kustomize-binary') ?? (io.env['APPLYSET_KUSTOMIZE_BINARY'] || undefined),
-      'kustomize-timeout': single(flags, 'kustomize-timeout'),
-      'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
-    });
+    const kustomize = previewKustomizeConfig(flags, io.env);
     return { flags, name, source, output, kustomize };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
