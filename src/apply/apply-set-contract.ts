@@ -1,4 +1,5 @@
 import type { ManifestFile } from '../manifests/manifest-limits.js';
+import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
@@ -232,6 +233,11 @@ export interface ApplySetResult {
   readonly inventory?: readonly ObjectRef[];
   /** True when every step ran and the hash was written. */
   readonly completed: boolean;
+  /**
+   * A dry run whose prunes are over `prune.limit`: the error a real run of the same request stops
+   * with before its first write (a real run throws it rather than return).
+   */
+  readonly pruneLimitExceeded?: PruneLimitExceededError;
   /** With `wait`: the last health of every object waited for. */
   readonly health?: readonly ObjectHealthReport[];
   /** With `wait`: the deadline passed while some object was still in progress. */

@@ -13,6 +13,7 @@ import { createNoOpMemo } from './remember-no-op.js';
 import { runPlan } from './run-plan.js';
 import { refuseInvalidListItems } from './validate-list-items.js';
 import type { ApplySetEngineOptions, RunContext } from './run-context.js';
+import type { Plan } from '../plan/plan.js';
 
 export type { ApplySetEngineOptions } from './run-context.js';
 
@@ -92,19 +93,13 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 
   // 5. Plan the whole run as data.
   const plan = planRun(desired, parent, live, request, writer.ownerUid());
-  const deletions = plan.steps.flatMap((step) =>
-    step.type === 'prune-wave' ? step.actions.filter((action) => action.type === 'delete') : [],
-  );
-  const limit = pruneLimitOf(request.prune, parent.inventory.length);
-  if (limit !== undefined && !request.write.dryRun && deletions.length > limit) {
-    throw new PruneLimitExceededError(
-      limit,
-      deletions.map((action) => describeObjectRef(action.ref)),
-    );
-  }
+  // A real run over spec.pruneLimit stops here, before its first write; a dry run reports it.
+  const overLimit = overPruneLimit(plan, request.prune, parent.inventory.length);
+  if (overLimit !== undefined && !request.write.dryRun) throw overLimit;
 
   // 6. Run it: widen the inventory, apply, wait for CRDs, prune, narrow the inventory, write the hash.
-  const result = await runPlan(plan, parent, writer, request, context);
+  const ran = await runPlan(plan, parent, writer, request, context);
+  const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
 
   // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy.
   const { wait } = request;
@@ -134,10 +129,18 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
 }
 
 /**
- * spec.pruneLimit as a count of deletions: a percentage is of the objects the set held. The preview
- * judges its dry run's prunes with it, as a real run is judged here.
+ * The plan's deletions judged against spec.pruneLimit (a percentage is of the objects the set held):
+ * the error a run over the limit stops with; undefined within it, or without a limit.
  */
-export function pruneLimitOf(prune: PruneRequest, held: number): number | undefined {
+function overPruneLimit(plan: Plan, prune: PruneRequest, held: number): PruneLimitExceededError | undefined {
   if (prune.mode !== 'delete' || prune.limit === undefined) return undefined;
-  return 'count' in prune.limit ? prune.limit.count : Math.floor((held * prune.limit.percent) / 100);
+  const limit = 'count' in prune.limit ? prune.limit.count : Math.floor((held * prune.limit.percent) / 100);
+  const deletions = plan.steps.flatMap((step) =>
+    step.type === 'prune-wave' ? step.actions.filter((action) => action.type === 'delete') : [],
+  );
+  if (deletions.length <= limit) return undefined;
+  return new PruneLimitExceededError(
+    limit,
+    deletions.map((action) => describeObjectRef(action.ref)),
+  );
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { KubeClient } from '../kube/kube-client.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import {
@@ -23,6 +24,8 @@ export const accessFlagSpecs: FlagSpecs = {
 /** A client for the cluster the kubeconfig names, and the namespace the command works in. */
 export interface ApplySetAccess {
   readonly client: KubeClient;
+  /** The same user's client acting as `user` (Impersonate-User), on the same connection. */
+  readonly clientAs: (user: string) => KubeClient;
   readonly namespace: string;
   readonly server: string;
 }
@@ -39,18 +42,27 @@ export async function openApplySetAccess(
 ): Promise<ApplySetAccess | number> {
   const [
     { createKubeClient },
+    { createKubeConnection },
     { createKubeCredentials },
     { contextNamespace, KubeConfigError, loadKubeConfig },
   ] = await Promise.all([
     import('../kube/kube-client.js'),
+    import('../kube/kube-connection.js'),
     import('../kube/kube-credentials.js'),
     import('../kube/load-kube-config.js'),
   ]);
   try {
-    const loaded = loadKubeConfig(io.env, single(flags, 'kubeconfig'), single(flags, 'context'));
-    const client = createKubeClient({ credentials: createKubeCredentials(loaded.kubeConfig) });
+    const kubeconfig = single(flags, 'kubeconfig');
+    const loaded = loadKubeConfig(
+      io.env,
+      kubeconfig === undefined ? undefined : resolve(io.cwd, kubeconfig),
+      single(flags, 'context'),
+    );
+    const connection = createKubeConnection({ credentials: createKubeCredentials(loaded.kubeConfig) });
+    const client = createKubeClient({ connection });
     return {
       client,
+      clientAs: (user) => createKubeClient({ connection, impersonateUser: user }),
       namespace: single(flags, 'namespace') ?? contextNamespace(loaded.kubeConfig),
       server: client.server,
     };

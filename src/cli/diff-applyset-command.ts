@@ -1,13 +1,16 @@
 import { resolve } from 'node:path';
-import { accessFlagSpecs } from './applyset-access.js';
+import { accessFlagSpecs, openApplySetAccess } from './applyset-access.js';
 import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { PreviewSource } from '../preview/applyset-preview.js';
+import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js';
 
 const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
                     [--allowed-source-hosts HOST[:PORT],...]
+                    [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                     [--kubeconfig PATH] [--context NAME]
 
 Prints what the controller's next reconcile of the ApplySet NAME would do, computed by the same steps
@@ -21,6 +24,9 @@ repository, spec.source.path below DIR and spec.source.ignore applied.
 It runs as the account the controller applies the ApplySet as (spec.serviceAccountName, else
 --default-service-account, default applyset-deployer, as the controller's flag), which your
 kubeconfig must be allowed to impersonate; otherwise it stops and says so.
+A kustomization is built as the controller builds it, with --kustomize-binary (default
+APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH), --kustomize-timeout and --kustomize-max-memory as
+the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
 A repository on a loopback, private or link-local address is fetched only when
 --allowed-source-hosts names its host, as the controller's flag of that name says.
 -o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after).
@@ -36,6 +42,7 @@ const specs = {
   output: { type: 'string', short: 'o' },
   'default-service-account': { type: 'string' },
   'allowed-source-hosts': { type: 'string' },
+  ...KUSTOMIZE_OPTIONS,
 } as const;
 
 interface PreviewFlags {
@@ -43,6 +50,7 @@ interface PreviewFlags {
   readonly name: string;
   readonly source: PreviewSource;
   readonly output: 'text' | 'markdown';
+  readonly kustomize: KustomizeOptions;
 }
 
 function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
@@ -69,7 +77,8 @@ function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
         : ref !== undefined
           ? { kind: 'ref', ref }
           : { kind: 'applyset-ref' };
-    return { flags, name, source, output };
+    const kustomize = previewKustomizeConfig(flags, io.env);
+    return { flags, name, source, output, kustomize };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`applyset diff: ${error.message}\n\n${diffApplySetUsage}`);
@@ -89,16 +98,15 @@ export const diffApplySetCommand: Command = async (argv, io) => {
     return code;
   };
   // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
-  const [{ openPreviewAccess }, { previewApplySet }, { classifyFailure }, format, entries] =
-    await Promise.all([
-      import('./preview-access.js'),
-      import('../preview/preview-applyset.js'),
-      import('../errors/classify-failure.js'),
-      import('../preview/format-preview.js'),
-      import('../preview/preview-entries.js'),
-    ]);
-  const access = openPreviewAccess(parsed.flags, io);
-  if ('error' in access) return fail(access.error, ExitCode.badInput);
+  const [{ previewAccessOf }, { previewApplySet }, { classifyFailure }, format, entries] = await Promise.all([
+    import('./preview-access.js'),
+    import('../preview/preview-applyset.js'),
+    import('../errors/classify-failure.js'),
+    import('../preview/format-preview.js'),
+    import('../preview/preview-entries.js'),
+  ]);
+  const access = await openApplySetAccess(parsed.flags, io, 'diff');
+  if (typeof access === 'number') return access;
   let preview;
   try {
     const account = single(parsed.flags, 'default-service-account');
@@ -106,7 +114,8 @@ export const diffApplySetCommand: Command = async (argv, io) => {
       namespace: access.namespace,
       name: parsed.name,
       source: parsed.source,
-      access: access.access,
+      access: previewAccessOf(access, parsed.flags, io),
+      kustomize: parsed.kustomize,
       ...(account === undefined ? {} : { defaultServiceAccountName: account }),
     });
   } catch (error) {

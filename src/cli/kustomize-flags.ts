@@ -1,7 +1,7 @@
 import { parseDuration } from '../api/durations.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { parseSizeFlag } from './git-limit-flags.js';
-import { UsageError } from './parse-command-line.js';
+import { single, UsageError, type ParsedFlags } from './parse-command-line.js';
 
 /** How the controller runs kustomize: parseArgs options, parsed below. */
 export const KUSTOMIZE_OPTIONS = {
@@ -40,4 +40,20 @@ export function kustomizeConfig(values: Partial<Record<KustomizeFlag, string>>):
         ? DEFAULT_KUSTOMIZE_OPTIONS.maxMemoryBytes
         : parseSizeFlag('kustomize-max-memory', memory),
   };
+}
+
+/**
+ * The kustomize flags of a preview command (`applyset diff --applyset-object`, `applyset ui`), parsed
+ * as the controller's; without --kustomize-binary, APPLYSET_KUSTOMIZE_BINARY names kustomize, as for
+ * `applyset apply -k`.
+ */
+export function previewKustomizeConfig(
+  flags: ParsedFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): KustomizeOptions {
+  return kustomizeConfig({
+    'kustomize-binary': single(flags, 'kustomize-binary') ?? (env['APPLYSET_KUSTOMIZE_BINARY'] || undefined),
+    'kustomize-timeout': single(flags, 'kustomize-timeout'),
+    'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
+  });
 }

@@ -3,17 +3,19 @@ import type { AddressInfo } from 'node:net';
 import { accessFlagSpecs, openApplySetAccess } from './applyset-access.js';
 import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
+import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js';
 import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-command-line.js';
 import { isLoopbackHost } from '../ui/local-ui-access.js';
 
 const usage = `usage: applyset ui [--address 127.0.0.1] [--port 0] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
                    [--allowed-source-hosts HOST[:PORT],...]
+                   [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
 
 Serves the web view of the ApplySets on this machine, as \`kubectl proxy\` serves the API: everything
 it shows is read through the API server as the kubeconfig's user. It listens on a loopback address
 only (port 0 picks a free one), prints the URL and runs until interrupted. -A shows every namespace.
 An ApplySet's page shows what its next reconcile would change, computed as \`applyset diff
---applyset-object\` computes it (--allowed-source-hosts as there).
+--applyset-object\` computes it (--allowed-source-hosts and the --kustomize-* flags as there).
 `;
 
 const flagSpecs = {
@@ -22,6 +24,7 @@ const flagSpecs = {
   address: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string', default: '0' },
   'allowed-source-hosts': { type: 'string' },
+  ...KUSTOMIZE_OPTIONS,
 } as const;
 
 function parsePort(text: string): number {
@@ -35,9 +38,11 @@ function parsePort(text: string): number {
 export const uiCommand: Command = async (argv, io) => {
   let flags;
   let port;
+  let kustomize;
   try {
     flags = parseCommandLine(argv, flagSpecs);
     port = parsePort(single(flags, 'port') ?? '0');
+    kustomize = previewKustomizeConfig(flags, io.env);
     const address = single(flags, 'address') ?? '127.0.0.1';
     if (!isLoopbackHost(address)) {
       throw new UsageError(
@@ -55,20 +60,14 @@ export const uiCommand: Command = async (argv, io) => {
   }
   const access = await openApplySetAccess(flags, io, 'ui');
   if (typeof access === 'number') return access;
-  const [
-    { createUiServer },
-    { createKubeUiData },
-    { localUiAccess },
-    { uiPreviewOf },
-    { openPreviewAccess },
-  ] = await Promise.all([
-    import('../ui/create-ui-server.js'),
-    import('../ui/kube-ui-data.js'),
-    import('../ui/local-ui-access.js'),
-    import('../ui/ui-preview.js'),
-    import('./preview-access.js'),
-  ]);
-  const previewAccess = openPreviewAccess(flags, io);
+  const [{ createUiServer }, { createKubeUiData }, { localUiAccess }, { uiPreviewOf }, { previewAccessOf }] =
+    await Promise.all([
+      import('../ui/create-ui-server.js'),
+      import('../ui/kube-ui-data.js'),
+      import('../ui/local-ui-access.js'),
+      import('../ui/ui-preview.js'),
+      import('./preview-access.js'),
+    ]);
   const stop = new AbortController();
   const warn = (object: object, message: string) =>
     io.stderr.write(`applyset ui: ${message} ${JSON.stringify(object)}\n`);
@@ -77,7 +76,7 @@ export const uiCommand: Command = async (argv, io) => {
     namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
     logger: { info: () => undefined, debug: () => undefined, warn },
     signal: stop.signal,
-    ...('access' in previewAccess ? { preview: uiPreviewOf(previewAccess.access) } : {}),
+    preview: uiPreviewOf(previewAccessOf(access, flags, io), { kustomize }),
   });
   const ui = createUiServer({ access: localUiAccess(`your kubeconfig's user at ${access.server}`), data });
   ui.server.listen(port, single(flags, 'address') ?? '127.0.0.1');

@@ -11,6 +11,7 @@ import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { GitUnreachableError } from '../git/git-error.js';
 import type { GitRef } from '../git/git-ref.js';
 import type { FileTransform } from '../git/materialize-commit-tree.js';
+import { readCommitManifests } from '../git/read-cached-manifests.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { buildCommitKustomization, kustomizationAt } from '../kustomize/build-kustomization.js';
@@ -131,34 +132,43 @@ export async function fetchRevision(
   }
 }
 
+/** What a revision holds under a path: `kustomize build` of its kustomization, or its manifest files. */
+type RevisionContent =
+  | { readonly kind: 'kustomization'; readonly built: ManifestFile }
+  | { readonly kind: 'manifests'; readonly files: ManifestFile[] };
+
 /** How readFiles reaches a revision's files: a commit in the Git cache, or a preview's local checkout. */
 export interface RevisionReader {
-  /** The manifest files under `path` (a directory, read recursively, or one file). */
-  readManifests(path: string, signal: AbortSignal): Promise<ManifestFile[]>;
   /**
-   * `kustomize build` of `path`, each file passed through `transform` as it is written out for
-   * kustomize; undefined when `path` holds no kustomization.
+   * What `path` holds, in one pass: `kustomize build` of it (each file passed through `transform` as it
+   * is written out for kustomize) when it holds a kustomization, else the manifest files under it (a
+   * directory, read recursively, or one file).
    */
-  buildKustomization(
+  read(
     path: string,
     build: { options: KustomizeOptions; signal: AbortSignal; transform?: FileTransform },
-  ): Promise<ManifestFile | undefined>;
+  ): Promise<RevisionContent>;
 }
 
-/** A commit of the shared Git cache, as readFiles reads it. */
+/**
+ * A commit of the shared Git cache, as readFiles reads it: the commit is opened, and the repository's
+ * read lock taken, once per read, whether the path turns out to hold a kustomization or plain files.
+ */
 export function commitReader(
-  gitSource: Pick<GitSource, 'readManifests' | 'readCommitTree'>,
+  gitSource: Pick<GitSource, 'readCommitTree'>,
   { url, commit }: { url: string; commit: string },
 ): RevisionReader {
   return {
-    readManifests: (path, signal) => gitSource.readManifests({ url, commit, path }, { signal }),
-    buildKustomization: (path, build) =>
+    read: (path, build) =>
       gitSource.readCommitTree(
         { url, commit },
-        async (tree) =>
-          (await kustomizationAt(tree, path)) === undefined
-            ? undefined
-            : buildCommitKustomization(tree, { sourcePath: path, ...build }),
+        async (opened): Promise<RevisionContent> =>
+          (await kustomizationAt(opened, path)) === undefined
+            ? { kind: 'manifests', files: await readCommitManifests(opened, path, { signal: build.signal }) }
+            : {
+                kind: 'kustomization',
+                built: await buildCommitKustomization(opened, { sourcePath: path, ...build }),
+              },
         { signal: build.signal },
       ),
   };
@@ -183,23 +193,22 @@ export async function readFiles(
   },
 ): Promise<Step<ManifestFile[]>> {
   const { revision, signal, log, kustomize = DEFAULT_KUSTOMIZE_OPTIONS } = read;
-  let files: ManifestFile[];
+  let content: RevisionContent;
   try {
     const build = {
       options: kustomize,
       signal,
       ...(read.transform === undefined ? {} : { transform: read.transform }),
     };
-    const built = await reader.buildKustomization(spec.source.path, build);
-    if (built !== undefined) return { value: [built] };
-    files = await reader.readManifests(spec.source.path, signal);
+    content = await reader.read(spec.source.path, build);
   } catch (error) {
     return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
   }
+  if (content.kind === 'kustomization') return { value: [content.built] };
   // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
   // a manifest, so it can neither break the set nor add to it.
   return {
-    value: excludeFiles(files, spec.source.ignore, (file) =>
+    value: excludeFiles(content.files, spec.source.ignore, (file) =>
       spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
     ).kept,
   };

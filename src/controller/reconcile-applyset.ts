@@ -17,21 +17,15 @@ import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyse
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
-import { createApplySetApi, impersonatedUser, subjectOf } from './applyset-api.js';
+import { createApplySetApi, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
-import { readRevisionFiles } from './decryption-step.js';
-import { appliedBefore, engineOutcome, engineRequest, runEngine, type EngineOutcome } from './engine-step.js';
-import {
-  fetchRevision,
-  missingServiceAccount,
-  onSchedule,
-  readCredentials,
-  commitReader,
-} from './fetch-steps.js';
+import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
+import { missingServiceAccount, onSchedule, readCredentials } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
 import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
+import { applyingAccount, checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
 /** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
@@ -134,11 +128,9 @@ async function applyRevision(
   const { tenancy } = options;
 
   // 5. The spec as the CRD checks it: an invalid one stalls, naming every field.
-  if (!resolved.ok) {
-    const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
-    return { outcome: { kind: 'stalled', reason: 'InvalidSpec', message: `invalid spec: ${problems}` } };
-  }
-  const { spec } = resolved;
+  const checked = checkedSpec(resolved);
+  if ('done' in checked) return { outcome: checked.done };
+  const spec = checked.value;
 
   // 6. spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
   const blocked = await checkDependencies(ctx.api, applySet, spec, {
@@ -153,10 +145,9 @@ async function applyRevision(
 
   // 7. The account the set is applied as must exist before anything is fetched or written: an
   // impersonated account that does not exist has no rights, and would fail object by object.
-  const serviceAccount = spec.serviceAccountName ?? tenancy.defaultServiceAccountName;
+  const { serviceAccount, user } = applyingAccount(namespace, spec, tenancy.defaultServiceAccountName);
   const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
-  const user = impersonatedUser(namespace, serviceAccount);
 
   // 8. The Git credentials Secret, read as that account.
   const auth = await readCredentials(options.readerAs(user), tenancy, { user, namespace }, spec, signal);
@@ -177,32 +168,22 @@ async function applyRevision(
   // 9. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
   // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for
   // (a new spec, a reconcile request) goes to the network.
-  const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
-  const fetched = await fetchRevision(ctx, options.gitSource, spec, { auth: auth.value, maxAgeMs }, signal);
-  if ('done' in fetched) return { outcome: fetched.done };
-  const { revision, commit } = fetched.value;
-  ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
-
   // 10. Read the files under spec.source.path at that commit straight from the object store, or build
   // the kustomization there; 10b. decrypt the sops files among them in memory with the age identities
   // of spec.decryption's Secret, read as that account too. A file that will not decrypt stalls the set
   // before anything is written.
-  const atCommit = commitReader(options.gitSource, { url: spec.source.url, commit });
-  const files = await readRevisionFiles(atCommit, { reader: options.readerAs(user), user, namespace }, spec, {
-    revision,
-    signal,
-    log: ctx.log,
-    kustomize: options.kustomize,
-  });
-  if ('done' in files) return { outcome: files.done };
+  const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
+  const who = { reader: options.readerAs(user), user, namespace };
+  const read = await fetchAndReadRevision(ctx, options, spec, who, { auth: auth.value, maxAgeMs, signal });
+  if ('done' in read) return { outcome: read.done };
+  const { revision, files } = read.value;
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
   // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
-  const steady = appliedBefore(applySet, revision);
+  const allowNested = tenancy.allowNestedApplySets === true;
+  const { request, steady } = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
   // A new revision: a forge marks its commit pending until the outcome is reported.
   if (!steady) ctx.notify?.applying(applySet, revision);
-  const allowNested = tenancy.allowNestedApplySets === true;
-  const request = engineRequest(applySet, spec, files.value, { revision, steady, allowNested }, signal);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
   for await (const wait of engine.waits) await status.progressing(wait, revision);
   const run = await engine.run;

@@ -30,24 +30,32 @@ export interface CachedManifestsRequest {
  * the repository's lock, so a fetch that starts the cache over never removes objects under the read.
  */
 export async function readCachedManifests(request: CachedManifestsRequest): Promise<ManifestFile[]> {
-  const { commit, limits, signal } = request;
-  const { reader, tree } = await openCachedCommit(request);
-  return readTreeManifests({
-    reader,
-    commit,
-    tree,
-    sourcePath: request.path,
+  const { limits, signal } = request;
+  return readCommitManifests(await openCachedCommit(request), request.path, {
     ...(limits === undefined ? {} : { limits }),
     ...(signal === undefined ? {} : { signal }),
   });
 }
 
-/** A commit of the cache, opened for reading: its root tree and the tree's view. */
+/**
+ * The manifest files under `path` of a commit already opened, as readCachedManifests reads them: a
+ * caller that holds the lock for more than this read (readCommitTree) reads them in the same pass.
+ */
+export function readCommitManifests(
+  { reader, commit, tree }: CachedCommit,
+  path: string | undefined,
+  options: { readonly limits?: Partial<ManifestLimits>; readonly signal?: AbortSignal } = {},
+): Promise<ManifestFile[]> {
+  return readTreeManifests({ reader, commit, tree, sourcePath: path, ...options });
+}
+
+/** A commit of the cache, opened for reading: its root tree, the tree's view and its objects. */
 export interface CachedCommit {
   readonly commit: string;
   /** The commit's root tree. */
   readonly tree: string;
   readonly view: CommitTreeView;
+  readonly reader: GitObjectReader;
 }
 
 /**
@@ -56,7 +64,7 @@ export interface CachedCommit {
  */
 export async function openCachedCommit(
   request: Omit<CachedManifestsRequest, 'path' | 'limits'>,
-): Promise<CachedCommit & { readonly reader: GitObjectReader }> {
+): Promise<CachedCommit> {
   const { gitdir, url, commit, signal } = request;
   const reader = objectStoreReader(gitdir, request.readCache);
   let object: GitObjectContent;

@@ -10,6 +10,7 @@ import {
 } from '../git/materialize-commit-tree.js';
 import { sourcePathSegments } from '../git/read-tree-manifests.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from '../manifests/manifest-limits.js';
+import { copyCheckout } from './copy-checkout.js';
 import { KustomizeError } from './kustomize-error.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, runKustomize, type KustomizeOptions } from './run-kustomize.js';
 import {
@@ -107,6 +108,41 @@ export async function buildLocalKustomization(
       label: `kustomize build ${given}`,
       work,
       request: { options: DEFAULT_KUSTOMIZE_OPTIONS, ...request },
+      maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
+    });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `kustomize build` of `sourcePath` in a checkout on disk (a preview's `--local DIR`), as
+ * buildCommitKustomization builds it from a commit: with a `transform` (sops decryption) the checkout
+ * is first copied, each file transformed, to a new private directory removed whatever happens; without
+ * one it is built in place, as `applyset apply -k` builds it.
+ */
+export async function buildCheckoutKustomization(
+  checkout: string,
+  request: KustomizationRequest,
+): Promise<ManifestFile> {
+  const relative = sourcePathSegments(request.sourcePath).join('/');
+  const given = relative === '' ? '.' : relative;
+  const { transform, ...rest } = request;
+  if (transform === undefined) return buildLocalKustomization(path.join(checkout, relative), given, rest);
+  const work = await mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
+  try {
+    const root = path.join(work, 'repo');
+    await mkdir(root, { mode: 0o700 });
+    await copyCheckout(checkout, root, {
+      transform,
+      ...(request.signal === undefined ? {} : { signal: request.signal }),
+    });
+    return await checkAndBuild({
+      root,
+      relative,
+      label: `kustomize build ${given}`,
+      work,
+      request,
       maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
     });
   } finally {

@@ -1,8 +1,9 @@
 /**
  * A preview of an ApplySet: what the controller's next reconcile would do with a revision (the
  * ApplySet's own ref, another ref of its repository, or a local checkout), computed by the reconcile's
- * own steps (src/controller/reconcile-applyset.ts, steps 5 and 7 to 11) with the engine in dry run, as
- * the account the controller applies the set as. Nothing is written.
+ * own steps (steps 5 and 7 to 11 of src/controller/reconcile-applyset.ts, the same functions of
+ * src/controller/revision-steps.ts and fetch-steps.ts) with the engine in dry run, as the account the
+ * controller applies the set as. Nothing is written.
  */
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -11,25 +12,29 @@ import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/appl
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
-import { createApplySetEngine, pruneLimitOf } from '../apply/create-apply-set-engine.js';
+import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { readManifestDirectory } from '../cli/read-manifest-directory.js';
-import { createApplySetApi, impersonatedUser } from '../controller/applyset-api.js';
-import { appliedBefore, engineRequest } from '../controller/engine-step.js';
+import { createApplySetApi } from '../controller/applyset-api.js';
 import {
-  fetchRevision,
   missingServiceAccount,
   readCredentials,
-  commitReader,
   type RevisionReader,
   type Step,
 } from '../controller/fetch-steps.js';
 import { readRevisionFiles } from '../controller/decryption-step.js';
+import {
+  applyingAccount,
+  checkedSpec,
+  fetchAndReadRevision,
+  revisionRequest,
+} from '../controller/revision-steps.js';
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
-import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
+import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
@@ -43,6 +48,8 @@ export interface PreviewRequest {
   readonly access: PreviewAccess;
   /** The controller's `--default-service-account`; default `applyset-deployer`, as the controller's. */
   readonly defaultServiceAccountName?: string;
+  /** How a kustomization is built: the controller's `--kustomize-*` flags; their defaults if not given. */
+  readonly kustomize?: KustomizeOptions;
   /** The controller's `--allow-nested-applysets`. */
   readonly allowNestedApplySets?: boolean;
   readonly signal?: AbortSignal;
@@ -60,7 +67,7 @@ export interface PreviewAccess {
 }
 
 /** The preview reports what it found as data, never as log lines or metrics. */
-const quiet = { warn: () => undefined, error: () => undefined };
+const quiet = { debug: () => undefined, warn: () => undefined, error: () => undefined };
 const noMetrics = { observeGitFetch: () => undefined };
 
 /** What every preview of one ApplySet says, whatever the run comes to. */
@@ -83,21 +90,19 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
       `applyset "${name}" not found in namespace ${namespace}`,
     );
   }
-  const resolved = resolveApplySetSpec(applySet.spec);
+  // 5. The spec as the CRD checks it; the account (step 7's) is named whatever it says.
+  const checked = checkedSpec(resolveApplySetSpec(applySet.spec));
   const fallback = request.defaultServiceAccountName ?? DEFAULT_DEPLOYER_ACCOUNT;
-  const serviceAccount = (resolved.ok ? resolved.spec.serviceAccountName : undefined) ?? fallback;
-  const user = impersonatedUser(namespace, serviceAccount) ?? '';
+  const account = applyingAccount(namespace, 'value' in checked ? checked.value : undefined, fallback);
+  const serviceAccount = account.serviceAccount ?? fallback;
+  const user = account.user ?? '';
   const head: PreviewHead = {
     applySet: { namespace, name },
     identity: { serviceAccount: `${namespace}/${serviceAccount}`, user },
     previewed: previewedOf(request.source, applySet),
   };
-  // 5. The spec as the CRD checks it.
-  if (!resolved.ok) {
-    const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
-    return stopped(head, { reason: 'InvalidSpec', message: `invalid spec: ${problems}` });
-  }
-  const spec = withPreviewRef(resolved.spec, request.source);
+  if ('done' in checked) return stopped(head, stopOf(checked.done));
+  const spec = withPreviewRef(checked.value, request.source);
   // The controller applies such a set to another cluster (step 8b); a preview against this one would
   // show the wrong objects, so it says so rather than guess.
   if (spec.kubeConfig !== undefined) {
@@ -128,10 +133,8 @@ async function runDry(
   signal: AbortSignal,
 ): Promise<ApplySetPreview> {
   const { access } = request;
-  const steady = revision !== undefined && appliedBefore(applySet, revision);
   const allowNested = request.allowNestedApplySets === true;
-  const options = { revision: revision ?? '', steady, allowNested };
-  const asked = engineRequest(applySet, spec, files, options, signal);
+  const { request: asked } = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
   const engine = createApplySetEngine({
     kubeClient: access.clientAs(head.identity.user),
     parentKubeClient: access.client,
@@ -148,7 +151,7 @@ async function runDry(
   }
   const policy: PreviewPolicy = {
     correctDrift: asked.write.drift?.correct !== false,
-    ...prunePolicyOf(spec, asked, result.inventory?.length ?? 0),
+    ...prunePolicyOf(asked, result),
   };
   return {
     ...head,
@@ -192,14 +195,14 @@ function dryRunOf(asked: ApplySetRequest): ApplySetRequest {
 }
 
 function prunePolicyOf(
-  spec: ResolvedApplySetSpec,
   asked: ApplySetRequest,
-  held: number,
-): Pick<PreviewPolicy, 'heldBack' | 'limit'> {
-  if (!spec.prune) return { heldBack: 'spec.prune is false' };
-  if (spec.pruneDryRun) return { heldBack: 'spec.prune is DryRun' };
-  const limit = pruneLimitOf(asked.prune, held);
-  return limit === undefined ? {} : { limit };
+  result: ApplySetResult,
+): Pick<PreviewPolicy, 'heldBack' | 'overLimit'> {
+  if (asked.prune.mode === 'off') return { heldBack: 'spec.prune is false' };
+  if (asked.prune.mode === 'dry-run') return { heldBack: 'spec.prune is DryRun' };
+  // The engine judged the limit as it judges a real run's, and said what the run would stop with.
+  const over = result.pruneLimitExceeded;
+  return over === undefined ? {} : { overLimit: over };
 }
 
 /**
@@ -246,7 +249,7 @@ async function readRevision(
   if (source.kind === 'local') {
     const directory = source.directory;
     const who = { reader, user, namespace };
-    const read = { revision: directory, signal, log: quiet };
+    const read = { revision: directory, signal, log: quiet, ...kustomizeOf(request) };
     const files = await readRevisionFiles(localReader(directory), who, spec, read);
     if ('done' in files) return files;
     return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
@@ -255,31 +258,33 @@ async function readRevision(
   const auth = await readCredentials(reader, tenancy, { user, namespace }, spec, signal);
   if ('done' in auth) return auth;
   const ctx = { log: quiet, metrics: noMetrics, now: Date.now };
-  const { gitSource } = request.access;
-  const fetched = await fetchRevision(ctx, gitSource, spec, { auth: auth.value, maxAgeMs: 0 }, signal);
-  if ('done' in fetched) return fetched;
-  const { revision, commit } = fetched.value;
-  const atCommit = commitReader(gitSource, { url: spec.source.url, commit });
-  const read = { revision, signal, log: quiet };
-  const files = await readRevisionFiles(atCommit, { reader, user, namespace }, spec, read);
-  if ('done' in files) return files;
-  return { value: { files: files.value, revision, previewed: { kind: 'git', revision, commit } } };
+  const deps = { gitSource: request.access.gitSource, ...kustomizeOf(request) };
+  const who = { reader, user, namespace };
+  const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs: 0, signal });
+  if ('done' in read) return read;
+  const { files, revision, commit } = read.value;
+  return { value: { files, revision, previewed: { kind: 'git', revision, commit } } };
 }
 
 /**
  * A local checkout read as readFiles reads a commit: spec.source.path under the checkout's root, and a
- * kustomization there built as `applyset apply -k` builds one (in place: a sops file the kustomization
- * reads is not decrypted first, so such a preview shows the ciphertext kustomize passed on).
+ * kustomization there built as the controller builds one, its sops files decrypted on their way to
+ * kustomize when the ApplySet names a decryption Secret.
  */
 function localReader(directory: string): RevisionReader {
   return {
-    readManifests: (under) => readManifestDirectory(path.join(directory, under)),
-    buildKustomization: async (under, { options, signal }) => {
+    read: async (under, { options, signal, transform }) => {
       const absolute = path.join(directory, under);
-      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name)))) return undefined;
-      return buildLocalKustomization(absolute, under === '' ? '.' : under, { options, signal });
+      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name))))
+        return { kind: 'manifests', files: await readManifestDirectory(absolute, { signal }) };
+      const build = { sourcePath: under, options, signal, ...(transform === undefined ? {} : { transform }) };
+      return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
     },
   };
+}
+
+function kustomizeOf({ kustomize }: PreviewRequest): { kustomize?: KustomizeOptions } {
+  return kustomize === undefined ? {} : { kustomize };
 }
 
 /** What a preview that stops before its fetch says it previewed. */

@@ -4,7 +4,6 @@
  */
 import type { ObjectOutcome } from '../apply/apply-set-contract.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
-import { describeObjectRef } from '../manifests/object-ref.js';
 import type { ApplySetPreview, PreviewEntry, PreviewStop } from './applyset-preview.js';
 
 /** What the spec decides about the dry run's outcomes, where the engine's dry run cannot. */
@@ -16,8 +15,12 @@ export interface PreviewPolicy {
   readonly correctDrift: boolean;
   /** spec.prune is false or DryRun: every prune is held back with this reason. */
   readonly heldBack?: string;
-  /** spec.pruneLimit as a count (undefined: no limit, or the revision was approved). */
-  readonly limit?: number;
+  /**
+   * The run's prunes are over spec.pruneLimit, as the engine judged them (PruneLimitExceededError):
+   * the limit as a count, and what the ApplySet would say. Unset within the limit, without one, or
+   * for an approved revision.
+   */
+  readonly overLimit?: { readonly limit: number; readonly message: string };
 }
 
 export interface PreviewOutcome {
@@ -40,16 +43,11 @@ export function previewEntries(outcomes: readonly ObjectOutcome[], policy: Previ
     const reason = policy.heldBack;
     return { entries: entries.map((e) => (e.kind === 'prune' ? holdBack(e, reason) : e)), unchanged };
   }
-  if (policy.limit === undefined || prunes.length <= policy.limit) return { entries, unchanged };
+  if (policy.overLimit === undefined) return { entries, unchanged };
   // Over the limit the controller applies nothing and deletes nothing: the whole run stalls.
-  const names = prunes.map((entry) => describeObjectRef(entry.ref));
-  const shown = names.slice(0, 5).join(', ');
-  const more = names.length > 5 ? ` and ${names.length - 5} more` : '';
-  const stopped: PreviewStop = {
-    reason: 'PruneLimitExceeded',
-    message: `the run would prune ${prunes.length} objects, over the prune limit of ${policy.limit}; nothing would be applied or pruned until the revision is approved (applyset.dev/approve-prune): ${shown}${more}`,
-  };
-  const reason = `over spec.pruneLimit (${prunes.length} prunes, limit ${policy.limit})`;
+  const { limit, message } = policy.overLimit;
+  const stopped: PreviewStop = { reason: 'PruneLimitExceeded', message };
+  const reason = `over spec.pruneLimit (${prunes.length} prunes, limit ${limit})`;
   return {
     entries: entries.map((e) => (e.kind === 'prune' ? holdBack(e, reason) : e)),
     unchanged,

@@ -1,6 +1,6 @@
 import type { ApplySet } from '../api/applyset-types.js';
 import { formatPreviewText } from '../preview/format-preview.js';
-import { previewApplySet, type PreviewAccess } from '../preview/preview-applyset.js';
+import { previewApplySet, type PreviewAccess, type PreviewRequest } from '../preview/preview-applyset.js';
 import { PreviewRefusedError } from '../preview/preview-refused-error.js';
 import type { UiPreview } from './ui-data.js';
 
@@ -11,7 +11,7 @@ import type { UiPreview } from './ui-data.js';
  */
 export function uiPreviewOf(
   access: PreviewAccess,
-  options: { readonly defaultServiceAccountName?: string } = {},
+  options: Pick<PreviewRequest, 'defaultServiceAccountName' | 'kustomize'> = {},
 ): (applySet: ApplySet, signal: AbortSignal) => Promise<UiPreview> {
   return async (applySet, signal) => {
     try {

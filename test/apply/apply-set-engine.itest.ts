@@ -1,4 +1,5 @@
 import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
+import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { parseInventory } from '../../src/inventory/parse-inventory.js';
 import { computeApplyHash } from '../../src/inventory/apply-hash.js';
@@ -17,6 +18,8 @@ import {
   requestFor,
   serverWritesForGroup,
   uidOf,
+  configMapYaml,
+  writeSetDirectory,
 } from './apply-test-kit.js';
 
 /**
@@ -155,5 +158,44 @@ describe('applying a mixed directory to the real control plane', () => {
     expect(preview.outcomes.every((outcome) => outcome.action === 'would-create')).toBe(true);
     expect(counted.writes()).toBe(0);
     expect(await getObject(`/api/v1/namespaces/${set.parentNamespace}/configmaps/mixed-set`)).toBeUndefined();
+  });
+
+  it('judges a dry run over the prune limit as a real run: the real run stops, the dry run says why', async () => {
+    const namespace = uniqueName('prune-limit');
+    await createNamespace(adminKubeConfig(), namespace);
+    const parent = { namespace, name: 'limited' };
+    const cm = (name: string) => configMapYaml(namespace, name, { v: '1' });
+    await engineFor(countingClient().client)(
+      await requestFor(
+        await writeSetDirectory({ 'a.yaml': cm('a'), 'b.yaml': cm('b'), 'c.yaml': cm('c') }),
+        parent,
+      ),
+    );
+    const emptied = await writeSetDirectory({ 'a.yaml': cm('a') });
+    const limited = { prune: { mode: 'delete', allowEmpty: false, limit: { count: 1 } } } as const;
+
+    const counted = countingClient();
+    const dry = await engineFor(counted.client)(
+      await requestFor(emptied, parent, { ...limited, write: { dryRun: true } }),
+    );
+    expect(counted.writes()).toBe(0);
+    expect(dry.pruneLimitExceeded).toBeInstanceOf(PruneLimitExceededError);
+    expect(dry.pruneLimitExceeded).toMatchObject({
+      limit: 1,
+      objects: [`configmap/b -n ${namespace}`, `configmap/c -n ${namespace}`],
+    });
+    expect(dry.outcomes.filter((o) => o.action === 'would-prune')).toHaveLength(2);
+
+    const real = engineFor(counted.client)(await requestFor(emptied, parent, limited));
+    await expect(real).rejects.toThrow(dry.pruneLimitExceeded?.message ?? 'a message');
+    expect(counted.writes()).toBe(0);
+    // Within the limit, neither says anything of it.
+    const within = await engineFor(counted.client)(
+      await requestFor(emptied, parent, {
+        prune: { ...limited.prune, limit: { count: 2 } },
+        write: { dryRun: true },
+      }),
+    );
+    expect(within.pruneLimitExceeded).toBeUndefined();
   });
 });

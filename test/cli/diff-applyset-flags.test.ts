@@ -9,6 +9,9 @@ describe('applyset diff --applyset-object flags', () => {
     expect(run.code).toBe(ExitCode.ok);
     expect(run.stdout).toMatch(/^usage: applyset diff --applyset-object NAME /);
     expect(run.stdout).toContain('--local DIR | --ref REF');
+    expect(run.stdout).toContain(
+      '[--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]',
+    );
     const plain = await runCli(diffCommand, ['--help'], { env: {} });
     expect(plain.stdout).toContain('applyset diff --applyset-object NAME');
   });
@@ -18,6 +21,13 @@ describe('applyset diff --applyset-object flags', () => {
     [['--applyset-object', 'site', '-o', 'yaml'], '-o must be text or markdown, got "yaml"'],
     [['--applyset-object='], '--applyset-object needs the name of an ApplySet'],
     [['--applyset-object', 'site', '-f', 'x.yaml'], '-f'],
+    [
+      ['--applyset-object', 'site', '--kustomize-timeout', '0s'],
+      '--kustomize-timeout must be longer than 0s',
+    ],
+    [['--applyset-object', 'site', '--kustomize-timeout', 'soon'], '--kustomize-timeout: not a duration'],
+    [['--applyset-object', 'site', '--kustomize-max-memory', 'lots'], '--kustomize-max-memory'],
+    [['--applyset-object', 'site', '--kustomize-binary='], '--kustomize-binary needs a path or a name'],
   ])('refuses %j as bad input', async (argv, message) => {
     const run = await runCli(diffCommand, argv, { env: {} });
     expect(run.code).toBe(ExitCode.badInput);

@@ -23,6 +23,12 @@ describe('applyset ui', () => {
     },
   );
 
+  it('refuses a kustomize flag the preview could not run kustomize with', async () => {
+    const { io, stderr } = captureIo();
+    expect(await uiCommand(['--kustomize-timeout', '0s'], io)).toBe(2);
+    expect(stderr()).toContain('--kustomize-timeout must be longer than 0s');
+  });
+
   it('refuses a port that is not one', async () => {
     const { io, stderr } = captureIo();
     expect(await uiCommand(['--port', '70000'], io)).toBe(2);

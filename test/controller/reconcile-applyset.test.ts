@@ -89,13 +89,10 @@ async function reconcile(stubs: Stubs) {
       if (stubs.fetch !== undefined) throw stubs.fetch;
       return { revision, commit: '0123456789abcdef0123456789abcdef01234567', fetched: true };
     },
-    async readManifests() {
-      if (stubs.read !== undefined) throw stubs.read;
-      return [];
-    },
-    // No kustomization: the source is read as plain files.
+    // The commit read in one pass: no kustomization, no files.
     async readCommitTree() {
-      return undefined;
+      if (stubs.read !== undefined) throw stubs.read;
+      return { kind: 'manifests', files: [] };
     },
   } as unknown as GitSource;
   const engine: ApplySetEngine = async (request) => {

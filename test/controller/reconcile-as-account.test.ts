@@ -59,9 +59,8 @@ async function reconcile(overrides: Partial<ReconcilerOptions>, tenancy: Partial
       fetches.push(source.url);
       return { revision: 'main@sha1:0123', commit: '0123', fetched: true };
     },
-    readManifests: async () => [],
-    // No kustomization: the source is read as plain files.
-    readCommitTree: async () => undefined,
+    // The commit read in one pass: no kustomization, no files.
+    readCommitTree: async () => ({ kind: 'manifests', files: [] }),
   } as unknown as GitSource;
   const logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => logger } as unknown as Logger;
   const metrics = new Proxy({}, { get: () => () => undefined }) as ControllerMetrics;

@@ -1,24 +1,19 @@
-import path from 'node:path';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { SOPS_TIMEOUT_MS, startSopsTool, type AgeKey, type SopsTool } from '../harness/sops-tool.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { metricsLines } from './controller-metrics.js';
+import { createDecryptingApplySet } from './create-decrypting-applyset.js';
 import {
-  applySetBody,
   cluster,
   createApplySet,
   condition,
   getApplySet,
   kubectl,
-  kubectlApply,
   installCrd,
-  repoRoot,
   stopAllControllers,
   waitFor,
   waitForAppliedCommit,
   waitForReady,
-  type ApplySetOptions,
-  type Cluster,
   type ControllerProcess,
 } from './e2e-kit.js';
 import {
@@ -46,25 +41,6 @@ const FORBIDDEN = [PASSWORD, TOKEN].flatMap((marker) => [
 const secretYaml = (name: string, password: string): string =>
   `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\ntype: Opaque\n` +
   `stringData:\n  password: ${password}\ndata:\n  token: ${Buffer.from(TOKEN).toString('base64')}\n`;
-
-/**
- * Creates the ApplySet and waits until the server kept its spec.decryption. The CRD is applied again
- * while it has not: the cluster may be shared with test runs that apply a CRD without the field, and
- * the server drops a field its CRD does not declare.
- */
-async function createDecrypting(
-  c: Cluster,
-  namespace: string,
-  name: string,
-  options: ApplySetOptions,
-): Promise<void> {
-  await waitFor(`ApplySet ${namespace}/${name} keeps spec.decryption`, async () => {
-    await kubectl(['apply', '-f', path.join(repoRoot, 'crds')]);
-    await kubectlApply(JSON.stringify(applySetBody(namespace, name, options)));
-    const view = (await getApplySet(c, namespace, name)) as { spec?: { decryption?: unknown } } | undefined;
-    return view?.spec?.decryption === undefined ? undefined : true;
-  });
-}
 
 describe('sops-encrypted manifests', () => {
   const c = cluster();
@@ -115,7 +91,11 @@ describe('sops-encrypted manifests', () => {
   });
 
   it('applies a sops-encrypted Secret with its plaintext, and refuses a changed file, keeping the live Secret', async () => {
-    await createDecrypting(c, namespace, 'app', { url: git.url, path: 'app', decryptionSecret: 'sops-age' });
+    await createDecryptingApplySet(c, namespace, 'app', {
+      url: git.url,
+      path: 'app',
+      decryptionSecret: 'sops-age',
+    });
     await waitForAppliedCommit(c, namespace, 'app', await git.revParse('main'));
     const live = await c.core.readNamespacedSecret({ namespace, name: 'db' });
     const decoded = (field: string) => Buffer.from(live.data?.[field] ?? '', 'base64').toString('utf8');
@@ -160,17 +140,17 @@ describe('sops-encrypted manifests', () => {
       undecrypted: { reason: 'DecryptionNotConfigured', message: 'sops-encrypted files (cache.yaml)' },
     };
     await createTenantAccount(c, namespace, 'no-secrets', [coreRule('configmaps')]);
-    await createDecrypting(c, namespace, 'wrong', {
+    await createDecryptingApplySet(c, namespace, 'wrong', {
       url: git.url,
       path: 'other',
       decryptionSecret: 'wrong-age',
     });
-    await createDecrypting(c, namespace, 'nokey', {
+    await createDecryptingApplySet(c, namespace, 'nokey', {
       url: git.url,
       path: 'other',
       decryptionSecret: 'missing',
     });
-    await createDecrypting(c, namespace, 'unreadable', {
+    await createDecryptingApplySet(c, namespace, 'unreadable', {
       url: git.url,
       path: 'other',
       decryptionSecret: 'sops-age',
@@ -201,7 +181,7 @@ describe('sops-encrypted manifests', () => {
       stringData: { 'identity.agekey': `# a key\n${identity}\n` },
     });
     await c.core.createNamespacedSecret({ namespace, body: keySecret(wrong.identity) });
-    await createDecrypting(c, namespace, 'rotated', {
+    await createDecryptingApplySet(c, namespace, 'rotated', {
       url: git.url,
       path: 'other',
       decryptionSecret: 'rotated-age',

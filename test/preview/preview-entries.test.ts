@@ -1,4 +1,5 @@
 import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
+import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
 import type { ObjectRef } from '../../src/manifests/object-ref.js';
 import { maskSecretValue } from '../../src/plan/diff-fields.js';
 import { previewChangesSomething, previewEntries } from '../../src/preview/preview-entries.js';
@@ -44,18 +45,19 @@ describe('previewEntries', () => {
     expect(entries).toContainEqual({ kind: 'held-back', ref: cm('old1'), reason: 'spec.prune is DryRun' });
   });
 
-  it('stops the whole run, holding every prune back, past the prune limit; at the limit it prunes', () => {
-    const over = previewEntries(outcomes, { correctDrift: true, limit: 1 });
-    expect(over.stopped?.reason).toBe('PruneLimitExceeded');
+  it('stops the whole run, holding every prune back, when the engine finds the prunes over the limit', () => {
+    const error = new PruneLimitExceededError(1, ['configmap/old1 -n shop', 'configmap/old2 -n shop']);
+    const over = previewEntries(outcomes, { correctDrift: true, overLimit: error });
+    expect(over.stopped).toEqual({ reason: 'PruneLimitExceeded', message: error.message });
     expect(over.stopped?.message).toContain('would prune 2 objects, over the prune limit of 1');
     expect(over.entries).toContainEqual({
       kind: 'held-back',
       ref: cm('old2'),
       reason: 'over spec.pruneLimit (2 prunes, limit 1)',
     });
-    const at = previewEntries(outcomes, { correctDrift: true, limit: 2 });
-    expect(at.stopped).toBeUndefined();
-    expect(at.entries.filter((e) => e.kind === 'prune')).toHaveLength(2);
+    const within = previewEntries(outcomes, { correctDrift: true });
+    expect(within.stopped).toBeUndefined();
+    expect(within.entries.filter((e) => e.kind === 'prune')).toHaveLength(2);
   });
 
   it('counts a change as unchanged when driftMode Warn leaves drift alone', () => {
