@@ -163,6 +163,23 @@ describe('ClusterNotification', () => {
     expect(toldAbout(platform).sort()).toEqual([`${teamA1}/app: applied`, `${teamA2}/app: applied`].sort());
     expect(toldAbout(control)).toEqual([`${plain}/app: applied`]);
     expect(platform.refused).toEqual([]);
+    // What it sent is kept in its own status, so a restarted controller does not send it again.
+    const platformName = clusterNotifications[0] ?? '';
+    const lastSent = await waitFor('the platform ClusterNotification records what it sent', async () => {
+      const object = (await c.custom.getClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: 'clusternotifications',
+        name: platformName,
+      })) as { status?: { lastSent?: Record<string, { state?: string }> } };
+      const sent = object.status?.lastSent ?? {};
+      return Object.keys(sent).length >= 2 ? sent : undefined;
+    });
+    expect(
+      Object.entries(lastSent)
+        .map(([key, entry]) => `${key}: ${entry.state}`)
+        .sort(),
+    ).toEqual([`${teamA1}/app/sync: applied`, `${teamA2}/app/sync: applied`].sort());
   });
 
   it('a commit status for an ApplySet whose source names no repository sends nothing, and warns once', async () => {
