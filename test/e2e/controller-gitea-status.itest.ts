@@ -17,7 +17,13 @@ import {
   waitForReady,
   type ControllerProcess,
 } from './e2e-kit.js';
-import { slackShape, startReceiver, statesOf, type TestReceiver } from './notification-receivers.js';
+import {
+  createNotification,
+  slackShape,
+  startReceiver,
+  statesOf,
+  type TestReceiver,
+} from './notification-receivers.js';
 
 // Issue #27, commit statuses on a real forge: a push to Gitea reaches the controller through Gitea's
 // own webhook, and Gitea's API shows the commit marked pending, then success; a broken manifest pushed
@@ -43,21 +49,7 @@ describe('commit statuses on Gitea', () => {
     annotations: Record<string, string> = SOURCE_HOSTS,
   ) => c.core.createNamespacedSecret({ namespace, body: { metadata: { name, annotations }, stringData } });
   const notification = (name: string, type: string, secretName: string) =>
-    c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: 'notifications',
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'Notification',
-        metadata: { name },
-        spec: {
-          applySets: { names: ['site', 'waits'] },
-          provider: { type, secretRef: { name: secretName } },
-        },
-      },
-    });
+    createNotification(c, namespace, name, { type, secret: secretName }, ['site', 'waits']);
   const lastSent = async (name: string) => {
     const object = (await c.custom.getNamespacedCustomObject({
       group: GROUP,

@@ -3,7 +3,6 @@ import { uniqueName } from '../harness/test-cluster.js';
 import type { GitTestServer } from '../harness/git-server.js';
 import {
   GROUP,
-  VERSION,
   cluster,
   configMapYaml,
   createApplySet,
@@ -19,6 +18,7 @@ import { startControllerWithRepository, stopControllersAndGit } from './controll
 import { metricsLines } from './controller-metrics.js';
 import { coreRule, createTenantAccount } from './locked-down-controller.js';
 import {
+  createNotification,
   signedWith,
   slackShape,
   startReceiver,
@@ -47,20 +47,8 @@ describe('notifications', () => {
       },
     });
   };
-  const notification = async (name: string, type: string, secret: string, applySets: string[]) => {
-    await c.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: 'notifications',
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'Notification',
-        metadata: { name },
-        spec: { applySets: { names: applySets }, provider: { type, secretRef: { name: secret } } },
-      },
-    });
-  };
+  const notification = (name: string, type: string, secret: string, applySets: string[]) =>
+    createNotification(c, namespace, name, { type, secret }, applySets);
   /** Reconciles of the ApplySet the controller has ended so far (one log line each). */
   const runsOf = (name: string) =>
     (controller?.logs ?? []).filter(

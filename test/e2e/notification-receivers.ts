@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureOf } from '../../src/notify/signed-webhook.js';
+import { GROUP, VERSION, type Cluster } from './e2e-kit.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -84,5 +85,30 @@ export function statesOf(receiver: TestReceiver): string[] {
   return receiver.received.map(({ body }) => {
     const payload = JSON.parse(body) as { state?: string; text?: string };
     return payload.state ?? /: (\w+)( at |:)/.exec(payload.text ?? '')?.[1] ?? '?';
+  });
+}
+
+/** Creates a Notification selecting the named ApplySets of its namespace, its provider's Secret named. */
+export async function createNotification(
+  c: Cluster,
+  namespace: string,
+  name: string,
+  provider: { readonly type: string; readonly secret: string },
+  applySets: readonly string[],
+): Promise<void> {
+  await c.custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: 'notifications',
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'Notification',
+      metadata: { name },
+      spec: {
+        applySets: { names: applySets },
+        provider: { type: provider.type, secretRef: { name: provider.secret } },
+      },
+    },
   });
 }
