@@ -167,16 +167,26 @@ async function signInRoute(request: IncomingMessage, response: ServerResponse, p
   return sendHtml(response, 405, renderMessagePage('Not allowed', 'Not on this page.'));
 }
 
-/** The ApplySets of the namespaces the viewer may read, each namespace asked once per page. */
+/**
+ * The ApplySets the viewer may get: each namespace is asked once, and only in a namespace refused are
+ * its ApplySets asked about by name, so one who may get a few ApplySets (a Role with resourceNames)
+ * sees those, while one who may read a namespace costs no review per ApplySet in it.
+ */
 async function readable(viewer: UiViewer, applySets: readonly ApplySet[]): Promise<ApplySet[]> {
   const namespaces = [...new Set(applySets.map((applySet) => applySet.metadata.namespace))];
-  const allowed = new Set<string>();
+  const refused = new Set<string>();
   await Promise.all(
     namespaces.map(async (namespace) => {
-      if (await viewer.mayRead(namespace)) allowed.add(namespace);
+      if (!(await viewer.mayRead(namespace))) refused.add(namespace);
     }),
   );
-  return applySets.filter((applySet) => allowed.has(applySet.metadata.namespace));
+  const named = new Set(
+    await readableByName(
+      viewer,
+      applySets.filter((applySet) => refused.has(applySet.metadata.namespace)),
+    ),
+  );
+  return applySets.filter((applySet) => !refused.has(applySet.metadata.namespace) || named.has(applySet));
 }
 
 /** The ApplySets the viewer may get, each asked by its name (reviews kept per namespace answer most). */

@@ -20,8 +20,9 @@ export interface UiUpdates {
 
 /**
  * One subscription to the data source for every open page: each change is passed to the streams whose
- * viewer may read its namespace, as `event: change` with `{namespace, name}`. Pages refetch what they
- * show themselves, so the stream carries no ApplySet content.
+ * viewer may get its ApplySet (its namespace, or that one by name), as `event: change` with
+ * `{namespace, name}`. Pages refetch what they show themselves, so the stream carries no ApplySet
+ * content.
  */
 export function createUiUpdates(data: UiData): UiUpdates {
   const listeners = new Set<Listener>();
@@ -31,7 +32,7 @@ export function createUiUpdates(data: UiData): UiUpdates {
   const deliver = (change: UiChange) => {
     const line = `event: change\ndata: ${JSON.stringify({ namespace: change.namespace, name: change.name })}\n\n`;
     for (const listener of listeners) {
-      listener.viewer.mayRead(change.namespace).then(
+      listener.viewer.mayRead(change.namespace, change.name).then(
         (allowed) => {
           if (allowed && !listener.response.writableEnded) listener.response.write(line);
         },

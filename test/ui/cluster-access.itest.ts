@@ -128,6 +128,110 @@ describe('the web view in the cluster: who may see what, asked of the API server
     }
   });
 
+  it('shows one who may get only named ApplySets exactly those in the fleet and its live updates, reviewing names only where the namespace is refused', async () => {
+    const rbac = adminKubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
+    const { teamA, teamB } = tenants;
+    // `picker` of team-b may get cart in team-b and shop in team-a, by name, and nothing else.
+    for (const [namespace, name] of [
+      [teamA, 'shop'],
+      [teamB, 'cart'],
+    ] as const) {
+      const rules = [
+        { apiGroups: ['applyset.dev'], resources: ['applysets'], resourceNames: [name], verbs: ['get'] },
+      ];
+      await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'picker' }, rules } });
+      await rbac.createNamespacedRoleBinding({
+        namespace,
+        body: {
+          metadata: { name: 'picker' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'picker' },
+          subjects: [{ kind: 'ServiceAccount', name: 'picker', namespace: teamB }],
+        },
+      });
+    }
+    const token = await serviceAccountToken(teamB, 'picker');
+    const set = (namespace: string, name: string): ApplySet => ({
+      apiVersion: 'applyset.dev/v1alpha1',
+      kind: 'ApplySet',
+      metadata: { namespace, name },
+      spec: { source: { url: 'https://git.example/r.git', ref: { branch: 'main' } }, prune: true },
+    });
+    const fleet = [
+      set(teamA, 'shop'),
+      set(teamA, 'other'),
+      set(teamB, 'cart'),
+      set(teamB, 'basket'),
+      ...Array.from({ length: 30 }, (_, i) => set(`fleet-${i}`, 'app')),
+    ];
+    const shown = [`${teamA}/shop`, `${teamB}/cart`];
+    const sent: string[] = [];
+    const reviews = () => sent.filter((path) => path.endsWith('/subjectaccessreviews')).length;
+    let tell: ((change: { namespace: string; name: string }) => void) | undefined;
+    const ui = createUiServer({
+      // A fixed clock: what the first page reviewed is still fresh for the second and the stream.
+      access: clusterUiAccess({ client: clientFor(reviewer.kubeconfig, sent), now: () => 0 }),
+      data: {
+        applySets: () => fleet,
+        applySet: (ns, name) => fleet.find((s) => s.metadata.namespace === ns && s.metadata.name === name),
+        events: () => [],
+        subscribe: (listener) => {
+          tell = listener;
+          return () => undefined;
+        },
+        readerFor: () => () => Promise.resolve(undefined),
+      },
+    });
+    ui.server.listen(0, '127.0.0.1');
+    await once(ui.server, 'listening');
+    try {
+      const { port } = ui.server.address() as AddressInfo;
+      const get = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const linked = (page: string) =>
+        fleet
+          .map((s) => `${s.metadata.namespace}/${s.metadata.name}`)
+          .filter((key) => page.includes(`href="/applysets/${key}"`));
+      const first = await get('/');
+      expect(first.status).toBe(200);
+      expect(linked(await first.text())).toEqual(shown);
+      // Everywhere, each of the 32 namespaces, then each ApplySet of those refused by name: 1 + 32 + 34.
+      expect(reviews()).toBe(67);
+      // A second page while the answers are fresh asks nothing: no review per ApplySet per request.
+      expect(linked(await (await get('/')).text())).toEqual(shown);
+      expect(reviews()).toBe(67);
+
+      // The live stream carries the changes of shop and cart, and of no other ApplySet.
+      const stream = await get('/updates');
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+      let text = '';
+      const readUntil = async (count: number) => {
+        while ((text.match(/event: change/g) ?? []).length < count) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`the stream ended after: ${text}`);
+          text += Buffer.from(value).toString('utf8');
+        }
+      };
+      for (const s of [...fleet].reverse())
+        tell?.({ namespace: s.metadata.namespace, name: s.metadata.name });
+      // Every answer is kept, so all were decided before this: a last change marks the stream's end.
+      await new Promise((resolve) => setImmediate(resolve));
+      tell?.({ namespace: teamA, name: 'shop' });
+      await readUntil(3);
+      await reader.cancel();
+      const told = [...text.matchAll(/data: (.*)/g)].map((m) => {
+        const change = JSON.parse(m[1] ?? '{}') as { namespace: string; name: string };
+        return `${change.namespace}/${change.name}`;
+      });
+      expect([...told.slice(0, 2)].sort()).toEqual(shown);
+      expect(told[2]).toBe(`${teamA}/shop`);
+      expect(reviews()).toBe(67);
+    } finally {
+      ui.closeUpdates();
+      ui.server.closeAllConnections();
+      await new Promise((resolve) => ui.server.close(resolve));
+    }
+  });
+
   it('refuses a request without a token, with a token the cluster does not know, and a stranger sees nothing', async () => {
     const access = clusterUiAccess({ client: clientFor(reviewer.kubeconfig) });
     expect(await access(requestWith({}))).toMatchObject({ kind: 'refused', status: 401 });

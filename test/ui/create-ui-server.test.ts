@@ -164,6 +164,59 @@ describe('the web view server', () => {
     expect([...new Set(asked)].sort()).toEqual(['mine/db', 'mine/shop', 'mine/web', 'theirs/bank']);
   });
 
+  it('lists and streams to one who may get a namespace and one named ApplySet exactly those, asking names only where the namespace is refused', async () => {
+    const data = memoryData([
+      applySet('open', 'a'),
+      applySet('open', 'b'),
+      applySet('theirs', 'bank'),
+      applySet('theirs', 'vault'),
+      applySet('closed', 'c'),
+    ]);
+    const asked: string[] = [];
+    // A RoleBinding in namespace open, and a Role with resourceNames: [bank] in theirs.
+    const viewer: UiAccess = () =>
+      Promise.resolve({
+        kind: 'viewer',
+        viewer: {
+          name: 'cy',
+          mayRead: (namespace, name) => {
+            asked.push(name === undefined ? namespace : `${namespace}/${name}`);
+            return Promise.resolve(namespace === 'open' || (namespace === 'theirs' && name === 'bank'));
+          },
+        },
+      });
+    const url = await serve(data, false, viewer);
+    const fleet = await fetchText(`${url}/`, { headers: ann });
+    const linked = ['open/a', 'open/b', 'theirs/bank', 'theirs/vault', 'closed/c'].filter((key) =>
+      fleet.body.includes(`href="/applysets/${key}"`),
+    );
+    expect(linked).toEqual(['open/a', 'open/b', 'theirs/bank']);
+    expect([...asked].sort()).toEqual([
+      'closed',
+      'closed/c',
+      'open',
+      'theirs',
+      'theirs/bank',
+      'theirs/vault',
+    ]);
+
+    const received: string[] = [];
+    await new Promise<void>((resolve) => {
+      request(`${url}/updates`, { headers: ann }, (response) => {
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          received.push(chunk);
+          resolve();
+        });
+      }).end();
+    });
+    for (const name of ['vault', 'bank']) data.emit({ namespace: 'theirs', name });
+    data.emit({ namespace: 'closed', name: 'c' });
+    data.emit({ namespace: 'open', name: 'a' });
+    await waitUntil(() => received.join('').includes('bank') && received.join('').includes('"a"'));
+    expect(received.join('')).not.toMatch(/vault|"c"/);
+  });
+
   it('streams to a viewer only the changes of namespaces they may read', async () => {
     const data = memoryData([applySet('mine', 'shop'), applySet('theirs', 'bank')]);
     const url = await serve(data);
