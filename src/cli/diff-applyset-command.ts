@@ -104,14 +104,14 @@ export const diffApplySetCommand: Command = async (argv, io) => {
     io.stderr.write(`applyset diff: ${message}\n`);
     return code;
   };
-  // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
-  const [{ previewAccessOf }, { previewApplySet }, { classifyFailure }, format, entries] = await Promise.all([
-    import('./preview-access.js'),
-    import('../preview/preview-applyset.js'),
-    import('../errors/classify-failure.js'),
-    import('../preview/format-preview.js'),
-    import('../preview/preview-entries.js'),
-  ]);
+  // Loaded only now: `--help` and usage errors do not wait for the engine and the clients. One after
+  // the other: modules imported at once that share a module not yet loaded can fail to link ("request
+  // for './applyset-types.js' is not in cache") under Node's VM modules, which the tests run on.
+  const { previewAccessOf } = await import('./preview-access.js');
+  const { previewApplySet } = await import('../preview/preview-applyset.js');
+  const { classifyFailure } = await import('../errors/classify-failure.js');
+  const format = await import('../preview/format-preview.js');
+  const entries = await import('../preview/preview-entries.js');
   const access = await openApplySetAccess(parsed.flags, io, 'diff');
   if (typeof access === 'number') return access;
   let preview;
