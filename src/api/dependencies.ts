@@ -118,24 +118,56 @@ export function dependencyOutcome(input: DependencyCheckInput): ReconcileOutcome
   return notReadyOutcome(keys, input);
 }
 
+/** A dependency the run would wait for: which, why, and the Ready condition it shows, if any. */
+export interface DependencyWait {
+  readonly namespace: string;
+  readonly name: string;
+  /** What readinessProblem says (`Ready=False (HealthCheckFailed)`, `not found`), or why it could not be read. */
+  readonly problem: string;
+  /** Its Ready condition's status and reason as read; unset when it has none or was not read. */
+  readonly ready?: { readonly status: string; readonly reason: string };
+  /** It could not be read: an API problem of the moment, not its own state. */
+  readonly unreadable: boolean;
+}
+
+/** The dependencies of `keys` not Ready at their generation, in order, each once. */
+export function notReadyDependencies(
+  keys: readonly string[],
+  reads: ReadonlyMap<string, DependencyRead>,
+): DependencyWait[] {
+  const waits: DependencyWait[] = [];
+  for (const key of new Set(keys)) {
+    const [namespace = '', name = ''] = key.split('/');
+    const read = reads.get(key);
+    if (read === undefined || read.kind === 'unreadable') {
+      const why = read?.kind === 'unreadable' ? read.message : 'not read';
+      waits.push({ namespace, name, problem: `could not be read: ${why}`, unreadable: true });
+      continue;
+    }
+    const dependency = read.kind === 'found' ? read.applySet : undefined;
+    const problem = readinessProblem(dependency);
+    if (problem === undefined) continue;
+    const ready = dependency?.status?.conditions?.find((c) => c.type === 'Ready');
+    waits.push({
+      namespace,
+      name,
+      problem,
+      ...(ready === undefined ? {} : { ready: { status: ready.status, reason: ready.reason } }),
+      unreadable: false,
+    });
+  }
+  return waits;
+}
+
 /** Waiting while some dependency is not Ready at its generation; retried soon when one was unreadable. */
 function notReadyOutcome(keys: readonly string[], input: DependencyCheckInput): ReconcileOutcome | undefined {
-  const problems: string[] = [];
-  let unreadable = false;
-  for (const key of new Set(keys)) {
-    const read = input.reads.get(key);
-    const problem =
-      read === undefined || read.kind === 'unreadable'
-        ? `could not be read: ${read?.kind === 'unreadable' ? read.message : 'not read'}`
-        : readinessProblem(read.kind === 'found' ? read.applySet : undefined);
-    if (read === undefined || read.kind === 'unreadable') unreadable = true;
-    if (problem !== undefined) problems.push(`${key}: ${problem}`);
-  }
-  if (problems.length === 0) return undefined;
+  const waits = notReadyDependencies(keys, input.reads);
+  if (waits.length === 0) return undefined;
+  const problems = waits.map((wait) => `${wait.namespace}/${wait.name}: ${wait.problem}`);
   const message = `waiting for dependencies: ${problems.join('; ')}`;
   // A dependency that could not be read is an API problem of the moment: back off and try again.
   // Otherwise the dependency's own status change wakes this ApplySet; the interval is only a safety net.
-  return unreadable
+  return waits.some((wait) => wait.unreadable)
     ? { kind: 'retryable', reason: 'DependencyNotReady', message }
     : { kind: 'waiting', reason: 'DependencyNotReady', message, afterMs: input.safetyRequeueMs };
 }

@@ -56,21 +56,10 @@ export function reportSafeModes(
 
   if (input.driftMode === 'Warn') {
     const drift = outcome.drift ?? [];
-    const message =
-      drift.length === 0
-        ? `no drift at revision ${outcome.revision}`
-        : `${drift.length} object(s) changed on the cluster, not corrected (driftMode Warn): ${describeCorrections(drift)}`;
-    conditions.push(
-      condition(
-        'Drifted',
-        drift.length === 0 ? 'False' : 'True',
-        drift.length === 0 ? 'NoDrift' : 'DriftDetected',
-        message,
-      ),
-    );
-    status.drift = boundedList(
-      drift.map((d) => ({ object: d.object, message: `changed: ${describeFields(d.fields)}` })),
-    );
+    const drifted = driftedCondition(drift, outcome.revision);
+    const { message } = drifted;
+    conditions.push(condition('Drifted', drifted.status, drifted.reason, message));
+    status.drift = boundedList(drift.map((d) => ({ object: d.object, message: driftItemMessage(d.fields) })));
     const before = previousCondition('Drifted');
     if (drift.length > 0 && !(before?.status === 'True' && before.message === message))
       events.push({ type: 'Warning', reason: 'DriftDetected', message });
@@ -109,6 +98,28 @@ export function reportSafeModes(
     });
   }
   return { conditions, status, events };
+}
+
+/**
+ * The Drifted condition driftMode Warn writes for the drift a run found and left alone; the preview
+ * shows the same words for the drift it finds.
+ */
+export function driftedCondition(
+  drift: readonly Correction[],
+  revision: string,
+): { readonly status: ConditionStatus; readonly reason: string; readonly message: string } {
+  if (drift.length === 0)
+    return { status: 'False', reason: 'NoDrift', message: `no drift at revision ${revision}` };
+  return {
+    status: 'True',
+    reason: 'DriftDetected',
+    message: `${drift.length} object(s) changed on the cluster, not corrected (driftMode Warn): ${describeCorrections(drift)}`,
+  };
+}
+
+/** One object's entry in status.drift: `changed: data.color, data.size`. */
+export function driftItemMessage(fields: readonly string[]): string {
+  return `changed: ${describeFields(fields)}`;
 }
 
 /** After a run that did not apply: the safe-mode conditions stay as they were. */

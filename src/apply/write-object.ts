@@ -106,6 +106,9 @@ export async function updateObject(
 ): Promise<ObjectOutcome> {
   const update = await planUpdate(object, live, context);
   if (update === undefined) return { action: 'unchanged', ref: object.ref };
+  // driftMode Warn: a dry run reports the drift the real run below would report, and nothing more.
+  if (context.write.dryRun && context.write.drift?.correct === false)
+    return driftLeftAlone(object, live, update);
   if (context.write.dryRun) return previewUpdate(object, live, update);
 
   // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
@@ -116,11 +119,14 @@ export async function updateObject(
   const noOp = `${liveResourceVersion(live) ?? ''}\n${update.contentType}\n${update.body}`;
   if (context.serverNoOps.has(noOpKey, noOp)) return { action: 'unchanged', ref: object.ref };
   // driftMode Warn on an unchanged revision: say what the patch would change, and send nothing.
-  if (context.write.drift?.correct === false) {
-    const drift = fieldsPatchWouldChange(live, update.patch, update.meta);
-    return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
-  }
+  if (context.write.drift?.correct === false) return driftLeftAlone(object, live, update);
   return sendUpdate(object, live, context, attempt, update, { key: noOpKey, value: noOp });
+}
+
+/** driftMode Warn: the object is left as it is, with the fields the patch would have changed. */
+function driftLeftAlone(object: ManifestObject, live: JsonObject, update: PlannedUpdate): ObjectOutcome {
+  const drift = fieldsPatchWouldChange(live, update.patch, update.meta);
+  return { action: 'unchanged', ref: object.ref, ...(drift.length === 0 ? {} : { drift }) };
 }
 
 /** The three-way patch for one live object, as kubectl computes it, with the set's marks added. */

@@ -9,7 +9,7 @@ import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js'
 
 const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
-                    [--allowed-source-hosts HOST[:PORT],...]
+                    [--allowed-source-hosts HOST[:PORT],...] [--allow-cross-namespace-refs]
                     [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                     [--kubeconfig PATH] [--context NAME]
 
@@ -29,6 +29,12 @@ APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH), --kustomize-timeout and --ku
 the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
 A repository on a loopback, private or link-local address is fetched only when
 --allowed-source-hosts names its host, as the controller's flag of that name says.
+A suspended ApplySet, or one whose spec.dependsOn names an ApplySet not Ready, is applied nothing
+now: the first line says so, the dependencies waited for are named with their Ready reason, and the
+rest says what the run would do once it may. A dependency of another namespace is refused, as the
+controller refuses it, unless --allow-cross-namespace-refs (the controller's flag of that name).
+With driftMode Warn, an object changed on the cluster since the revision was applied is listed as
+drift the run would only report (?), with the Drifted condition's message, not as a change.
 -o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after).
 Exit 0 when nothing would change, 1 when something would (or the prune limit would stop the run),
 2 for bad input, 3 when the preview could not be computed (or an object would fail).
@@ -42,6 +48,7 @@ const specs = {
   output: { type: 'string', short: 'o' },
   'default-service-account': { type: 'string' },
   'allowed-source-hosts': { type: 'string' },
+  'allow-cross-namespace-refs': { type: 'boolean' },
   ...KUSTOMIZE_OPTIONS,
 } as const;
 
@@ -97,14 +104,14 @@ export const diffApplySetCommand: Command = async (argv, io) => {
     io.stderr.write(`applyset diff: ${message}\n`);
     return code;
   };
-  // Loaded only now: `--help` and usage errors do not wait for the engine and the clients.
-  const [{ previewAccessOf }, { previewApplySet }, { classifyFailure }, format, entries] = await Promise.all([
-    import('./preview-access.js'),
-    import('../preview/preview-applyset.js'),
-    import('../errors/classify-failure.js'),
-    import('../preview/format-preview.js'),
-    import('../preview/preview-entries.js'),
-  ]);
+  // Loaded only now: `--help` and usage errors do not wait for the engine and the clients. One after
+  // the other: modules imported at once that share a module not yet loaded can fail to link ("request
+  // for './applyset-types.js' is not in cache") under Node's VM modules, which the tests run on.
+  const { previewAccessOf } = await import('./preview-access.js');
+  const { previewApplySet } = await import('../preview/preview-applyset.js');
+  const { classifyFailure } = await import('../errors/classify-failure.js');
+  const format = await import('../preview/format-preview.js');
+  const entries = await import('../preview/preview-entries.js');
   const access = await openApplySetAccess(parsed.flags, io, 'diff');
   if (typeof access === 'number') return access;
   let preview;
@@ -116,6 +123,7 @@ export const diffApplySetCommand: Command = async (argv, io) => {
       source: parsed.source,
       access: previewAccessOf(access, parsed.flags, io),
       kustomize: parsed.kustomize,
+      allowCrossNamespaceRefs: flagIsTrue(parsed.flags, 'allow-cross-namespace-refs'),
       ...(account === undefined ? {} : { defaultServiceAccountName: account }),
     });
   } catch (error) {

@@ -8,14 +8,15 @@ import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-comman
 import { isLoopbackHost } from '../ui/local-ui-access.js';
 
 const usage = `usage: applyset ui [--address 127.0.0.1] [--port 0] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
-                   [--allowed-source-hosts HOST[:PORT],...]
+                   [--allowed-source-hosts HOST[:PORT],...] [--allow-cross-namespace-refs]
                    [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
 
 Serves the web view of the ApplySets on this machine, as \`kubectl proxy\` serves the API: everything
 it shows is read through the API server as the kubeconfig's user. It listens on a loopback address
 only (port 0 picks a free one), prints the URL and runs until interrupted. -A shows every namespace.
 An ApplySet's page shows what its next reconcile would change, computed as \`applyset diff
---applyset-object\` computes it (--allowed-source-hosts and the --kustomize-* flags as there).
+--applyset-object\` computes it (--allowed-source-hosts, --allow-cross-namespace-refs and the
+--kustomize-* flags as there).
 `;
 
 const flagSpecs = {
@@ -24,6 +25,7 @@ const flagSpecs = {
   address: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string', default: '0' },
   'allowed-source-hosts': { type: 'string' },
+  'allow-cross-namespace-refs': { type: 'boolean' },
   ...KUSTOMIZE_OPTIONS,
 } as const;
 
@@ -76,7 +78,10 @@ export const uiCommand: Command = async (argv, io) => {
     namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
     logger: { info: () => undefined, debug: () => undefined, warn },
     signal: stop.signal,
-    preview: uiPreviewOf(previewAccessOf(access, flags, io), { kustomize }),
+    preview: uiPreviewOf(previewAccessOf(access, flags, io), {
+      kustomize,
+      allowCrossNamespaceRefs: flagIsTrue(flags, 'allow-cross-namespace-refs'),
+    }),
   });
   const ui = createUiServer({ access: localUiAccess(`your kubeconfig's user at ${access.server}`), data });
   ui.server.listen(port, single(flags, 'address') ?? '127.0.0.1');

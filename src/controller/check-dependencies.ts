@@ -10,7 +10,9 @@ import {
   dependencyKey,
   dependencyKeysOf,
   dependencyOutcome,
+  notReadyDependencies,
   type DependencyRead,
+  type DependencyWait,
 } from '../api/dependencies.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { messageOf } from '../errors/message-of.js';
@@ -26,15 +28,33 @@ export async function checkDependencies(
   spec: ResolvedApplySetSpec,
   options: { readonly noCrossNamespaceRefs: boolean; readonly signal: AbortSignal },
 ): Promise<ReconcileOutcome | undefined> {
-  if (spec.dependsOn.length === 0) return undefined;
+  return (await dependencyCheck(api, applySet, spec, options)).outcome;
+}
+
+/**
+ * checkDependencies with the dependencies not Ready named one by one: the preview shows which it
+ * would wait for, from the same reads the outcome was decided on.
+ */
+export async function dependencyCheck(
+  api: ApplySetApi,
+  applySet: ApplySet,
+  spec: ResolvedApplySetSpec,
+  options: { readonly noCrossNamespaceRefs: boolean; readonly signal: AbortSignal },
+): Promise<{ readonly outcome: ReconcileOutcome | undefined; readonly waitingFor: DependencyWait[] }> {
+  if (spec.dependsOn.length === 0) return { outcome: undefined, waitingFor: [] };
   const reads = await readDependencyGraph(api, applySet, spec, options);
-  return dependencyOutcome({
+  const outcome = dependencyOutcome({
     applySet,
     dependsOn: spec.dependsOn,
     noCrossNamespaceRefs: options.noCrossNamespaceRefs,
     reads,
     safetyRequeueMs: spec.intervalMs,
   });
+  // A refusal or a cycle waits for nothing: it stalls until the spec changes.
+  if (outcome === undefined || outcome.kind === 'applied' || outcome.reason !== 'DependencyNotReady')
+    return { outcome, waitingFor: [] };
+  const keys = spec.dependsOn.map((reference) => dependencyKey(reference, applySet.metadata.namespace));
+  return { outcome, waitingFor: notReadyDependencies(keys, reads) };
 }
 
 /**

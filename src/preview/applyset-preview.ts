@@ -2,6 +2,7 @@
  * What a preview of an ApplySet is, as data: the web view renders it as a page, `applyset diff
  * --applyset-object` as text or as a pull-request comment (docs/commands.md#preview-an-applyset).
  */
+import type { DependencyWait } from '../api/dependencies.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 
 /** Where the manifests previewed come from. */
@@ -36,6 +37,12 @@ export type PreviewEntry =
   | { readonly kind: 'prune'; readonly ref: ObjectRef }
   /** An object that left the set and would stay: why (spec.prune, spec.pruneLimit, not this set's…). */
   | { readonly kind: 'held-back'; readonly ref: ObjectRef; readonly reason: string }
+  /**
+   * driftMode Warn on a revision already applied: the object was changed on the cluster, and the run
+   * would only report it (status.drift, the Drifted condition), not change it back. `fields` as the
+   * controller names them.
+   */
+  | { readonly kind: 'drift'; readonly ref: ObjectRef; readonly fields: readonly string[] }
   /** An object or file the run would fail on. */
   | {
       readonly kind: 'error';
@@ -51,6 +58,30 @@ export interface PreviewStop {
   readonly message: string;
 }
 
+/**
+ * Why the controller would apply nothing now, though the revision was read and previewed all the same:
+ * the entries say what it would do once the hold is gone.
+ */
+export type PreviewHold =
+  /** spec.suspend: no fetch, no write, until the ApplySet is resumed. */
+  | { readonly kind: 'suspended' }
+  /**
+   * spec.dependsOn: the run waits (DependencyNotReady) for the dependencies in `waitingFor`, or stalls
+   * on a cycle or a refused reference; `reason` and `message` are what its Ready condition would say.
+   */
+  | {
+      readonly kind: 'dependencies';
+      readonly reason: string;
+      readonly message: string;
+      readonly waitingFor: readonly DependencyWait[];
+    };
+
+/** The Drifted condition the run would write, when it finds drift it leaves alone (driftMode Warn). */
+export interface PreviewDriftReport {
+  readonly reason: string;
+  readonly message: string;
+}
+
 export interface ApplySetPreview {
   readonly applySet: { readonly namespace: string; readonly name: string };
   readonly previewed: PreviewedRevision;
@@ -61,6 +92,10 @@ export interface ApplySetPreview {
   readonly unchanged: number;
   /** Objects outside the set the run would wait for (spec.healthChecks, with spec.wait). */
   readonly waitsFor: readonly ObjectRef[];
+  /** What keeps the controller from applying now, in the order it checks them (suspension first). */
+  readonly holds?: readonly PreviewHold[];
+  /** Set when the run would find drift and only report it. */
+  readonly drifted?: PreviewDriftReport;
   /** Set when the run would stop; the entries then say what the revision holds, not what is written. */
   readonly stopped?: PreviewStop;
 }

@@ -2,8 +2,10 @@
  * A preview as text (pure): the lines `applyset diff --applyset-object` prints, in the shape of the
  * plain `applyset diff`'s, or a pull-request comment in Markdown (`-o markdown`).
  */
+import type { DependencyWait } from '../api/dependencies.js';
+import { driftItemMessage } from '../api/safe-mode-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
-import type { ApplySetPreview, PreviewEntry } from './applyset-preview.js';
+import type { ApplySetPreview, PreviewEntry, PreviewHold } from './applyset-preview.js';
 import { previewCounts } from './preview-entries.js';
 
 /** `main@sha1:…` or `local directory ./checkout`. */
@@ -21,19 +23,66 @@ function previewSummary(preview: ApplySetPreview): string {
     ...(counts.adopt === 0 ? [] : [`${counts.adopt} to adopt`]),
     `${counts.prune} to prune`,
     ...(counts['held-back'] === 0 ? [] : [`${counts['held-back']} held back`]),
+    ...(counts.drift === 0 ? [] : [`${counts.drift} drifted (reported only)`]),
     ...(counts.error === 0 ? [] : [`${counts.error} failing`]),
     `${counts.unchanged} unchanged`,
   ];
   return parts.join(', ');
 }
 
+/**
+ * What holds the run back, said before the counts: `suspended (spec.suspend)`, `waiting for
+ * dependencies (DependencyNotReady)`; empty when nothing does.
+ */
+function holdsSummary(preview: ApplySetPreview): string {
+  const holds = preview.holds ?? [];
+  if (holds.length === 0) return '';
+  const named = holds.map((hold) =>
+    hold.kind === 'suspended'
+      ? 'suspended (spec.suspend)'
+      : hold.reason === 'DependencyNotReady'
+        ? `waiting for dependencies (${hold.reason})`
+        : `stalled on spec.dependsOn (${hold.reason})`,
+  );
+  return `${named.join(' and ')}, nothing is applied now; once it is: `;
+}
+
+/** `shop/db: Ready=False (HealthCheckFailed)`; the Ready reason added when the problem is another. */
+function describeDependencyWait(wait: DependencyWait): string {
+  const { ready } = wait;
+  const readyNote =
+    ready === undefined || wait.problem.includes(ready.reason)
+      ? ''
+      : ` (Ready=${ready.status}, ${ready.reason})`;
+  return `ApplySet ${wait.namespace}/${wait.name}: ${wait.problem}${readyNote}`;
+}
+
+/** The lines that say why the run is held back, each hold in the order the controller checks them. */
+function holdLines(preview: ApplySetPreview): string[] {
+  const { namespace, name } = preview.applySet;
+  return (preview.holds ?? []).flatMap((hold: PreviewHold) => {
+    if (hold.kind === 'suspended') {
+      return [
+        `suspended (spec.suspend): the controller applies nothing until it is resumed (applyset resume ${name} -n ${namespace}); below is what its run would then do`,
+      ];
+    }
+    if (hold.waitingFor.length === 0)
+      return [`would stall on spec.dependsOn: ${hold.reason}: ${hold.message}`];
+    return hold.waitingFor.map((wait) => `would wait for dependency ${describeDependencyWait(wait)}`);
+  });
+}
+
 /** One line per object, its field changes indented below it; then the waits and the stop. */
 export function formatPreviewText(preview: ApplySetPreview): string {
   const { namespace, name } = preview.applySet;
   const lines = [
-    `applyset/${name} -n ${namespace} at ${previewedName(preview)}, as ${preview.identity.user}: ${previewSummary(preview)}`,
+    `applyset/${name} -n ${namespace} at ${previewedName(preview)}, as ${preview.identity.user}: ${holdsSummary(preview)}${previewSummary(preview)}`,
+    ...holdLines(preview),
   ];
   for (const entry of preview.entries) lines.push(...textOf(entry));
+  if (preview.drifted !== undefined) {
+    lines.push(`would report ${preview.drifted.reason}, correcting nothing: ${preview.drifted.message}`);
+  }
   if (preview.waitsFor.length > 0) {
     lines.push(`would wait for ${preview.waitsFor.map(describeObjectRef).join(', ')}`);
   }
@@ -61,6 +110,11 @@ function textOf(entry: PreviewEntry): string[] {
       return [`- ${describeObjectRef(entry.ref)} (pruned)`];
     case 'held-back':
       return [`= ${describeObjectRef(entry.ref)} (held back, not pruned: ${entry.reason})`];
+    case 'drift':
+      return [
+        `? ${describeObjectRef(entry.ref)} (drifted: reported, not corrected, driftMode Warn)`,
+        `    ${driftItemMessage(entry.fields)}`,
+      ];
     case 'error':
       return [`! ${errorSubject(entry)}: ${entry.message}`];
   }
@@ -81,6 +135,7 @@ export function formatPreviewMarkdown(preview: ApplySetPreview): string {
   const out = [
     `### applyset diff: ApplySet \`${namespace}/${name}\` at \`${previewedName(preview)}\``,
     '',
+    ...holdsMarkdown(preview),
     `**${previewSummary(preview)}**, as \`${preview.identity.user}\``,
     '',
   ];
@@ -105,6 +160,13 @@ export function formatPreviewMarkdown(preview: ApplySetPreview): string {
       );
     }
   }
+  if (preview.drifted !== undefined) {
+    out.push(
+      '> [!NOTE]',
+      `> driftMode Warn: the run would report **${preview.drifted.reason}** and correct nothing: ${inline(preview.drifted.message)}`,
+      '',
+    );
+  }
   if (preview.waitsFor.length > 0) {
     out.push(
       `Would wait for: ${preview.waitsFor.map((ref) => `\`${describeObjectRef(ref)}\``).join(', ')}`,
@@ -120,6 +182,7 @@ const VERBS: Readonly<Record<PreviewEntry['kind'], string>> = {
   adopt: '🤝 adopt',
   prune: '🗑️ **prune**',
   'held-back': '✋ **held back**',
+  drift: '👀 drift, reported only',
   error: '❌ **error**',
 };
 
@@ -142,9 +205,28 @@ function noteOf(entry: PreviewEntry): string {
       return 'left the set: deleted';
     case 'held-back':
       return entry.reason;
+    case 'drift':
+      return `${driftItemMessage(entry.fields)}; not corrected (driftMode Warn)`;
     case 'error':
       return entry.message;
   }
+}
+
+/** The holds first of all, in a quote a reviewer cannot miss; nothing when the run is not held. */
+function holdsMarkdown(preview: ApplySetPreview): string[] {
+  const holds = preview.holds ?? [];
+  if (holds.length === 0) return [];
+  const lines = holds.flatMap((hold) => {
+    if (hold.kind === 'suspended')
+      return ['> **Suspended** (`spec.suspend`): the controller applies nothing until it is resumed.'];
+    if (hold.waitingFor.length === 0)
+      return [`> **Stalled on \`spec.dependsOn\`**: **${hold.reason}**: ${inline(hold.message)}`];
+    return [
+      `> **Waiting for dependencies** (${hold.reason}): nothing is applied until they are Ready.`,
+      ...hold.waitingFor.map((wait) => `> - ${inline(describeDependencyWait(wait))}`),
+    ];
+  });
+  return ['> [!IMPORTANT]', ...lines, '> Below is what the run would do once it may.', ''];
 }
 
 /** `path: before → after` as the removed and the added line of a diff block. */

@@ -38,7 +38,8 @@ import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
-import { previewEntries, type PreviewPolicy } from './preview-entries.js';
+import { driftReportOf, previewEntries, type PreviewPolicy } from './preview-entries.js';
+import { dependencyHolds, suspensionHolds } from './preview-holds.js';
 import { PreviewRefusedError } from './preview-refused-error.js';
 
 export interface PreviewRequest {
@@ -52,6 +53,11 @@ export interface PreviewRequest {
   readonly kustomize?: KustomizeOptions;
   /** The controller's `--allow-nested-applysets`. */
   readonly allowNestedApplySets?: boolean;
+  /**
+   * The controller's `--allow-cross-namespace-refs`: without it (its default) a spec.dependsOn naming
+   * another namespace is refused, as the controller refuses it.
+   */
+  readonly allowCrossNamespaceRefs?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -71,7 +77,7 @@ const quiet = { debug: () => undefined, warn: () => undefined, error: () => unde
 const noMetrics = { observeGitFetch: () => undefined };
 
 /** What every preview of one ApplySet says, whatever the run comes to. */
-type PreviewHead = Pick<ApplySetPreview, 'applySet' | 'identity' | 'previewed'>;
+type PreviewHead = Pick<ApplySetPreview, 'applySet' | 'identity' | 'previewed' | 'holds'>;
 
 /**
  * What the controller would do with the revision. Throws PreviewRefusedError when the ApplySet is
@@ -96,13 +102,19 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
   const account = applyingAccount(namespace, 'value' in checked ? checked.value : undefined, fallback);
   const serviceAccount = account.serviceAccount ?? fallback;
   const user = account.user ?? '';
-  const head: PreviewHead = {
+  const base: PreviewHead = {
     applySet: { namespace, name },
     identity: { serviceAccount: `${namespace}/${serviceAccount}`, user },
     previewed: previewedOf(request.source, applySet),
+    // 4. Suspended: the controller would stop here; the preview says so and goes on.
+    holds: suspensionHolds(applySet),
   };
-  if ('done' in checked) return stopped(head, stopOf(checked.done));
+  if ('done' in checked) return stopped(base, stopOf(checked.done));
   const spec = withPreviewRef(checked.value, request.source);
+  // 6. The dependencies the run would wait for; the preview names them and goes on.
+  const noCrossNamespaceRefs = request.allowCrossNamespaceRefs !== true;
+  const dependencies = await dependencyHolds(api, applySet, spec, { noCrossNamespaceRefs, signal });
+  const head: PreviewHead = { ...base, holds: [...(base.holds ?? []), ...dependencies] };
   // The controller applies such a set to another cluster (step 8b); a preview against this one would
   // show the wrong objects, so it says so rather than guess.
   if (spec.kubeConfig !== undefined) {
@@ -149,14 +161,15 @@ async function runDry(
     const problems = failure.problems ?? [];
     return { ...preview, entries: problems.map((message) => ({ kind: 'error', message })) };
   }
-  const policy: PreviewPolicy = {
-    correctDrift: asked.write.drift?.correct !== false,
-    ...prunePolicyOf(asked, result),
-  };
+  // driftMode Warn: the engine's dry run reports drift as the real run would (write.drift is the run's).
+  const policy: PreviewPolicy = prunePolicyOf(asked, result);
+  const outcome = previewEntries(result.outcomes, policy);
+  const drifted = driftReportOf(outcome.entries, revision ?? '');
   return {
     ...head,
-    ...previewEntries(result.outcomes, policy),
+    ...outcome,
     waitsFor: spec.wait ? spec.healthChecks : [],
+    ...(drifted === undefined ? {} : { drifted }),
   };
 }
 

@@ -4,15 +4,12 @@
  */
 import type { ObjectOutcome } from '../apply/apply-set-contract.js';
 import { describeManifestSource } from '../manifests/manifest-error.js';
-import type { ApplySetPreview, PreviewEntry, PreviewStop } from './applyset-preview.js';
+import { driftedCondition } from '../api/safe-mode-status.js';
+import { objectRefKey } from '../manifests/object-ref.js';
+import type { ApplySetPreview, PreviewDriftReport, PreviewEntry, PreviewStop } from './applyset-preview.js';
 
 /** What the spec decides about the dry run's outcomes, where the engine's dry run cannot. */
 export interface PreviewPolicy {
-  /**
-   * driftMode Warn on a revision already applied: the controller leaves drift alone (each change it
-   * would make is drift), so a change shown by the dry run is counted unchanged.
-   */
-  readonly correctDrift: boolean;
   /** spec.prune is false or DryRun: every prune is held back with this reason. */
   readonly heldBack?: string;
   /**
@@ -35,7 +32,7 @@ export function previewEntries(outcomes: readonly ObjectOutcome[], policy: Previ
   let unchanged = 0;
   for (const outcome of outcomes) {
     const entry = entryOf(outcome);
-    if (entry === undefined || (!policy.correctDrift && entry.kind === 'configure')) unchanged += 1;
+    if (entry === undefined) unchanged += 1;
     else entries.push(entry);
   }
   const prunes = entries.filter((entry) => entry.kind === 'prune');
@@ -71,6 +68,9 @@ function entryOf(outcome: ObjectOutcome): PreviewEntry | undefined {
       return { kind: 'configure', ref, changes, ...serverSideOf(outcome.serverSide) };
     }
     case 'unchanged':
+      // driftMode Warn: the engine found drift and left it alone, as the controller's run would.
+      if (outcome.drift !== undefined && outcome.drift.length > 0)
+        return { kind: 'drift', ref, fields: outcome.drift };
       return outcome.adopted === true ? { kind: 'adopt', ref, changes: [] } : undefined;
     case 'would-prune':
       return { kind: 'prune', ref };
@@ -100,7 +100,7 @@ function serverSideOf(reason: string | undefined): { serverSide?: string } {
 export type PreviewCounts = Readonly<Record<PreviewEntry['kind'], number>> & { readonly unchanged: number };
 
 export function previewCounts(preview: Pick<ApplySetPreview, 'entries' | 'unchanged'>): PreviewCounts {
-  const counts = { create: 0, configure: 0, adopt: 0, prune: 0, 'held-back': 0, error: 0 };
+  const counts = { create: 0, configure: 0, adopt: 0, prune: 0, 'held-back': 0, drift: 0, error: 0 };
   for (const entry of preview.entries) counts[entry.kind] += 1;
   return { ...counts, unchanged: preview.unchanged };
 }
@@ -114,4 +114,20 @@ export function previewChangesSomething(preview: Pick<ApplySetPreview, 'entries'
       entry.kind === 'prune' ||
       entry.kind === 'adopt',
   );
+}
+
+/**
+ * The Drifted condition the controller would write for the drift entries, in its own words
+ * (driftedCondition); undefined when there is none to report.
+ */
+export function driftReportOf(
+  entries: readonly PreviewEntry[],
+  revision: string,
+): PreviewDriftReport | undefined {
+  const drift = entries.flatMap((entry) =>
+    entry.kind === 'drift' ? [{ object: objectRefKey(entry.ref), fields: entry.fields }] : [],
+  );
+  if (drift.length === 0) return undefined;
+  const { reason, message } = driftedCondition(drift, revision);
+  return { reason, message };
 }

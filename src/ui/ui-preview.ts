@@ -11,7 +11,7 @@ import type { UiPreview } from './ui-data.js';
  */
 export function uiPreviewOf(
   access: PreviewAccess,
-  options: Pick<PreviewRequest, 'defaultServiceAccountName' | 'kustomize'> = {},
+  options: Pick<PreviewRequest, 'defaultServiceAccountName' | 'kustomize' | 'allowCrossNamespaceRefs'> = {},
 ): (applySet: ApplySet, signal: AbortSignal) => Promise<UiPreview> {
   return async (applySet, signal) => {
     try {

@@ -3,6 +3,7 @@ import {
   dependencyKeysOf,
   dependencyOutcome,
   dependentsOf,
+  notReadyDependencies,
   readinessProblem,
   type DependencyCheckInput,
   type DependencyRead,
@@ -220,5 +221,39 @@ describe('dependencyOutcome', () => {
         ]),
       }),
     ).toBeUndefined();
+  });
+});
+
+describe('notReadyDependencies', () => {
+  it('names each dependency not Ready once, with its Ready condition, as the waiting outcome does', () => {
+    const db = applySet('team-a/db', { generation: 3, conditions: [ready('False', 'HealthCheckFailed', 3)] });
+    const cache = applySet('team-a/cache', { generation: 3, conditions: [ready('True', 'X', 2)] });
+    const ok = applySet('team-a/ok', { generation: 1, conditions: [ready('True', 'X', 1)] });
+    const reads = new Map<string, DependencyRead>([
+      ['team-a/db', found(db)],
+      ['team-a/cache', found(cache)],
+      ['team-a/ok', found(ok)],
+      ['team-a/gone', { kind: 'missing' }],
+      ['team-b/locked', { kind: 'unreadable', message: 'forbidden' }],
+    ]);
+    const keys = ['team-a/db', 'team-a/cache', 'team-a/ok', 'team-a/db', 'team-a/gone', 'team-b/locked'];
+    expect(notReadyDependencies(keys, reads)).toEqual([
+      {
+        namespace: 'team-a',
+        name: 'db',
+        problem: 'Ready=False (HealthCheckFailed)',
+        ready: { status: 'False', reason: 'HealthCheckFailed' },
+        unreadable: false,
+      },
+      {
+        namespace: 'team-a',
+        name: 'cache',
+        problem: 'generation 3 not yet observed',
+        ready: { status: 'True', reason: 'X' },
+        unreadable: false,
+      },
+      { namespace: 'team-a', name: 'gone', problem: 'not found', unreadable: false },
+      { namespace: 'team-b', name: 'locked', problem: 'could not be read: forbidden', unreadable: true },
+    ]);
   });
 });

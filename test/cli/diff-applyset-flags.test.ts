@@ -12,6 +12,8 @@ describe('applyset diff --applyset-object flags', () => {
     expect(run.stdout).toContain(
       '[--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]',
     );
+    // The controller's flag: without it, a dependency of another namespace is refused, as it refuses it.
+    expect(run.stdout).toContain('[--allow-cross-namespace-refs]');
     const plain = await runCli(diffCommand, ['--help'], { env: {} });
     expect(plain.stdout).toContain('applyset diff --applyset-object NAME');
   });

@@ -92,3 +92,100 @@ describe('formatPreviewMarkdown', () => {
     );
   });
 });
+
+describe('a preview the controller would hold back, or that finds drift', () => {
+  const held: ApplySetPreview = {
+    ...preview,
+    entries: [
+      { kind: 'configure', ref: ref('Deployment', 'web', 'apps'), changes: ['spec.replicas: 2 → 3'] },
+      { kind: 'drift', ref: ref('ConfigMap', 'colors'), fields: ['data.color'] },
+    ],
+    waitsFor: [],
+    holds: [
+      { kind: 'suspended' },
+      {
+        kind: 'dependencies',
+        reason: 'DependencyNotReady',
+        message: 'waiting for dependencies: shop/db: Ready=False (HealthCheckFailed)',
+        waitingFor: [
+          {
+            namespace: 'shop',
+            name: 'db',
+            problem: 'Ready=False (HealthCheckFailed)',
+            ready: { status: 'False', reason: 'HealthCheckFailed' },
+            unreadable: false,
+          },
+          {
+            namespace: 'infra',
+            name: 'crds',
+            problem: 'generation 4 not yet observed',
+            ready: { status: 'True', reason: 'ReconciliationSucceeded' },
+            unreadable: false,
+          },
+        ],
+      },
+    ],
+    drifted: {
+      reason: 'DriftDetected',
+      message: '1 object(s) changed on the cluster: shop::ConfigMap:colors: data.color',
+    },
+  };
+
+  it('says first that nothing is applied now and why, then what the run would do once it may', () => {
+    expect(formatPreviewText(held)).toBe(
+      [
+        'applyset/site -n shop at feature@sha1:abc, as system:serviceaccount:shop:deployer: suspended (spec.suspend) and waiting for dependencies (DependencyNotReady), nothing is applied now; once it is: 0 to create, 1 to configure, 0 to prune, 1 drifted (reported only), 4 unchanged',
+        'suspended (spec.suspend): the controller applies nothing until it is resumed (applyset resume site -n shop); below is what its run would then do',
+        'would wait for dependency ApplySet shop/db: Ready=False (HealthCheckFailed)',
+        'would wait for dependency ApplySet infra/crds: generation 4 not yet observed (Ready=True, ReconciliationSucceeded)',
+        '~ deployment.apps/web -n shop',
+        '    spec.replicas: 2 → 3',
+        '? configmap/colors -n shop (drifted: reported, not corrected, driftMode Warn)',
+        '    changed: data.color',
+        'would report DriftDetected, correcting nothing: 1 object(s) changed on the cluster: shop::ConfigMap:colors: data.color',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('names a dependency stall that waits for nothing', () => {
+    const stall = {
+      kind: 'dependencies',
+      reason: 'DependencyCycle',
+      message: 'a cycle',
+      waitingFor: [],
+    } as const;
+    const text = formatPreviewText({ ...held, holds: [stall], drifted: undefined });
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      expect.stringContaining(
+        ': stalled on spec.dependsOn (DependencyCycle), nothing is applied now; once it is: 0 to create',
+      ),
+      'would stall on spec.dependsOn: DependencyCycle: a cycle',
+    ]);
+  });
+
+  it('puts the holds above the summary of a pull-request comment, and the drift in a note', () => {
+    const text = formatPreviewMarkdown(held);
+    expect(text).toContain(
+      [
+        '### applyset diff: ApplySet `shop/site` at `feature@sha1:abc`',
+        '',
+        '> [!IMPORTANT]',
+        '> **Suspended** (`spec.suspend`): the controller applies nothing until it is resumed.',
+        '> **Waiting for dependencies** (DependencyNotReady): nothing is applied until they are Ready.',
+        '> - ApplySet shop/db: Ready=False (HealthCheckFailed)',
+        '> - ApplySet infra/crds: generation 4 not yet observed (Ready=True, ReconciliationSucceeded)',
+        '> Below is what the run would do once it may.',
+        '',
+        '**0 to create, 1 to configure, 0 to prune, 1 drifted (reported only), 4 unchanged**, as `system:serviceaccount:shop:deployer`',
+      ].join('\n'),
+    );
+    expect(text).toContain(
+      '| 👀 drift, reported only | `configmap/colors -n shop` | changed: data.color; not corrected (driftMode Warn) |',
+    );
+    expect(text).toContain(
+      '> [!NOTE]\n> driftMode Warn: the run would report **DriftDetected** and correct nothing: 1 object(s) changed',
+    );
+    expect(text).not.toContain('#### `configmap/colors');
+  });
+});

@@ -2,7 +2,7 @@ import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
 import type { ObjectRef } from '../../src/manifests/object-ref.js';
 import { maskSecretValue } from '../../src/plan/diff-fields.js';
-import { previewChangesSomething, previewEntries } from '../../src/preview/preview-entries.js';
+import { driftReportOf, previewChangesSomething, previewEntries } from '../../src/preview/preview-entries.js';
 import { gitRefOf } from '../../src/preview/preview-applyset.js';
 
 const cm = (name: string): ObjectRef => ({ group: '', kind: 'ConfigMap', namespace: 'shop', name });
@@ -22,7 +22,7 @@ const outcomes: readonly ObjectOutcome[] = [
 
 describe('previewEntries', () => {
   it('turns each dry-run outcome into what the run would do, counting the objects left alone', () => {
-    const { entries, unchanged, stopped } = previewEntries(outcomes, { correctDrift: true });
+    const { entries, unchanged, stopped } = previewEntries(outcomes, {});
     expect(unchanged).toBe(1);
     expect(stopped).toBeUndefined();
     expect(entries).toEqual([
@@ -40,14 +40,14 @@ describe('previewEntries', () => {
   });
 
   it('holds every prune back when the spec does not prune', () => {
-    const { entries } = previewEntries(outcomes, { correctDrift: true, heldBack: 'spec.prune is DryRun' });
+    const { entries } = previewEntries(outcomes, { heldBack: 'spec.prune is DryRun' });
     expect(entries.filter((e) => e.kind === 'prune')).toEqual([]);
     expect(entries).toContainEqual({ kind: 'held-back', ref: cm('old1'), reason: 'spec.prune is DryRun' });
   });
 
   it('stops the whole run, holding every prune back, when the engine finds the prunes over the limit', () => {
     const error = new PruneLimitExceededError(1, ['configmap/old1 -n shop', 'configmap/old2 -n shop']);
-    const over = previewEntries(outcomes, { correctDrift: true, overLimit: error });
+    const over = previewEntries(outcomes, { overLimit: error });
     expect(over.stopped).toEqual({ reason: 'PruneLimitExceeded', message: error.message });
     expect(over.stopped?.message).toContain('would prune 2 objects, over the prune limit of 1');
     expect(over.entries).toContainEqual({
@@ -55,19 +55,31 @@ describe('previewEntries', () => {
       ref: cm('old2'),
       reason: 'over spec.pruneLimit (2 prunes, limit 1)',
     });
-    const within = previewEntries(outcomes, { correctDrift: true });
+    const within = previewEntries(outcomes, {});
     expect(within.stopped).toBeUndefined();
     expect(within.entries.filter((e) => e.kind === 'prune')).toHaveLength(2);
   });
 
-  it('counts a change as unchanged when driftMode Warn leaves drift alone', () => {
-    const { entries, unchanged } = previewEntries(outcomes, { correctDrift: false });
-    expect(entries.filter((e) => e.kind === 'configure')).toEqual([]);
-    expect(unchanged).toBe(3);
+  it('lists drift the engine left alone (driftMode Warn) as reported, not as a change', () => {
+    const drifted: readonly ObjectOutcome[] = [
+      { action: 'unchanged', ref: cm('web'), drift: ['data.color'] },
+      { action: 'unchanged', ref: cm('same') },
+    ];
+    const { entries, unchanged } = previewEntries(drifted, {});
+    expect(entries).toEqual([{ kind: 'drift', ref: cm('web'), fields: ['data.color'] }]);
+    expect(unchanged).toBe(1);
+    expect(previewChangesSomething({ entries })).toBe(false);
+    // In the words the controller writes in the Drifted condition.
+    expect(driftReportOf(entries, 'main@sha1:abc')).toEqual({
+      reason: 'DriftDetected',
+      message:
+        '1 object(s) changed on the cluster, not corrected (driftMode Warn): shop::ConfigMap:web: data.color',
+    });
+    expect(driftReportOf([], 'main@sha1:abc')).toBeUndefined();
   });
 
   it('changes nothing with only objects held back and left alone', () => {
-    const { entries } = previewEntries([{ action: 'unchanged', ref: cm('same') }], { correctDrift: true });
+    const { entries } = previewEntries([{ action: 'unchanged', ref: cm('same') }], {});
     expect(previewChangesSomething({ entries })).toBe(false);
   });
 });

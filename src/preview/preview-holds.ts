@@ -1,0 +1,30 @@
+/**
+ * What would keep the controller from applying an ApplySet now, checked as its reconcile checks it
+ * (steps 4 and 6 of src/controller/reconcile-applyset.ts): spec.suspend, then spec.dependsOn. The
+ * preview still reads and previews the revision, so it can say what the run would do once it may.
+ */
+import type { ApplySet, ResolvedApplySetSpec } from '../api/applyset-types.js';
+import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ApplySetApi } from '../controller/applyset-api.js';
+import { dependencyCheck } from '../controller/check-dependencies.js';
+import type { PreviewHold } from './applyset-preview.js';
+
+/** Step 4: suspended, as the reconcile reads it (leniently: an invalid spec is still suspended). */
+export function suspensionHolds(applySet: ApplySet): PreviewHold[] {
+  return lenientApplySetSpec(applySet.spec).suspend ? [{ kind: 'suspended' }] : [];
+}
+
+/**
+ * Step 6: the dependencies, read and judged by the reconcile's own check, and the outcome it would end
+ * the run with (DependencyNotReady, DependencyCycle, CrossNamespaceRefRefused) as a hold.
+ */
+export async function dependencyHolds(
+  api: ApplySetApi,
+  applySet: ApplySet,
+  spec: ResolvedApplySetSpec,
+  options: { readonly noCrossNamespaceRefs: boolean; readonly signal: AbortSignal },
+): Promise<PreviewHold[]> {
+  const { outcome, waitingFor } = await dependencyCheck(api, applySet, spec, options);
+  if (outcome === undefined || outcome.kind === 'applied') return [];
+  return [{ kind: 'dependencies', reason: outcome.reason, message: outcome.message, waitingFor }];
+}
