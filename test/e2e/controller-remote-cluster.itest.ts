@@ -304,7 +304,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
       'health',
       'Unknown',
       (view) => condition(view, 'Ready')?.reason === 'Progressing',
-      120_000,
+      60_000,
     );
     expect(condition(progressing, 'Ready')?.message).toBe(
       'waiting for deployment.apps/web: the Deployment has no status yet; ' +
@@ -316,7 +316,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
       'health',
       'False',
       (view) => condition(view, 'Ready')?.reason === 'HealthCheckFailed',
-      120_000,
+      60_000,
     );
     expect(failed.status?.errors?.items).toEqual(
       expect.arrayContaining([
@@ -331,7 +331,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     // On B the rollout completes and the checked object appears: the ApplySet becomes Ready.
     await markRolledOut(onB, namespace, 'web', 2);
     await onB.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'made-elsewhere' } } });
-    const ready = await waitForReady(a, namespace, 'health', 'True', undefined, 120_000);
+    const ready = await waitForReady(a, namespace, 'health', 'True', undefined, 60_000);
     expect(condition(ready, 'Ready')?.reason).toBe('ReconciliationSucceeded');
     // Its one worker is shared with the tests below: the ApplySet goes, and its Deployment on B with it.
     await deleteApplySet('health');
@@ -339,7 +339,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
       (await onB.apps.listNamespacedDeployment({ namespace })).items.length === 0 ? true : undefined,
     );
     expect((await a.apps.readNamespacedDeployment({ namespace, name: 'web' })).metadata?.name).toBe('web');
-  });
+  }, 200_000);
 
   it('applies server-side on B what asks for it: field manager applyset there, and a field left Git is removed', async () => {
     await createApplySetWithSpec(a, namespace, 'ssa', { url: git.url, path: 'ssa' }, remoteSpec('cluster-b'));
