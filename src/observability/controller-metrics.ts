@@ -28,10 +28,11 @@ export interface ControllerMetrics
   countObjects(action: ObjectAction, count: number, applySet?: ApplySetName): void;
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
   /**
-   * One request sent to the API server (every client of the controller counts here); a GET of a
+   * One request sent to an API server (every client of the controller counts here): the controller's
+   * own when `server` is not given, else the remote cluster at that URL (spec.kubeConfig). A GET of a
    * discovery or OpenAPI document is counted by document too.
    */
-  countKubeRequest(verb: string, path: string): void;
+  countKubeRequest(verb: string, path: string, server?: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
   /** Whether this replica reconciles: it holds the Lease, or leader election is off. */
@@ -48,14 +49,14 @@ export function createControllerMetrics(): ControllerMetrics {
   const runs = createRunMetrics(registry, perApplySet);
   const kubeRequests = new Counter({
     name: 'applyset_kube_requests_total',
-    help: 'Requests the controller sent to the API server, by verb (the Lease and each watch connection included).',
-    labelNames: ['verb'] as const,
+    help: 'Requests the controller sent to API servers, by cluster ("local" is its own; a remote cluster is its server\'s host:port) and verb (the Lease and each watch connection included).',
+    labelNames: ['cluster', 'verb'] as const,
     registers: [registry],
   });
   const schemaRequests = new Counter({
     name: 'applyset_kube_schema_requests_total',
-    help: 'Discovery and OpenAPI documents the controller fetched, for every identity it acts as, by document kind.',
-    labelNames: ['document'] as const,
+    help: 'Discovery and OpenAPI documents the controller fetched, for every identity it acts as, by cluster and document kind.',
+    labelNames: ['cluster', 'document'] as const,
     registers: [registry],
   });
   // 0 until this replica leads, so an alert can tell a fleet of replicas where none reconciles.
@@ -71,6 +72,7 @@ export function createControllerMetrics(): ControllerMetrics {
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const clusterLabel = boundedClusterLabels(MAX_REMOTE_CLUSTER_LABELS);
   let depthSource: () => number = () => 0;
   new Gauge({
     name: 'applyset_queue_depth',
@@ -87,10 +89,11 @@ export function createControllerMetrics(): ControllerMetrics {
     setRevision: perApplySet.setRevision,
     countDrift: perApplySet.countDrift,
     countFights: perApplySet.countFights,
-    countKubeRequest(verb, path) {
-      kubeRequests.inc({ verb });
+    countKubeRequest(verb, path, server) {
+      const cluster = clusterLabel(server);
+      kubeRequests.inc({ cluster, verb });
       const document = verb === 'GET' ? schemaDocumentOf(path) : undefined;
-      if (document !== undefined) schemaRequests.inc({ document });
+      if (document !== undefined) schemaRequests.inc({ cluster, document });
     },
     setQueueDepthSource(depth) {
       depthSource = depth;
@@ -102,6 +105,52 @@ export function createControllerMetrics(): ControllerMetrics {
       notifications.inc({ result });
     },
   };
+}
+
+/**
+ * Remote clusters given a `cluster` label of their own. A tenant chooses the server of its kubeconfig,
+ * so without a bound every new server would add series for as long as the controller runs; past the
+ * bound, requests to servers not seen before count under `other`. 64 is also how many remote
+ * connections the controller keeps (remoteClusters).
+ */
+const MAX_REMOTE_CLUSTER_LABELS = 64;
+
+/**
+ * The `cluster` label of a request: `local` for the controller's own API server (no `server`), the
+ * remote server's label (remoteClusterLabel) for the first `max` remote servers seen, `other` after.
+ * @internal test seam: its unit test runs it with a small bound
+ */
+export function boundedClusterLabels(max: number): (server: string | undefined) => string {
+  const seen = new Set<string>();
+  return (server) => {
+    if (server === undefined) return 'local';
+    const label = remoteClusterLabel(server);
+    if (label === undefined) return 'other';
+    if (seen.has(label)) return label;
+    if (seen.size >= max) return 'other';
+    seen.add(label);
+    return label;
+  };
+}
+
+/**
+ * A remote server's label: its host and port (the scheme's default port written out), and its path
+ * when it has one, because a proxy (Rancher's `/k8s/clusters/<id>`) serves many clusters on one
+ * host. Always holds a `:`, so it is never `local` or `other`. Credentials or a query in the URL are
+ * left out. Undefined for a server that is not a URL (the kubeconfig was checked before any request,
+ * so this is only for totality).
+ * @internal test seam: a pure step its unit test runs alone
+ */
+export function remoteClusterLabel(server: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    return undefined;
+  }
+  const port = url.port !== '' ? url.port : url.protocol === 'http:' ? '80' : '443';
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.hostname}:${port}${path}`;
 }
 
 /**

@@ -18,8 +18,9 @@ import { stopControllersAndGit } from './controller-testbed.js';
 
 // Issue #14, what an identity costs: ApplySets applied as ServiceAccounts of their own share the
 // controller's discovery and OpenAPI, which do not depend on who asks. Counted by the controller's
-// own applyset_kube_schema_requests_total{document} (the API server's counters are shared with the
-// other test files running at the same time); the controller watches only this test's namespace.
+// own applyset_kube_schema_requests_total{cluster="local",document} (the API server's counters are
+// shared with the other test files running at the same time); the controller watches only this
+// test's namespace.
 
 async function schemaRequests(
   controller: ControllerProcess,
@@ -27,7 +28,10 @@ async function schemaRequests(
   const { body } = await httpGet(controller.port, '/metrics');
   const counts = { discovery: 0, openapi: 0 };
   for (const line of body.split('\n')) {
-    const match = /^applyset_kube_schema_requests_total\{document="(discovery|openapi)"\} (\d+)/.exec(line);
+    const match =
+      /^applyset_kube_schema_requests_total\{cluster="local",document="(discovery|openapi)"\} (\d+)/.exec(
+        line,
+      );
     if (match?.[1] === 'discovery' || match?.[1] === 'openapi') counts[match[1]] = Number(match[2]);
   }
   return counts;

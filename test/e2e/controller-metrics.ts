@@ -1,5 +1,5 @@
-// Reading the controller's own /metrics in e2e suites: the API requests it sent, counted by verb in
-// applyset_kube_requests_total, which holds only the requests of the one namespace it watches.
+// Reading the controller's own /metrics in e2e suites: the API requests it sent, counted by cluster
+// and verb in applyset_kube_requests_total, which holds only the requests of the one namespace it watches.
 
 import { httpGet, type ControllerProcess } from './e2e-kit.js';
 
@@ -13,11 +13,19 @@ export async function metricsLines(controller: ControllerProcess): Promise<strin
   return body.split('\n');
 }
 
-/** applyset_kube_requests_total by verb, so far. */
-export async function kubeRequestsByVerb(controller: ControllerProcess): Promise<Record<Verb, number>> {
+/**
+ * applyset_kube_requests_total by verb, so far, of one cluster: `local` (the default) is the
+ * controller's own, a remote cluster is its server's host:port.
+ */
+export async function kubeRequestsByVerb(
+  controller: ControllerProcess,
+  cluster = 'local',
+): Promise<Record<Verb, number>> {
   const counts: Record<Verb, number> = { GET: 0, POST: 0, PUT: 0, PATCH: 0, DELETE: 0 };
+  const prefix = `applyset_kube_requests_total{cluster="${cluster}",verb="`;
   for (const line of await metricsLines(controller)) {
-    const match = /^applyset_kube_requests_total\{verb="([A-Z]+)"\} (\d+)/.exec(line);
+    if (!line.startsWith(prefix)) continue;
+    const match = /^([A-Z]+)"\} (\d+)/.exec(line.slice(prefix.length));
     if (match !== null && match[1] !== undefined && match[1] in counts)
       counts[match[1] as Verb] = Number(match[2]);
   }

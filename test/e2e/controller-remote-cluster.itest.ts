@@ -15,6 +15,7 @@ import {
   createApplySet,
   getApplySet,
   installCrd,
+  kubectl,
   startController,
   waitFor,
   waitForAppliedCommit,
@@ -22,13 +23,16 @@ import {
   type Cluster,
   type ControllerProcess,
 } from './e2e-kit.js';
+import { kubeRequestsByVerb, type Verb } from './controller-metrics.js';
 import { createTenantAccount } from './locked-down-controller.js';
 
 // Issue #26, remote clusters: an ApplySet on cluster A (the shared control plane) with
 // spec.kubeConfig.secretRef is applied to cluster B (a second control plane this suite starts): its
 // objects appear on B and not on A, prune happens on B, the ApplySet's account is impersonated on B,
 // a kubeconfig with an exec plugin is refused without running it, and B going down stalls only the
-// ApplySets that name it.
+// ApplySets that name it. spec.wait waits for the health of B's objects, an object annotated for
+// server-side apply is applied server-side on B, and B's requests are counted under B's own `cluster`
+// label in applyset_kube_requests_total.
 
 /** A Cluster (the kit's clients) over the kubeconfig file of another control plane. */
 function clusterOf(kubeconfigPath: string): Cluster {
@@ -59,6 +63,47 @@ async function grantOn(on: Cluster, namespace: string, account: string, rules: k
 
 const EVERYTHING: k8s.V1PolicyRule[] = [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }];
 
+const deploymentYaml = (name: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: ${name} }
+spec:
+  replicas: 2
+  selector: { matchLabels: { app: ${name} } }
+  template:
+    metadata: { labels: { app: ${name} } }
+    spec: { containers: [{ name: ${name}, image: nginx:1.27 }] }
+`;
+
+/** Writes a rolled-out status on `on`'s Deployment, as the deployment controller would (none runs). */
+async function markRolledOut(on: Cluster, namespace: string, name: string, replicas: number) {
+  const live = await on.apps.readNamespacedDeployment({ namespace, name });
+  const status = {
+    observedGeneration: live.metadata?.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [{ type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' }],
+  };
+  await on.apps.patchNamespacedDeploymentStatus(
+    { namespace, name, body: { status } },
+    k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+  );
+}
+
+/** The differences of request counts by verb. */
+const since = (after: Record<Verb, number>, before: Record<Verb, number>) =>
+  Object.fromEntries(Object.entries(after).map(([verb, n]) => [verb, n - before[verb as Verb]]));
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** A ConfigMap that asks to be applied server-side. */
+const SETTINGS = (data: Record<string, string>) =>
+  configMapYaml('settings', data).replace(
+    'metadata:\n',
+    'metadata:\n  annotations: { applyset.dev/apply-strategy: server-side }\n',
+  );
+
 describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', () => {
   const a = cluster();
   const namespace = uniqueName('e2e-remote');
@@ -69,6 +114,20 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
   const marker = join(process.env['TMPDIR'] ?? '/tmp', `${namespace}-exec-ran`);
 
   const remoteSpec = (secret: string) => ({ kubeConfig: { secretRef: { name: secret } } });
+
+  /** Deletes an ApplySet (pruning its objects on B) and waits until it is gone. */
+  const deleteApplySet = async (name: string) => {
+    await a.custom.deleteNamespacedCustomObject({
+      group: 'applyset.dev',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'applysets',
+      name,
+    });
+    await waitFor(`ApplySet ${name} to be gone`, async () =>
+      (await getApplySet(a, namespace, name)) === undefined ? true : undefined,
+    );
+  };
 
   beforeAll(async () => {
     await installCrd();
@@ -86,6 +145,11 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
         'limited/secret.yaml':
           'apiVersion: v1\nkind: Secret\nmetadata:\n  name: not-allowed\nstringData:\n  k: v\n',
         'local/here.yaml': configMapYaml('here', { rev: '1' }),
+        'counted/one.yaml': configMapYaml('one', { k: '1' }),
+        'counted/two.yaml': configMapYaml('two', { k: '2' }),
+        'counted/three.yaml': configMapYaml('three', { k: '3' }),
+        'health/web.yaml': deploymentYaml('web'),
+        'ssa/settings.yaml': SETTINGS({ a: '1', b: '2' }),
       },
     });
     // B's own admin kubeconfig: inline CA and token, as a kubeconfig Secret should be.
@@ -151,6 +215,43 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     );
   });
 
+  it("counts the requests of a remote ApplySet under B's host:port, not with the controller's own", async () => {
+    const bLabel = `127.0.0.1:${new URL((b as ControlPlane).server).port}`;
+    const [localBefore, bBefore] = [
+      await kubeRequestsByVerb(controller),
+      await kubeRequestsByVerb(controller, bLabel),
+    ];
+    // B's series exist already: the first test's ApplySet sent its requests there.
+    expect(bBefore.POST).toBeGreaterThan(0);
+    // An hour's interval: the first reconcile alone, while the one of the first test is at rest.
+    await createApplySetWithSpec(
+      a,
+      namespace,
+      'counted',
+      { url: git.url, path: 'counted', interval: '1h' },
+      remoteSpec('cluster-b'),
+    );
+    await waitForAppliedCommit(a, namespace, 'counted', await git.revParse('main'), 60_000);
+    await waitFor('the ReconciliationSucceeded event of the counted ApplySet', async () => {
+      const events = await a.core.listNamespacedEvent({
+        namespace,
+        fieldSelector: 'involvedObject.name=counted',
+      });
+      return events.items.some((event) => event.reason === 'ReconciliationSucceeded') ? true : undefined;
+    });
+    expect(await configMapData(onB, namespace, 'three')).toEqual({ k: '3' });
+    // The three ConfigMaps were created on B and counted there; B got no other write (the inventory is
+    // on A). On A: the inventory and status patches, and events, but not the three creates.
+    const onBCounted = since(await kubeRequestsByVerb(controller, bLabel), bBefore);
+    expect(onBCounted).toMatchObject({ POST: 3, PATCH: 0, PUT: 0, DELETE: 0 });
+    expect(onBCounted['GET']).toBeGreaterThan(0);
+    const onACounted = since(await kubeRequestsByVerb(controller), localBefore);
+    expect(onACounted['POST']).toBeLessThan(3);
+    expect(onACounted['PATCH']).toBeGreaterThan(0);
+    await deleteApplySet('counted');
+    expect(await configMapData(onB, namespace, 'three')).toBeUndefined();
+  });
+
   it("impersonates the ApplySet's account on B, where B refuses what that account may not do", async () => {
     // The account exists on A (and may read the kubeconfig Secret there); on B it may write ConfigMaps only.
     await createTenantAccount(a, namespace, 'limited', [
@@ -174,6 +275,94 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     await expect(onB.core.readNamespacedSecret({ namespace, name: 'not-allowed' })).rejects.toMatchObject({
       code: 404,
     });
+  });
+
+  it("waits with spec.wait for the health of B's objects, not of A's objects of the same names", async () => {
+    // On A, the same Deployment rolled out and the checked ConfigMap: a wait that read A would pass.
+    await a.apps.createNamespacedDeployment({
+      namespace,
+      body: k8s.loadYaml<k8s.V1Deployment>(deploymentYaml('web')),
+    });
+    await markRolledOut(a, namespace, 'web', 2);
+    await a.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'made-elsewhere' } } });
+    await createApplySetWithSpec(
+      a,
+      namespace,
+      'health',
+      { url: git.url, path: 'health' },
+      {
+        ...remoteSpec('cluster-b'),
+        wait: true,
+        // Long enough that fetch and apply fit in it on a loaded machine: the wait is what must time out.
+        timeout: '20s',
+        healthChecks: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'made-elsewhere', namespace }],
+      },
+    );
+    const progressing = await waitForReady(
+      a,
+      namespace,
+      'health',
+      'Unknown',
+      (view) => condition(view, 'Ready')?.reason === 'Progressing',
+      60_000,
+    );
+    expect(condition(progressing, 'Ready')?.message).toBe(
+      'waiting for deployment.apps/web: the Deployment has no status yet; ' +
+        'configmap/made-elsewhere: the object does not exist',
+    );
+    const failed = await waitForReady(
+      a,
+      namespace,
+      'health',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'HealthCheckFailed',
+      60_000,
+    );
+    expect(failed.status?.errors?.items).toEqual(
+      expect.arrayContaining([
+        {
+          object: `${namespace}:apps:Deployment:web`,
+          message: 'InProgress: the Deployment has no status yet',
+        },
+        { object: `${namespace}::ConfigMap:made-elsewhere`, message: 'NotFound: the object does not exist' },
+      ]),
+    );
+
+    // On B the rollout completes and the checked object appears: the ApplySet becomes Ready.
+    await markRolledOut(onB, namespace, 'web', 2);
+    await onB.core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'made-elsewhere' } } });
+    const ready = await waitForReady(a, namespace, 'health', 'True', undefined, 60_000);
+    expect(condition(ready, 'Ready')?.reason).toBe('ReconciliationSucceeded');
+    // Its one worker is shared with the tests below: the ApplySet goes, and its Deployment on B with it.
+    await deleteApplySet('health');
+    await waitFor('the Deployment on B to be pruned', async () =>
+      (await onB.apps.listNamespacedDeployment({ namespace })).items.length === 0 ? true : undefined,
+    );
+    expect((await a.apps.readNamespacedDeployment({ namespace, name: 'web' })).metadata?.name).toBe('web');
+  }, 200_000);
+
+  it('applies server-side on B what asks for it: field manager applyset there, and a field left Git is removed', async () => {
+    await createApplySetWithSpec(a, namespace, 'ssa', { url: git.url, path: 'ssa' }, remoteSpec('cluster-b'));
+    await waitForAppliedCommit(a, namespace, 'ssa', await git.revParse('main'), 60_000);
+    const applied = await onB.core.readNamespacedConfigMap({ namespace, name: 'settings' });
+    expect(applied.data).toEqual({ a: '1', b: '2' });
+    expect(applied.metadata?.annotations?.[LAST_APPLIED]).toBeUndefined();
+    expect(
+      (applied.metadata?.managedFields ?? []).map(({ manager, operation }) => ({ manager, operation })),
+    ).toContainEqual({ manager: 'applyset', operation: 'Apply' });
+    expect(await configMapData(a, namespace, 'settings')).toBeUndefined();
+
+    // Someone else sets a field on B; Git drops another. Server-side apply on B removes only what the
+    // controller's field manager owned there.
+    await kubectl(
+      ['-n', namespace, 'patch', 'configmap', 'settings', '--type=merge', '-p', '{"data":{"c":"theirs"}}'],
+      (b as ControlPlane).kubeconfigPath,
+    );
+    const dropped = await git.writeFiles({ 'ssa/settings.yaml': SETTINGS({ a: '1' }) });
+    await waitForAppliedCommit(a, namespace, 'ssa', dropped, 60_000);
+    expect(await configMapData(onB, namespace, 'settings')).toEqual({ a: '1', c: 'theirs' });
+    await deleteApplySet('ssa');
+    expect(await configMapData(onB, namespace, 'settings')).toBeUndefined();
   });
 
   it('refuses a kubeconfig with an exec plugin, and never runs it', async () => {

@@ -1,4 +1,9 @@
-import { createControllerMetrics, schemaDocumentOf } from '../../src/observability/controller-metrics.js';
+import {
+  boundedClusterLabels,
+  createControllerMetrics,
+  remoteClusterLabel,
+  schemaDocumentOf,
+} from '../../src/observability/controller-metrics.js';
 
 describe('requests counted by document', () => {
   it('tells discovery and OpenAPI documents from requests on resources', () => {
@@ -28,9 +33,58 @@ describe('requests counted by document', () => {
     metrics.countKubeRequest('GET', '/api/v1/namespaces/x/configmaps');
     metrics.countKubeRequest('PATCH', '/api/v1/namespaces/x/configmaps/y');
     const text = await metrics.registry.metrics();
-    expect(text).toContain('applyset_kube_schema_requests_total{document="openapi"} 1');
-    expect(text).toContain('applyset_kube_schema_requests_total{document="discovery"} 1');
-    expect(text).toContain('applyset_kube_requests_total{verb="GET"} 3');
+    expect(text).toContain('applyset_kube_schema_requests_total{cluster="local",document="openapi"} 1');
+    expect(text).toContain('applyset_kube_schema_requests_total{cluster="local",document="discovery"} 1');
+    expect(text).toContain('applyset_kube_requests_total{cluster="local",verb="GET"} 3');
+  });
+});
+
+describe('requests counted by cluster', () => {
+  it("counts a remote cluster's requests under its host:port, apart from the controller's own", async () => {
+    const metrics = createControllerMetrics();
+    metrics.countKubeRequest('GET', '/api/v1/namespaces/x/configmaps');
+    metrics.countKubeRequest('PATCH', '/api/v1/namespaces/x/configmaps/y', 'https://10.1.2.3:6443');
+    metrics.countKubeRequest('PATCH', '/api/v1/namespaces/x/configmaps/z', 'https://10.1.2.3:6443');
+    metrics.countKubeRequest('GET', '/openapi/v3', 'https://b.example');
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('applyset_kube_requests_total{cluster="local",verb="GET"} 1');
+    expect(text).toContain('applyset_kube_requests_total{cluster="10.1.2.3:6443",verb="PATCH"} 2');
+    expect(text).toContain('applyset_kube_requests_total{cluster="b.example:443",verb="GET"} 1');
+    expect(text).toContain(
+      'applyset_kube_schema_requests_total{cluster="b.example:443",document="openapi"} 1',
+    );
+    expect(text).not.toContain('applyset_kube_requests_total{cluster="local",verb="PATCH"}');
+  });
+
+  it('names a server by host and port, with its path when a proxy serves several clusters', () => {
+    expect(
+      [
+        'https://b.example',
+        'http://b.example',
+        'https://b.example:6443/',
+        'https://[fd00::1]:6443',
+        'https://user:pw@rancher.example/k8s/clusters/c-42/?x=1',
+        'not a url',
+      ].map(remoteClusterLabel),
+    ).toEqual([
+      'b.example:443',
+      'b.example:80',
+      'b.example:6443',
+      '[fd00::1]:6443',
+      'rancher.example:443/k8s/clusters/c-42',
+      undefined,
+    ]);
+  });
+
+  it('gives the first remote servers a label each and counts any further one under "other"', () => {
+    const label = boundedClusterLabels(2);
+    expect(label(undefined)).toBe('local');
+    expect(label('https://one.example')).toBe('one.example:443');
+    expect(label('https://two.example')).toBe('two.example:443');
+    expect(label('https://three.example')).toBe('other');
+    // A server already labelled keeps its label past the bound; the controller's own is never bounded.
+    expect(label('https://one.example:443')).toBe('one.example:443');
+    expect(label(undefined)).toBe('local');
   });
 });
 

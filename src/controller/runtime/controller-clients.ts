@@ -38,8 +38,11 @@ interface ControllerClientsOptions {
   readonly config: Pick<ControllerConfig, 'credentials' | 'leaderElect' | 'remoteKubeConfig'>;
   readonly hooks?: EngineHooks;
   readonly logger: Logger;
-  /** Counts each request sent (the controller's metrics). */
-  readonly countRequest: (method: string, path: string) => void;
+  /**
+   * Counts each request sent (the controller's metrics): to the controller's own cluster without
+   * `server`, to a remote cluster with its server's URL.
+   */
+  readonly countRequest: (method: string, path: string, server?: string) => void;
   /** The election, once started: the fence asks it whether this replica still leads. */
   readonly leadership: { readonly election?: LeaderElection };
 }

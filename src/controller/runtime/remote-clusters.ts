@@ -44,7 +44,8 @@ interface RemoteClustersOptions {
   /** The controller's own client, fenced: the ApplySet is read and written with it. */
   readonly parentClient: KubeClient;
   readonly logger: Logger;
-  readonly countRequest: (method: string, path: string) => void;
+  /** Counts each request sent to a remote cluster, with that cluster's server (the controller's metrics). */
+  readonly countRequest: (method: string, path: string, server: string) => void;
   readonly writeFence?: () => void;
   readonly hooks?: EngineHooks;
   /** Kubeconfigs kept connected; the least recently used is dropped past it. Default 64. */
@@ -76,7 +77,10 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
     credentials,
     lookup: guardedLookup(undefined, options.policy.allowedHosts),
   });
-  const { logger, countRequest, writeFence, hooks } = options;
+  const { logger, writeFence, hooks } = options;
+  // Counted under this cluster's own label, not with the controller's requests to its own cluster.
+  const countRequest = (method: string, path: string) =>
+    options.countRequest(method, path, credentials.server);
   const engineFor = sharedEngines({
     connection,
     parentClient: options.parentClient,

@@ -56,7 +56,7 @@ export async function runController(
   const clients = controllerClients({
     config,
     logger,
-    countRequest: (method, path) => metrics.countKubeRequest(method, path),
+    countRequest: (method, path, server) => metrics.countKubeRequest(method, path, server),
     leadership,
     hooks,
   });
