@@ -130,6 +130,12 @@ type PruneLimit = { readonly count: number } | { readonly percent: number };
  */
 export interface WaitRequest {
   readonly timeoutMs: number;
+  /**
+   * When the wait ends at the latest, whatever `timeoutMs` says (ms since the epoch): the controller's
+   * run has one spec.timeout for fetch, apply and wait, and a wait that ends first reports the objects
+   * not ready, where the run's abort would report only that time ran out.
+   */
+  readonly deadline?: number;
   readonly pollMs?: number;
   /** Objects outside the set to wait for too (`spec.healthChecks`). */
   readonly healthChecks?: readonly ObjectRef[];

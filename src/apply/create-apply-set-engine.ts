@@ -115,6 +115,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
     signal,
     {
       timeoutMs: wait.timeoutMs,
+      ...(wait.deadline === undefined ? {} : { deadline: wait.deadline }),
       ...(wait.pollMs === undefined ? {} : { pollMs: wait.pollMs }),
       ...(wait.onReady === undefined ? {} : { onReady: wait.onReady }),
       ...(onHealthWait === undefined

@@ -18,12 +18,12 @@ export async function waitForHealth(
   refs: readonly ObjectRef[],
   context: Pick<RunContext, 'api' | 'mapper'>,
   signal: AbortSignal | undefined,
-  options: Pick<WaitRequest, 'timeoutMs' | 'pollMs' | 'onReady'> & {
+  options: Pick<WaitRequest, 'timeoutMs' | 'deadline' | 'pollMs' | 'onReady'> & {
     /** Hears the objects still waited for after each poll that leaves some. */
     readonly onPending?: (pending: readonly ObjectHealthReport[]) => Promise<void>;
   },
 ): Promise<{ readonly health: readonly ObjectHealthReport[]; readonly timedOut: boolean }> {
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = Math.min(Date.now() + options.timeoutMs, options.deadline ?? Infinity);
   const latest = new Map<ObjectRef, ObjectHealth>();
   let pending = [...refs];
   for (;;) {
@@ -36,7 +36,7 @@ export async function waitForHealth(
     }
     pending = still;
     const failed = pending.some((ref) => latest.get(ref)?.status === 'Failed');
-    if (pending.length === 0 || failed || Date.now() > deadline) {
+    if (pending.length === 0 || failed || Date.now() >= deadline) {
       return {
         health: refs.map((ref) => ({ ref, ...(latest.get(ref) ?? { status: 'NotFound', message: '' }) })),
         timedOut: pending.length > 0 && !failed,
@@ -45,7 +45,9 @@ export async function waitForHealth(
     await options.onPending?.(
       pending.map((ref) => ({ ref, ...(latest.get(ref) ?? { status: 'NotFound', message: '' }) })),
     );
-    await delay(options.pollMs ?? DEFAULT_POLL_MS, undefined, signal === undefined ? {} : { signal });
+    // The last poll falls on the deadline, not a poll interval past it.
+    const pause = Math.max(0, Math.min(options.pollMs ?? DEFAULT_POLL_MS, deadline - Date.now()));
+    await delay(pause, undefined, signal === undefined ? {} : { signal });
   }
 }
 

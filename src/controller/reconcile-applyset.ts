@@ -28,6 +28,9 @@ import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from 
 import { applyingAccount, checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
+/** Left of spec.timeout after a health wait, for its last poll's reads to finish before the abort. */
+const WAIT_MARGIN_MS = 3_000;
+
 /** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
 export type Reconciler = (key: string) => Promise<Requeue>;
 
@@ -142,6 +145,7 @@ async function applyRevision(
   // From here the run has spec.timeout; every concurrent request of the engine listens on this signal.
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(spec.timeoutMs)]);
   setMaxListeners(0, signal);
+  const runDeadline = Date.now() + spec.timeoutMs;
 
   // 7. The account the set is applied as must exist before anything is fetched or written: an
   // impersonated account that does not exist has no rights, and would fail object by object.
@@ -181,7 +185,12 @@ async function applyRevision(
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
   // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
   const allowNested = tenancy.allowNestedApplySets === true;
-  const { request, steady } = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
+  const built = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
+  const { steady } = built;
+  // spec.timeout covers the whole run: the wait ends a moment before the run's abort, so a set not
+  // healthy in time reads HealthCheckFailed naming its objects, not a bare Timeout.
+  const wait = built.request.wait && { ...built.request.wait, deadline: runDeadline - WAIT_MARGIN_MS };
+  const request = wait === undefined ? built.request : { ...built.request, wait };
   // A new revision: a forge marks its commit pending until the outcome is reported.
   if (!steady) ctx.notify?.applying(applySet, revision);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
