@@ -32,7 +32,7 @@ import {
   selects,
   type NotificationConfig,
 } from './notification-spec.js';
-import { receiverOf, type ReceiverSecret } from './receiver-of.js';
+import { FORGES, receiverOf, type ReceiverSecret } from './receiver-of.js';
 import {
   forgetSent,
   lastSyncRevision,
@@ -74,10 +74,6 @@ interface NotifierOptions {
   readonly signal: AbortSignal;
 }
 
-type Listed = ListedNotification;
-
-const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
-
 export function createNotifier(options: NotifierOptions): Notifier {
   // The last sync state of each ApplySet and its revision, so an apply after a failure reads as
   // recovered, and a revision retried after its failure is not marked pending again.
@@ -86,7 +82,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   // no Secret, so a fleet at rest costs the API server nothing more.
   const lastNews = new Map<string, string>();
   // The Notifications listed when a run started applying, taken by that run's report: one LIST a run.
-  const listedAtApply = new Map<string, Promise<Listed[]>>();
+  const listedAtApply = new Map<string, Promise<ListedNotification[]>>();
   // Each ApplySet's work, one after another: the pending mark of a run is queued before its outcome.
   const chains = new Map<string, Promise<void>>();
   const inOrder = (key: string, work: () => Promise<void>) => {
@@ -167,7 +163,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
  * Lists the Notifications of a namespace and the ClusterNotifications reaching it; the dispatcher
  * drops the queue and memory of one that is gone.
  */
-function notificationLister(options: NotifierOptions): (namespace: string) => Promise<Listed[]> {
+function notificationLister(options: NotifierOptions): (namespace: string) => Promise<ListedNotification[]> {
   return async (namespace) => {
     const own = await listNotifications(options, namespace);
     options.dispatcher.retain(`${namespace}/`, new Set(own.map(({ config }) => receiverIdOf(config))));
@@ -193,7 +189,7 @@ function sender(options: NotifierOptions) {
   const warnOnce = onceEach(options.log);
   return async (
     applySet: ApplySet,
-    notifications: readonly Listed[],
+    notifications: readonly ListedNotification[],
     events: readonly NotificationEvent[],
   ): Promise<void> => {
     const { namespace = '', name } = applySet.metadata;
@@ -248,7 +244,7 @@ function onceEach(log: Pick<Logger, 'warn'>) {
 async function listNotifications(
   { client, signal, log }: Pick<NotifierOptions, 'client' | 'signal' | 'log'>,
   namespace: string,
-): Promise<Listed[]> {
+): Promise<ListedNotification[]> {
   const { group, version, plural } = NOTIFICATION_API;
   let list: JsonValue;
   try {
@@ -263,7 +259,7 @@ async function listNotifications(
     throw error;
   }
   const items = isJsonObject(list) && Array.isArray(list['items']) ? list['items'] : [];
-  const listed: Listed[] = [];
+  const listed: ListedNotification[] = [];
   for (const item of items) {
     const read = readNotification(item);
     if (read.ok) listed.push({ config: read.config, sent: sentRecordOf(item) });

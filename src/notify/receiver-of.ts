@@ -40,7 +40,8 @@ type ReceiverFor =
   | { readonly ok: true; readonly receiver: SelectiveReceiver }
   | { readonly ok: false; readonly problem: string };
 
-const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
+/** The providers that mark commits (commit statuses) rather than post messages. */
+export const FORGES: ReadonlySet<string> = new Set(['github', 'gitlab', 'gitea']);
 
 /**
  * The receiver a Notification stands for: its provider's body, sent to the Secret's address. It does
