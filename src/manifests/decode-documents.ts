@@ -1,5 +1,6 @@
 import { IntentError } from '../errors/intent-error.js';
 import { createCollectionKeyCheck } from './check-collection-keys.js';
+import { createFlowPlainScalarCheck } from './check-flow-plain-scalars.js';
 import { createQuotedEscapeCheck } from './check-quoted-escapes.js';
 import { checkYamlCharacters } from './check-yaml-characters.js';
 import { GoScalar, mappingToJson } from './go-scalar.js';
@@ -114,6 +115,7 @@ function decodeYaml(text: string, source: string, limits: DecodeLimits): Decoded
   const merges = createMergeKeyRecorder();
   const checkEscapes = createQuotedEscapeCheck(text);
   const checkKeys = createCollectionKeyCheck();
+  const checkFlowScalars = createFlowPlainScalarCheck(text);
   const take = (doc: unknown) => {
     const contentBytes = checkExpansion(doc, source, docs.length, limits, total, merges.sources);
     total += contentBytes;
@@ -127,6 +129,7 @@ function decodeYaml(text: string, source: string, limits: DecodeLimits): Decoded
       merges.listener(eventType, state);
       checkEscapes(eventType, state);
       checkKeys(eventType, state);
+      checkFlowScalars(eventType, state);
     },
     maxTotalMergeKeys: MAX_MERGED_KEYS_PER_FILE,
     // go-yaml v2 (non-strict, as kubectl uses it) lets a repeated key overwrite the earlier one.

@@ -71,6 +71,22 @@ function scalarType(tag: string, kind: ScalarKind): yaml.Type {
 }
 
 /**
+ * `!!float`: go-yaml v2's resolve turns an integer tagged `!!float` (`!!float 3`, `!!float "0x10"`)
+ * into a float64, the one conversion it makes for an explicit tag; kubectl reads 3. js-yaml asks a
+ * tag's type to resolve the text whether the tag was written or implied, so the float type takes an
+ * integer's text too: implied, an integer never reaches it (the int type is tried first).
+ */
+const floatType = new yaml.Type('tag:yaml.org,2002:float', {
+  kind: 'scalar',
+  resolve: (data: string | null) => {
+    const kind = resolvePlainScalar(data ?? '')?.kind;
+    return kind === 'float' || kind === 'int';
+  },
+  construct: (data: string | null) =>
+    new GoScalar('float', Number(resolvePlainScalar(data ?? '')?.value ?? Number.NaN)),
+});
+
+/**
  * `!!binary`: go-yaml v2 decodes the base64 text to bytes, and sigs.k8s.io/yaml hands kubectl those
  * bytes as a string (invalid UTF-8 becomes U+FFFD when it is encoded as JSON, as Buffer does here).
  */
@@ -94,7 +110,7 @@ export const goYamlV2Schema = yaml.FAILSAFE_SCHEMA.extend({
     scalarType('tag:yaml.org,2002:null', 'null'),
     scalarType('tag:yaml.org,2002:bool', 'bool'),
     scalarType('tag:yaml.org,2002:int', 'int'),
-    scalarType('tag:yaml.org,2002:float', 'float'),
+    floatType,
     mergeKeyType,
   ],
   explicit: [binaryType],

@@ -1,6 +1,7 @@
 import { applyCommand } from '../../src/cli/apply-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { getObject, kubectl, writeSetDirectory } from '../apply/apply-test-kit.js';
+import { readerCases } from '../manifests/kubectl-reader-cases.js';
 import { configMapFile, freshNamespace, runCli } from './cli-test-kit.js';
 
 // Issue #12, points 2 and 3: the same file applied by kubectl and by us gives the same live object
@@ -14,10 +15,12 @@ async function applyBoth(namespace: string, file: (name: string) => string) {
   const theirs = await writeSetDirectory({ 'object.yaml': file('theirs') });
   const run = await runCli(applyCommand, ['-f', ours, '--applyset', 'set', '-n', namespace]);
   let kubectlOk = true;
+  let kubectlError = '';
   try {
     await kubectl(['apply', '-f', theirs]);
-  } catch {
+  } catch (error) {
     kubectlOk = false;
+    kubectlError = String((error as { stderr?: unknown }).stderr ?? error);
   }
   const read = async (name: string) => {
     const live = await getObject(`/api/v1/namespaces/${namespace}/configmaps/${name}`);
@@ -34,7 +37,14 @@ async function applyBoth(namespace: string, file: (name: string) => string) {
     delete labels['applyset.kubernetes.io/part-of'];
     return { annotations, labels, lastApplied, data: live['data'] };
   };
-  return { ours: await read('ours'), theirs: await read('theirs'), ourCode: run.code, kubectlOk, run };
+  return {
+    ours: await read('ours'),
+    theirs: await read('theirs'),
+    ourCode: run.code,
+    kubectlOk,
+    kubectlError,
+    run,
+  };
 }
 
 describe('the same file through kubectl and through applyset', () => {
@@ -101,6 +111,31 @@ describe('the same file through kubectl and through applyset', () => {
     if (verdict === 'refused') expect(result.ourCode).toBe(ExitCode.badInput);
     expect(result.ours).toEqual(result.theirs);
   });
+
+  // Issue #34, items 14 to 16: the cases a differential run found, with kubectl's verdict and words.
+  it.each(readerCases.map((c) => [c.what, c] as const))(
+    '%s: the verdict and words of kubectl',
+    async (_what, c) => {
+      const ns = await freshNamespace('fid-reader');
+      const result = await applyBoth(ns, (name) => configMapFile(ns, name, 'data:', c.data));
+      if (c.verdict === 'applied') {
+        expect({ kubectl: result.kubectlOk, ours: result.ourCode }).toEqual({
+          kubectl: true,
+          ours: ExitCode.ok,
+        });
+        expect(result.ours).toEqual(result.theirs);
+        expect(result.ours?.data).toEqual(c.value);
+        return;
+      }
+      expect({ kubectl: result.kubectlError, ours: result.ourCode }).toEqual({
+        kubectl: expect.stringContaining(c.refusal),
+        ours: ExitCode.badInput,
+      });
+      expect(result.run.stderr).toContain(c.refusal);
+      expect(result.ours).toBeUndefined();
+      expect(result.theirs).toBeUndefined();
+    },
+  );
 
   // kubectl's JSON reader takes a stream of objects one after the other, with or without space between.
   it('applies a stream of JSON objects as kubectl does, each its own document', async () => {
