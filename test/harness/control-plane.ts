@@ -51,7 +51,8 @@ export interface StartOptions {
 
 /**
  * Starts etcd, kube-apiserver (RBAC, service-account tokens, OpenAPI v2 and v3) and
- * kube-controller-manager (garbage collector, namespace and service-account controllers) on loopback.
+ * kube-controller-manager (garbage collector, namespace, service-account and ClusterRole aggregation
+ * controllers) on loopback.
  */
 export async function startControlPlane(options: StartOptions = {}): Promise<ControlPlane> {
   const log = options.log ?? (() => {});
@@ -174,6 +175,9 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     });
 
     log('control plane: starting kube-controller-manager');
+    const controllers =
+      options.controllers ??
+      'garbage-collector-controller,namespace-controller,serviceaccount-controller,clusterrole-aggregation-controller';
     const kcmLog = join(workDir, 'kube-controller-manager.log');
     const kcm = startProcess(
       join(binDir, 'kube-controller-manager'),
@@ -181,9 +185,11 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
         `--kubeconfig=${kubeconfigPath}`,
         `--authentication-kubeconfig=${kubeconfigPath}`,
         `--authorization-kubeconfig=${kubeconfigPath}`,
-        // Only what the tests rely on: cascading deletes, namespace deletion, default ServiceAccounts.
-        // Workload controllers stay off so live objects change only when a test changes them.
-        `--controllers=${options.controllers ?? 'garbage-collector-controller,namespace-controller,serviceaccount-controller'}`,
+        // Only what the tests rely on: cascading deletes, namespace deletion, default ServiceAccounts, and
+        // ClusterRole aggregation, which fills the built-in `admin`, `edit` and `view` as every cluster
+        // does (the README's `--clusterrole=edit` grants nothing without it). Workload controllers stay
+        // off so live objects change only when a test changes them.
+        `--controllers=${controllers}`,
         // Pods' projected service-account volumes carry this CA (the kube-root-ca.crt ConfigMap).
         `--root-ca-file=${cert}`,
         '--leader-elect=false',
@@ -197,12 +203,15 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
       options.ownerPid,
     );
     track('kube-controller-manager', kcm);
-    // The controller manager is ready once its ServiceAccount controller has filled in "default".
+    // The controller manager is ready once its ServiceAccount controller has filled in "default" and,
+    // where it runs, its aggregation controller has filled in `edit`.
+    const aggregates = aggregatesClusterRoles(controllers);
     await waitForProcess(
       'kube-controller-manager',
       async () =>
         (await apiGet(server, '/api/v1/namespaces/default/serviceaccounts/default', cert, adminToken))
-          .status === 200,
+          .status === 200 &&
+        (!aggregates || hasRules(await apiGet(server, EDIT_ROLE_PATH, cert, adminToken))),
       readyTimeoutMs,
       () => exits.get(kcm),
     ).catch(async (error: unknown) => {
@@ -216,6 +225,21 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     await stop();
     throw error;
   }
+}
+
+const EDIT_ROLE_PATH = '/apis/rbac.authorization.k8s.io/v1/clusterroles/edit';
+
+/** Whether a `--controllers` list of kube-controller-manager runs ClusterRole aggregation. */
+function aggregatesClusterRoles(controllers: string): boolean {
+  const names = controllers.split(',');
+  if (names.includes('-clusterrole-aggregation-controller')) return false;
+  return names.includes('*') || names.includes('clusterrole-aggregation-controller');
+}
+
+function hasRules(response: { status: number; body: string }): boolean {
+  if (response.status !== 200) return false;
+  const role = JSON.parse(response.body) as { rules?: unknown[] | null };
+  return (role.rules ?? []).length > 0;
 }
 
 /** Stops processes recorded by another process (used by `cluster:down`). */
