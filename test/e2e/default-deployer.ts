@@ -2,9 +2,8 @@
 // ApplySet's own namespace. The e2e suites run the controller with its defaults, so each namespace a
 // suite's controller watches gets that account with every right in that namespace (what a team owning
 // the namespace would grant), and nothing outside it. A Role of its own rather than a binding to the
-// built-in `admin`: the test control plane runs no ClusterRole aggregation controller, so `admin` and
-// `edit` have no rules there. Suites that apply cluster-scoped objects grant exactly those with
-// grantClusterRules.
+// built-in `admin`, so that what a suite's account may do is written here, whatever the built-in roles
+// aggregate. Suites that apply cluster-scoped objects grant exactly those with grantClusterRules.
 import * as k8s from '@kubernetes/client-node';
 import { adminKubeConfig } from '../harness/test-cluster.js';
 
