@@ -7,6 +7,7 @@ import { ExitCode } from './exit-codes.js';
 import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
 const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR) --applyset NAME [-n NAMESPACE]
+                     [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
                      [--validate[=strict|warn|ignore|true|false]] [--wait [--timeout 5m]]
@@ -15,8 +16,9 @@ const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DI
 Applies the objects of every -f as one set, exactly as kubectl apply would, and records the set in
 the ConfigMap NAME (the apply-config object, created if missing). -f repeats and is read in order: a
 file, a directory's .yaml, .yml and .json files (its subdirectories too with -R, --recursive), or -
-for standard input. -k DIR instead builds the kustomization in DIR with kustomize (from PATH, or
-APPLYSET_KUSTOMIZE_BINARY) as the controller does: no remote bases, no plugins. With --prune, objects the set applied before and that are in none of the files
+for standard input. -k DIR instead builds the kustomization in DIR as the controller does: no remote bases, no plugins;
+with --kustomize-binary, else APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl
+kustomize, and the --kustomize-timeout and --kustomize-max-memory limits of the controller. With --prune, objects the set applied before and that are in none of the files
 are deleted, if this set still owns them. --dry-run prints what apply would do, in kubectl's words
 (configmap/x created (dry run)), with the field-level changes and the prunes, and writes nothing.
 --kubeconfig, else every file of KUBECONFIG merged as kubectl merges them, else ~/.kube/config;

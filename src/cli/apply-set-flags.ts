@@ -1,6 +1,8 @@
 import { parseDuration } from '../api/durations.js';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
+import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
 import {
   flagIsTrue,
   parseCommandLine,
@@ -16,6 +18,8 @@ export interface ApplySetFlags {
   readonly filenames: readonly string[];
   /** `-k DIR`: the objects are what `kustomize build DIR` makes (docs/kustomize.md); never with `-f`. */
   readonly kustomize: string | undefined;
+  /** How `-k` runs kustomize: `--kustomize-binary` (else APPLYSET_KUSTOMIZE_BINARY) and its limits, as the controller's flags. */
+  readonly kustomizeOptions: KustomizeOptions;
   readonly recursive: boolean;
   readonly applyset: string;
   readonly namespace: string | undefined;
@@ -46,6 +50,7 @@ const MAX_APPLY_CONCURRENCY = 128;
 const commonFlags: FlagSpecs = {
   filename: { type: 'string', short: 'f', repeats: true },
   kustomize: { type: 'string', short: 'k' },
+  ...KUSTOMIZE_OPTIONS,
   exclude: { type: 'string', repeats: true },
   recursive: { type: 'boolean', short: 'R' },
   applyset: { type: 'string' },
@@ -92,7 +97,7 @@ export function parseApplySetFlags(
       io.stdout.write(options.usage);
       return ExitCode.ok;
     }
-    return toApplySetFlags(flags, options.pruneByDefault);
+    return toApplySetFlags(flags, options.pruneByDefault, io.env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr.write(`applyset ${options.command}: ${error.message}\n\n${options.usage}`);
@@ -100,7 +105,7 @@ export function parseApplySetFlags(
   }
 }
 
-function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetFlags {
+function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo['env']): ApplySetFlags {
   const filenames = flags.get('filename') ?? [];
   const kustomize = single(flags, 'kustomize');
   // kubectl's own words for both at once.
@@ -125,6 +130,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean): ApplySetF
   return {
     filenames,
     kustomize,
+    kustomizeOptions: kustomizeFlagsConfig(flags, env),
     recursive: flagIsTrue(flags, 'recursive'),
     applyset,
     namespace,

@@ -162,7 +162,7 @@ function parseControllerFlags(
       ...webhook,
       ...ui,
       ...gitLimitConfig(values),
-      kustomize: kustomizeConfig(values),
+      kustomize: kustomizeConfig(values, env),
       notifications: notificationSettings(values),
     },
   };

@@ -5,7 +5,7 @@ import { ExitCode } from './exit-codes.js';
 import { parseCommandLine, single, flagIsTrue, UsageError, type ParsedFlags } from './parse-command-line.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { PreviewSource } from '../preview/applyset-preview.js';
-import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js';
+import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
 
 const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF]
                     [-o text|markdown] [--default-service-account NAME]
@@ -24,9 +24,9 @@ repository, spec.source.path below DIR and spec.source.ignore applied.
 It runs as the account the controller applies the ApplySet as (spec.serviceAccountName, else
 --default-service-account, default applyset-deployer, as the controller's flag), which your
 kubeconfig must be allowed to impersonate; otherwise it stops and says so.
-A kustomization is built as the controller builds it, with --kustomize-binary (default
-APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH), --kustomize-timeout and --kustomize-max-memory as
-the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
+A kustomization is built as the controller builds it, with --kustomize-binary (else
+APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl kustomize), --kustomize-timeout and
+--kustomize-max-memory as the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
 A repository on a loopback, private or link-local address is fetched only when
 --allowed-source-hosts names its host, as the controller's flag of that name says.
 A suspended ApplySet, or one whose spec.dependsOn names an ApplySet not Ready, is applied nothing
@@ -84,7 +84,7 @@ function parse(argv: readonly string[], io: CliIo): PreviewFlags | number {
         : ref !== undefined
           ? { kind: 'ref', ref }
           : { kind: 'applyset-ref' };
-    const kustomize = previewKustomizeConfig(flags, io.env);
+    const kustomize = kustomizeFlagsConfig(flags, io.env);
     return { flags, name, source, output, kustomize };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -11,14 +11,26 @@ export const KUSTOMIZE_OPTIONS = {
 } as const;
 
 export const KUSTOMIZE_USAGE = `Kustomize: a spec.source.path holding kustomization.yaml (.yml, Kustomization) is built with
-kustomize (--kustomize-binary, default kustomize on PATH) without network or plugins; one build may run
---kustomize-timeout (60s) and use --kustomize-max-memory (256Mi) before it is stopped.
+kustomize (--kustomize-binary, else APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl
+kustomize) without network or plugins; one build may run --kustomize-timeout (60s) and use
+--kustomize-max-memory (256Mi) before it is stopped.
 `;
 
 type KustomizeFlag = keyof typeof KUSTOMIZE_OPTIONS;
 
-/** The flags as the controller's kustomize options; a flag not given keeps its default. */
-export function kustomizeConfig(values: Partial<Record<KustomizeFlag, string>>): KustomizeOptions {
+/** The environment variable every command reads when --kustomize-binary is not given. */
+const KUSTOMIZE_BINARY_ENV = 'APPLYSET_KUSTOMIZE_BINARY';
+
+/**
+ * The kustomize flags of any command (`controller`, `apply -k`, `diff -k`, `diff --applyset-object`,
+ * `ui`) as its kustomize options; a flag not given keeps its default. The binary is the one setting
+ * of every command: --kustomize-binary, else APPLYSET_KUSTOMIZE_BINARY, else none (`kustomize` on
+ * PATH, else `kubectl kustomize`: runKustomize looks).
+ */
+export function kustomizeConfig(
+  values: Partial<Record<KustomizeFlag, string>>,
+  env: Readonly<Record<string, string | undefined>>,
+): KustomizeOptions {
   const binary = values['kustomize-binary'];
   if (binary === '') throw new UsageError('--kustomize-binary needs a path or a name, got ""');
   const timeout = values['kustomize-timeout'];
@@ -33,7 +45,8 @@ export function kustomizeConfig(values: Partial<Record<KustomizeFlag, string>>):
   }
   const memory = values['kustomize-max-memory'];
   return {
-    binary: binary ?? DEFAULT_KUSTOMIZE_OPTIONS.binary,
+    // An empty variable counts as unset, as a shell's `APPLYSET_KUSTOMIZE_BINARY= applyset ...` means.
+    binary: binary ?? (env[KUSTOMIZE_BINARY_ENV] || undefined),
     timeoutMs,
     maxMemoryBytes:
       memory === undefined
@@ -42,18 +55,17 @@ export function kustomizeConfig(values: Partial<Record<KustomizeFlag, string>>):
   };
 }
 
-/**
- * The kustomize flags of a preview command (`applyset diff --applyset-object`, `applyset ui`), parsed
- * as the controller's; without --kustomize-binary, APPLYSET_KUSTOMIZE_BINARY names kustomize, as for
- * `applyset apply -k`.
- */
-export function previewKustomizeConfig(
+/** The kustomize flags of a command read with parseCommandLine (all but the controller). */
+export function kustomizeFlagsConfig(
   flags: ParsedFlags,
   env: Readonly<Record<string, string | undefined>>,
 ): KustomizeOptions {
-  return kustomizeConfig({
-    'kustomize-binary': single(flags, 'kustomize-binary') ?? (env['APPLYSET_KUSTOMIZE_BINARY'] || undefined),
-    'kustomize-timeout': single(flags, 'kustomize-timeout'),
-    'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
-  });
+  return kustomizeConfig(
+    {
+      'kustomize-binary': single(flags, 'kustomize-binary'),
+      'kustomize-timeout': single(flags, 'kustomize-timeout'),
+      'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
+    },
+    env,
+  );
 }

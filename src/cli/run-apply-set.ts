@@ -23,7 +23,6 @@ import { findManifestErrorsOffline } from './find-manifest-errors-offline.js';
 import { UsageError } from './parse-command-line.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
-import { DEFAULT_KUSTOMIZE_OPTIONS } from '../kustomize/run-kustomize.js';
 import { readManifestSources } from './read-manifest-sources.js';
 
 /** How `apply` and `diff` differ: `diff` is always a dry run and draws no progress line. */
@@ -122,10 +121,7 @@ async function readCheckedManifests(
           })
         : [
             await buildLocalKustomization(resolve(io.cwd, flags.kustomize), flags.kustomize, {
-              options: {
-                ...DEFAULT_KUSTOMIZE_OPTIONS,
-                binary: io.env['APPLYSET_KUSTOMIZE_BINARY'] || 'kustomize',
-              },
+              options: flags.kustomizeOptions,
             }),
           ];
   } catch (error) {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { accessFlagSpecs, openApplySetAccess } from './applyset-access.js';
 import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
-import { KUSTOMIZE_OPTIONS, previewKustomizeConfig } from './kustomize-flags.js';
+import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
 import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-command-line.js';
 import { isLoopbackHost } from '../ui/local-ui-access.js';
 
@@ -44,7 +44,7 @@ export const uiCommand: Command = async (argv, io) => {
   try {
     flags = parseCommandLine(argv, flagSpecs);
     port = parsePort(single(flags, 'port') ?? '0');
-    kustomize = previewKustomizeConfig(flags, io.env);
+    kustomize = kustomizeFlagsConfig(flags, io.env);
     const address = single(flags, 'address') ?? '127.0.0.1';
     if (!isLoopbackHost(address)) {
       throw new UsageError(

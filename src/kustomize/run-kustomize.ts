@@ -8,8 +8,11 @@ import { KustomizeError } from './kustomize-error.js';
 
 /** How the controller (or the CLI) runs kustomize: `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
 export interface KustomizeOptions {
-  /** A path, or a name looked up on PATH (`kustomize`). */
-  readonly binary: string;
+  /**
+   * A path, or a name looked up on PATH; a `kubectl` runs as `kubectl kustomize`. Undefined: `kustomize`
+   * on PATH, else `kubectl kustomize` (what `kubectl apply -k` builds with).
+   */
+  readonly binary?: string | undefined;
   /** Wall-clock time of one build. */
   readonly timeoutMs: number;
   /** Resident memory of one build. */
@@ -17,7 +20,6 @@ export interface KustomizeOptions {
 }
 
 export const DEFAULT_KUSTOMIZE_OPTIONS: KustomizeOptions = {
-  binary: 'kustomize',
   timeoutMs: 60_000,
   maxMemoryBytes: 256 * 1024 * 1024,
 };
@@ -67,10 +69,10 @@ export async function runKustomize(run: KustomizeRun): Promise<string> {
 const builds = new PQueue({ concurrency: 1 });
 
 async function runOne(run: KustomizeRun): Promise<string> {
-  const binary = await locateBinary(run.options.binary);
+  const { binary, subcommand } = await locateKustomize(run.options.binary);
   const { timeoutMs, maxMemoryBytes } = run.options;
   const closedProxy = 'http://127.0.0.1:1';
-  const child = spawn(binary, ['build', '--load-restrictor', 'LoadRestrictionsRootOnly', run.dir], {
+  const child = spawn(binary, [subcommand, '--load-restrictor', 'LoadRestrictionsRootOnly', run.dir], {
     cwd: run.dir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
@@ -152,8 +154,35 @@ function cleanError(stderr: string, hide: string | undefined): string {
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
 }
 
+/** Where the binary may be named: the words of the messages that say it could not be found. */
+const BINARY_SETTINGS = '--kustomize-binary or APPLYSET_KUSTOMIZE_BINARY';
+
+/**
+ * The program to run and its build subcommand: the binary named, else `kustomize` on the controller's
+ * PATH, else `kubectl kustomize` (kubectl embeds kustomize, and takes the same build flags).
+ */
+async function locateKustomize(binary: string | undefined): Promise<{ binary: string; subcommand: string }> {
+  const subcommandOf = (found: string) => (path.basename(found) === 'kubectl' ? 'kustomize' : 'build');
+  if (binary !== undefined) {
+    const found = await locateExecutable(binary);
+    if (found !== undefined) return { binary: found, subcommand: subcommandOf(found) };
+    throw new KustomizeError(
+      'internal',
+      `kustomize is not installed: no executable ${JSON.stringify(binary)}${binary.includes('/') ? '' : ' on PATH'} (${BINARY_SETTINGS})`,
+    );
+  }
+  for (const name of ['kustomize', 'kubectl']) {
+    const found = await locateExecutable(name);
+    if (found !== undefined) return { binary: found, subcommand: subcommandOf(found) };
+  }
+  throw new KustomizeError(
+    'internal',
+    `kustomize is not installed: neither "kustomize" nor "kubectl" (for kubectl kustomize) is on PATH; install one, or name the binary with ${BINARY_SETTINGS}`,
+  );
+}
+
 /** The binary's path: as given when it has a slash, else found on the controller's PATH. */
-async function locateBinary(binary: string): Promise<string> {
+async function locateExecutable(binary: string): Promise<string | undefined> {
   const candidates = binary.includes('/')
     ? [path.resolve(binary)]
     : (process.env['PATH'] ?? '')
@@ -168,10 +197,7 @@ async function locateBinary(binary: string): Promise<string> {
       // The next directory of PATH.
     }
   }
-  throw new KustomizeError(
-    'internal',
-    `kustomize is not installed: no executable ${JSON.stringify(binary)}${binary.includes('/') ? '' : ' on PATH'} (--kustomize-binary)`,
-  );
+  return undefined;
 }
 
 /** The resident memory of a process, from Linux's /proc; undefined elsewhere or once it is gone. */

@@ -59,3 +59,59 @@ describe('applyset apply -k', () => {
     expect(run.stderr).toContain('only one of -f or -k can be specified');
   });
 });
+
+// Issue #34, item 10: one flag and one variable name the binary for every command, and without either
+// a user who has kubectl (as `kubectl apply -k` users do) is built for by `kubectl kustomize`.
+describe('the kustomize binary of apply -k and diff -k', () => {
+  let binary: string;
+  const base = { KUBECONFIG: adminKubeconfigPath(), HOME: cliHome() };
+  const kustomization = (namespace: string) =>
+    writeSetDirectory({
+      'app/kustomization.yaml': `resources: [settings.yaml]\nnamespace: ${namespace}\nnamePrefix: k-\n`,
+      'app/settings.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n',
+    });
+  beforeAll(async () => {
+    binary = await kustomizeBinary();
+  });
+
+  it('apply -k and diff -k take --kustomize-binary, as the controller does', async () => {
+    const ns = await freshNamespace('kustomize-flag');
+    const dir = await kustomization(ns);
+    const flags = ['-k', `${dir}/app`, '--applyset', 'set', '-n', ns, '--kustomize-binary', binary];
+    const applied = await runCli(applyCommand, flags, { env: base });
+    expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: ExitCode.ok, stderr: '' });
+    expect(applied.stdout).toContain('configmap/k-settings created');
+    const diff = await runCli(diffCommand, flags, { env: base });
+    expect({ code: diff.code, stdout: diff.stdout }).toEqual({ code: ExitCode.ok, stdout: '' });
+  });
+
+  it('builds with kubectl kustomize when no binary is named and kustomize is not on PATH', async () => {
+    const ns = await freshNamespace('kustomize-kubectl');
+    const dir = await kustomization(ns);
+    const applied = await runCli(applyCommand, ['-k', `${dir}/app`, '--applyset', 'set', '-n', ns], {
+      env: base,
+    });
+    expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: ExitCode.ok, stderr: '' });
+    expect(applied.stdout).toContain('configmap/k-settings created');
+  });
+
+  it('names the flag and the variable it takes when the named binary is missing, and writes nothing', async () => {
+    const ns = await freshNamespace('kustomize-missing');
+    const dir = await kustomization(ns);
+    const run = await runCli(applyCommand, ['-k', `${dir}/app`, '--applyset', 'set', '-n', ns], {
+      env: { ...base, APPLYSET_KUSTOMIZE_BINARY: '/nonexistent/kustomize' },
+    });
+    expect(run.code).toBe(ExitCode.failure);
+    expect(run.stderr).toContain(
+      'kustomize is not installed: no executable "/nonexistent/kustomize" (--kustomize-binary or APPLYSET_KUSTOMIZE_BINARY)',
+    );
+    expect(run.stdout).toBe('');
+    // The flag, given too, wins over the variable.
+    const flagged = await runCli(
+      applyCommand,
+      ['-k', `${dir}/app`, '--applyset', 'set', '-n', ns, '--kustomize-binary', binary],
+      { env: { ...base, APPLYSET_KUSTOMIZE_BINARY: '/nonexistent/kustomize' } },
+    );
+    expect(flagged.code).toBe(ExitCode.ok);
+  });
+});

@@ -3,7 +3,8 @@
  * runs away in time or memory is stopped with a message naming the limit, and kustomize's own error
  * reaches the user without the private directory it ran in.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { KustomizeError } from '../../src/kustomize/kustomize-error.js';
@@ -117,8 +118,62 @@ describe('runKustomize', () => {
     );
     expect(result).toBeInstanceOf(KustomizeError);
     expect((result as KustomizeError).message).toBe(
-      'kustomize is not installed: no executable "no-such-kustomize" on PATH (--kustomize-binary)',
+      'kustomize is not installed: no executable "no-such-kustomize" on PATH (--kustomize-binary or APPLYSET_KUSTOMIZE_BINARY)',
     );
     expect((result as KustomizeError).intent).toBe('retryable');
+  });
+
+  // Issue #34, item 10: a user of `kubectl apply -k` has kubectl, not always kustomize.
+  describe('with no binary named', () => {
+    const savedPath = process.env['PATH'];
+    afterEach(() => {
+      process.env['PATH'] = savedPath;
+    });
+
+    /** PATH as one directory holding only `names`, each a link to the binary of that name on PATH. */
+    const onlyOnPath = async (targets: Readonly<Record<string, string>>) => {
+      const bin = path.join(work, 'bin');
+      await mkdir(bin);
+      for (const [name, target] of Object.entries(targets)) await symlink(target, path.join(bin, name));
+      process.env['PATH'] = bin;
+    };
+    const kubectlPath = () => {
+      for (const dir of (savedPath ?? '').split(path.delimiter)) {
+        const candidate = path.join(dir, 'kubectl');
+        if (existsSync(candidate)) return candidate;
+      }
+      throw new Error('kubectl is not on PATH; the tests compare with it');
+    };
+    const overlay = {
+      'app/kustomization.yaml': 'resources: [cm.yaml]\nnamePrefix: p-\n',
+      'app/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n',
+    };
+
+    it('builds with kubectl kustomize when kustomize is not on PATH and kubectl is', async () => {
+      await onlyOnPath({ kubectl: kubectlPath() });
+      const { result } = await build(overlay, { binary: undefined });
+      expect(result).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-a\n');
+    });
+
+    it('builds with kustomize when it is on PATH', async () => {
+      await onlyOnPath({ kustomize: options.binary ?? '', kubectl: '/nonexistent/kubectl' });
+      const { result } = await build(overlay, { binary: undefined });
+      expect(result).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-a\n');
+    });
+
+    it('runs a kubectl named as the binary as kubectl kustomize', async () => {
+      const { result } = await build(overlay, { binary: kubectlPath() });
+      expect(result).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-a\n');
+    });
+
+    it('says what to install, or which flag and variable name the binary, when neither is on PATH', async () => {
+      await onlyOnPath({});
+      const { result } = await build(overlay, { binary: undefined });
+      expect(result).toBeInstanceOf(KustomizeError);
+      expect((result as KustomizeError).message).toBe(
+        'kustomize is not installed: neither "kustomize" nor "kubectl" (for kubectl kustomize) is on PATH; ' +
+          'install one, or name the binary with --kustomize-binary or APPLYSET_KUSTOMIZE_BINARY',
+      );
+    });
   });
 });
