@@ -105,7 +105,7 @@ describe('applyset diff --applyset-object --local on a kustomization with sops f
     const missing = await preview('--local', dir, '--kustomize-binary', '/nonexistent/kustomize');
     expect(missing).toMatchObject({ code: ExitCode.failure, stderr: '' });
     expect(missing.stdout).toContain(
-      'kustomize is not installed: no executable "/nonexistent/kustomize" (--kustomize-binary)',
+      'kustomize is not installed: no executable "/nonexistent/kustomize" (--kustomize-binary or APPLYSET_KUSTOMIZE_BINARY)',
     );
   });
 });
