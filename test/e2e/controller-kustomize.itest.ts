@@ -35,7 +35,9 @@ describe('an ApplySet on a Kustomize overlay', () => {
         'base/b.yaml': configMapYaml('b', { v: '1' }),
         'overlays/prod/kustomization.yaml': overlay,
       },
-      { args: ['--kustomize-binary', await kustomizeBinary()] },
+      // Issue #34, item 10: the controller takes APPLYSET_KUSTOMIZE_BINARY as every command does (the
+      // flag: controller-preview-kustomize.itest.ts). No PATH, so that nothing else could be found.
+      { env: { APPLYSET_KUSTOMIZE_BINARY: await kustomizeBinary(), PATH: '/nonexistent' } },
     ));
   });
 
