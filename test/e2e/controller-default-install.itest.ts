@@ -22,7 +22,7 @@ import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 import { stopControllersAndGit } from './controller-testbed.js';
 import { clusterAdminBindingYaml } from './e2e-manifests.js';
 import { GitServerPool } from './git-server-pool.js';
-import { startLockedDownController, type LockedDownController } from './locked-down-controller.js';
+import { coreRule, startLockedDownController, type LockedDownController } from './locked-down-controller.js';
 
 // Issue #23, finding 1: a fresh install, with the chart's DEFAULT values (no --set at all), run as the
 // chart's ServiceAccount with the RBAC and the arguments `helm template` renders. A tenant allowed only
@@ -155,8 +155,20 @@ describe("a fresh install with the chart's default values", () => {
     beforeAll(async () => {
       const message = `kubectl -n ${teamA} create serviceaccount applyset-deployer && kubectl -n ${teamA} create rolebinding applyset-deployer --clusterrole=edit --serviceaccount=${teamA}:applyset-deployer`;
       for (const command of message.split(' && ')) await kubectl(command.split(' ').slice(1));
-      // Nothing else: `edit` (filled by the control plane's ClusterRole aggregation, as on any cluster)
-      // is what lets the account write team-a's ConfigMaps.
+      // team-a's ConfigMaps are also granted explicitly (`edit`, now filled by the control plane's
+      // ClusterRole aggregation, grants them too: test/docs/readme-tenancy-commands.itest.ts).
+      await rbac.createNamespacedRole({
+        namespace: teamA,
+        body: { metadata: { name: 'configmaps' }, rules: [coreRule('configmaps')] },
+      });
+      await rbac.createNamespacedRoleBinding({
+        namespace: teamA,
+        body: {
+          metadata: { name: 'configmaps' },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'configmaps' },
+          subjects: [{ kind: 'ServiceAccount', name: 'applyset-deployer', namespace: teamA }],
+        },
+      });
     });
 
     const refusedWith403 = async (name: string, object: string) => {
