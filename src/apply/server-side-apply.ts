@@ -138,7 +138,7 @@ function previewOf(
 }
 
 /** The object without what the server changes on every write: its version, generation and managers. */
-function withoutServerFields(object: JsonObject): JsonObject {
+export function withoutServerFields(object: JsonObject): JsonObject {
   const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
   const { resourceVersion: _version, generation: _generation, managedFields: _managers, ...rest } = metadata;
   return { ...object, metadata: rest };
