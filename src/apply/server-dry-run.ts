@@ -1,6 +1,6 @@
 import { KubeApiError, UnknownKindError } from '../kube/kube-api-error.js';
 import type { PatchContentType } from '../kube/kube-object-api.js';
-import type { JsonObject } from '../manifests/json-value.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import { isSecretManifest } from '../manifests/redact-secret-values.js';
 import { LAST_APPLIED_ANNOTATION } from '../merge/last-applied-configuration.js';
@@ -9,7 +9,6 @@ import type { ObjectOutcome } from './apply-set-contract.js';
 import { clientSideCreateBody } from './client-side-create-body.js';
 import { locationOf } from './object-location.js';
 import type { ObjectContext } from './run-context.js';
-import { withoutServerFields } from './server-side-apply.js';
 import { warned, writeOptions } from './write-options.js';
 
 /*
@@ -38,12 +37,26 @@ export async function serverDryRunCreate(
       dryRun: true,
     });
   } catch (error) {
-    if (error instanceof UnknownKindError) return { action: 'would-create', ref: object.ref };
-    if (error instanceof KubeApiError && error.notFound && /namespaces? .*not found/i.test(error.detail))
-      return { action: 'would-create', ref: object.ref };
+    if (createdFirstByTheRun(error)) return { action: 'would-create', ref: object.ref };
     throw error;
   }
   return { action: 'would-create', ref: object.ref, ...warned(warnings) };
+}
+
+/**
+ * A dry-run create the server could not judge because what it needs does not exist yet, and may be
+ * created by the run before it: its namespace (404 on the namespace) or its kind's CRD (unknown kind).
+ */
+export function createdFirstByTheRun(error: unknown): boolean {
+  if (error instanceof UnknownKindError) return true;
+  return error instanceof KubeApiError && error.notFound && /namespaces? .*not found/i.test(error.detail);
+}
+
+/** The object without what the server changes on every write: its version, generation and managers. */
+export function withoutServerFields(object: JsonObject): JsonObject {
+  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+  const { resourceVersion: _version, generation: _generation, managedFields: _managers, ...rest } = metadata;
+  return { ...object, metadata: rest };
 }
 
 /** The patch the real run would send to `live`, and what to say when only a recreate could apply it. */
