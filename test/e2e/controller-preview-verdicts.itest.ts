@@ -155,8 +155,6 @@ describe('applyset diff --applyset-object asks the API server, and says when it 
       60_000,
     );
     expect(refusal).toContain('Unsupported value: "TCPX"');
-    // Back to the first commit, which the controller's retry applies.
-    await waitForAppliedCommit(c, namespace, 'site', await git.commitTree(commit1), 60_000);
   });
 
   it("shows a ValidatingAdmissionPolicy's refusal of a change and of a new object, as kubectl diff does", async () => {
