@@ -7,6 +7,7 @@ import { messageOf } from '../errors/message-of.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { conflictMessage } from './conflict-message.js';
 import type { ObjectContext } from './run-context.js';
+import { serverDryRunCreate } from './server-dry-run.js';
 import { serverSideApply, serverSideReason } from './server-side-apply.js';
 import { createObject, markAdopted, updateObject } from './write-object.js';
 
@@ -45,6 +46,8 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
       if (serverSide !== undefined) {
         return guarded(ref, () => serverSideApply(action.object, undefined, serverSide, context));
       }
+      if (context.write.dryRun && context.write.askServer === true)
+        return guarded(ref, () => serverDryRunCreate(action.object, context));
       if (context.write.dryRun) return { action: 'would-create', ref };
       return guarded(ref, () => createObject(action.object, context, 0));
     }

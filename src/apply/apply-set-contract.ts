@@ -86,6 +86,14 @@ export interface ApplySetInput {
 export interface WritePolicy {
   /** Compute everything, write nothing (nor prune, nor wait). */
   readonly dryRun: boolean;
+  /**
+   * With `dryRun`: ask the API server, as `kubectl diff` does. The create or the three-way-merge patch
+   * the real run would send is sent with `dryRun=All`, so the server's validation (a 422), its
+   * admission webhooks and ValidatingAdmissionPolicies judge it, and the fields shown are those the
+   * server's answer changes (its defaults, a mutating webhook's changes, a Secret's stringData as the
+   * data it becomes). Default false: the patch's effect is computed locally and nothing is sent.
+   */
+  readonly askServer?: boolean;
   /** On an immutable-field error, delete and recreate, as `kubectl apply --force` does. */
   readonly force: boolean;
   /** Take over objects that exist without an apply-owner (kubectl's behaviour). */

@@ -14,6 +14,7 @@ import {
 import type { ObjectOutcome } from './apply-set-contract.js';
 import { locationOf } from './object-location.js';
 import type { ObjectContext } from './run-context.js';
+import { createdFirstByTheRun, withoutServerFields } from './server-dry-run.js';
 import { warned, writeOptions } from './write-options.js';
 import { stringifyJson } from '../manifests/lossless-json.js';
 
@@ -63,8 +64,9 @@ export async function serverSideApply(
   context: ObjectContext,
 ): Promise<ObjectOutcome> {
   const serverSide = { serverSide: reason };
-  // A new object's dry run asks nothing of the server: its namespace may be one the run would create.
-  if (context.write.dryRun && live === undefined)
+  // A new object's local dry run asks nothing of the server; one the server judges (askServer) is
+  // sent, unless the run would first create its namespace or its CRD.
+  if (context.write.dryRun && live === undefined && context.write.askServer !== true)
     return { action: 'would-create', ref: object.ref, ...serverSide };
   const body = stringifyJson(buildCreateBody(withMember(object.manifest, context.member)));
   // As for client-side patches: the same apply to the same version is not sent again (the
@@ -74,27 +76,36 @@ export async function serverSideApply(
   if (!context.write.dryRun && live !== undefined && context.serverNoOps.has(noOpKey, noOp)) {
     return { action: 'unchanged', ref: object.ref, ...serverSide };
   }
-  const location = await locationOf(object, context);
   const warnings: string[] = [];
-  const after = await context.api.patch(
-    location,
-    object.ref.name,
-    'application/apply-patch+yaml',
-    body,
-    context.signal,
-    {
-      ...writeOptions(context.write, warnings),
-      fieldManager: SERVER_SIDE_FIELD_MANAGER,
-      force: true,
-      ...(context.write.dryRun ? { dryRun: true } : {}),
-    },
-  );
+  let after: JsonObject;
+  try {
+    const location = await locationOf(object, context);
+    after = await context.api.patch(
+      location,
+      object.ref.name,
+      'application/apply-patch+yaml',
+      body,
+      context.signal,
+      {
+        ...writeOptions(context.write, warnings),
+        fieldManager: SERVER_SIDE_FIELD_MANAGER,
+        force: true,
+        ...(context.write.dryRun ? { dryRun: true } : {}),
+      },
+    );
+  } catch (error) {
+    if (context.write.dryRun && live === undefined && createdFirstByTheRun(error))
+      return { action: 'would-create', ref: object.ref, ...serverSide };
+    throw error;
+  }
+  if (live === undefined && context.write.dryRun)
+    return { action: 'would-create', ref: object.ref, ...warned(warnings), ...serverSide };
   if (live !== undefined && context.write.dryRun) {
     return { ...previewOf(object, live, after, reason), ...warned(warnings) };
   }
   if (live !== undefined && liveAnnotation(live, LAST_APPLIED_ANNOTATION) !== undefined) {
     await context.api.patch(
-      location,
+      await locationOf(object, context),
       object.ref.name,
       'application/merge-patch+json',
       stringifyJson({ metadata: { annotations: { [LAST_APPLIED_ANNOTATION]: null } } }),
@@ -135,13 +146,6 @@ function previewOf(
   }
   const shown = diff.length === 0 ? [`(applied server-side: ${reason})`] : diff;
   return { action: 'would-configure', ref: object.ref, diff: shown, serverSide: reason };
-}
-
-/** The object without what the server changes on every write: its version, generation and managers. */
-function withoutServerFields(object: JsonObject): JsonObject {
-  const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
-  const { resourceVersion: _version, generation: _generation, managedFields: _managers, ...rest } = metadata;
-  return { ...object, metadata: rest };
 }
 
 /** Who manages which fields, without the times the server stamps on each entry. */

@@ -1,5 +1,5 @@
 import { liveResourceVersion, liveUid } from '../inventory/live-state.js';
-import { withMember, withMemberPatch } from '../inventory/member-metadata.js';
+import { withMemberPatch } from '../inventory/member-metadata.js';
 import { mayApply } from '../inventory/ownership-policy.js';
 import type { JsonObject } from '../manifests/json-value.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
@@ -9,23 +9,24 @@ import { computeApplyPatch } from '../merge/compute-apply-patch.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
 import { applyJsonMergePatch } from '../merge/json-merge-patch.js';
 import {
-  buildCreateBody,
-  buildLastAppliedConfiguration,
   LAST_APPLIED_ANNOTATION,
   readLastAppliedConfiguration,
 } from '../merge/last-applied-configuration.js';
 import type { PatchMeta } from '../merge/patch-meta.js';
 import { diffFields, formatFieldChange, maskSecretValue } from '../plan/diff-fields.js';
+import { foldStringData } from '../plan/fold-string-data.js';
 import { isSecretManifest } from '../manifests/redact-secret-values.js';
 import { ignoredPathsFor, maskIgnoredFields } from '../plan/drift-ignore.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { PatchContentType } from '../kube/kube-object-api.js';
 import type { ObjectOutcome } from './apply-set-contract.js';
+import { clientSideCreateBody } from './client-side-create-body.js';
 import { conflictMessage } from './conflict-message.js';
 import { deleteAndWait } from './delete-and-wait.js';
 import { changedFields, fieldsPatchWouldChange } from './drift-check.js';
 import { gvkOf, locationOf } from './object-location.js';
 import type { ObjectContext } from './run-context.js';
+import { serverDryRunUpdate } from './server-dry-run.js';
 import { warned, writeOptions } from './write-options.js';
 
 /*
@@ -53,10 +54,7 @@ export async function createObject(
 ): Promise<ObjectOutcome> {
   const { signal } = context;
   const location = await locationOf(object, context);
-  const { modified } = buildLastAppliedConfiguration(object.manifest);
-  // The ownership metadata goes into the object but not into its last-applied annotation: that holds
-  // what the file says, so `kubectl apply` of the same file agrees with us.
-  const body = buildCreateBody(withMember(modified, context.member));
+  const body = clientSideCreateBody(object, context.member);
   const warnings: string[] = [];
   try {
     await context.api.create(location, body, signal, writeOptions(context.write, warnings));
@@ -109,6 +107,10 @@ export async function updateObject(
   // driftMode Warn: a dry run reports the drift the real run below would report, and nothing more.
   if (context.write.dryRun && context.write.drift?.correct === false)
     return driftLeftAlone(object, live, update);
+  if (context.write.dryRun && context.write.askServer === true) {
+    const recreated = () => previewUpdate(object, live, update);
+    return serverDryRunUpdate(object, live, context, { ...update, recreated });
+  }
   if (context.write.dryRun) return previewUpdate(object, live, update);
 
   // Some patches change nothing on the server, every time (a Secret's stringData, a PDB selector,
@@ -167,9 +169,10 @@ function previewUpdate(object: ManifestObject, live: JsonObject, update: Planned
     meta === 'json-merge'
       ? (applyJsonMergePatch(live, patch) as JsonObject)
       : applyStrategicMergePatch(live, patch, meta);
-  // A Secret's values never reach the diff (it is printed, and pasted into pull requests).
+  // A Secret's values never reach the diff (it is printed, and pasted into pull requests); its
+  // stringData is compared as the data the server would make of it, key by key.
   const secret = isSecretManifest(object.manifest);
-  const diff = diffFields(live, after)
+  const diff = (secret ? diffFields(foldStringData(live), foldStringData(after)) : diffFields(live, after))
     .filter((change) => !change.path.includes(LAST_APPLIED_ANNOTATION))
     .map((change) => formatFieldChange(secret ? maskSecretValue(change) : change));
   return diff.length === 0 && update.computed.kind === 'unchanged'

@@ -35,7 +35,13 @@ rest says what the run would do once it may. A dependency of another namespace i
 controller refuses it, unless --allow-cross-namespace-refs (the controller's flag of that name).
 With driftMode Warn, an object changed on the cluster since the revision was applied is listed as
 drift the run would only report (?), with the Drifted condition's message, not as a change.
--o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after).
+Every write is sent to the API server as the account with dryRun=All, as kubectl diff does: a change
+the server, an admission webhook or a ValidatingAdmissionPolicy refuses is an object the run would
+fail on (!), and a mutating webhook's change is among the fields.
+A preview that could not be computed (kustomize missing, a source host not allowed, the run would
+stall) prints one line, "could not be previewed: REASON: message", and the problems found; no counts.
+-o markdown prints a pull-request comment. A Secret's values are shown as *** (before) / *** (after),
+a stringData change as the data keys it changes.
 Exit 0 when nothing would change, 1 when something would (or the prune limit would stop the run),
 2 for bad input, 3 when the preview could not be computed (or an object would fail).
 `;

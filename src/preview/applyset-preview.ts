@@ -98,4 +98,11 @@ export interface ApplySetPreview {
   readonly drifted?: PreviewDriftReport;
   /** Set when the run would stop; the entries then say what the revision holds, not what is written. */
   readonly stopped?: PreviewStop;
+  /**
+   * Set when the preview could not be computed: it stopped (`stopped` says why) before the engine's
+   * dry run said what the run would write (the kustomize binary missing, a source host not allowed,
+   * the account missing, refused manifests). There is nothing to count then: the entries are only the
+   * problems found, and a preview that failed never reads as one where nothing would change.
+   */
+  readonly failed?: true;
 }

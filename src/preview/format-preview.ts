@@ -5,7 +5,7 @@
 import type { DependencyWait } from '../api/dependencies.js';
 import { driftItemMessage } from '../api/safe-mode-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
-import type { ApplySetPreview, PreviewEntry, PreviewHold } from './applyset-preview.js';
+import type { ApplySetPreview, PreviewEntry, PreviewHold, PreviewStop } from './applyset-preview.js';
 import { previewCounts } from './preview-entries.js';
 
 /** `main@sha1:…` or `local directory ./checkout`. */
@@ -72,13 +72,23 @@ function holdLines(preview: ApplySetPreview): string[] {
   });
 }
 
-/** One line per object, its field changes indented below it; then the waits and the stop. */
+/** `could not be previewed: REASON: message`: all a failed preview says, without counts. */
+function failureSummary(stop: PreviewStop): string {
+  return `could not be previewed: ${stop.reason}: ${stop.message}`;
+}
+
+/**
+ * One line per object, its field changes indented below it; then the waits and the stop. A preview
+ * that failed is its first line, saying why, and the problems found.
+ */
 export function formatPreviewText(preview: ApplySetPreview): string {
   const { namespace, name } = preview.applySet;
-  const lines = [
-    `applyset/${name} -n ${namespace} at ${previewedName(preview)}, as ${preview.identity.user}: ${holdsSummary(preview)}${previewSummary(preview)}`,
-    ...holdLines(preview),
-  ];
+  const subject = `applyset/${name} -n ${namespace} at ${previewedName(preview)}, as ${preview.identity.user}`;
+  if (preview.failed === true && preview.stopped !== undefined) {
+    const problems = preview.entries.flatMap(textOf);
+    return `${[`${subject}: ${failureSummary(preview.stopped)}`, ...problems].join('\n')}\n`;
+  }
+  const lines = [`${subject}: ${holdsSummary(preview)}${previewSummary(preview)}`, ...holdLines(preview)];
   for (const entry of preview.entries) lines.push(...textOf(entry));
   if (preview.drifted !== undefined) {
     lines.push(`would report ${preview.drifted.reason}, correcting nothing: ${preview.drifted.message}`);
@@ -132,8 +142,11 @@ function errorSubject(entry: PreviewEntry & { kind: 'error' }): string {
  */
 export function formatPreviewMarkdown(preview: ApplySetPreview): string {
   const { namespace, name } = preview.applySet;
+  const heading = `### applyset diff: ApplySet \`${namespace}/${name}\` at \`${previewedName(preview)}\``;
+  if (preview.failed === true && preview.stopped !== undefined)
+    return failedMarkdown(heading, preview, preview.stopped);
   const out = [
-    `### applyset diff: ApplySet \`${namespace}/${name}\` at \`${previewedName(preview)}\``,
+    heading,
     '',
     ...holdsMarkdown(preview),
     `**${previewSummary(preview)}**, as \`${preview.identity.user}\``,
@@ -173,6 +186,22 @@ export function formatPreviewMarkdown(preview: ApplySetPreview): string {
       '',
     );
   }
+  return `${out.join('\n').trimEnd()}\n`;
+}
+
+/** A preview that failed: why, in a quote, and the problems found; no counts, no table. */
+function failedMarkdown(heading: string, preview: ApplySetPreview, { reason, message }: PreviewStop): string {
+  const problems = preview.entries.map((entry) =>
+    entry.kind === 'error' ? `- \`${errorSubject(entry)}\`: ${inline(entry.message)}` : '',
+  );
+  const out = [
+    heading,
+    '',
+    '> [!CAUTION]',
+    `> **Could not be previewed**, as \`${preview.identity.user}\`: **${reason}**: ${inline(message)}`,
+    '',
+    ...problems.filter((line) => line !== ''),
+  ];
   return `${out.join('\n').trimEnd()}\n`;
 }
 

@@ -182,7 +182,7 @@ interface RevisionToRun {
 }
 
 function stopped(head: PreviewHead, stop: PreviewStop): ApplySetPreview {
-  return { ...head, entries: [], unchanged: 0, waitsFor: [], stopped: stop };
+  return { ...head, entries: [], unchanged: 0, waitsFor: [], stopped: stop, failed: true };
 }
 
 function stopOf(done: ReconcileOutcome): PreviewStop {
@@ -199,7 +199,8 @@ function dryRunOf(asked: ApplySetRequest): ApplySetRequest {
   const { prune } = asked;
   return {
     ...asked,
-    write: { ...asked.write, dryRun: true },
+    // The server judges every write, as kubectl diff asks it: its refusals and webhooks show.
+    write: { ...asked.write, dryRun: true, askServer: true },
     prune:
       prune.mode === 'delete'
         ? prune

@@ -23,6 +23,9 @@ export function uiPreviewOf(
         ...options,
         signal,
       });
+      // A preview that failed says why, never counts that would read as "nothing would change".
+      if (preview.failed === true)
+        return { kind: 'unavailable', reason: `No preview: ${formatPreviewText(preview).trimEnd()}` };
       const [summary = '', ...lines] = formatPreviewText(preview).trimEnd().split('\n');
       return { kind: 'changes', summary, diff: lines.join('\n') };
     } catch (error) {

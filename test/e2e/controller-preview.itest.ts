@@ -239,12 +239,11 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     await patchApplySet(namespace, 'site', { spec: { pruneLimit: null } });
   });
 
-  it('says the run would stop where the controller would stall: here, on a missing account', async () => {
+  it('says it could not preview where the controller would stall: here, on a missing account', async () => {
     const run = await preview('--default-service-account', 'nobody');
     expect(run).toMatchObject({ code: ExitCode.failure, stderr: '' });
     expect(run.stdout).toBe(
-      `applyset/site -n ${namespace} at main, as system:serviceaccount:${namespace}:nobody: 0 to create, 0 to configure, 0 to prune, 0 unchanged\n` +
-        `the run would stop, nothing written: ServiceAccountNotFound: ${run.stdout.split('ServiceAccountNotFound: ')[1]?.trimEnd()}\n`,
+      `applyset/site -n ${namespace} at main, as system:serviceaccount:${namespace}:nobody: could not be previewed: ServiceAccountNotFound: ${run.stdout.split('ServiceAccountNotFound: ')[1]?.trimEnd()}\n`,
     );
     expect(run.stdout).toContain(`${namespace}/nobody`);
   });
@@ -255,9 +254,9 @@ describe('applyset diff --applyset-object (preview of a branch)', () => {
     await patchApplySet(namespace, 'site', { spec: { kubeConfig: null } });
     expect(run).toMatchObject({ code: ExitCode.failure, stderr: '' });
     expect(run.stdout).toContain(
-      `the run would stop, nothing written: RemoteClusterNotPreviewed: the ApplySet is applied to the cluster of Secret ${namespace}/cluster-b (spec.kubeConfig)`,
+      `could not be previewed: RemoteClusterNotPreviewed: the ApplySet is applied to the cluster of Secret ${namespace}/cluster-b (spec.kubeConfig)`,
     );
-    expect(run.stdout).toContain('0 to create, 0 to configure, 0 to prune');
+    expect(run.stdout).not.toContain('to create');
   });
 
   it('refuses, saying so, a user who may not impersonate the ApplySet account', async () => {

@@ -39,7 +39,8 @@ export interface SlowAdmissionWebhook {
   close(): Promise<void>;
 }
 
-async function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
+/** A certificate for 127.0.0.1, its own CA: the API server calls webhooks over TLS only. */
+export async function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'applyset-webhook-'));
   try {
     const [cert, key] = [path.join(dir, 'tls.crt'), path.join(dir, 'tls.key')];

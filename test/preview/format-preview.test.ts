@@ -189,3 +189,37 @@ describe('a preview the controller would hold back, or that finds drift', () => 
     expect(text).not.toContain('#### `configmap/colors');
   });
 });
+
+describe('a preview that could not be computed', () => {
+  const failed: ApplySetPreview = {
+    ...preview,
+    previewed: { kind: 'git', revision: 'main', commit: '' },
+    entries: [{ kind: 'error', file: 'app/bad.yaml', message: 'no kind' }],
+    unchanged: 0,
+    waitsFor: [],
+    stopped: { reason: 'SourceHostRefused', message: 'host 127.0.0.1 is not allowed' },
+    failed: true,
+  };
+
+  it('says only that it failed, why, and the problems found, in text: no counts', () => {
+    expect(formatPreviewText(failed)).toBe(
+      [
+        'applyset/site -n shop at main, as system:serviceaccount:shop:deployer: could not be previewed: SourceHostRefused: host 127.0.0.1 is not allowed',
+        '! app/bad.yaml: no kind',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('says the same in Markdown, never "Nothing would change"', () => {
+    expect(formatPreviewMarkdown({ ...failed, entries: [] })).toBe(
+      [
+        '### applyset diff: ApplySet `shop/site` at `main`',
+        '',
+        '> [!CAUTION]',
+        '> **Could not be previewed**, as `system:serviceaccount:shop:deployer`: **SourceHostRefused**: host 127.0.0.1 is not allowed',
+        '',
+      ].join('\n'),
+    );
+  });
+});
