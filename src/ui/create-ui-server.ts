@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ApplySet } from '../api/applyset-types.js';
 import { dependencyKeysOf } from '../api/dependencies.js';
+import { crossOriginRefusal } from './cross-origin-refusal.js';
 import { messageOf } from '../errors/message-of.js';
 import { fleetRow, type FleetFilter } from './fleet-row.js';
 import { renderMessagePage, renderPage, signInForm } from './page-layout.js';
@@ -112,6 +113,11 @@ async function route(
     return send(response, 200, 'text/css; charset=utf-8', UI_CSS, immutable);
   if (read && url.pathname === UI_SCRIPT_PATH) {
     return send(response, 200, 'text/javascript; charset=utf-8', UI_SCRIPT, immutable);
+  }
+  // Before anything else: a POST from another site changes nothing, signed in or not, in either mode.
+  const refusal = read ? undefined : crossOriginRefusal(request.headers);
+  if (refusal !== undefined) {
+    return sendHtml(response, 403, renderMessagePage('Not allowed', `Refused: ${refusal}.`));
   }
   if (context.signIn === true && (url.pathname === '/sign-in' || url.pathname === '/sign-out')) {
     return signInRoute(request, response, url.pathname, method);

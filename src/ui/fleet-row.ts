@@ -29,8 +29,17 @@ function conditionOf(applySet: ApplySet, type: ApplySetCondition['type']): Apply
 }
 
 /**
+ * Ready False reasons that wait on something else rather than report a failure: a dependency not
+ * Ready yet, a CRD of the set not Established yet. The controller writes them as a retry too
+ * (Reconciling True, ProgressingWithRetry), but nothing of this set went wrong.
+ */
+const WAITING_REASONS: ReadonlySet<string> = new Set(['DependencyNotReady', 'CrdNotEstablished']);
+
+/**
  * The state by the conditions the controller writes: suspended first (nothing runs, whatever the
- * last run said), then Stalled (it will not get better without a change), Ready, and a run under way.
+ * last run said), then Stalled (it will not get better without a change), Ready, a last attempt that
+ * failed (Ready False: the controller retries it with Reconciling True, reason ProgressingWithRetry,
+ * but what a person needs to know is that it failed), and a run under way.
  * @internal The unit tests read the state alone.
  */
 export function fleetState(applySet: ApplySet): FleetState {
@@ -38,10 +47,9 @@ export function fleetState(applySet: ApplySet): FleetState {
   if (conditionOf(applySet, 'Stalled')?.status === 'True') return 'Stalled';
   const ready = conditionOf(applySet, 'Ready');
   if (ready?.status === 'True') return 'Ready';
-  if (conditionOf(applySet, 'Reconciling')?.status === 'True' || ready?.status === 'Unknown') {
-    return 'Progressing';
-  }
-  return ready === undefined ? 'Unknown' : 'Failing';
+  if (ready?.status === 'False' && !WAITING_REASONS.has(ready.reason)) return 'Failing';
+  if (ready !== undefined || conditionOf(applySet, 'Reconciling')?.status === 'True') return 'Progressing';
+  return 'Unknown';
 }
 
 export function fleetRow(applySet: ApplySet): FleetRow {

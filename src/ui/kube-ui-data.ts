@@ -79,11 +79,26 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    readerFor: () => reader,
+    readerFor: (applySet) => (applySet.spec.kubeConfig === undefined ? reader : remoteRefusal(applySet)),
     // Until the first list succeeds, the page says why it shows nothing rather than an empty fleet.
     problem: () => (applySets.hasSynced() ? undefined : listProblem),
     ...(options.preview === undefined ? {} : { preview: options.preview }),
   };
+}
+
+/**
+ * The objects of a set applied to a remote cluster (spec.kubeConfig) are not on this view's cluster:
+ * rather than call each of them NotFound, their rows say where they are and which view reads them.
+ */
+function remoteRefusal(applySet: ApplySet): UiObjectReader {
+  const secret = `${applySet.metadata.namespace}/${applySet.spec.kubeConfig?.secretRef.name ?? ''}`;
+  const message = `it is on the remote cluster of Secret ${secret} (spec.kubeConfig), which \`applyset ui\` does not read; the controller's web view reads it there`;
+  return () => Promise.reject(new RemoteClusterNotReadError(message));
+}
+
+/** This view reads one cluster, its kubeconfig's; a remote set's objects are elsewhere. */
+class RemoteClusterNotReadError extends Error {
+  override readonly name = 'RemoteClusterNotReadError';
 }
 
 /**

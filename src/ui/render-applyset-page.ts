@@ -40,6 +40,22 @@ function conditionWords(condition: ApplySetCondition): string {
   return CONDITION_WORDS[condition.type]?.[condition.status] ?? `${condition.type} is ${condition.status}`;
 }
 
+/**
+ * The conditions with their messages, each message shown once: after a failure the controller writes
+ * the same message into Ready, Reconciling and Stalled, and a long one three times buries the page.
+ * A condition whose message an earlier one showed already has none here.
+ */
+function conditionsShown(
+  conditions: readonly ApplySetCondition[],
+): { readonly condition: ApplySetCondition; readonly message: string | undefined }[] {
+  const shown = new Set<string>();
+  return conditions.map((condition) => {
+    const repeated = condition.message === '' || shown.has(condition.message);
+    shown.add(condition.message);
+    return { condition, message: repeated ? undefined : condition.message };
+  });
+}
+
 /** One ApplySet: its state in words, source, last run, objects, dependencies, events and next run. */
 export function renderApplySetBody(page: ApplySetPage): SafeHtml {
   const { applySet } = page;
@@ -52,14 +68,12 @@ export function renderApplySetBody(page: ApplySetPage): SafeHtml {
       <section aria-labelledby="h-conditions">
         <h2 id="h-conditions">Conditions</h2>
         <ul class="conditions">
-          ${(applySet.status?.conditions ?? []).map(
-            (condition) =>
+          ${conditionsShown(applySet.status?.conditions ?? []).map(
+            ({ condition, message }) =>
               html`<li>
                 <strong>${conditionWords(condition)}</strong> (${condition.reason},
                 ${ageOf(condition.lastTransitionTime, page.nowMs)}
-                ago)${condition.message === ''
-                  ? ''
-                  : html`: <span class="message">${condition.message}</span>`}
+                ago)${message === undefined ? '' : html`: <span class="message">${message}</span>`}
               </li>`,
           )}
           ${applySet.status?.conditions === undefined ? html`<li>Not reconciled yet.</li>` : ''}

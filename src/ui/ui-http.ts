@@ -21,7 +21,10 @@ export function securityHeaders(): Record<string, string> {
     'Content-Security-Policy': CONTENT_SECURITY_POLICY,
     'X-Content-Type-Options': 'nosniff',
     'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
+    // Nothing to other sites; to our own, the origin: under no-referrer a browser sends `Origin: null`
+    // with the view's own forms, which the cross-origin check (cross-origin-refusal.ts) cannot tell
+    // from a sandboxed page of another site.
+    'Referrer-Policy': 'same-origin',
     'Cache-Control': 'no-store',
   };
 }

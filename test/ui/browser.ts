@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
-export function launchBrowser(): Promise<Browser> {
+/** `extraArgs`: more chromium switches, e.g. `--host-resolver-rules` for a second origin on loopback. */
+export function launchBrowser(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env['APPLYSET_CHROMIUM'] ?? '/usr/bin/chromium',
     args: [
@@ -21,6 +22,7 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--metrics-recording-only',
+      ...extraArgs,
     ],
   });
 }

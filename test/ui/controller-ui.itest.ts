@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   applySetBody,
   cluster,
@@ -27,6 +30,31 @@ import { createUiTenants, type UiTenants } from './ui-tenants.js';
 // get ApplySets in team-a alone must see team-a's and nothing of team-b's, on every page and in the
 // live stream; without a token the view shows nothing at all. Checked over HTTP, and in a real browser
 // (Debian's chromium, test/ui/browser.ts) for the sign-in and the scoping a person sees.
+
+/**
+ * The attacker's site: `/sign-in` and `/sign-out` answer a page whose form posts, as soon as it loads,
+ * to the view named by `?target=` (the sign-in with a token of the attacker's: the stranger's here).
+ */
+async function startAttackerSite(
+  attackerToken: string,
+): Promise<{ readonly port: number; close(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://evil.example');
+    const target = url.searchParams.get('target') ?? '';
+    const field = url.pathname === '/sign-in' ? `<input name="token" value="${attackerToken}">` : '';
+    response.writeHead(200, { 'content-type': 'text/html' });
+    response.end(
+      `<!doctype html><form method="post" action="${target}${url.pathname}">${field}</form>` +
+        '<script>document.forms[0].submit()</script>',
+    );
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
 
 describe('the web view the controller serves', () => {
   const c = cluster();
@@ -149,7 +177,8 @@ describe('the web view the controller serves', () => {
   it('signs in with the form: the cookie it sets shows the same view as the header', async () => {
     const signIn = await fetch(`${base}/sign-in`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      // What a browser sends with the view's own form: its origin.
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
       body: new URLSearchParams({ token: tenants.viewerToken }).toString(),
       redirect: 'manual',
     });
@@ -183,6 +212,40 @@ describe('the web view the controller serves', () => {
       expect(await page.locator('main').innerText()).not.toContain('Suspended');
     } finally {
       await browser.close();
+    }
+  });
+
+  // Issue #33, login CSRF: a page of another site (https://evil.example in the issue) posts the sign-in
+  // form with the attacker's own token; the view set the victim's cookie to it, so the victim then saw,
+  // and trusted, what the attacker's account shows. Sign-out likewise signed the victim out.
+  it('in a browser: a page of another site can neither sign the viewer in as someone else nor out', async () => {
+    const attacker = await startAttackerSite(tenants.strangerToken);
+    const browser = await launchBrowser([`--host-resolver-rules=MAP evil.example 127.0.0.1`]);
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${base}/sign-in`);
+      await page.getByLabel('Bearer token').fill(tenants.viewerToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('link', { name: 'web', exact: true }).waitFor();
+      const tokenCookie = async () =>
+        (await context.cookies(base)).find((cookie) => cookie.name === UI_TOKEN_COOKIE)?.value;
+      expect(await tokenCookie()).toBe(encodeURIComponent(tenants.viewerToken));
+
+      for (const action of ['sign-in', 'sign-out'] as const) {
+        // The victim visits the attacker's page, which submits its form to the view at once.
+        const answer = page.waitForResponse((response) => response.url() === `${base}/${action}`);
+        await page.goto(`http://evil.example:${attacker.port}/${action}?target=${encodeURIComponent(base)}`);
+        expect((await answer).status()).toBe(403);
+        expect(await page.locator('main').innerText()).toContain('Refused');
+        // The viewer is still signed in as themselves, and sees what they saw.
+        expect([action, await tokenCookie()]).toEqual([action, encodeURIComponent(tenants.viewerToken)]);
+        await page.goto(`${base}/`);
+        expect(await page.getByRole('link', { name: 'web', exact: true }).count()).toBe(1);
+      }
+    } finally {
+      await browser.close();
+      await attacker.close();
     }
   });
 

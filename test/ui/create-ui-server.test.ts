@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'node:http';
 import type { ApplySet } from '../../src/api/applyset-types.js';
 import { createUiServer, type UiServer } from '../../src/ui/create-ui-server.js';
+import { localUiAccess } from '../../src/ui/local-ui-access.js';
 import type { UiAccess } from '../../src/ui/ui-access.js';
 import type { UiChange, UiData } from '../../src/ui/ui-data.js';
 
@@ -254,7 +255,8 @@ describe('the web view server', () => {
 
   it('keeps a signed-in token in an HttpOnly, SameSite=Strict cookie, Secure behind https', async () => {
     const url = await serve(memoryData([]), true);
-    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    // What a browser sends with the view's own sign-in form.
+    const form = { 'content-type': 'application/x-www-form-urlencoded', origin: url };
     const plain = await fetchText(`${url}/sign-in`, { method: 'POST', headers: form, body: 'token=abc.def' });
     expect(plain.status).toBe(303);
     expect(plain.headers['set-cookie']).toEqual([
@@ -268,10 +270,62 @@ describe('the web view server', () => {
     expect(proxied.headers['set-cookie']).toEqual([
       'applyset-ui-token=abc.def; HttpOnly; SameSite=Strict; Path=/; Secure',
     ]);
-    const out = await fetchText(`${url}/sign-out`, { method: 'POST' });
+    const out = await fetchText(`${url}/sign-out`, { method: 'POST', headers: { origin: url } });
     expect(out.headers['set-cookie']).toEqual([
       'applyset-ui-token=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0',
     ]);
+  });
+
+  // Issue #33: a page of another origin posted the sign-in form with the attacker's token, and the
+  // view set the victim's cookie to it (login CSRF); sign-out likewise.
+  it('refuses a sign-in or sign-out posted from another origin, and sets no cookie', async () => {
+    const url = await serve(memoryData([]), true);
+    const { port } = new URL(url);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const attempts: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      // Same site, another port: SameSite=Strict does not tell them apart, the origin does.
+      { origin: `http://127.0.0.1:${Number(port) + 1}`, 'sec-fetch-site': 'same-site' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      {},
+    ];
+    for (const headers of attempts) {
+      for (const path of ['/sign-in', '/sign-out']) {
+        const answer = await fetchText(`${url}${path}`, {
+          method: 'POST',
+          headers: { ...form, ...headers },
+          body: 'token=attacker.token',
+        });
+        expect([path, headers, answer.status]).toEqual([path, headers, 403]);
+        expect(answer.headers['set-cookie']).toBeUndefined();
+        expect(answer.body).toContain('Refused');
+      }
+    }
+    // The view's own form, as the browser sends it, and behind a proxy that names the public host.
+    const ours: Record<string, string>[] = [
+      { origin: url, 'sec-fetch-site': 'same-origin' },
+      { origin: 'https://view.example', 'x-forwarded-host': 'view.example' },
+    ];
+    for (const headers of ours) {
+      const answer = await fetchText(`${url}/sign-in`, {
+        method: 'POST',
+        headers: { ...form, ...headers },
+        body: 'token=abc.def',
+      });
+      expect(answer.status).toBe(303);
+    }
+  });
+
+  it('refuses a POST from another origin in the local view too, before anything else', async () => {
+    const url = await serve(memoryData([applySet('mine', 'shop')]), false, localUiAccess('me'));
+    const answer = await fetchText(`${url}/`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('another site');
   });
 
   it('says why the fleet is empty when the ApplySets cannot be listed', async () => {

@@ -1,4 +1,6 @@
 import type { ApplySet, ApplySetCondition } from '../../src/api/applyset-types.js';
+import { mapReconcileOutcome } from '../../src/api/map-reconcile-outcome.js';
+import type { ReconcileOutcome } from '../../src/api/reconcile-outcome.js';
 import { inventoryItemId } from '../../src/api/status-inventory.js';
 import { fleetState, matchesFilter, fleetRow } from '../../src/ui/fleet-row.js';
 import { inventoryTree, parseInventoryItemId } from '../../src/ui/inventory-tree.js';
@@ -31,6 +33,41 @@ describe('fleetState', () => {
     expect(fleetState(set([cond('Ready', 'Unknown'), cond('Reconciling', 'True')]))).toBe('Progressing');
     expect(fleetState(set([cond('Ready', 'False')]))).toBe('Failing');
     expect(fleetState(set([]))).toBe('Unknown');
+  });
+
+  // Issue #34: the status the controller writes after a failed attempt (Ready False, Reconciling True
+  // with ProgressingWithRetry) was shown as Progressing, so Failing never appeared.
+  const afterRun = (outcome: ReconcileOutcome): ApplySet => ({
+    ...set([]),
+    status: mapReconcileOutcome({
+      outcome,
+      previous: undefined,
+      generation: 1,
+      intervalMs: 60_000,
+      retryIntervalMs: 10_000,
+      now: when,
+      handledReconcileAt: undefined,
+    }).status,
+  });
+
+  it.each([
+    ['ApplyFailed', { kind: 'retryable', reason: 'ApplyFailed', message: 'the apply failed' }],
+    ['GitUnreachable', { kind: 'retryable', reason: 'GitUnreachable', message: 'no answer' }],
+    ['RemoteClusterUnreachable', { kind: 'retryable', reason: 'RemoteClusterUnreachable', message: 'down' }],
+  ] as const)('shows a set whose last attempt failed (%s) as Failing, in its row too', (_, outcome) => {
+    const applySet = afterRun(outcome);
+    expect(fleetState(applySet)).toBe('Failing');
+    const row = fleetRow(applySet);
+    expect(matchesFilter(row, { namespace: '', label: '', state: 'Failing' })).toBe(true);
+    expect(matchesFilter(row, { namespace: '', label: '', state: 'Progressing' })).toBe(false);
+  });
+
+  it('shows a set that waits for a dependency or a CRD as Progressing, not Failing', () => {
+    for (const reason of ['DependencyNotReady', 'CrdNotEstablished']) {
+      expect(fleetState(afterRun({ kind: 'waiting', reason, message: 'later', afterMs: 5_000 }))).toBe(
+        'Progressing',
+      );
+    }
   });
 
   it('filters by namespace, state and a label as key or key=value', () => {

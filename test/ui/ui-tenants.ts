@@ -58,7 +58,7 @@ export async function createUiTenants(): Promise<UiTenants> {
 }
 
 /** A token of the account `viewer` in `namespace`, bound there to a Role that reads ApplySets. */
-async function viewerIn(namespace: string): Promise<string> {
+export async function viewerIn(namespace: string): Promise<string> {
   const rbac = adminKubeConfig().makeApiClient(k8s.RbacAuthorizationV1Api);
   const rules = [{ apiGroups: ['applyset.dev'], resources: ['applysets'], verbs: ['get', 'list', 'watch'] }];
   await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'viewer' }, rules } });

@@ -26,6 +26,11 @@ export interface RemoteCluster {
   /** The engine acting on the remote cluster as `user` (impersonated there), the parent on this one. */
   engineFor(user: string | undefined): ApplySetEngine;
   /**
+   * A client that reads the remote cluster as `user` (impersonated there; the kubeconfig's identity
+   * when undefined), as the engine does: the web view reads a remote set's objects through it.
+   */
+  readerAs(user: string | undefined): KubeClient;
+  /**
    * Resolves once the server answers `GET /version` (any HTTP status: it is up), within `timeoutMs`;
    * rejects with RemoteClusterUnreachableError. A reconcile asks first, so a cluster that is down costs
    * its ApplySets one short wait each, not a queue slot held for spec.timeout.
@@ -92,6 +97,12 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
   return {
     server: credentials.server,
     engineFor,
+    readerAs: (user) =>
+      createKubeClient({
+        connection,
+        onRequest: countRequest,
+        ...(user === undefined ? {} : { impersonateUser: user }),
+      }),
     reachable: async (timeoutMs, signal) => {
       const probe = createKubeClient({ connection, onRequest: countRequest, timeoutMs });
       try {

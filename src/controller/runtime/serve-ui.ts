@@ -4,18 +4,20 @@
  * each ApplySet's objects read as the account the ApplySet is applied as, so the view never reads
  * with more than that account's rights (docs/web-view-cluster.md).
  */
-import { APPLYSET_KIND, type ApplySet } from '../../api/applyset-types.js';
+import { APPLYSET_KIND, type ApplySet, type RemoteKubeConfigRef } from '../../api/applyset-types.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { listenOn } from '../../http/start-probe-server.js';
-import { createRestMapper } from '../../kube/rest-mapper.js';
+import { createRestMapper, type RestMapper } from '../../kube/rest-mapper.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { clusterUiAccess } from '../../ui/cluster-access.js';
 import { createUiServer } from '../../ui/create-ui-server.js';
 import { createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
-import type { UiChange, UiData } from '../../ui/ui-data.js';
+import type { UiChange, UiData, UiObjectReader } from '../../ui/ui-data.js';
 import { impersonatedUser } from '../applyset-api.js';
+import { remoteClusterOf } from '../remote-step.js';
 import type { ControllerClients } from './controller-clients.js';
+import type { RemoteCluster } from './remote-clusters.js';
 import type { ControllerConfig } from './controller-config.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
 
@@ -49,7 +51,7 @@ interface ServeUiOptions {
    * the account an ApplySet without spec.serviceAccountName is applied as (undefined: the controller).
    */
   readonly config: Pick<ControllerConfig, 'uiAddress' | 'namespace' | 'defaultServiceAccountName'>;
-  readonly clients: Pick<ControllerClients, 'client' | 'unfenced' | 'readerAs'>;
+  readonly clients: Pick<ControllerClients, 'client' | 'unfenced' | 'readerAs' | 'remoteClusters'>;
   /** The controller's ApplySet informer: its objects keep status.inventory when the view is on. */
   readonly applySets: Pick<SupervisedInformer, 'list' | 'get'>;
   readonly changes: UiChangeFeed;
@@ -83,7 +85,7 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServing | unde
   });
   const ui = createUiServer({
     access: clusterUiAccess({ client: options.clients.unfenced(), logger }),
-    data: controllerUiData(options, events),
+    data: controllerUiData(options, events, logger),
     signIn: true,
   });
   const listening = await listenOn(ui.server, uiAddress);
@@ -100,10 +102,16 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServing | unde
  * The view's data from memory: the ApplySets of the controller's informer and the Events of the
  * view's own. An ApplySet's objects are read live as its account (the tenancy of the reconcile:
  * spec.serviceAccountName, else the default account, else the controller under
- * --apply-as-controller), with one discovery mapper for every account, read as the controller.
+ * --apply-as-controller), with one discovery mapper for every account, read as the controller; those
+ * of a set with spec.kubeConfig on the cluster its kubeconfig names (remoteObjectReader).
  */
-function controllerUiData(options: ServeUiOptions, events: Pick<SupervisedInformer, 'list'>): UiData {
+function controllerUiData(
+  options: ServeUiOptions,
+  events: Pick<SupervisedInformer, 'list'>,
+  logger: Logger,
+): UiData {
   const mapper = createRestMapper(options.clients.client);
+  const remoteMappers = new WeakMap<RemoteCluster, RestMapper>();
   return {
     applySets: () => options.applySets.list() as unknown as ApplySet[],
     applySet: (namespace, name) =>
@@ -111,13 +119,66 @@ function controllerUiData(options: ServeUiOptions, events: Pick<SupervisedInform
     events: (namespace, name) => eventsOf(events.list(), namespace, name),
     subscribe: (listener) => options.changes.subscribe(listener),
     readerFor: (applySet) => {
-      const { serviceAccountName } = lenientApplySetSpec(applySet.spec);
+      const { serviceAccountName, kubeConfig } = lenientApplySetSpec(applySet.spec);
       const namespace = applySet.metadata.namespace;
       const user = impersonatedUser(
         namespace,
         serviceAccountName ?? options.config.defaultServiceAccountName,
       );
-      return createKubeObjectReader(options.clients.readerAs(user), mapper);
+      if (kubeConfig === undefined) return createKubeObjectReader(options.clients.readerAs(user), mapper);
+      return remoteObjectReader(options, { user, namespace, kubeConfig, remoteMappers, logger });
     },
   };
+}
+
+/**
+ * The objects of a set applied to a remote cluster are there, not here: they are read through the
+ * kubeconfig of its spec.kubeConfig.secretRef, that Secret read as the set's account and the cluster
+ * reached as the reconcile reaches it (remoteClusterOf: the same policy, the same shared connection),
+ * then each object read there as the account, impersonated as the engine does. The cluster is looked
+ * up once per page, on its first object; a kubeconfig that cannot be used is each object's reason.
+ */
+function remoteObjectReader(
+  options: ServeUiOptions,
+  remote: {
+    readonly user: string | undefined;
+    readonly namespace: string;
+    readonly kubeConfig: RemoteKubeConfigRef;
+    readonly remoteMappers: WeakMap<RemoteCluster, RestMapper>;
+    readonly logger: Logger;
+  },
+): UiObjectReader {
+  let reader: Promise<UiObjectReader> | undefined;
+  const open = async (signal: AbortSignal | undefined): Promise<UiObjectReader> => {
+    const { user, namespace, kubeConfig, remoteMappers, logger } = remote;
+    const step = await remoteClusterOf(
+      options.clients.readerAs(user),
+      options.clients.remoteClusters,
+      { user, namespace },
+      kubeConfig,
+      { signal: signal ?? AbortSignal.timeout(REMOTE_LOOKUP_TIMEOUT_MS), log: logger },
+    );
+    if ('done' in step) {
+      const outcome = step.done;
+      // remoteClusterOf ends a run only as stalled, retried or waiting, each with its reason in words.
+      throw new RemoteObjectsUnreadableError(outcome.kind === 'applied' ? outcome.kind : outcome.message);
+    }
+    const cluster = step.value;
+    // Discovery answers every account alike: one mapper per remote cluster, read as the kubeconfig's identity.
+    const mapper = remoteMappers.get(cluster) ?? createRestMapper(cluster.readerAs(undefined));
+    remoteMappers.set(cluster, mapper);
+    return createKubeObjectReader(cluster.readerAs(user), mapper);
+  };
+  return async (ref, signal) => {
+    reader ??= open(signal);
+    return (await reader)(ref, signal);
+  };
+}
+
+/** How long a page waits for a remote cluster's kubeconfig and first answer when not told. */
+const REMOTE_LOOKUP_TIMEOUT_MS = 15_000;
+
+/** The remote cluster of a set cannot be used: the reconcile's own reason, each object's on the page. */
+class RemoteObjectsUnreadableError extends Error {
+  override readonly name = 'RemoteObjectsUnreadableError';
 }

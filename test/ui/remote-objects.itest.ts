@@ -1,0 +1,129 @@
+import * as k8s from '@kubernetes/client-node';
+import { readFile } from 'node:fs/promises';
+import type { Browser } from 'playwright-core';
+import { startControlPlane, type ControlPlane } from '../harness/control-plane.js';
+import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { stopControllersAndGit } from '../e2e/controller-testbed.js';
+import { createApplySetWithSpec } from '../e2e/create-applyset-with-spec.js';
+import {
+  cluster,
+  configMapData,
+  configMapYaml,
+  installCrd,
+  startController,
+  waitFor,
+  waitForAppliedCommit,
+  type Cluster,
+  type ControllerProcess,
+} from '../e2e/e2e-kit.js';
+import { launchBrowser } from './browser.js';
+import { viewerIn } from './ui-tenants.js';
+
+// Issue #34: the page of an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef) read its
+// objects from the controller's own cluster, where they are not, and called each of them NotFound.
+// Cluster A is the shared control plane, where the ApplySet and the controller live; cluster B is a
+// second control plane this suite starts, where the set's objects are applied. The page must read
+// them on B, through the set's kubeconfig, as the set's account.
+
+describe("the web view's page of an ApplySet applied to a remote cluster", () => {
+  const a = cluster();
+  const namespace = uniqueName('ui-remote');
+  let b: ControlPlane | undefined;
+  let onB: Cluster;
+  let git: GitTestServer;
+  let controller: ControllerProcess;
+  let browser: Browser | undefined;
+  let base: string;
+  let viewerToken: string;
+
+  beforeAll(async () => {
+    await installCrd();
+    await createNamespace(a.kc, namespace);
+    b = await startControlPlane({ ownerPid: process.pid });
+    const kc = new k8s.KubeConfig();
+    kc.loadFromFile(b.kubeconfigPath);
+    onB = {
+      kc,
+      core: kc.makeApiClient(k8s.CoreV1Api),
+      apps: kc.makeApiClient(k8s.AppsV1Api),
+      custom: kc.makeApiClient(k8s.CustomObjectsApi),
+    };
+    await createNamespace(kc, namespace);
+    // On B the set's account (the default applyset-deployer) may do anything in its namespace alone.
+    const rbac = kc.makeApiClient(k8s.RbacAuthorizationV1Api);
+    await rbac.createNamespacedRole({
+      namespace,
+      body: {
+        metadata: { name: 'deployer' },
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'deployer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'deployer' },
+        subjects: [{ kind: 'ServiceAccount', name: 'applyset-deployer', namespace }],
+      },
+    });
+    await a.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'cluster-b' },
+        stringData: { value: await readFile(b.kubeconfigPath, 'utf8') },
+      },
+    });
+    git = await startGitServer({ files: { 'app/web.yaml': configMapYaml('web-config', { tier: 'front' }) } });
+    controller = await startController({
+      namespace,
+      args: ['--allowed-remote-cluster-hosts', '127.0.0.1', '--ui-address', '127.0.0.1:0'],
+    });
+    const started = controller.logs.find((line) => line['msg'] === 'controller started');
+    base = `http://127.0.0.1:${String(started?.['uiPort'])}`;
+    viewerToken = await viewerIn(namespace);
+    await createApplySetWithSpec(
+      a,
+      namespace,
+      'remote',
+      { url: git.url, path: 'app', interval: '1h' },
+      { kubeConfig: { secretRef: { name: 'cluster-b' } } },
+    );
+    await waitForAppliedCommit(a, namespace, 'remote', await git.revParse('main'), 90_000);
+    browser = await launchBrowser();
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopControllersAndGit(git);
+    await b?.stop();
+  });
+
+  it('shows the objects that exist on the remote cluster as they are there, not NotFound', async () => {
+    // The premise: the object is on B, and not on A.
+    expect(await configMapData(onB, namespace, 'web-config')).toEqual({ tier: 'front' });
+    expect(await configMapData(a, namespace, 'web-config')).toBeUndefined();
+    const context = await browser!.newContext({
+      extraHTTPHeaders: { authorization: `Bearer ${viewerToken}` },
+    });
+    const page = await context.newPage();
+    await page.goto(`${base}/applysets/${namespace}/remote`);
+    const tree = page.locator('ul.tree');
+    const object = tree.locator('li', { hasText: 'web-config' }).last();
+    const health = await waitFor(
+      'the page to show web-config with its health on B',
+      async () => {
+        const shown = (await object.locator('.health').innerText()).trim();
+        if (shown === 'Current') return shown;
+        await page.reload();
+        return undefined;
+      },
+      30_000,
+    ).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}; the page said: ${await tree.innerText()}`);
+    });
+    expect(health).toBe('Current');
+    expect(await tree.innerText()).not.toContain('NotFound');
+    await context.close();
+  });
+});
