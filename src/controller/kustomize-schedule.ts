@@ -8,10 +8,16 @@ import type { QueueWorker } from './runtime/worker-pool.js';
  * would keep a build slot busy for good, and the next run would come while it still runs.
  */
 const BUILD_SHARE_OF_INTERVAL = 0.5;
+/**
+ * The least time a build is given whatever the interval (still at most --kustomize-timeout): a short
+ * interval must not fail a build that a loaded node merely starts slowly.
+ */
+const MIN_BUILD_TIME_LIMIT_MS = 10_000;
 
 /**
  * How one reconcile's kustomization is built: by the controller's build scheduler, as a build of the
- * ApplySet's namespace, limited to BUILD_SHARE_OF_INTERVAL of its interval (and --kustomize-timeout).
+ * ApplySet's namespace, limited to BUILD_SHARE_OF_INTERVAL of its interval (at least
+ * MIN_BUILD_TIME_LIMIT_MS, at most --kustomize-timeout).
  * The reconcile's worker is handed back while the build waits and runs (`worker.away`), so ApplySets
  * that need no build never queue behind those that do.
  */
@@ -25,7 +31,7 @@ export function kustomizeSchedule(
     readonly signal: AbortSignal;
   },
 ): ScheduleBuild {
-  const share = Math.max(1, Math.floor(run.intervalMs * BUILD_SHARE_OF_INTERVAL));
+  const share = Math.max(MIN_BUILD_TIME_LIMIT_MS, Math.floor(run.intervalMs * BUILD_SHARE_OF_INTERVAL));
   const timeoutMs = Math.min(options.timeoutMs, share);
   const why =
     timeoutMs < options.timeoutMs
