@@ -79,8 +79,9 @@ The controller then needs create on tokenreviews and subjectaccessreviews, and l
 ${GIT_LIMIT_USAGE}
 ${KUSTOMIZE_USAGE}
 Builds: at most --max-builds run at once (default one per core, at most two; each may use
---kustomize-max-memory) and --max-builds-per-namespace of one namespace (1); namespaces take turns. A
-build waiting for its turn holds no worker. One build may run half its ApplySet's spec.interval (at least 10s, at
-most --kustomize-timeout); a namespace whose builds run past that is held back, 30s doubling up to 10m.
+--kustomize-max-memory) and --max-builds-per-namespace of one namespace (1); namespaces take turns.
+A build waiting for its turn holds no worker. One build may run half its ApplySet's spec.interval
+(at least 10s, at most --kustomize-timeout); a namespace whose builds run past that is held back,
+30s doubling up to 10m.
 
 ${NOTIFICATION_USAGE}`;
