@@ -19,6 +19,35 @@ const IO_MODULES = ['fs', 'fs/promises', 'http', 'https', 'net', 'child_process'
 );
 const SHELL_FOLDERS = ['apply', 'cli', 'controller', 'git', 'http', 'kube', 'observability'];
 
+/**
+ * The pattern door (issue #33): a pattern from tenant input (a sops file's encrypted_regex, a glob of
+ * spec.source.ignore) becomes a matcher only in src/patterns/, with RE2's semantics (linear time). A
+ * `RegExp` built at run time anywhere else could backtrack for as long as its author lets it; regex
+ * literals, written by us, are fine.
+ */
+const patternDoor = {
+  rules: {
+    'no-runtime-regexp': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        messages: {
+          door: 'a pattern is compiled only in src/patterns/ (compileTenantPattern: RE2, linear time); write a regex literal for a fixed pattern',
+        },
+      },
+      create(context) {
+        const isRegExp = (callee) =>
+          (callee.type === 'Identifier' && callee.name === 'RegExp') ||
+          (callee.type === 'MemberExpression' && !callee.computed && callee.property.name === 'RegExp');
+        const check = (node) => {
+          if (isRegExp(node.callee)) context.report({ node, messageId: 'door' });
+        };
+        return { NewExpression: check, CallExpression: check };
+      },
+    },
+  },
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'deploy/**'] },
   js.configs.recommended,
@@ -42,6 +71,13 @@ export default tseslint.config(
     // The test harness is read as often as the source: its files stay under 350 lines too.
     files: ['test/harness/**/*.ts', 'test/harness/**/*.js'],
     rules: { 'max-lines': ['error', { max: 350 }] },
+  },
+  {
+    // The pattern door: see patternDoor above.
+    files: ['src/**/*.ts'],
+    ignores: ['src/patterns/**'],
+    plugins: { 'pattern-door': patternDoor },
+    rules: { 'pattern-door/no-runtime-regexp': 'error' },
   },
   {
     files: PURE_FOLDERS.map((folder) => `${folder}/**/*.ts`),

@@ -1,5 +1,5 @@
 import { messageOf } from '../errors/message-of.js';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../api/durations.js';
@@ -74,6 +74,8 @@ export async function runControllerCommand(
 const CONTROLLER_OPTIONS = {
   kubeconfig: { type: 'string' },
   concurrency: { type: 'string', default: '4' },
+  'max-builds': { type: 'string' },
+  'max-builds-per-namespace': { type: 'string', default: '1' },
   'metrics-addr': { type: 'string', default: ':8080' },
   'leader-elect': { type: 'boolean', default: false },
   namespace: { type: 'string' },
@@ -163,8 +165,29 @@ function parseControllerFlags(
       ...ui,
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values, env),
+      builds: buildLimits(values),
       notifications: notificationSettings(values),
     },
+  };
+}
+
+/**
+ * `--max-builds` (default: one per core, at most two) and `--max-builds-per-namespace` (default 1).
+ * Each build may use --kustomize-max-memory inside the controller's container: the chart's 512 Mi
+ * holds the controller and about two, so more builds at once need a larger limit too.
+ */
+function buildLimits(values: ControllerFlagValues): NonNullable<ControllerConfig['builds']> {
+  const count = (flag: 'max-builds' | 'max-builds-per-namespace', given: string): number => {
+    const value = Number(given);
+    if (!/^\d+$/.test(given) || value < 1 || value > 64) {
+      throw new UsageError(`--${flag} must be a whole number from 1 to 64, got ${JSON.stringify(given)}`);
+    }
+    return value;
+  };
+  const cores = Math.max(1, Math.min(availableParallelism(), 2));
+  return {
+    maxRunning: count('max-builds', values['max-builds'] ?? String(cores)),
+    maxRunningPerNamespace: count('max-builds-per-namespace', values['max-builds-per-namespace']),
   };
 }
 

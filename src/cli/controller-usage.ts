@@ -20,6 +20,7 @@ export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] 
                           [--git-cache-max-repository-bytes 256Mi]
                           [--kustomize-binary PATH] [--kustomize-timeout 60s]
                           [--kustomize-max-memory 256Mi]
+                          [--max-builds N] [--max-builds-per-namespace 1]
                           [--notification-rate 1] [--notification-timeout 10s]
                           [--notification-attempts 4] [--notification-queue-length 100]
 
@@ -77,4 +78,10 @@ The controller then needs create on tokenreviews and subjectaccessreviews, and l
 
 ${GIT_LIMIT_USAGE}
 ${KUSTOMIZE_USAGE}
+Builds: at most --max-builds run at once (default one per core, at most two; each may use
+--kustomize-max-memory) and --max-builds-per-namespace of one namespace (1); namespaces take turns.
+A build waiting for its turn holds no worker. One build may run half its ApplySet's spec.interval
+(at least 10s, at most --kustomize-timeout); a namespace whose builds run past that is held back,
+30s doubling up to 10m.
+
 ${NOTIFICATION_USAGE}`;

@@ -14,7 +14,12 @@ import type { FileTransform } from '../git/materialize-commit-tree.js';
 import { readCommitManifests } from '../git/read-cached-manifests.js';
 import type { GitAuth, GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { buildCommitKustomization, kustomizationAt } from '../kustomize/build-kustomization.js';
+import {
+  buildCommitKustomization,
+  kustomizationAt,
+  kustomizeLabel,
+  scheduledBuild,
+} from '../kustomize/build-kustomization.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { excludeFiles } from '../manifests/exclude-files.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
@@ -152,25 +157,41 @@ export interface RevisionReader {
 
 /**
  * A commit of the shared Git cache, as readFiles reads it: the commit is opened, and the repository's
- * read lock taken, once per read, whether the path turns out to hold a kustomization or plain files.
+ * read lock taken, once to see whether the path holds a kustomization (and to read its plain files if
+ * not); a kustomization is then built once the build scheduler (`options.schedule`) lets it start,
+ * under a read lock of its own: a build waiting for its turn holds neither a worker nor the lock,
+ * which a fetch of the same repository (maybe another tenant's) needs.
  */
 export function commitReader(
   gitSource: Pick<GitSource, 'readCommitTree'>,
   { url, commit }: { url: string; commit: string },
 ): RevisionReader {
   return {
-    read: (path, build) =>
-      gitSource.readCommitTree(
+    read: async (path, build) => {
+      const plain = await gitSource.readCommitTree(
         { url, commit },
-        async (opened): Promise<RevisionContent> =>
+        async (opened): Promise<RevisionContent | undefined> =>
           (await kustomizationAt(opened, path)) === undefined
             ? { kind: 'manifests', files: await readCommitManifests(opened, path, { signal: build.signal }) }
-            : {
-                kind: 'kustomization',
-                built: await buildCommitKustomization(opened, { sourcePath: path, ...build }),
-              },
+            : undefined,
         { signal: build.signal },
-      ),
+      );
+      if (plain !== undefined) return plain;
+      const built = await scheduledBuild(build, kustomizeLabel(path), (limits) =>
+        gitSource.readCommitTree(
+          { url, commit },
+          (opened) =>
+            buildCommitKustomization(opened, {
+              sourcePath: path,
+              ...build,
+              options: { ...build.options, timeoutMs: limits.timeoutMs },
+              signal: limits.signal,
+            }),
+          { signal: limits.signal },
+        ),
+      );
+      return { kind: 'kustomization', built };
+    },
   };
 }
 

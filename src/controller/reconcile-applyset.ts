@@ -16,29 +16,32 @@ import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
 import { missingServiceAccount, onSchedule, readCredentials } from './fetch-steps.js';
 import { finalize } from './finalize-applyset.js';
+import { kustomizeSchedule } from './kustomize-schedule.js';
 import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
 import { applyingAccount, checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
+import type { QueueWorker } from './runtime/worker-pool.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
 /** Left of spec.timeout after a health wait, for its last poll's reads to finish before the abort. */
 const WAIT_MARGIN_MS = 3_000;
 
 /** One reconcile of the ApplySet `namespace/name`; the queue calls it and schedules the next. */
-export type Reconciler = (key: string) => Promise<Requeue>;
+export type Reconciler = (key: string, worker?: QueueWorker) => Promise<Requeue>;
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const api = createApplySetApi(options.client);
   const fights = createFightTracker();
-  return async (key) => {
-    const ctx = reconcileContext(options, api, key);
+  return async (key, worker) => {
+    const ctx = reconcileContext(options, api, key, worker);
     const started = ctx.now();
     const { result, requeue } = await reconcile(ctx, options, fights);
     ctx.metrics.observeReconcile(result, (ctx.now() - started) / 1000, {
@@ -178,7 +181,20 @@ async function applyRevision(
   // before anything is written.
   const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
   const who = { reader: options.readerAs(user), user, namespace };
-  const read = await fetchAndReadRevision(ctx, options, spec, who, { auth: auth.value, maxAgeMs, signal });
+  const kustomize = options.kustomize ?? DEFAULT_KUSTOMIZE_OPTIONS;
+  const schedule =
+    options.builds === undefined
+      ? {}
+      : {
+          schedule: kustomizeSchedule(options.builds, kustomize, {
+            namespace,
+            intervalMs: spec.intervalMs,
+            worker: ctx.worker,
+            signal,
+          }),
+        };
+  const deps = { gitSource: options.gitSource, kustomize: { ...kustomize, ...schedule } };
+  const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs, signal });
   if ('done' in read) return { outcome: read.done };
   const { revision, files } = read.value;
 

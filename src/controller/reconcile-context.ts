@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import type { BuildScheduler } from '../builds/build-scheduler.js';
 import type { GitSource } from '../git/git-source.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
@@ -14,6 +15,7 @@ import type { Notifier } from '../notify/notifier.js';
 import type { ApplySetApi } from './applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { RemoteClusters } from './runtime/remote-clusters.js';
+import type { QueueWorker } from './runtime/worker-pool.js';
 
 /** Who an ApplySet may act as and what it may name outside its namespace: the tenancy flags. */
 export interface Tenancy {
@@ -52,6 +54,8 @@ export interface ReconcilerOptions {
   readonly gitSource: GitSource;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
   readonly kustomize?: KustomizeOptions;
+  /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */
+  readonly builds?: BuildScheduler;
   readonly tenancy: Tenancy;
   readonly recordEvent: EventRecorder;
   /** Hands a reported outcome to the notifications, which send it in the background; none: off. */
@@ -77,12 +81,15 @@ export interface ReconcileContext {
   readonly metrics: ControllerMetrics;
   readonly now: () => number;
   readonly signal: AbortSignal;
+  /** The work queue's worker this reconcile holds, handed back while a build waits and runs. */
+  readonly worker: QueueWorker | undefined;
 }
 
 export function reconcileContext(
   options: ReconcilerOptions,
   api: ApplySetApi,
   key: string,
+  worker?: QueueWorker,
 ): ReconcileContext {
   const [namespace = '', name = ''] = key.split('/');
   return {
@@ -96,5 +103,6 @@ export function reconcileContext(
     metrics: options.metrics,
     now: options.now,
     signal: options.signal,
+    worker,
   };
 }

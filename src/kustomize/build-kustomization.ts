@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { BuildLimits } from '../builds/build-scheduler.js';
 import type { CachedCommit } from '../git/read-cached-manifests.js';
 import {
   materializeCommitTree,
@@ -49,6 +50,26 @@ export async function kustomizationAt(
   return undefined;
 }
 
+/** How messages name the build of a source path: `kustomize build apps/prod`, `kustomize build .`. */
+export function kustomizeLabel(sourcePath: string | undefined): string {
+  const relative = sourcePathSegments(sourcePath).join('/');
+  return `kustomize build ${relative === '' ? '.' : relative}`;
+}
+
+/**
+ * Runs `build` as `request.options.schedule` lets it (the controller's build scheduler), or at once
+ * under `--kustomize-timeout` when there is none (the command line).
+ */
+export function scheduledBuild<T>(
+  request: Pick<KustomizationRequest, 'options' | 'signal'>,
+  label: string,
+  build: (limits: BuildLimits) => Promise<T>,
+): Promise<T> {
+  const { schedule, timeoutMs } = request.options;
+  if (schedule !== undefined) return schedule(label, build);
+  return build({ signal: request.signal ?? new AbortController().signal, timeoutMs });
+}
+
 /**
  * `kustomize build` of the source path of a commit, as one manifest file named `kustomize build
  * <path>` (so a decoding error names the build and the document). The commit's whole tree is written
@@ -61,7 +82,7 @@ export async function buildCommitKustomization(
 ): Promise<ManifestFile> {
   const segments = sourcePathSegments(request.sourcePath);
   const relative = segments.join('/');
-  const label = `kustomize build ${relative === '' ? '.' : relative}`;
+  const label = kustomizeLabel(request.sourcePath);
   const limits = manifestLimits(request.limits);
   const work = await mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
   try {

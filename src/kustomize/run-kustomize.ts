@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import PQueue from 'p-queue';
+import type { ScheduleBuild } from '../builds/build-scheduler.js';
 import { formatBytes } from '../manifests/manifest-limits.js';
 import { KustomizeError } from './kustomize-error.js';
 
@@ -17,6 +17,11 @@ export interface KustomizeOptions {
   readonly timeoutMs: number;
   /** Resident memory of one build. */
   readonly maxMemoryBytes: number;
+  /**
+   * When a build may start and how long it may run (the controller's build scheduler, fair among
+   * namespaces); undefined: at once, for `timeoutMs` (the command line, one build at a time).
+   */
+  readonly schedule?: ScheduleBuild;
 }
 
 export const DEFAULT_KUSTOMIZE_OPTIONS: KustomizeOptions = {
@@ -54,21 +59,11 @@ const MAX_ERROR_CHARS = 2000;
  * no directory (no git for remote bases) and every HTTP proxy variable points at a closed loopback port
  * (Go's HTTP client takes them for every request). It is killed past its time limit, when its resident
  * memory (read every MEMORY_POLL_MS) passes its limit, or when `signal` aborts; GOMEMLIMIT makes Go's
- * collector work harder before that. Builds wait for each other (one at a time); the limits start when a
- * build does. Errors are KustomizeError: `failed` quoting kustomize's own message, `internal` when
- * it cannot be started.
+ * collector work harder before that. How many builds run at once is the caller's to bound (the
+ * controller's build scheduler, src/builds/build-scheduler.ts). Errors are KustomizeError: `failed`
+ * quoting kustomize's own message, `internal` when it cannot be started.
  */
 export async function runKustomize(run: KustomizeRun): Promise<string> {
-  return builds.add(() => runOne(run), run.signal === undefined ? {} : { signal: run.signal });
-}
-
-/**
- * One build at a time per process: a build's memory counts against the controller's container (the
- * chart's 512 Mi), which holds the controller and one build at its limit, not four.
- */
-const builds = new PQueue({ concurrency: 1 });
-
-async function runOne(run: KustomizeRun): Promise<string> {
   const { binary, subcommand } = await locateKustomize(run.options.binary);
   const { timeoutMs, maxMemoryBytes } = run.options;
   const closedProxy = 'http://127.0.0.1:1';

@@ -35,6 +35,10 @@ export interface ControllerMetrics
   countKubeRequest(verb: string, path: string, server?: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
+  /** Builds waiting for a slot and running (all namespaces together: no namespace label), sampled at scrape time. */
+  setBuildCountsSource(counts: () => { readonly queued: number; readonly running: number }): void;
+  /** A namespace's builds were held back because they kept running past their time limit. */
+  countBuildsHeldBack(): void;
   /** Whether this replica reconciles: it holds the Lease, or leader election is off. */
   setLeader(leading: boolean): void;
   /** One notification, by how it ended: sent, retried (one failed try), dropped or filtered. */
@@ -82,6 +86,7 @@ export function createControllerMetrics(): ControllerMetrics {
       this.set(depthSource());
     },
   });
+  const builds = createBuildMetrics(registry);
   return {
     registry,
     ...runs,
@@ -98,11 +103,46 @@ export function createControllerMetrics(): ControllerMetrics {
     setQueueDepthSource(depth) {
       depthSource = depth;
     },
+    ...builds,
     setLeader(leading) {
       leader.set(leading ? 1 : 0);
     },
     countNotification(result) {
       notifications.inc({ result });
+    },
+  };
+}
+
+/** The builds' series: no namespace label, so many namespaces add no series. */
+function createBuildMetrics(
+  registry: Registry,
+): Pick<ControllerMetrics, 'setBuildCountsSource' | 'countBuildsHeldBack'> {
+  let buildCounts: () => { readonly queued: number; readonly running: number } = () => ({
+    queued: 0,
+    running: 0,
+  });
+  new Gauge({
+    name: 'applyset_builds',
+    help: "CPU-heavy builds (kustomize), by state: queued (waiting for a slot or its namespace's turn) or running.",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const { queued, running } = buildCounts();
+      this.set({ state: 'queued' }, queued);
+      this.set({ state: 'running' }, running);
+    },
+  });
+  const buildsHeldBack = new Counter({
+    name: 'applyset_builds_held_back_total',
+    help: "Times a namespace's builds were held back (refused for a growing while) because one ran past its time limit.",
+    registers: [registry],
+  });
+  return {
+    setBuildCountsSource(counts) {
+      buildCounts = counts;
+    },
+    countBuildsHeldBack() {
+      buildsHeldBack.inc();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { decryptSopsValue, isEncryptedValue } from './decrypt-sops-value.js';
+import { compileTenantPattern, TenantPatternError, type TenantPattern } from '../patterns/tenant-pattern.js';
 import { SopsDecryptionError } from './sops-decryption-error.js';
 import type { EncryptionRules, SopsMetadata } from './sops-metadata.js';
 import type { SopsNode, SopsScalar } from './sops-tree.js';
@@ -28,7 +29,7 @@ export function decryptSopsTree(
 ): SopsNode[] {
   const hash = createHash('sha512');
   if (metadata.macOnlyEncrypted) hash.update(MAC_ONLY_ENCRYPTED_INIT);
-  const decideEncrypted = encryptionRule(metadata.rules);
+  const decideEncrypted = encryptionRule(file, metadata.rules);
   const visit = (leaf: SopsScalar, path: readonly string[]): SopsScalar => {
     if (leaf.type === 'null') return leaf;
     const encrypted = decideEncrypted(path, leaf);
@@ -115,10 +116,13 @@ function walk(
  * when set, encrypts only what a key on the path matches. Rules by comments cannot be followed here
  * (comments are not kept), so such files are read by the values' own shape.
  */
-function encryptionRule(rules: EncryptionRules): (path: readonly string[], leaf: SopsScalar) => boolean {
+function encryptionRule(
+  file: string,
+  rules: EncryptionRules,
+): (path: readonly string[], leaf: SopsScalar) => boolean {
   if (rules.byComments) return (_path, leaf) => leaf.type === 'str' && isEncryptedValue(leaf.value);
-  const unencryptedRegex = goRegex(rules.unencryptedRegex);
-  const encryptedRegex = goRegex(rules.encryptedRegex);
+  const unencryptedRegex = goRegex(file, 'unencrypted_regex', rules.unencryptedRegex);
+  const encryptedRegex = goRegex(file, 'encrypted_regex', rules.encryptedRegex);
   return (path) => {
     let encrypted = true;
     if (rules.unencryptedSuffix !== '' && path.some((key) => key.endsWith(rules.unencryptedSuffix)))
@@ -130,11 +134,19 @@ function encryptionRule(rules: EncryptionRules): (path: readonly string[], leaf:
   };
 }
 
-/** A Go (RE2) regular expression as JavaScript's: a leading `(?i)` becomes the `i` flag. */
-function goRegex(source: string): RegExp | undefined {
+/**
+ * A rule's regular expression as sops reads it: Go's `regexp` (RE2), matched anywhere in a key. It
+ * comes from the file, before its MAC is checked, so it goes through the pattern door (linear time
+ * whatever it is); one RE2 cannot read is refused, as sops itself would refuse the file.
+ */
+function goRegex(file: string, field: string, source: string): TenantPattern | undefined {
   if (source === '') return undefined;
-  const insensitive = source.startsWith('(?i)');
-  return new RegExp(insensitive ? source.slice(4) : source, insensitive ? 'iu' : 'u');
+  try {
+    return compileTenantPattern(source, `sops.${field}`);
+  } catch (error) {
+    if (!(error instanceof TenantPatternError)) throw error;
+    throw new SopsDecryptionError(file, 'malformed', error.message, { cause: error });
+  }
 }
 
 /** A leaf's bytes in the MAC, as sops's ToBytes writes them. */

@@ -37,6 +37,8 @@ export interface ControllerConfig {
   readonly gitCacheMaxRepositoryBytes?: number;
   /** `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
   readonly kustomize?: KustomizeOptions;
+  /** `--max-builds`, `--max-builds-per-namespace`: builds (kustomize) at once, in all and of one namespace. */
+  readonly builds?: { readonly maxRunning: number; readonly maxRunningPerNamespace: number };
   /** `--notification-rate`, `--notification-timeout`, `--notification-attempts`, `--notification-queue-length`. */
   readonly notifications?: DispatcherSettings;
   /** POD_NAME, else hostname and pid. */

@@ -6,6 +6,7 @@ import type { WebhookServer } from '../../http/start-webhook-server.js';
 import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { readSecretVersion } from '../applyset-api.js';
+import { controllerBuilds } from './controller-builds.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
@@ -147,6 +148,7 @@ function wireReconciler(
   });
   const reconcile = createReconciler({
     client,
+    builds: controllerBuilds(config, metrics),
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
     remoteClusters: clients.remoteClusters,
@@ -204,12 +206,12 @@ function startWork(
   const { client, readerAs } = clients;
   const queue = createWorkQueue({
     concurrency: config.concurrency,
-    process: async (key) => {
+    process: async (key, worker) => {
       await secretPoller.beforeReconcile(
         key,
         AbortSignal.any([signals.reconcile, AbortSignal.timeout(10_000)]),
       );
-      return reconcile(key);
+      return reconcile(key, worker);
     },
     onError: (key, error) => logger.error({ applyset: key, err: error }, 'reconcile failed; backing off'),
   });
@@ -239,8 +241,7 @@ function startWork(
       for (const dependent of dependentsToWake(event, () => applySets.list())) queue.add(dependent);
     },
   });
-  // No list or watch of Secrets (the controller may only get them): a fixed credential is noticed by
-  // polling the Secrets of the ApplySets that are not Ready.
+  // No list or watch of Secrets (we may only get them): poll those of the ApplySets not Ready.
   const secretPoller = startSecretChangePoller({
     readVersion: (namespace, name, signal, user) =>
       readSecretVersion(readerAs(user), namespace, name, signal),

@@ -1,12 +1,12 @@
-import PQueue from 'p-queue';
+import { createWorkerPool, type QueueWorker } from './worker-pool.js';
 import { createKeyTimers, systemQueueClock, type KeyTimerSlot, type QueueClock } from './key-timers.js';
 import type { Requeue } from '../../api/requeue.js';
 import { backoffDelayMs, DEFAULT_BASE_BACKOFF_MS, jitteredIntervalMs } from '../../api/requeue.js';
 
 interface WorkQueueOptions {
-  /** How many keys are processed at once, in total. */
+  /** How many keys are processed at once, in total (a run away from its worker does not count). */
   readonly concurrency: number;
-  readonly process: (key: string) => Promise<Requeue>;
+  readonly process: (key: string, worker: QueueWorker) => Promise<Requeue>;
   readonly clock?: QueueClock;
   /** A number in [0, 1); Math.random by default. */
   readonly random?: () => number;
@@ -50,16 +50,16 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
   const random = options.random ?? Math.random;
   const baseBackoffMs = options.baseBackoffMs ?? DEFAULT_BASE_BACKOFF_MS;
   const maxBackoffMs = options.maxBackoffMs ?? 60_000;
-  const workers = new PQueue({ concurrency: options.concurrency, autoStart: false });
   const states = new Map<string, KeyState>();
   const inFlight = new Set<Promise<Requeue>>();
+  const pool = createWorkerPool(options.concurrency, (key) => run(key));
   let stopped = false;
 
   const enqueue = (key: string, state: KeyState) => {
     timers.clear(state);
     if (state.queued || stopped) return;
     state.queued = true;
-    void workers.add(() => run(key));
+    pool.push(key);
   };
   const timers = createKeyTimers<KeyState>(options.clock ?? systemQueueClock, enqueue);
 
@@ -68,7 +68,7 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
     state.queued = false;
     if (stopped) return;
     state.running = true;
-    const work: Promise<Requeue> = options.process(key).catch((error: unknown) => {
+    const work: Promise<Requeue> = options.process(key, pool.worker).catch((error: unknown) => {
       options.onError?.(key, error);
       return { kind: 'backoff', maxDelayMs: maxBackoffMs };
     });
@@ -108,16 +108,15 @@ export function createWorkQueue(options: WorkQueueOptions): WorkQueue {
       if (!state.queued && !state.running) states.delete(key);
     },
     start() {
-      if (!stopped) workers.start();
+      if (!stopped) pool.start();
     },
     async shutdown() {
       stopped = true;
-      workers.clear();
-      workers.pause();
+      for (const key of pool.stop()) stateOf(states, key).queued = false;
       for (const state of states.values()) timers.clear(state);
       await Promise.all([...inFlight]);
     },
-    depth: () => workers.size + workers.pending,
+    depth: () => pool.depth(),
     scheduled: () => [...states.values()].filter((state) => state.timer !== undefined).length,
   };
 }

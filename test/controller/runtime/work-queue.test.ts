@@ -235,4 +235,41 @@ describe('the work queue', () => {
     expect(errors).toHaveLength(1);
     expect(clock.pending()).toEqual([500]);
   });
+
+  it('a run waiting away from its worker (a build) lets other keys through, then finishes first', async () => {
+    const clock = fakeClock();
+    const started: string[] = [];
+    const build = deferred();
+    const plain = deferred();
+    const queue = createWorkQueue({
+      concurrency: 1,
+      clock,
+      random: () => 0,
+      process: async (key, worker) => {
+        started.push(key);
+        if (key === 'team-a/heavy') {
+          await worker.away(() => build.promise);
+          started.push(`${key} back`);
+          return { kind: 'interval', intervalMs: 60_000 };
+        }
+        return plain.promise;
+      },
+    });
+    queue.start();
+    queue.add('team-a/heavy');
+    queue.add('team-b/plain');
+    queue.add('team-b/other');
+    await flush();
+    // The one worker went to team-b/plain while team-a/heavy waits for its build.
+    expect(started).toEqual(['team-a/heavy', 'team-b/plain']);
+    build.resolve({ kind: 'none' });
+    await flush();
+    // Its build done, the heavy run waits for the worker, and comes back before team-b/other starts.
+    expect(started).toEqual(['team-a/heavy', 'team-b/plain']);
+    plain.resolve({ kind: 'none' });
+    await flush();
+    await flush();
+    expect(started).toEqual(['team-a/heavy', 'team-b/plain', 'team-a/heavy back', 'team-b/other']);
+    await queue.shutdown();
+  });
 });
