@@ -8,11 +8,14 @@ export const KUSTOMIZE_OPTIONS = {
   'kustomize-binary': { type: 'string' },
   'kustomize-timeout': { type: 'string' },
   'kustomize-max-memory': { type: 'string' },
+  'decryption-scratch-dir': { type: 'string' },
 } as const;
 
 export const KUSTOMIZE_USAGE = `Kustomize: a spec.source.path holding kustomization.yaml (.yml, Kustomization) is built with
 kustomize (--kustomize-binary, default kustomize on PATH) without network or plugins; one build may run
---kustomize-timeout (60s) and use --kustomize-max-memory (256Mi) before it is stopped.
+--kustomize-timeout (60s) and use --kustomize-max-memory (256Mi) before it is stopped. A build that
+reads decrypted sops files is written to --decryption-scratch-dir (default /dev/shm), which must be
+memory-backed (tmpfs; the chart mounts an emptyDir of medium Memory): never to a disk.
 `;
 
 type KustomizeFlag = keyof typeof KUSTOMIZE_OPTIONS;
@@ -32,7 +35,12 @@ export function kustomizeConfig(values: Partial<Record<KustomizeFlag, string>>):
     if (timeoutMs <= 0) throw new UsageError('--kustomize-timeout must be longer than 0s');
   }
   const memory = values['kustomize-max-memory'];
+  const scratch = values['decryption-scratch-dir'];
+  if (scratch !== undefined && !scratch.startsWith('/')) {
+    throw new UsageError(`--decryption-scratch-dir needs an absolute path, got ${JSON.stringify(scratch)}`);
+  }
   return {
+    ...(scratch === undefined ? {} : { decryptionScratchDir: scratch }),
     binary: binary ?? DEFAULT_KUSTOMIZE_OPTIONS.binary,
     timeoutMs,
     maxMemoryBytes:
@@ -55,5 +63,6 @@ export function previewKustomizeConfig(
     'kustomize-binary': single(flags, 'kustomize-binary') ?? (env['APPLYSET_KUSTOMIZE_BINARY'] || undefined),
     'kustomize-timeout': single(flags, 'kustomize-timeout'),
     'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
+    'decryption-scratch-dir': single(flags, 'decryption-scratch-dir'),
   });
 }

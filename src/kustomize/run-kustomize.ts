@@ -14,6 +14,8 @@ export interface KustomizeOptions {
   readonly timeoutMs: number;
   /** Resident memory of one build. */
   readonly maxMemoryBytes: number;
+  /** A memory-backed directory for builds that read decrypted files (memory-scratch.ts's default if not given). */
+  readonly decryptionScratchDir?: string;
 }
 
 export const DEFAULT_KUSTOMIZE_OPTIONS: KustomizeOptions = {
