@@ -93,15 +93,17 @@ describe('a kustomization with sops files, built decrypted', () => {
   });
 
   it('writes the plaintext only to memory-backed scratch, removed after the build: never to a disk', async () => {
-    // kustomize itself, behind a script that first lists every file holding the plaintext, in the
-    // temp directory (on a disk here) and in the scratch directory, while the build's files are there.
+    // kustomize itself, behind a script that first lists every file holding the plaintext in the builds'
+    // directories under the temp directory (on a disk here) and in the scratch directory, while the
+    // build's files are there.
     const wrapperDir = await mkdtemp(path.join(os.tmpdir(), 'kustomize-watch-'));
     const report = path.join(wrapperDir, 'found');
     const wrapper = path.join(wrapperDir, 'kustomize');
     const grep = '/usr/bin/grep -rlF';
     await writeFile(
       wrapper,
-      `#!/bin/sh\n${grep} '${MARKER}A' ${os.tmpdir()} ${scratch} > ${report} 2>/dev/null\nexec ${binary} "$@"\n`,
+      `#!/bin/sh\n${grep} '${MARKER}A' ${os.tmpdir()}/applyset-kustomize-* ${scratch} > ${report} 2>/dev/null\n` +
+        `exec ${binary} "$@"\n`,
     );
     await chmod(wrapper, 0o755);
     try {
