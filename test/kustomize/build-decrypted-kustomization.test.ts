@@ -110,7 +110,8 @@ describe('a kustomization with sops files, built decrypted', () => {
       const built = await buildCheckoutKustomization(checkout, {
         sourcePath: 'envs/a',
         options: options({ binary: wrapper }),
-        transform: decryptWith([envA.identity]),
+        // Both keys: whichever files a build opens, each decrypts; what matters is where.
+        transform: decryptWith([envA.identity, envB.identity]),
         inMemory: true,
       });
       expect(built.text).toContain(`password: ${MARKER}A`);
