@@ -267,7 +267,8 @@ async function transformInputs(
     const at = await realpath(path.join(root, file));
     if (path.relative(realRoot, at).startsWith('..')) continue;
     const bytes = await readFile(at);
-    const changed = await transform(file, bytes);
+    // Built in place (`apply -k`), a file is named by its absolute path, as the user knows it.
+    const changed = await transform(root === path.parse(root).root ? path.join(root, file) : file, bytes);
     if (changed === bytes) continue;
     // A checkout built in place is the user's: it is never written to.
     if (!writable) throw new Error(`${file} would be rewritten for kustomize in the user's own directory`);
