@@ -27,6 +27,10 @@ are deleted, if this set still owns them. --dry-run prints what apply would do, 
 An object that exists without an apply-owner is taken over, as kubectl does, and its line says
 (adopted); --adopt=false leaves it untouched and reports a conflict instead. --concurrency N (1-128,
 default 16) is how many objects of one wave are written at once, and how many reads are in flight.
+A sops-encrypted file is decrypted with the age identities of SOPS_AGE_KEY, SOPS_AGE_KEY_FILE,
+~/.config/sops/age/keys.txt and --decryption-key-file PATH (repeats); with none, or one that does not
+open it, the whole input is refused before anything is written (-k builds it in
+--decryption-scratch-dir, default /dev/shm, which must be memory-backed).
 Exit codes: 0 ok, 1 some objects failed or conflicted, 2 bad input (nothing written), 3 failure.
 `;
 

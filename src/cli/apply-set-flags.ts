@@ -39,6 +39,10 @@ export interface ApplySetFlags {
   readonly waitTimeoutMs: number | undefined;
   /** `--concurrency N` (apply): objects of one wave written at once, and reads in flight. */
   readonly concurrency: number;
+  /** `--decryption-key-file PATH` (repeats): age key files for sops files, besides sops's own sources. */
+  readonly decryptionKeyFiles: readonly string[];
+  /** `--decryption-scratch-dir DIR`: the memory-backed directory a `-k` build with sops files runs in. */
+  readonly decryptionScratchDir: string | undefined;
 }
 
 /** The engine's own default: what `apply` did before the flag existed. */
@@ -61,6 +65,8 @@ const commonFlags: FlagSpecs = {
   context: { type: 'string' },
   'field-manager': { type: 'string' },
   validate: { type: 'optional-value', bare: 'strict' },
+  'decryption-key-file': { type: 'string', repeats: true },
+  'decryption-scratch-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 };
 
@@ -146,6 +152,8 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
     waitTimeoutMs: waitOf(flags),
     exclude: flags.get('exclude') ?? [],
     concurrency: concurrencyOf(single(flags, 'concurrency')),
+    decryptionKeyFiles: flags.get('decryption-key-file') ?? [],
+    decryptionScratchDir: nonEmpty(single(flags, 'decryption-scratch-dir'), '--decryption-scratch-dir'),
   };
 }
 

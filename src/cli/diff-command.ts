@@ -16,8 +16,9 @@ same three-way merge and writing nothing:
   - KIND/NAME -n NS (pruned by apply --prune) \`apply --prune\` would delete it
 The prunes are shown by default (--prune is accepted, as kubectl diff accepts it); --prune=false
 leaves them out, for a plain \`apply\` without --prune. -f, -R, -k, the --kustomize-* flags,
---kubeconfig and --context read as in \`applyset apply\`. Like kubectl diff: exit 0 when nothing would
-change, 1 when something would, 2 for bad input and 3 when the diff could not be computed.
+--kubeconfig, --context and the sops flags (--decryption-key-file, --decryption-scratch-dir) read as in
+\`applyset apply\`. Like kubectl diff: exit 0 when nothing would change, 1 when something would, 2 for
+bad input and 3 when the diff could not be computed.
 
 applyset diff --applyset-object NAME [-n NAMESPACE] [--local DIR | --ref REF] [-o text|markdown]
 previews what the controller would do for the ApplySet NAME instead: see

@@ -8,12 +8,15 @@ export const KUSTOMIZE_OPTIONS = {
   'kustomize-binary': { type: 'string' },
   'kustomize-timeout': { type: 'string' },
   'kustomize-max-memory': { type: 'string' },
+  'decryption-scratch-dir': { type: 'string' },
 } as const;
 
 export const KUSTOMIZE_USAGE = `Kustomize: a spec.source.path holding kustomization.yaml (.yml, Kustomization) is built with
 kustomize (--kustomize-binary, else APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl
 kustomize) without network or plugins; one build may run --kustomize-timeout (60s) and use
---kustomize-max-memory (256Mi) before it is stopped.
+--kustomize-max-memory (256Mi) before it is stopped. A build that reads decrypted sops files is written
+to --decryption-scratch-dir (default /dev/shm), which must be memory-backed (tmpfs; the chart mounts an
+emptyDir of medium Memory): never to a disk.
 `;
 
 type KustomizeFlag = keyof typeof KUSTOMIZE_OPTIONS;
@@ -44,7 +47,12 @@ export function kustomizeConfig(
     if (timeoutMs <= 0) throw new UsageError('--kustomize-timeout must be longer than 0s');
   }
   const memory = values['kustomize-max-memory'];
+  const scratch = values['decryption-scratch-dir'];
+  if (scratch !== undefined && !scratch.startsWith('/')) {
+    throw new UsageError(`--decryption-scratch-dir needs an absolute path, got ${JSON.stringify(scratch)}`);
+  }
   return {
+    ...(scratch === undefined ? {} : { decryptionScratchDir: scratch }),
     // An empty variable counts as unset, as a shell's `APPLYSET_KUSTOMIZE_BINARY= applyset ...` means.
     binary: binary ?? (env[KUSTOMIZE_BINARY_ENV] || undefined),
     timeoutMs,
@@ -65,6 +73,7 @@ export function kustomizeFlagsConfig(
       'kustomize-binary': single(flags, 'kustomize-binary'),
       'kustomize-timeout': single(flags, 'kustomize-timeout'),
       'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
+      'decryption-scratch-dir': single(flags, 'decryption-scratch-dir'),
     },
     env,
   );

@@ -24,6 +24,10 @@ import { UsageError } from './parse-command-line.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
 import { readManifestSources } from './read-manifest-sources.js';
+import { SopsDecryptionError } from '../sops/sops-decryption-error.js';
+import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
+import { cliBuildTransform, decryptCliManifests } from './decrypt-cli-manifests.js';
+import { readCliAgeIdentities } from './read-cli-age-identities.js';
 
 /** How `apply` and `diff` differ: `diff` is always a dry run and draws no progress line. */
 export interface RunMode {
@@ -111,21 +115,35 @@ async function readCheckedManifests(
 ): Promise<ManifestFile[] | number> {
   let files: ManifestFile[];
   try {
-    files =
-      flags.kustomize === undefined
-        ? await readManifestSources(flags.filenames, {
-            cwd: io.cwd,
-            recursive: flags.recursive,
-            stdin: io.stdin,
-            exclude: flags.exclude,
-          })
-        : [
-            await buildLocalKustomization(resolve(io.cwd, flags.kustomize), flags.kustomize, {
-              options: flags.kustomizeOptions,
-            }),
-          ];
+    // sops files are decrypted (or, without an identity, refuse the whole input) before any is sent.
+    const identities = await readCliAgeIdentities(flags.decryptionKeyFiles, io);
+    if (flags.kustomize === undefined) {
+      const read = await readManifestSources(flags.filenames, {
+        cwd: io.cwd,
+        recursive: flags.recursive,
+        stdin: io.stdin,
+        exclude: flags.exclude,
+      });
+      files = await decryptCliManifests(read, identities);
+    } else {
+      files = [
+        await buildLocalKustomization(resolve(io.cwd, flags.kustomize), flags.kustomize, {
+          options: {
+            ...flags.kustomizeOptions,
+            ...(flags.decryptionScratchDir === undefined
+              ? {}
+              : { decryptionScratchDir: resolve(io.cwd, flags.decryptionScratchDir) }),
+          },
+          transform: cliBuildTransform(identities),
+          inMemory: identities.length > 0,
+        }),
+      ];
+    }
   } catch (error) {
     if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
+    if (error instanceof DecryptionNotConfiguredError || error instanceof SopsDecryptionError) {
+      return fail(error.message.replace(/nothing was applied$/, 'nothing was written'), ExitCode.badInput);
+    }
     if (error instanceof KustomizeError) {
       return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
     }

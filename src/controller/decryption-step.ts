@@ -1,7 +1,8 @@
 /**
  * Steps 10 and 10b of reconcile-applyset.ts: the revision's files, the sops-encrypted ones of the set decrypted in memory, with the
  * age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
- * only in the files handed on; it is never logged, and a failure names the file, never a value.
+ * only in the files handed on (and, for a kustomization, in its build's memory-backed scratch
+ * directory until the build ends); it is never logged, and a failure names the file, never a value.
  */
 import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { FileTransform } from '../git/materialize-commit-tree.js';
@@ -11,22 +12,25 @@ import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { Logger } from '../observability/create-logger.js';
 import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
+import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
 import { readSecret } from './applyset-api.js';
 import { failureOutcome } from './failure-outcome.js';
 import { readFiles, serviceAccountOf, type RevisionReader, type Step } from './fetch-steps.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
-/** How many sops files a message names before it only counts the rest. */
-const NAMED_FILES = 5;
+/** What a set with sops files lacks without spec.decryption. */
+const NOT_CONFIGURED = 'no spec.decryption to decrypt them with';
 
 /**
  * Steps 10 and 10b: the revision's files (readFiles), with every sops file decrypted. Without
  * spec.decryption a sops file stalls the set: applied as it is, its ciphertext would become the live
  * values. The identities are read first, as `user`, the account the set is applied as, like
  * spec.source.secretRef: the controller never reads for a tenant a Secret the tenant's account may not
- * get, and only of the ApplySet's own namespace. A kustomization sees its sops files decrypted (each
- * file is decrypted as it is written out for kustomize); plain files are decrypted once read.
+ * get, and only of the ApplySet's own namespace. A kustomization sees the sops files it reads
+ * decrypted (only those: another environment's file, encrypted to another key, is never opened), in
+ * a build written to memory-backed scratch; plain files, which are those under the path, are decrypted
+ * once read.
  */
 export async function readRevisionFiles(
   revisionReader: RevisionReader,
@@ -45,22 +49,29 @@ export async function readRevisionFiles(
       return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
     }
   }
-  const transform = identities === undefined ? undefined : decryptWhenSops(identities);
   const files = await readFiles(revisionReader, spec, {
     ...read,
-    ...(transform === undefined ? {} : { transform }),
+    ...(identities === undefined
+      ? { transform: refuseSops }
+      : { transform: decryptWhenSops(identities), inMemory: true }),
   });
   if ('done' in files) return files;
   return decryptFiles(files.value, identities, spec, { revision, log });
 }
 
-/** A kustomization's files as they are written out for kustomize: a sops file decrypted, others as they are. */
+/** A file a kustomization reads, as kustomize reads it: a sops file decrypted, others as they are. */
 function decryptWhenSops(identities: readonly string[]): FileTransform {
   return async (filePath, bytes) =>
     isSopsFile(filePath, bytes)
       ? ((await decryptSopsFile(filePath, bytes, [...identities])) ?? bytes)
       : bytes;
 }
+
+/** Without spec.decryption, a sops file a kustomization reads refuses the build: kustomize would copy its ciphertext. */
+const refuseSops: FileTransform = (filePath, bytes) => {
+  if (isSopsFile(filePath, bytes)) throw new DecryptionNotConfiguredError([filePath], NOT_CONFIGURED);
+  return bytes;
+};
 
 async function decryptFiles(
   files: readonly ManifestFile[],
@@ -73,17 +84,11 @@ async function decryptFiles(
   );
   if (encrypted.size === 0) return { value: [...files] };
   if (identities === undefined) {
-    const paths = [...encrypted].map((file) => file.path);
-    const more = paths.length > NAMED_FILES ? ` and ${paths.length - NAMED_FILES} more` : '';
-    const names = `${paths.slice(0, NAMED_FILES).join(', ')}${more}`;
-    return {
-      done: {
-        kind: 'stalled',
-        reason: 'DecryptionNotConfigured',
-        message: `sops-encrypted files (${names}) and no spec.decryption to decrypt them with; nothing was applied`,
-        revision,
-      },
-    };
+    const error = new DecryptionNotConfiguredError(
+      [...encrypted].map((file) => file.path),
+      NOT_CONFIGURED,
+    );
+    return { done: { kind: 'stalled', reason: error.reason, message: error.message, revision } };
   }
   const decrypted: ManifestFile[] = [];
   try {

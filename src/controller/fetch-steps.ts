@@ -145,13 +145,13 @@ type RevisionContent =
 /** How readFiles reaches a revision's files: a commit in the Git cache, or a preview's local checkout. */
 export interface RevisionReader {
   /**
-   * What `path` holds, in one pass: `kustomize build` of it (each file passed through `transform` as it
-   * is written out for kustomize) when it holds a kustomization, else the manifest files under it (a
-   * directory, read recursively, or one file).
+   * What `path` holds, in one pass: `kustomize build` of it (each file the build reads passed through
+   * `transform` first, in memory-backed scratch when `inMemory`) when it holds a kustomization, else the
+   * manifest files under it (a directory, read recursively, or one file).
    */
   read(
     path: string,
-    build: { options: KustomizeOptions; signal: AbortSignal; transform?: FileTransform },
+    build: { options: KustomizeOptions; signal: AbortSignal; transform?: FileTransform; inMemory?: boolean },
   ): Promise<RevisionContent>;
 }
 
@@ -211,6 +211,7 @@ export async function readFiles(
     log: Pick<Logger, 'error'>;
     kustomize?: KustomizeOptions;
     transform?: FileTransform;
+    inMemory?: boolean;
   },
 ): Promise<Step<ManifestFile[]>> {
   const { revision, signal, log, kustomize = DEFAULT_KUSTOMIZE_OPTIONS } = read;
@@ -220,6 +221,7 @@ export async function readFiles(
       options: kustomize,
       signal,
       ...(read.transform === undefined ? {} : { transform: read.transform }),
+      ...(read.inMemory === true ? { inMemory: true } : {}),
     };
     content = await reader.read(spec.source.path, build);
   } catch (error) {

@@ -7,8 +7,8 @@ import { joinPath } from './parse-tree-object.js';
 import { MAX_WALKED_ENTRIES } from './read-tree-manifests.js';
 
 /**
- * Changes a file's bytes on their way to disk (given its path from the repository root); a SOPS
- * decryption, for one. Called once per file written, links' copies included.
+ * Changes a file's bytes before a tool reads them (given its path from the repository root); a sops
+ * decryption, for one. A build calls it only on the files it reads (src/kustomize/build-kustomization.ts).
  */
 export type FileTransform = (filePath: string, bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>;
 
@@ -20,7 +20,6 @@ export interface MaterializeInput {
   readonly into: string;
   /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
   readonly limits?: Partial<ManifestLimits>;
-  readonly transform?: FileTransform;
   readonly signal?: AbortSignal;
 }
 
@@ -49,7 +48,7 @@ export class MaterializeLimitError extends Error {
  * read any of them; the walk is bounded as readTreeManifests bounds it.
  */
 export async function materializeCommitTree(input: MaterializeInput): Promise<void> {
-  const { view, into, transform, signal } = input;
+  const { view, into, signal } = input;
   const limits = manifestLimits(input.limits);
   let taken = 0;
   let walked = 0;
@@ -59,8 +58,7 @@ export async function materializeCommitTree(input: MaterializeInput): Promise<vo
     const problem = checkManifestFileSize(bytes.length, taken, limits);
     if (problem !== undefined) throw new MaterializeLimitError(outPath, problem.detail);
     taken += bytes.length;
-    const written = transform === undefined ? bytes : await transform(outPath, bytes);
-    await writeFile(path.join(into, outPath), written, { mode: 0o600, flag: 'wx' });
+    await writeFile(path.join(into, outPath), bytes, { mode: 0o600, flag: 'wx' });
   };
 
   /** Copies the tree found at `realPath` to `outPath`; `copying` holds the real paths being copied. */

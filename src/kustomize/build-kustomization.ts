@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BuildLimits } from '../builds/build-scheduler.js';
@@ -13,11 +13,12 @@ import { sourcePathSegments } from '../git/read-tree-manifests.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from '../manifests/manifest-limits.js';
 import { copyCheckout } from './copy-checkout.js';
 import { KustomizeError } from './kustomize-error.js';
+import { DEFAULT_DECRYPTION_SCRATCH_DIR, memoryScratchDir } from './memory-scratch.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, runKustomize, type KustomizeOptions } from './run-kustomize.js';
 import {
   KUSTOMIZATION_FILE_NAMES,
   kustomizationFileIn,
-  scanKustomization,
+  kustomizationInputs,
   type KustomizationTree,
 } from './scan-kustomization.js';
 
@@ -26,8 +27,17 @@ export interface KustomizationRequest {
   readonly sourcePath: string | undefined;
   readonly options: KustomizeOptions;
   readonly limits?: Partial<ManifestLimits>;
-  /** Applied to every file written for kustomize (see FileTransform). */
+  /**
+   * Called, once the pre-scan passed and before kustomize runs, on each file the build reads (what
+   * kustomizationInputs lists: never a file no reachable kustomization names): the bytes it returns
+   * replace the file's (sops decryption), or it throws to refuse the build (a sops file, no key).
+   */
   readonly transform?: FileTransform;
+  /**
+   * The transform writes secrets: the build's files are then written to a memory-backed directory
+   * (options.decryptionScratchDir, memory-scratch.ts), never to the temp directory on disk.
+   */
+  readonly inMemory?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -84,7 +94,7 @@ export async function buildCommitKustomization(
   const relative = segments.join('/');
   const label = kustomizeLabel(request.sourcePath);
   const limits = manifestLimits(request.limits);
-  const work = await mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
+  const work = await privateWorkDir(request);
   try {
     const root = path.join(work, 'repo');
     try {
@@ -93,7 +103,6 @@ export async function buildCommitKustomization(
         tree: commit.tree,
         into: root,
         limits,
-        ...(request.transform === undefined ? {} : { transform: request.transform }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
       });
     } catch (error) {
@@ -104,7 +113,15 @@ export async function buildCommitKustomization(
         { cause: error },
       );
     }
-    return await checkAndBuild({ root, relative, label, work, request, maxOutputBytes: limits.maxSetBytes });
+    return await checkAndBuild({
+      root,
+      relative,
+      label,
+      work,
+      request,
+      maxOutputBytes: limits.maxSetBytes,
+      writable: true,
+    });
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -113,23 +130,40 @@ export async function buildCommitKustomization(
 /**
  * `kustomize build DIR` of a directory as it is on disk (`applyset apply -k DIR`): checked and run as
  * the controller runs it (kustomize from PATH, or APPLYSET_KUSTOMIZE_BINARY), the file system's root
- * standing for the repository's.
+ * standing for the repository's. Built in place; with an `inMemory` transform (the CLI's sops
+ * decryption), the smallest directory holding every kustomization and file the build reads is first
+ * copied to memory-backed scratch, and built there.
  */
 export async function buildLocalKustomization(
   absolute: string,
   /** The directory as the user named it, for messages. */
   given: string,
-  request: Partial<Pick<KustomizationRequest, 'options' | 'limits' | 'signal'>>,
+  request: Partial<Pick<KustomizationRequest, 'options' | 'limits' | 'signal' | 'transform' | 'inMemory'>>,
 ): Promise<ManifestFile> {
+  const options = request.options ?? DEFAULT_KUSTOMIZE_OPTIONS;
+  const fsRoot = path.parse(absolute).root;
+  const relative = path.relative(fsRoot, absolute).split(path.sep).join('/');
+  const label = `kustomize build ${given}`;
+  if (request.transform !== undefined && request.inMemory === true) {
+    const top = commonDirectory(relative, kustomizationInputs(fileSystemTree(fsRoot), relative));
+    return buildCheckoutKustomization(path.join(fsRoot, top), {
+      ...request,
+      options,
+      transform: request.transform,
+      sourcePath: path.posix.relative(top, relative),
+      label,
+    });
+  }
   const work = await mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
   try {
     return await checkAndBuild({
-      root: path.parse(absolute).root,
-      relative: path.relative(path.parse(absolute).root, absolute).split(path.sep).join('/'),
-      label: `kustomize build ${given}`,
+      root: fsRoot,
+      relative,
+      label,
       work,
-      request: { options: DEFAULT_KUSTOMIZE_OPTIONS, ...request },
+      request: { ...request, options },
       maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
+      writable: false,
     });
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -138,37 +172,61 @@ export async function buildLocalKustomization(
 
 /**
  * `kustomize build` of `sourcePath` in a checkout on disk (a preview's `--local DIR`), as
- * buildCommitKustomization builds it from a commit: with a `transform` (sops decryption) the checkout
- * is first copied, each file transformed, to a new private directory removed whatever happens; without
- * one it is built in place, as `applyset apply -k` builds it.
+ * buildCommitKustomization builds it from a commit: with an `inMemory` transform (sops decryption) the
+ * checkout is first copied to a new private directory in memory-backed scratch, removed whatever
+ * happens, and the files the build reads are decrypted there; otherwise it is built in place, as
+ * `applyset apply -k` builds it (a transform may then refuse a file, never change it).
  */
 export async function buildCheckoutKustomization(
   checkout: string,
-  request: KustomizationRequest,
+  request: KustomizationRequest & { readonly label?: string },
 ): Promise<ManifestFile> {
   const relative = sourcePathSegments(request.sourcePath).join('/');
   const given = relative === '' ? '.' : relative;
-  const { transform, ...rest } = request;
-  if (transform === undefined) return buildLocalKustomization(path.join(checkout, relative), given, rest);
-  const work = await mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
+  const { label = `kustomize build ${given}`, ...rest } = request;
+  if (request.transform === undefined || request.inMemory !== true) {
+    return buildLocalKustomization(path.join(checkout, relative), given, rest);
+  }
+  const work = await privateWorkDir(request);
   try {
     const root = path.join(work, 'repo');
     await mkdir(root, { mode: 0o700 });
-    await copyCheckout(checkout, root, {
-      transform,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    });
+    await copyCheckout(checkout, root, request.signal === undefined ? {} : { signal: request.signal });
     return await checkAndBuild({
       root,
       relative,
-      label: `kustomize build ${given}`,
+      label,
       work,
       request,
       maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
+      writable: true,
     });
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/** A new private directory for one build: in memory-backed scratch when it will hold secrets. */
+async function privateWorkDir(request: Pick<KustomizationRequest, 'options' | 'inMemory'>): Promise<string> {
+  if (request.inMemory === true) {
+    return memoryScratchDir(request.options.decryptionScratchDir ?? DEFAULT_DECRYPTION_SCRATCH_DIR);
+  }
+  return mkdtemp(path.join(tmpdir(), 'applyset-kustomize-'));
+}
+
+/** The deepest directory (from the root, '' the root) holding `dir` and every path a build reads. */
+function commonDirectory(
+  dir: string,
+  inputs: { readonly files: readonly string[]; readonly directories: readonly string[] },
+): string {
+  let common = dir.split('/').filter((part) => part !== '');
+  for (const input of [...inputs.directories, ...inputs.files.map((file) => path.posix.dirname(file))]) {
+    const parts = input.split('/').filter((part) => part !== '' && part !== '.');
+    let same = 0;
+    while (same < common.length && same < parts.length && common[same] === parts[same]) same += 1;
+    common = common.slice(0, same);
+  }
+  return common.join('/');
 }
 
 async function checkAndBuild(build: {
@@ -176,8 +234,10 @@ async function checkAndBuild(build: {
   readonly relative: string;
   readonly label: string;
   readonly work: string;
-  readonly request: Pick<KustomizationRequest, 'options' | 'signal'>;
+  readonly request: Pick<KustomizationRequest, 'options' | 'signal' | 'transform'>;
   readonly maxOutputBytes: number;
+  /** The files are the build's own copy, which the transform may rewrite (else it may only refuse). */
+  readonly writable: boolean;
 }): Promise<ManifestFile> {
   const { root, relative, label, work, request } = build;
   const tree = fileSystemTree(root);
@@ -187,9 +247,12 @@ async function checkAndBuild(build: {
       `${label}: the directory holds no kustomization.yaml, kustomization.yml or Kustomization`,
     );
   }
-  const problems = scanKustomization(tree, relative);
+  const { problems, files } = kustomizationInputs(tree, relative);
   if (problems.length > 0) {
     throw new KustomizeError('refused', `${label} was refused before it ran: ${problems.join('; ')}`);
+  }
+  if (request.transform !== undefined) {
+    await transformInputs(root, files, request.transform, build.writable, request.signal);
   }
   const home = path.join(work, 'home');
   await mkdir(home, { mode: 0o700 });
@@ -203,6 +266,37 @@ async function checkAndBuild(build: {
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
   return { path: label, text };
+}
+
+/**
+ * Each file the build reads passed through `transform`, in place: only those, so a sops file of the
+ * repository that no reachable kustomization names (another environment's, encrypted to another key)
+ * is never opened.
+ */
+async function transformInputs(
+  root: string,
+  files: readonly string[],
+  transform: FileTransform,
+  writable: boolean,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const realRoot = await realpath(root);
+  for (const file of files) {
+    signal?.throwIfAborted();
+    // Through links, to the file itself; one outside the build's directory is kustomize's to refuse
+    // (its root-only restrictor), and is neither opened nor written here.
+    const at = await realpath(path.join(root, file));
+    if (path.relative(realRoot, at).startsWith('..')) continue;
+    const bytes = await readFile(at);
+    // Built in place (`apply -k`), a file is named by its absolute path, as the user knows it.
+    const changed = await transform(root === path.parse(root).root ? path.join(root, file) : file, bytes);
+    if (changed === bytes) continue;
+    // A checkout built in place is the user's: it is never written to.
+    if (!writable) throw new Error(`${file} would be rewritten for kustomize in the user's own directory`);
+    // Owner-only (its directory already is): the file now holds what sops kept secret.
+    await chmod(at, 0o600);
+    await writeFile(at, changed);
+  }
 }
 
 /** The pre-scan's view of the files under `root` (synchronous: a handful of small kustomization files). */

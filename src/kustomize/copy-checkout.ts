@@ -1,19 +1,17 @@
-import { mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readlink, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { FileTransform } from '../git/materialize-commit-tree.js';
 
 /**
- * A checkout on disk copied into `into` (an empty directory private to one build), each file passed
- * through `transform` on its way, as materializeCommitTree writes out a commit: kustomize then reads
- * the copy, so a sops file a kustomization lists is read decrypted while the checkout stays as it is.
- * `.git` is left out (kustomize never reads it); a link is copied as a link, for kustomize's pre-scan
- * to judge where it leads; anything else that is not a file or a directory (a socket, a device) is
- * left out.
+ * A checkout on disk copied into `into` (an empty directory private to one build), as
+ * materializeCommitTree writes out a commit, for the build to decrypt the files it reads in the copy
+ * while the checkout stays as it is. `.git` is left out (kustomize never reads it); a link is copied
+ * as a link, for kustomize's pre-scan to judge where it leads; anything else that is not a file or a
+ * directory (a socket, a device) is left out.
  */
 export async function copyCheckout(
   from: string,
   into: string,
-  { transform, signal }: { readonly transform: FileTransform; readonly signal?: AbortSignal },
+  { signal }: { readonly signal?: AbortSignal },
 ): Promise<void> {
   const walk = async (relative: string): Promise<void> => {
     signal?.throwIfAborted();
@@ -29,8 +27,7 @@ export async function copyCheckout(
       } else if (entry.isSymbolicLink()) {
         await symlink(await readlink(source), target);
       } else if (entry.isFile()) {
-        // Owner-only: a decrypted file holds what the sops file kept secret.
-        await writeFile(target, await transform(child, await readFile(source)), { mode: 0o600 });
+        await copyFile(source, target);
       }
     }
   };

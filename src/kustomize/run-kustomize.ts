@@ -22,6 +22,8 @@ export interface KustomizeOptions {
    * namespaces); undefined: at once, for `timeoutMs` (the command line, one build at a time).
    */
   readonly schedule?: ScheduleBuild;
+  /** A memory-backed directory for builds that read decrypted files (memory-scratch.ts's default if not given). */
+  readonly decryptionScratchDir?: string;
 }
 
 export const DEFAULT_KUSTOMIZE_OPTIONS: KustomizeOptions = {

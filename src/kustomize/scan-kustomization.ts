@@ -34,9 +34,26 @@ export function kustomizationFileIn(tree: KustomizationTree, dir: string): strin
  * never others behind the ApplySet's back), an absolute path or one leaving the repository root, a
  * path naming nothing (kustomize would take it for a remote one), and any plugin: generators,
  * transformers and validators entries, and Helm charts (kustomize runs them with exec or containers).
+ *
+ * @internal The builds call kustomizationInputs, which also lists the files; the refusals are tested
+ * alone through this.
  */
 export function scanKustomization(tree: KustomizationTree, dir: string): string[] {
+  return kustomizationInputs(tree, dir).problems;
+}
+
+/**
+ * What scanKustomization finds, with what the build will read besides its kustomization files: every
+ * file an entry of a reachable kustomization names (resources, components, crds, configurations,
+ * openapi, patch files, replacements, generator files and envs), as paths from the root; the pre-scan's
+ * walk is the only list of them, so decryption opens exactly the files kustomize reads.
+ */
+export function kustomizationInputs(
+  tree: KustomizationTree,
+  dir: string,
+): { problems: string[]; files: string[]; directories: string[] } {
   const problems: string[] = [];
+  const files = new Set<string>();
   const seen = new Set<string>();
   const pending = [dir];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
@@ -60,19 +77,21 @@ export function scanKustomization(tree: KustomizationTree, dir: string): string[
     if (!isRecord(document)) continue;
     const found = checkKustomization(tree, document, next);
     for (const problem of found.problems) problems.push(`${file}: ${problem}`);
+    for (const input of found.files) files.add(input);
     pending.push(...found.directories.filter((directory) => !seen.has(directory)).reverse());
   }
-  return problems;
+  return { problems, files: [...files], directories: [...seen] };
 }
 
-/** What one kustomization refuses, and the directories it builds on (to scan next). */
+/** What one kustomization refuses, the directories it builds on (to scan next) and the files it reads. */
 function checkKustomization(
   tree: KustomizationTree,
   kustomization: Readonly<Record<string, unknown>>,
   dir: string,
-): { problems: string[]; directories: string[] } {
+): { problems: string[]; directories: string[]; files: string[] } {
   const problems: string[] = [];
   const directories: string[] = [];
+  const files: string[] = [];
   const checkPath = (field: string, entry: unknown): void => {
     if (typeof entry !== 'string') return;
     const found = localPath(entry, dir);
@@ -83,6 +102,7 @@ function checkKustomization(
         `${field} entry ${JSON.stringify(entry)} names nothing in the repository (kustomize would fetch it as a remote URL)`,
       );
     } else if (kind === 'dir') directories.push(found.path);
+    else files.push(found.path);
   };
   for (const field of ['resources', 'bases', 'components', 'crds', 'configurations'] as const) {
     for (const entry of listOf(kustomization[field])) checkPath(field, entry);
@@ -119,7 +139,7 @@ function checkKustomization(
       problems.push(`${field} inflates Helm charts, which the controller does not run in kustomize`);
     }
   }
-  return { problems, directories };
+  return { problems, directories, files };
 }
 
 /** A local path from a kustomization at `dir`, or why it is not one the controller builds. */

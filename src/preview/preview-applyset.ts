@@ -287,11 +287,17 @@ async function readRevision(
  */
 function localReader(directory: string): RevisionReader {
   return {
-    read: async (under, { options, signal, transform }) => {
+    read: async (under, { options, signal, transform, inMemory }) => {
       const absolute = path.join(directory, under);
       if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name))))
         return { kind: 'manifests', files: await readManifestDirectory(absolute, { signal }) };
-      const build = { sourcePath: under, options, signal, ...(transform === undefined ? {} : { transform }) };
+      const build = {
+        sourcePath: under,
+        options,
+        signal,
+        ...(transform === undefined ? {} : { transform }),
+        ...(inMemory === true ? { inMemory } : {}),
+      };
       return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
     },
   };
