@@ -17,7 +17,40 @@ const PURE_FOLDERS = [
 const IO_MODULES = ['fs', 'fs/promises', 'http', 'https', 'net', 'child_process', 'os', 'dns'].flatMap(
   (name) => [name, `node:${name}`],
 );
-const SHELL_FOLDERS = ['apply', 'cli', 'controller', 'git', 'http', 'kube', 'observability'];
+const SHELL_FOLDERS = ['apply', 'cli', 'controller', 'git', 'http', 'kube', 'net', 'observability'];
+
+/**
+ * The one outbound door (src/net, docs/multi-tenancy.md#the-outbound-door): nothing else in src/ opens a
+ * connection, so no feature can forget the address policy, the timeouts or the bound on an answer. Types
+ * (IncomingMessage, AddressInfo) and servers (createServer) stay allowed; what sends a request does not.
+ */
+const OUTBOUND_DOOR = 'src/net/**/*.ts';
+const OUTBOUND_MESSAGE = 'requests out go through the outbound door: sendOutbound/openOutbound in src/net';
+const OUTBOUND_IMPORTS = [
+  ...['http', 'https'].flatMap((name) =>
+    [name, `node:${name}`].map((module) => ({
+      name: module,
+      importNames: ['request', 'get', 'Agent', 'globalAgent', 'default'],
+      message: OUTBOUND_MESSAGE,
+    })),
+  ),
+  ...['net', 'tls', 'http2', 'dgram'].flatMap((name) =>
+    [name, `node:${name}`].map((module) => ({
+      name: module,
+      importNames: ['connect', 'createConnection', 'Socket', 'TLSSocket', 'createSocket', 'default'],
+      message: OUTBOUND_MESSAGE,
+    })),
+  ),
+  ...[
+    'undici',
+    'node-fetch',
+    'axios',
+    'got',
+    'simple-get',
+    'isomorphic-git/http/node',
+    'isomorphic-git/http/web',
+  ].map((name) => ({ name, message: OUTBOUND_MESSAGE })),
+];
 
 /**
  * The pattern door (issue #33): a pattern from tenant input (a sops file's encrypted_regex, a glob of
@@ -66,6 +99,33 @@ export default tseslint.config(
       'max-lines': ['error', { max: 350 }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: [OUTBOUND_DOOR],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: OUTBOUND_IMPORTS.map((path) => ({ ...path, allowTypeImports: true })) },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['fetch', 'XMLHttpRequest', 'WebSocket', 'EventSource'].map((name) => ({
+          name,
+          message: OUTBOUND_MESSAGE,
+        })),
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'globalThis', property: 'fetch', message: OUTBOUND_MESSAGE },
+      ],
+    },
+  },
+  {
+    // The web view's script runs in the user's browser, not in the controller: its fetch reloads the
+    // page from the same origin and opens nothing from the controller's network.
+    files: ['src/ui/ui-assets.ts'],
+    rules: { 'no-restricted-globals': 'off' },
   },
   {
     // The test harness is read as often as the source: its files stay under 350 lines too.

@@ -15,7 +15,7 @@ import {
   DEFAULT_DEPLOYER_ACCOUNT,
   type RunningController,
 } from '../src/controller/runtime/controller-config.js';
-import { parseSourceHostList } from '../src/git/source-host-list.js';
+import { parseSourceHostList } from '../src/net/host-list.js';
 import { runController } from '../src/controller/runtime/run-controller.js';
 import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { loadKubeConfig } from '../src/kube/load-kube-config.js';

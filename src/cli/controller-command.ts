@@ -6,7 +6,7 @@ import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
 import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
-import { parseSourceHostList } from '../git/source-host-list.js';
+import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';

@@ -1,4 +1,5 @@
 import { parseDuration } from '../api/durations.js';
+import { parseSourceHostList } from '../net/host-list.js';
 import { DISPATCHER_DEFAULTS, type DispatcherSettings } from '../notify/notification-dispatcher.js';
 import { UsageError } from './parse-command-line.js';
 
@@ -8,13 +9,17 @@ export const NOTIFICATION_OPTIONS = {
   'notification-timeout': { type: 'string' },
   'notification-attempts': { type: 'string' },
   'notification-queue-length': { type: 'string' },
+  'internal-notification-hosts': { type: 'string' },
 } as const;
 
 export const NOTIFICATION_USAGE = `Notifications (docs/notifications.md): each receiver is sent at most --notification-rate messages
 a second (1), one request may take --notification-timeout (10s), a message is tried
 --notification-attempts times (4) with backoff, and --notification-queue-length messages (100) may
 wait per receiver; more are dropped and counted. --cluster-name names the cluster in messages and
-commit-status contexts (in-cluster).
+commit-status contexts (in-cluster). A Notification may not send to loopback, the controller's own or
+private (cluster-internal) addresses, a ClusterNotification not to loopback or the controller's own,
+unless --internal-notification-hosts (HOST[:PORT],...) names the host; link-local and cloud metadata
+addresses are refused to both.
 `;
 
 type NotificationFlag = keyof typeof NOTIFICATION_OPTIONS;
@@ -36,6 +41,7 @@ export function notificationSettings(values: Partial<Record<NotificationFlag, st
     timeoutMs,
     attempts: count(values, 'notification-attempts', DISPATCHER_DEFAULTS.attempts),
     queueLimit: count(values, 'notification-queue-length', DISPATCHER_DEFAULTS.queueLimit),
+    internalHosts: parseSourceHostList(values['internal-notification-hosts'] ?? ''),
   };
 }
 

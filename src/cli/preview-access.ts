@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { createGitSource } from '../git/git-source.js';
-import { parseSourceHostList } from '../git/source-host-list.js';
+import { parseSourceHostList } from '../net/host-list.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import type { PreviewAccess } from '../preview/preview-applyset.js';
 import type { ApplySetAccess } from './applyset-access.js';

@@ -1,5 +1,5 @@
 import type { GitAuth } from '../git/git-source.js';
-import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../git/source-host-list.js';
+import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../net/host-list.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';

@@ -9,8 +9,8 @@
  */
 import { IntentError } from '../errors/intent-error.js';
 import { messageOf } from '../errors/message-of.js';
-import type { SourceHostList } from '../git/source-host-list.js';
-import { sourceUrlRefusal } from '../git/source-url-refusal.js';
+import type { SourceHostList } from '../net/host-list.js';
+import { destinationUrlRefusal } from '../net/destination-url-refusal.js';
 import {
   currentClusterOf,
   currentContextOf,
@@ -85,7 +85,7 @@ function remoteKubeConfigProblems(config: KubeConfig, policy: RemoteKubeConfigPo
 
 function serverProblems(cluster: KubeConfigCluster, policy: RemoteKubeConfigPolicy): string[] {
   if (cluster.server === '') return [`cluster "${cluster.name}" has no server`];
-  const refusal = sourceUrlRefusal(cluster.server, policy.allowedHosts, {
+  const refusal = destinationUrlRefusal(cluster.server, policy.allowedHosts, {
     flag: '--allowed-remote-cluster-hosts',
     hosts: 'allowed remote cluster hosts',
   });

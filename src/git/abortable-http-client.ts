@@ -1,32 +1,28 @@
 import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
-import nodeHttp from 'isomorphic-git/http/node';
 import type { LookupFunction } from 'node:net';
+import type { DestinationPolicy } from '../net/destination-policy.js';
+import { gitHttpRequest } from '../net/git-http-client.js';
 
 export interface AbortableHttpClientOptions {
-  /** Resolves host names for the sockets (see guardedLookup); default Node's. */
+  /** Where requests may go: the outbound door's Git policy (src/net). */
+  readonly policy: DestinationPolicy;
+  /** Resolves host names for the sockets (a guardedLookup); default the policy's. */
   readonly lookup?: LookupFunction;
 }
 
 /**
- * isomorphic-git's Node HTTP client, bound to a signal. isomorphic-git itself cannot be cancelled, so
+ * isomorphic-git's HTTP requests, sent through the outbound door (src/net), bound to a signal. isomorphic-git itself cannot be cancelled, so
  * every request it makes gets the signal (Node aborts the socket), and every read of a response body
  * races the signal: the Node client's body iterator never settles when its stream fails between two
  * reads, and an abandoned fetch must end, because it holds the repository's cache until it does.
  * It answers redirects as they are instead of following them: followRedirects checks every hop.
  */
-export function abortableHttpClient(
-  signal: AbortSignal,
-  options: AbortableHttpClientOptions = {},
-): HttpClient {
-  // simple-get (under isomorphic-git's client) passes these on to http.request.
-  const fetchOptions = {
-    followRedirects: false,
-    ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-  };
+export function abortableHttpClient(signal: AbortSignal, options: AbortableHttpClientOptions): HttpClient {
+  const send = gitHttpRequest(options.policy, options.lookup);
   return {
     request: async (request) => {
       signal.throwIfAborted();
-      const response = await nodeHttp.request({ ...request, fetchOptions, signal });
+      const response = await send({ ...request, signal });
       return withBodyReads(response, (body) => raceSignal(body.next(), signal));
     },
   };

@@ -8,7 +8,7 @@ import {
   isGitSourceError,
   type GitSourceError,
 } from './git-error.js';
-import { SourceAddressRefusedError } from './guarded-lookup.js';
+import { SourceAddressRefusedError } from '../net/guarded-lookup.js';
 
 /**
  * Node's own error codes (system calls, DNS, TLS, the HTTP parser: `ECONNREFUSED`, `EPROTO`,

@@ -3,10 +3,10 @@ import {
   sourceHostListAllows,
   sourceHostOf,
   type SourceHostList,
-} from './source-host-list.js';
+} from '../net/host-list.js';
 import { GitCredentialsNotForHostError, GitSourceNotAllowedError } from './git-error.js';
 import type { RepositoryUrl } from './parse-repository-url.js';
-import { sourceUrlRefusal } from './source-url-refusal.js';
+import { destinationUrlRefusal } from '../net/destination-url-refusal.js';
 
 /**
  * Why credentials must not be sent to `url`, or undefined when they may, phrased to follow their subject
@@ -37,7 +37,7 @@ export function refuseDisallowedSource(
   allowedHosts: SourceHostList,
   requireCredentialHosts: boolean,
 ): void {
-  const sourceRefusal = sourceUrlRefusal(repository.url, allowedHosts);
+  const sourceRefusal = destinationUrlRefusal(repository.url, allowedHosts);
   if (sourceRefusal !== undefined) throw new GitSourceNotAllowedError(repository.url, sourceRefusal);
   if (auth === undefined) return;
   const refusal = credentialsRefusal(repository.url, auth.hosts, requireCredentialHosts);

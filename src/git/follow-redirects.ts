@@ -5,13 +5,13 @@ import {
   GitSourceNotAllowedError,
   GitUnreachableError,
 } from './git-error.js';
-import type { SourceHostList } from './source-host-list.js';
-import { sourceUrlRefusal } from './source-url-refusal.js';
+import type { SourceHostList } from '../net/host-list.js';
+import { destinationUrlRefusal } from '../net/destination-url-refusal.js';
 
 export interface FollowRedirectsOptions {
   /** The repository URL without credentials, for messages. */
   readonly repositoryUrl: string;
-  /** Every hop must pass sourceUrlRefusal with these (empty: any host). */
+  /** Every hop must pass destinationUrlRefusal with these (empty: any host). */
   readonly allowedHosts: SourceHostList;
   /** Default 10 (simple-get's, which isomorphic-git used to follow them with). */
   readonly maxRedirects?: number;
@@ -69,7 +69,7 @@ function nextRequest(
   target.username = '';
   target.password = '';
   target.hash = '';
-  const refusal = sourceUrlRefusal(target.href, options.allowedHosts);
+  const refusal = destinationUrlRefusal(target.href, options.allowedHosts);
   if (refusal !== undefined) {
     throw new GitSourceNotAllowedError(options.repositoryUrl, `redirected to ${target.origin}: ${refusal}`);
   }

@@ -25,13 +25,14 @@ import {
 import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
 import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
-import { guardedLookup } from './guarded-lookup.js';
+import { gitPolicy } from '../net/destination-policy.js';
+import { guardedLookup } from '../net/guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
 import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
 import { readUnderLock } from './read-under-lock.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
-import type { SourceHostList } from './source-host-list.js';
+import type { SourceHostList } from '../net/host-list.js';
 
 /**
  * Basic credentials, or a token. A token is sent as HTTP basic with username `git` and the token as
@@ -293,10 +294,13 @@ async function fetchShared(
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const redirecting = followRedirects(abortableHttpClient(signal, { lookup }), {
-    repositoryUrl: repository.url,
-    allowedHosts,
-  });
+  const redirecting = followRedirects(
+    abortableHttpClient(signal, { policy: gitPolicy(allowedHosts), lookup }),
+    {
+      repositoryUrl: repository.url,
+      allowedHosts,
+    },
+  );
   const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
     overLimit.abort(refusal),
   );

@@ -1,5 +1,7 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import type { DestinationPolicy } from '../net/destination-policy.js';
+import { sendOutbound } from '../net/outbound-request.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { KubeApiError, KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
 import { createKubeConnection, type KubeConnection } from './kube-connection.js';
@@ -29,6 +31,8 @@ export interface KubeRequest {
    * a cache of the decoded document weighs, without serialising the document again to find out.
    */
   readonly onBodyBytes?: (bytes: number) => void;
+  /** A smaller bound on the answer's body than the connection's (a remote cluster's `/version`). */
+  readonly maxBodyBytes?: number;
 }
 
 /** Raw JSON access to one API server as one user: the only door the shell has to the cluster. */
@@ -119,7 +123,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     }
     if (req.method !== 'GET') options.writeFence?.();
     options.onRequest?.(req.method, req.path);
-    return send(url, { ...opts, method: req.method, headers }, req, timeoutMs);
+    return send(url, { ...opts, headers }, req, { timeoutMs, policy: connection.policy });
   };
 
   const request = async (req: KubeRequest): Promise<JsonValue> => {
@@ -141,7 +145,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     req.signal.throwIfAborted();
     options.onRequest?.('GET', req.path);
     try {
-      await streamWatch(url, { ...opts, headers }, req, timeoutMs);
+      await streamWatch(url, { ...opts, headers }, req, { timeoutMs, policy: connection.policy });
     } catch (error) {
       // The watch's caller connects again; it should then bring a fresh credential.
       if (error instanceof KubeApiError && error.status === 401) connection.unauthorized();
@@ -159,32 +163,32 @@ interface Answer {
   readonly bytes: number;
 }
 
-function send(url: URL, opts: RequestOptions, req: KubeRequest, timeoutMs: number): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const fail = (cause: unknown) => reject(new KubeTransportError(req.method, req.path, { cause }));
-    const outgoing = doRequest(
+async function send(
+  url: URL,
+  opts: RequestOptions & { headers: Record<string, string> },
+  req: KubeRequest,
+  through: { readonly timeoutMs: number; readonly policy: DestinationPolicy },
+): Promise<Answer> {
+  const { headers, ...transport } = opts;
+  let answer: Awaited<ReturnType<typeof sendOutbound>>;
+  try {
+    answer = await sendOutbound({
       url,
-      { ...opts, signal: req.signal, timeout: timeoutMs },
-      (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          if (req.onWarning !== undefined) for (const text of warningTexts(response)) req.onWarning(text);
-          const received = Buffer.concat(chunks);
-          resolve({
-            status: response.statusCode ?? 0,
-            body: received.toString('utf8'),
-            bytes: received.length,
-          });
-        });
-        response.on('error', fail);
-      },
-    );
-    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    outgoing.on('error', (error) => (req.signal?.aborted ? reject(req.signal.reason) : fail(error)));
-    outgoing.end(req.body);
-  });
+      method: req.method,
+      policy: through.policy,
+      headers,
+      ...(req.body === undefined ? {} : { body: req.body }),
+      signal: req.signal,
+      transport,
+      idleTimeoutMs: through.timeoutMs,
+      ...(req.maxBodyBytes === undefined ? {} : { maxBodyBytes: req.maxBodyBytes }),
+    });
+  } catch (error) {
+    if (req.signal?.aborted === true) throw req.signal.reason as Error;
+    throw new KubeTransportError(req.method, req.path, { cause: error });
+  }
+  if (req.onWarning !== undefined) for (const text of warningTexts(answer.response)) req.onWarning(text);
+  return { status: answer.status, body: answer.body.toString('utf8'), bytes: answer.body.length };
 }
 
 /**

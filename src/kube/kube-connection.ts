@@ -8,13 +8,16 @@
  * credential headers are resolved per request (see createKubeCredentials), so a rotated token is
  * used without a new connection.
  */
-import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { RequestOptions } from 'node:https';
+import { API_SERVER_POLICY, type DestinationPolicy } from '../net/destination-policy.js';
+import { createOutboundAgent } from '../net/outbound-agent.js';
 import type { KubeCredentials } from './kube-credentials.js';
 
 export interface KubeConnection {
   /** The server's URL, without a trailing slash. */
   readonly server: string;
+  /** Where requests may go and how much of an answer is read (src/net). */
+  readonly policy: DestinationPolicy;
   /** The agent (made once) and this request's credential headers. */
   options(): Promise<Omit<RequestOptions, 'headers'> & { headers: Record<string, string> }>;
   /** The server answered 401: true when the credential was dropped and a retry may get a new one. */
@@ -31,25 +34,27 @@ export interface KubeConnectionOptions {
   /** Sockets kept open to the server, which bounds the real concurrency; default 32. */
   readonly maxSockets?: number;
   /**
-   * How the server's name is resolved; default the system's. A remote cluster's connection checks the
-   * addresses DNS answers before connecting (docs/remote-clusters.md).
+   * The destination's policy; default the controller's own API server (unchecked, unbounded). A remote
+   * cluster's connection checks the addresses DNS answers before connecting and bounds its answers
+   * (docs/remote-clusters.md).
    */
-  readonly lookup?: LookupFunction;
+  readonly policy?: DestinationPolicy;
 }
 
 /** An agent of its own over the given credentials; their TLS material was read when they were made. */
 export function createKubeConnection(options: KubeConnectionOptions): KubeConnection {
   const { credentials } = options;
   const { server, tls } = credentials;
-  const lookup = options.lookup === undefined ? {} : { lookup: options.lookup };
+  const policy = options.policy ?? API_SERVER_POLICY;
   // One agent, so a set of 1,000 objects does not pay a TLS handshake per request.
   const agent =
     new URL(server).protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 32, ...tls, ...lookup })
+      ? createOutboundAgent(policy, { maxSockets: options.maxSockets ?? 32, ...tls })
       : undefined;
   return {
     server,
-    options: async () => ({ ...tls, ...lookup, agent, headers: await credentials.headers() }),
+    policy,
+    options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
   };
 }

@@ -1,5 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
+import type { DestinationPolicy } from '../net/destination-policy.js';
+import { ResponseTooLargeError } from '../net/destination-refused-error.js';
+import { openOutbound } from '../net/outbound-request.js';
 import { KubeTransportError, kubeApiErrorFrom } from './kube-api-error.js';
 import { parseJsonLossless } from '../manifests/lossless-json.js';
 
@@ -22,9 +25,9 @@ export interface KubeWatchRequest {
  */
 export function streamWatch(
   url: URL,
-  opts: RequestOptions,
+  opts: RequestOptions & { headers: Record<string, string> },
   watch: KubeWatchRequest,
-  timeoutMs: number,
+  through: { readonly timeoutMs: number; readonly policy: DestinationPolicy },
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -38,22 +41,24 @@ export function streamWatch(
       settle(
         watch.signal.aborted ? watch.signal.reason : new KubeTransportError('GET', watch.path, { cause }),
       );
-    const doRequest = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const outgoing = doRequest(
+    const { headers, ...transport } = opts;
+    openOutbound({
       url,
-      { ...opts, method: 'GET', signal: watch.signal, timeout: timeoutMs },
-      (response: IncomingMessage) => {
-        outgoing.setTimeout(0);
-        const status = response.statusCode ?? 0;
-        if (status < 200 || status > 299) return refuse(response, watch.path, status, settle);
-        readEvents(response, watch, settle, (error) => outgoing.destroy(error as Error));
-        response.on('error', fail);
-        return undefined;
-      },
-    );
-    outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    outgoing.on('error', fail);
-    outgoing.end();
+      method: 'GET',
+      policy: through.policy,
+      headers,
+      signal: watch.signal,
+      transport,
+      idleTimeoutMs: through.timeoutMs,
+    }).then(({ response, abort }) => {
+      const status = response.statusCode ?? 0;
+      if (status < 200 || status > 299) return refuse(response, watch.path, status, settle);
+      // One event is bounded as one answer of the destination is (a remote cluster's 64 MiB).
+      const bound = { limit: through.policy.maxBodyBytes, kind: through.policy.kind, where: url.host };
+      readEvents(response, watch, settle, (error) => abort(error as Error), bound);
+      response.on('error', fail);
+      return undefined;
+    }, fail);
   });
 }
 
@@ -65,7 +70,14 @@ function refuse(
   settle: (error: unknown) => void,
 ): void {
   const chunks: Buffer[] = [];
-  response.on('data', (chunk: Buffer) => chunks.push(chunk));
+  let length = 0;
+  response.on('data', (chunk: Buffer) => {
+    length += chunk.length;
+    // A Status is a few hundred bytes; a refusal's body past 1 MiB is not one, and is not kept.
+    if (length <= 1024 * 1024) chunks.push(chunk);
+    else response.destroy();
+  });
+  response.on('close', () => settle(kubeApiErrorFrom('GET', path, status, '')));
   response.on('end', () =>
     settle(kubeApiErrorFrom('GET', path, status, Buffer.concat(chunks).toString('utf8'))),
   );
@@ -80,6 +92,11 @@ function readEvents(
   watch: KubeWatchRequest,
   settle: (error?: unknown) => void,
   abandon: (error: unknown) => void,
+  bound: {
+    readonly limit: number | undefined;
+    readonly kind: DestinationPolicy['kind'];
+    readonly where: string;
+  },
 ): void {
   let pending = '';
   const deliver = (line: string) => {
@@ -95,6 +112,10 @@ function readEvents(
       abandon(error);
     }
   };
+  const fail = (error: Error) => {
+    settle(new KubeTransportError('GET', watch.path, { cause: error }));
+    abandon(error);
+  };
   // Decoding as a stream keeps a character split between two chunks whole.
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {
@@ -102,6 +123,11 @@ function readEvents(
     for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
       deliver(pending.slice(0, newline));
       pending = pending.slice(newline + 1);
+    }
+    if (bound.limit !== undefined && pending.length > bound.limit) {
+      const error = new ResponseTooLargeError(bound.kind, `${bound.where} (one watch event)`, bound.limit);
+      pending = '';
+      fail(error);
     }
   });
   response.on('end', () => {

@@ -1,5 +1,10 @@
 import PQueue from 'p-queue';
+import { IntentError } from '../errors/intent-error.js';
 import { messageOf } from '../errors/message-of.js';
+import { notificationPolicy } from '../net/destination-policy.js';
+import type { SourceHostList } from '../net/host-list.js';
+import { sendOutbound } from '../net/outbound-request.js';
+import { CLUSTER_RECEIVERS } from './notification-spec.js';
 import { NotificationSendError } from './notification-send-error.js';
 import { dedupeKeyOf, type NotificationEvent } from './notification-event.js';
 
@@ -20,6 +25,8 @@ export interface NotificationReceiver {
   delivery(event: NotificationEvent): Delivery;
   /** Called once the receiver took the message (its Notification's status records it). */
   sent?(event: NotificationEvent): void;
+  /** Called when the address policy refused the receiver: nothing was sent, nor will be retried. */
+  refused?(message: string): void;
 }
 
 export interface DispatcherOptions {
@@ -37,12 +44,15 @@ export interface DispatcherOptions {
   readonly timeoutMs?: number;
   /** Messages per second and receiver at most. */
   readonly perSecond?: number;
+  /** Hosts a receiver may have on an internal address (`--internal-notification-hosts`). */
+  readonly internalHosts?: SourceHostList;
 }
 
 /** The settings an operator chooses (the controller's `--notification-*` flags). */
 export type DispatcherSettings = Required<
   Pick<DispatcherOptions, 'perSecond' | 'timeoutMs' | 'attempts' | 'queueLimit'>
->;
+> &
+  Pick<DispatcherOptions, 'internalHosts'>;
 
 export interface NotificationDispatcher {
   /** Queues the event for the receiver and returns at once; never throws, never waits. */
@@ -78,8 +88,9 @@ export const DISPATCHER_DEFAULTS = {
  * receiver was already given (or has queued) is filtered.
  */
 export function createNotificationDispatcher(options: DispatcherOptions): NotificationDispatcher {
-  const settings = { ...DISPATCHER_DEFAULTS, ...withoutUndefined(options) };
-  const post = options.post ?? postDelivery;
+  const { internalHosts: _hosts, ...rest } = options;
+  const settings = { ...DISPATCHER_DEFAULTS, ...withoutUndefined(rest) };
+  const post = options.post ?? postDelivery(options.internalHosts ?? []);
   const closing = new AbortController();
   const queues = new Map<string, { readonly queue: PQueue; readonly stop: AbortController }>();
   // receiver + ApplySet + topic → the key of the last message queued for it.
@@ -165,6 +176,12 @@ function retrying(
         receiver.sent?.(event);
         return options.count('sent');
       } catch (error) {
+        // A refused address (or an answer past its bound) stays refused: told once, not retried.
+        if (isStalled(error)) {
+          options.warn(receiver.id, `refused, nothing sent: ${messageOf(error)}`);
+          receiver.refused?.(messageOf(error));
+          return options.count('dropped');
+        }
         if (attempt >= settings.attempts || stopped.aborted) {
           options.warn(receiver.id, `dropped after ${attempt} attempt(s): ${messageOf(error)}`);
           return options.count('dropped');
@@ -190,33 +207,45 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * POSTs a delivery. Redirects are not followed: a receiver's answer must not send the message, and
- * the credential in it, to a host its Secret does not name.
+ * POSTs a delivery through the outbound door, under the policy of its sender: a tenant's Notification
+ * or the platform's ClusterNotification (src/net/destination-policy.ts). Redirects are not followed: a
+ * receiver's answer must not send the message, and the credential in it, to a host its Secret does not
+ * name. The answer's body is not read: its status says whether the message was taken.
  */
-async function postDelivery(receiver: string, delivery: Delivery, signal: AbortSignal): Promise<void> {
-  let response: Response;
-  try {
-    response = await fetch(delivery.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...delivery.headers },
-      body: delivery.body,
-      redirect: 'manual',
-      signal,
-    });
-  } catch (error) {
-    throw new NotificationSendError(receiver, networkProblem(error, signal), { cause: error });
-  }
-  await response.body?.cancel();
-  if (response.status < 200 || response.status > 299) {
-    throw new NotificationSendError(receiver, `answered HTTP ${response.status}`);
-  }
+function postDelivery(internalHosts: SourceHostList) {
+  return async (receiver: string, delivery: Delivery, signal: AbortSignal): Promise<void> => {
+    const sender = receiver.startsWith(CLUSTER_RECEIVERS) ? 'cluster-notification' : 'notification';
+    // The socket is opened on a later turn: notify() runs in a reconcile and never waits on a receiver.
+    await new Promise((resolve) => setImmediate(resolve));
+    let status: number;
+    try {
+      ({ status } = await sendOutbound({
+        url: new URL(delivery.url),
+        method: 'POST',
+        policy: notificationPolicy(internalHosts, sender),
+        headers: { 'content-type': 'application/json', ...delivery.headers },
+        body: delivery.body,
+        signal,
+      }));
+    } catch (error) {
+      if (isStalled(error)) throw error;
+      throw new NotificationSendError(receiver, networkProblem(error, signal), { cause: error });
+    }
+    if (status < 200 || status > 299) {
+      throw new NotificationSendError(receiver, `answered HTTP ${status}`);
+    }
+  };
+}
+
+function isStalled(error: unknown): boolean {
+  return error instanceof IntentError && error.intent === 'stalled';
 }
 
 /** The network error without the URL (fetch puts none in its message, but its cause may). */
 function networkProblem(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return 'no answer in time';
-  const cause = (error as { cause?: { code?: unknown } }).cause;
-  return typeof cause?.code === 'string' ? cause.code : 'network error';
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'network error';
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

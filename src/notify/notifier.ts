@@ -10,7 +10,7 @@ import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { impersonatedUser, readSecret } from '../controller/applyset-api.js';
 import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
-import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../git/source-host-list.js';
+import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../net/host-list.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
@@ -37,6 +37,7 @@ import {
   forgetSent,
   lastSyncRevision,
   syncStateIn,
+  recordRefused,
   recordSent,
   recordsApplySet,
   sentRecordOf,
@@ -225,7 +226,19 @@ function sender(options: NotifierOptions) {
               'sent, but not recorded in the status of the Notification',
             ),
         );
-      const recording = { ...receiver, sent: (event: NotificationEvent) => void record(event) };
+      const refused = (message: string) =>
+        recordRefused(options.client, config, message, new Date(options.now()), options.signal).catch(
+          (error: unknown) =>
+            options.log.warn(
+              { notification: receiverIdOf(config), error: messageOf(error) },
+              'refused, but not recorded in the status of the Notification',
+            ),
+        );
+      const recording = {
+        ...receiver,
+        sent: (event: NotificationEvent) => void record(event),
+        refused: (message: string) => void refused(message),
+      };
       for (const event of selected.filter(receiver.wants)) options.dispatcher.notify(recording, event);
     }
   };

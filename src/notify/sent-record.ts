@@ -121,7 +121,29 @@ export async function recordSent(
     notification,
     { [entryKey(event.namespace, event.name, event.topic)]: entry },
     signal,
+    // A send that went through ends an earlier refusal (the operator listed the host since).
+    { refused: null },
   );
+}
+
+/**
+ * Writes why the address policy refused the Notification's receiver into `status.refused`: the
+ * tenant reads there that nothing was sent and why, and nothing about what listens at the address.
+ */
+export async function recordRefused(
+  client: KubeClient,
+  notification: StatusOwner,
+  message: string,
+  at: Date,
+  signal: AbortSignal,
+): Promise<void> {
+  await client.request({
+    method: 'PATCH',
+    path: statusPath(notification),
+    contentType: 'application/merge-patch+json',
+    body: JSON.stringify({ status: { refused: { message, at: at.toISOString() } } }),
+    signal,
+  });
 }
 
 /** Removes every entry of a deleted ApplySet from a Notification's status. */
@@ -142,12 +164,13 @@ async function patchLastSent(
   notification: StatusOwner,
   lastSent: Record<string, JsonValue>,
   signal: AbortSignal,
+  more: Record<string, JsonValue> = {},
 ): Promise<void> {
   await client.request({
     method: 'PATCH',
     path: statusPath(notification),
     contentType: 'application/merge-patch+json',
-    body: JSON.stringify({ status: { lastSent } }),
+    body: JSON.stringify({ status: { lastSent, ...more } }),
     signal,
   });
 }

@@ -7,7 +7,15 @@ describe('the controller notification flags', () => {
       timeoutMs: 10_000,
       attempts: 4,
       queueLimit: 100,
+      internalHosts: [],
     });
+  });
+
+  it('read the internal receivers an operator allows', () => {
+    expect(
+      notificationSettings({ 'internal-notification-hosts': 'Alertmanager.monitoring.svc:9093, 127.0.0.1' })
+        .internalHosts,
+    ).toEqual(['alertmanager.monitoring.svc:9093', '127.0.0.1']);
   });
 
   it('take a rate, a duration, a number of tries and a queue length', () => {
@@ -18,7 +26,7 @@ describe('the controller notification flags', () => {
         'notification-attempts': '2',
         'notification-queue-length': '500',
       }),
-    ).toEqual({ perSecond: 5, timeoutMs: 3000, attempts: 2, queueLimit: 500 });
+    ).toEqual({ perSecond: 5, timeoutMs: 3000, attempts: 2, queueLimit: 500, internalHosts: [] });
   });
 
   it.each([

@@ -44,6 +44,8 @@ describe('the chart and notifications', () => {
           'notifications.timeout': '3s',
           'notifications.attempts': '2',
           'notifications.queueLength': '500',
+          'notifications.internalHosts[0]': 'alertmanager.monitoring.svc:9093',
+          'notifications.internalHosts[1]': '10.0.0.7',
         }),
       );
       const { args } = container;
@@ -52,6 +54,7 @@ describe('the chart and notifications', () => {
       expect(argAfter(args, '--notification-timeout')).toBe('3s');
       expect(argAfter(args, '--notification-attempts')).toBe('2');
       expect(argAfter(args, '--notification-queue-length')).toBe('500');
+      expect(argAfter(args, '--internal-notification-hosts')).toBe('alertmanager.monitoring.svc:9093,10.0.0.7');
     },
     HELM_TIMEOUT_MS,
   );

@@ -51,6 +51,8 @@ export async function startController(options: {
    * default the harness's Git servers, on loopback, are allowed with `--allowed-source-hosts 127.0.0.1`.
    */
   readonly allowLoopbackGit?: boolean;
+  /** false: leave loopback receivers refused (`--internal-notification-hosts`), as the defaults do. */
+  readonly allowLoopbackNotifications?: boolean;
 }): Promise<ControllerProcess> {
   const given = options.args ?? [];
   const account = deployerAccount(given);
@@ -72,6 +74,11 @@ export async function startController(options: {
     ...(options.allowLoopbackGit === false || given.some((arg) => arg.startsWith('--allowed-source-hosts'))
       ? []
       : ['--allowed-source-hosts', '127.0.0.1']),
+    // Its notification receivers listen on loopback too, which a Notification may not reach unless named.
+    ...(options.allowLoopbackNotifications === false ||
+    given.some((arg) => arg.startsWith('--internal-notification-hosts'))
+      ? []
+      : ['--internal-notification-hosts', '127.0.0.1']),
     ...given,
   ];
   const child = spawn(process.execPath, args, {

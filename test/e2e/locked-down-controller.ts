@@ -122,6 +122,8 @@ export async function startLockedDownController(options: {
   readonly env?: Readonly<Record<string, string>>;
   /** The chart's default values rather than the locked-down ones (issue #23: they are the same mode). */
   readonly chartDefaults?: boolean;
+  /** false: no `--internal-notification-hosts 127.0.0.1` of the harness's; the chart's values alone. */
+  readonly allowLoopbackNotifications?: boolean;
 }): Promise<LockedDownController> {
   const release = uniqueName('rel');
   const releaseNamespace = uniqueName('e2e-release');
@@ -145,6 +147,7 @@ export async function startLockedDownController(options: {
     args,
     // The suites make the tenants' accounts themselves, with the rights they mean to test.
     provisionDeployer: false,
+    ...(options.allowLoopbackNotifications === false ? { allowLoopbackNotifications: false } : {}),
     env: { POD_NAME: `${release}-0`, POD_NAMESPACE: releaseNamespace, ...options.env },
   });
   return {

@@ -25,7 +25,8 @@ import {
   GitUnreachableError,
   GitUnsafeTreeError,
 } from '../../src/git/git-error.js';
-import { SourceAddressRefusedError } from '../../src/git/guarded-lookup.js';
+import { SourceAddressRefusedError } from '../../src/net/guarded-lookup.js';
+import { DestinationRefusedError, ResponseTooLargeError } from '../../src/net/destination-refused-error.js';
 import { SopsDecryptionError } from '../../src/sops/sops-decryption-error.js';
 import {
   CompressedInventoryError,
@@ -91,6 +92,12 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'stalled',
     'SourceNotAllowed',
   ],
+  [
+    new DestinationRefusedError('notification', '127.0.0.1:8080', '127.0.0.1 is a loopback address'),
+    'stalled',
+    'SourceNotAllowed',
+  ],
+  [new ResponseTooLargeError('remote-cluster', 'example.com/version', 65536), 'stalled', 'ResponseTooLarge'],
   [new KubeApiError('GET', '/p', 503, 'ServiceUnavailable', 'x'), 'retryable', 'ApplyFailed'],
   [new KubeApiError('PATCH', '/p', 422, 'Invalid', 'x'), 'stalled', 'ApplyFailed'],
   [

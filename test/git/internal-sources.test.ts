@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { GitSourceNotAllowedError, GitUnreachableError } from '../../src/git/git-error.js';
 import { createGitSource, type GitSourceOptions } from '../../src/git/git-source.js';
-import { guardedLookup } from '../../src/git/guarded-lookup.js';
-import { internalAddressReason, podAddresses } from '../../src/git/internal-source-address.js';
-import { sourceUrlRefusal } from '../../src/git/source-url-refusal.js';
+import { guardedLookup } from '../../src/net/guarded-lookup.js';
+import { internalAddressReason, podAddresses } from '../../src/net/internal-address.js';
+import { destinationUrlRefusal } from '../../src/net/destination-url-refusal.js';
 
 const ADMIN_PATH = '/admin/do-something?confirm=yes';
 
@@ -51,7 +51,7 @@ describe('internalAddressReason', () => {
   });
 });
 
-describe('sourceUrlRefusal of internal hosts', () => {
+describe('destinationUrlRefusal of internal hosts', () => {
   it.each([
     ['http://127.0.0.1:8080/r.git', '127.0.0.1 is a loopback address (--allowed-source-hosts may name it)'],
     ['http://127.1/r.git', '127.0.0.1 is a loopback address'],
@@ -61,20 +61,22 @@ describe('sourceUrlRefusal of internal hosts', () => {
     ['http://LocalHost./r.git', 'is a loopback host name'],
     ['http://git.localhost/r.git', 'git.localhost is a loopback host name'],
   ])('refuses %s when no allowed host names it', (url, reason) => {
-    expect(sourceUrlRefusal(url, [])).toContain(reason);
+    expect(destinationUrlRefusal(url, [])).toContain(reason);
   });
 
   it('re-admits a loopback host an allowed host names, on the port it names', () => {
-    expect(sourceUrlRefusal('http://127.0.0.1:8080/r.git', ['127.0.0.1'])).toBeUndefined();
-    expect(sourceUrlRefusal('http://localhost:8080/r.git', ['localhost:8080'])).toBeUndefined();
-    expect(sourceUrlRefusal('http://localhost:9090/r.git', ['localhost:8080'])).toContain(
+    expect(destinationUrlRefusal('http://127.0.0.1:8080/r.git', ['127.0.0.1'])).toBeUndefined();
+    expect(destinationUrlRefusal('http://localhost:8080/r.git', ['localhost:8080'])).toBeUndefined();
+    expect(destinationUrlRefusal('http://localhost:9090/r.git', ['localhost:8080'])).toContain(
       'not among the allowed source hosts',
     );
   });
 
   it('never re-admits link-local or metadata addresses', () => {
-    expect(sourceUrlRefusal('http://169.254.169.254/r.git', ['169.254.169.254'])).toContain('link-local');
-    expect(sourceUrlRefusal('http://[fe80::1]/r.git', ['[fe80::1]'])).toContain('link-local');
+    expect(destinationUrlRefusal('http://169.254.169.254/r.git', ['169.254.169.254'])).toContain(
+      'link-local',
+    );
+    expect(destinationUrlRefusal('http://[fe80::1]/r.git', ['[fe80::1]'])).toContain('link-local');
   });
 });
 

@@ -11,15 +11,15 @@ import path from 'node:path';
 import { credentialsRefusal } from '../../src/git/credentials-refusal.js';
 import { GitCredentialsNotForHostError, GitSourceNotAllowedError } from '../../src/git/git-error.js';
 import { createGitSource, type GitSourceOptions } from '../../src/git/git-source.js';
-import { guardedLookup, type ResolveAll } from '../../src/git/guarded-lookup.js';
-import { parseSourceHostList } from '../../src/git/source-host-list.js';
-import { sourceUrlRefusal } from '../../src/git/source-url-refusal.js';
+import { guardedLookup, type ResolveAll } from '../../src/net/guarded-lookup.js';
+import { parseSourceHostList } from '../../src/net/host-list.js';
+import { destinationUrlRefusal } from '../../src/net/destination-url-refusal.js';
 import { startGitServer, type GitServerOptions, type GitTestServer } from '../harness/git-server.js';
 
 const files = { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config\n' };
 const credentials = { username: 'deploy', password: 'n0t-f0r-y0u' };
 
-describe('sourceUrlRefusal', () => {
+describe('destinationUrlRefusal', () => {
   it.each([
     [
       'http://169.254.169.254/latest/meta-data.git',
@@ -33,27 +33,29 @@ describe('sourceUrlRefusal', () => {
     ['file:///etc/x.git', 'unsupported scheme file:'],
     ['not a url', 'not a valid URL'],
   ])('refuses %s', (url, reason) => {
-    expect(sourceUrlRefusal(url, [])).toContain(reason);
+    expect(destinationUrlRefusal(url, [])).toContain(reason);
   });
 
   it.each(['https://git.example.com/r.git', 'http://10.0.0.1/r.git'])(
     'allows %s when no hosts are listed',
     (url) => {
-      expect(sourceUrlRefusal(url, [])).toBeUndefined();
+      expect(destinationUrlRefusal(url, [])).toBeUndefined();
     },
   );
 
   it('refuses a host outside the allowed list, naming it', () => {
     const allowed = parseSourceHostList('git.example.com, 127.0.0.1:8080');
-    expect(sourceUrlRefusal('https://git.example.com/r.git', allowed)).toBeUndefined();
-    expect(sourceUrlRefusal('http://127.0.0.1:8080/r.git', allowed)).toBeUndefined();
-    expect(sourceUrlRefusal('http://127.0.0.1:8081/r.git', allowed)).toBe(
+    expect(destinationUrlRefusal('https://git.example.com/r.git', allowed)).toBeUndefined();
+    expect(destinationUrlRefusal('http://127.0.0.1:8080/r.git', allowed)).toBeUndefined();
+    expect(destinationUrlRefusal('http://127.0.0.1:8081/r.git', allowed)).toBe(
       '127.0.0.1:8081 is not among the allowed source hosts (git.example.com, 127.0.0.1:8080)',
     );
   });
 
   it('refuses a metadata address even when it is listed as allowed', () => {
-    expect(sourceUrlRefusal('http://169.254.169.254/x.git', ['169.254.169.254'])).toContain('link-local');
+    expect(destinationUrlRefusal('http://169.254.169.254/x.git', ['169.254.169.254'])).toContain(
+      'link-local',
+    );
   });
 });
 

@@ -46,6 +46,9 @@ const to = (url: string): NotificationReceiver => ({
   delivery: (e) => ({ url, headers: {}, body: JSON.stringify({ text: e.summary }) }),
 });
 
+/** The receivers of these tests listen on loopback, which the operator must name to allow. */
+const LOOPBACK = ['127.0.0.1'];
+
 const servers: Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
@@ -56,7 +59,12 @@ describe('createNotificationDispatcher', () => {
     const hook = await receiver((_req, res) => res.end('ok'));
     servers.push(hook.server);
     const { counts, count } = counter();
-    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 100 });
+    const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
+      count,
+      warn: () => {},
+      perSecond: 100,
+    });
     for (const e of [
       event('applied', 'r1'),
       event('applied', 'r1'),
@@ -80,7 +88,12 @@ describe('createNotificationDispatcher', () => {
     const hook = await receiver((_req, res) => res.end('ok'));
     servers.push(hook.server);
     const { counts, count } = counter();
-    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 100 });
+    const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
+      count,
+      warn: () => {},
+      perSecond: 100,
+    });
     const again = async () => {
       dispatcher.notify(to(hook.url), event('applied', 'r1'));
       await dispatcher.idle();
@@ -108,6 +121,7 @@ describe('createNotificationDispatcher', () => {
     const { counts, count } = counter();
     const warnings: string[] = [];
     const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
       count,
       warn: (id, message) => warnings.push(`${id}: ${message}`),
       attempts: 3,
@@ -130,6 +144,7 @@ describe('createNotificationDispatcher', () => {
     servers.push(silent.server);
     const { counts, count } = counter();
     const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
       count,
       warn: () => {},
       attempts: 2,
@@ -149,7 +164,13 @@ describe('createNotificationDispatcher', () => {
     const hook = await receiver((_req, res) => res.end('ok'));
     servers.push(hook.server);
     const { counts, count } = counter();
-    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, queueLimit: 2, perSecond: 100 });
+    const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
+      count,
+      warn: () => {},
+      queueLimit: 2,
+      perSecond: 100,
+    });
     for (let i = 0; i < 5; i += 1) dispatcher.notify(to(hook.url), event('applied', `r${i}`));
     await dispatcher.idle();
     expect(counts).toMatchObject({ sent: 2, dropped: 3 });
@@ -161,6 +182,7 @@ describe('createNotificationDispatcher', () => {
     const { counts, count } = counter();
     const warnings: string[] = [];
     const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
       count,
       warn: (_receiver, message) => warnings.push(message),
       queueLimit: 1,
@@ -184,7 +206,12 @@ describe('createNotificationDispatcher', () => {
     const hook = await receiver((_req, res) => res.end('ok'));
     servers.push(hook.server);
     const { counts, count } = counter();
-    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, perSecond: 1 });
+    const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
+      count,
+      warn: () => {},
+      perSecond: 1,
+    });
     const other = { ...to(hook.url), id: 'team-b/chat' };
     for (let i = 0; i < 3; i += 1) dispatcher.notify(to(hook.url), event('applied', `r${i}`));
     dispatcher.notify(other, event('applied', 'b1'));
@@ -212,10 +239,44 @@ describe('createNotificationDispatcher', () => {
     });
     servers.push(elsewhere.server, hook.server);
     const { counts, count } = counter();
-    const dispatcher = createNotificationDispatcher({ count, warn: () => {}, attempts: 1 });
+    const dispatcher = createNotificationDispatcher({
+      internalHosts: LOOPBACK,
+      count,
+      warn: () => {},
+      attempts: 1,
+    });
     dispatcher.notify(to(hook.url), event('applied', 'r1'));
     await dispatcher.idle();
     expect(elsewhere.bodies).toEqual([]);
     expect(counts).toMatchObject({ sent: 0, dropped: 1 });
+  });
+
+  test('a receiver on loopback gets nothing unless the operator names its host, and is told refused once', async () => {
+    const internal = await receiver((_req, res) => res.end('ok'));
+    servers.push(internal.server);
+    const { counts, count } = counter();
+    const warnings: string[] = [];
+    const refusals: string[] = [];
+    const dispatcher = createNotificationDispatcher({
+      count,
+      warn: (id, message) => warnings.push(`${id}: ${message}`),
+      attempts: 4,
+      backoffMs: 10,
+    });
+    const port = new URL(internal.url).port;
+    dispatcher.notify(
+      {
+        ...to(`http://127.0.0.1:${port}/internal/admin/purge?confirm=yes`),
+        refused: (message) => refusals.push(message),
+      },
+      event('failed', 'r2'),
+    );
+    await dispatcher.idle();
+    expect(internal.bodies).toEqual([]);
+    expect(counts).toMatchObject({ sent: 0, retried: 0, dropped: 1 });
+    expect(refusals).toEqual([
+      `127.0.0.1:${port} is refused as a notification destination: 127.0.0.1 is a loopback address (--internal-notification-hosts may name it)`,
+    ]);
+    expect(warnings.join('\n')).not.toContain('purge');
   });
 });

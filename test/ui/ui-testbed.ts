@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGitSource } from '../../src/git/git-source.js';
-import { parseSourceHostList } from '../../src/git/source-host-list.js';
+import { parseSourceHostList } from '../../src/net/host-list.js';
 import { createKubeClient } from '../../src/kube/kube-client.js';
 import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
-import type { SourceHostList } from '../../git/source-host-list.js';
+import type { SourceHostList } from '../../net/host-list.js';
 import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
 import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
 import type { DispatcherSettings } from '../../notify/notification-dispatcher.js';

@@ -8,7 +8,9 @@
 import { createHash } from 'node:crypto';
 import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
 import { rethrowAbort } from '../../errors/rethrow-abort.js';
-import { guardedLookup, SourceAddressRefusedError } from '../../git/guarded-lookup.js';
+import { remoteClusterPolicy, REMOTE_VERSION_BODY_BYTES } from '../../net/destination-policy.js';
+import { DestinationRefusedError, ResponseTooLargeError } from '../../net/destination-refused-error.js';
+import { SourceAddressRefusedError } from '../../net/guarded-lookup.js';
 import { KubeTransportError } from '../../kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import { createKubeConnection, type KubeConnection } from '../../kube/kube-connection.js';
@@ -77,10 +79,10 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
   // Exec plugins (when allowed) run with no environment of the controller's: its variables may hold secrets.
   const credentials = createKubeCredentials(config, { env: {} });
   // Names are checked again on what DNS answers when connecting: a rebinding name cannot reach
-  // metadata or the controller's own addresses.
+  // metadata or the controller's own addresses; an answer is read up to the remote cluster's bound.
   const connection: KubeConnection = createKubeConnection({
     credentials,
-    lookup: guardedLookup(undefined, options.policy.allowedHosts),
+    policy: remoteClusterPolicy(options.policy.allowedHosts),
   });
   const { logger, writeFence, hooks } = options;
   // Counted under this cluster's own label, not with the controller's requests to its own cluster.
@@ -106,13 +108,17 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
     reachable: async (timeoutMs, signal) => {
       const probe = createKubeClient({ connection, onRequest: countRequest, timeoutMs });
       try {
-        await probe.request({ method: 'GET', path: '/version', signal });
+        await probe.request({
+          method: 'GET',
+          path: '/version',
+          signal,
+          maxBodyBytes: REMOTE_VERSION_BODY_BYTES,
+        });
       } catch (error) {
         rethrowAbort(error);
-        // A name that resolves to a refused address stalls (SourceNotAllowed), as a Git source's does.
-        if (error instanceof KubeTransportError && error.cause instanceof SourceAddressRefusedError) {
-          throw error.cause;
-        }
+        // A name that resolves to a refused address stalls (SourceNotAllowed), as a Git source's does;
+        // an answer past its bound stalls too (ResponseTooLarge): the server is not a Kubernetes one.
+        if (error instanceof KubeTransportError && isStallingCause(error.cause)) throw error.cause;
         if (error instanceof KubeTransportError) {
           throw new RemoteClusterUnreachableError(credentials.server, from, { cause: error.cause });
         }
@@ -120,4 +126,12 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
       }
     },
   };
+}
+
+function isStallingCause(cause: unknown): cause is Error {
+  return (
+    cause instanceof SourceAddressRefusedError ||
+    cause instanceof DestinationRefusedError ||
+    cause instanceof ResponseTooLargeError
+  );
 }

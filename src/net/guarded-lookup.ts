@@ -1,9 +1,9 @@
 import { IntentError } from '../errors/intent-error.js';
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { forbiddenAddressReason } from './forbidden-source-address.js';
-import { internalAddressReason, podAddresses } from './internal-source-address.js';
-import type { SourceHostList } from './source-host-list.js';
+import { forbiddenAddressReason } from './forbidden-address.js';
+import { internalAddressReason, podAddresses, privateAddressReason } from './internal-address.js';
+import type { SourceHostList } from './host-list.js';
 
 /** A host name resolved to an address the controller must not connect to; raised before any connection. */
 export class SourceAddressRefusedError extends IntentError {
@@ -41,6 +41,8 @@ const systemResolveAll: ResolveAll = (hostname, options, callback) => dns.lookup
 export function guardedLookup(
   resolveAll: ResolveAll = systemResolveAll,
   allowedHosts: SourceHostList = [],
+  /** Also refuse private (cluster-internal) addresses the list does not re-admit (a tenant's receiver). */
+  refusePrivate = false,
 ): LookupFunction {
   return (hostname, options, callback) => {
     resolveAll(hostname, { ...options, all: true }, (error, addresses) => {
@@ -52,7 +54,11 @@ export function guardedLookup(
       const own = readmitted ? new Set<string>() : podAddresses();
       for (const { address } of addresses) {
         const reason =
-          forbiddenAddressReason(address) ?? (readmitted ? undefined : internalAddressReason(address, own));
+          forbiddenAddressReason(address) ??
+          (readmitted
+            ? undefined
+            : (internalAddressReason(address, own) ??
+              (refusePrivate ? privateAddressReason(address) : undefined)));
         if (reason !== undefined) {
           callback(new SourceAddressRefusedError(hostname, address, reason), '', 0);
           return;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import os from 'node:os';
-import { embeddedIpv4, expandIpv6 } from './forbidden-source-address.js';
+import { embeddedIpv4, expandIpv6 } from './forbidden-address.js';
 
 /**
  * Why a resolved address is the controller's own side of the network, or undefined when it is not:
@@ -46,4 +46,26 @@ function normalizeAddress(address: string): string {
         .map((group) => group.toString(16))
         .join(':')
     : address;
+}
+
+/**
+ * Why an address is on a private network (RFC 1918, shared address space RFC 6598, unique local
+ * fc00::/7), or undefined. The cluster's Services and pods live there: a destination a tenant chooses
+ * (a Notification's address) may not reach them unless the operator names the host.
+ */
+export function privateAddressReason(address: string): string | undefined {
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  const groups = family === 6 ? expandIpv6(address) : undefined;
+  const v4 = groups === undefined ? address : embeddedIpv4(groups);
+  if (v4 !== undefined) {
+    const [a, b] = v4.split('.').map(Number) as [number, number];
+    const isPrivate =
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127);
+    return isPrivate ? 'a private (cluster-internal) address' : undefined;
+  }
+  return ((groups?.[0] ?? 0) & 0xfe00) === 0xfc00 ? 'a private (cluster-internal) address' : undefined;
 }

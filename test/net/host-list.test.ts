@@ -1,4 +1,4 @@
-import { parseSourceHostList, sourceHostListAllows } from '../../src/git/source-host-list.js';
+import { parseSourceHostList, sourceHostListAllows } from '../../src/net/host-list.js';
 
 describe('source host lists', () => {
   const list = parseSourceHostList(' Git.Example.com ,, git.other.org:8443 ,[::1]:8080');

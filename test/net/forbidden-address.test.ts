@@ -1,4 +1,4 @@
-import { forbiddenAddressReason, isMetadataHostName } from '../../src/git/forbidden-source-address.js';
+import { forbiddenAddressReason, isMetadataHostName } from '../../src/net/forbidden-address.js';
 
 describe('forbiddenAddressReason', () => {
   it.each([

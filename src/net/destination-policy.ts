@@ -1,0 +1,97 @@
+import type { HostListReading } from './destination-url-refusal.js';
+import type { SourceHostList } from './host-list.js';
+
+/**
+ * The kinds of place the controller connects to. Each has its own address policy, its own flag that
+ * lists hosts, and its own bound on what an answer may weigh (docs/multi-tenancy.md#the-outbound-door).
+ */
+export type DestinationKind =
+  | 'git'
+  | 'remote-cluster'
+  | 'notification'
+  | 'cluster-notification'
+  | 'api-server';
+
+/** Where a request may go, and how much of its answer is read. */
+export interface DestinationPolicy {
+  readonly kind: DestinationKind;
+  /**
+   * False only for the controller's own API server (its kubeconfig is the operator's, and in a cluster
+   * it is a private address): every destination a tenant can name is checked.
+   */
+  readonly checkAddresses: boolean;
+  readonly allowedHosts: SourceHostList;
+  readonly reading: HostListReading;
+  /** Bytes of one answer's body read at most; undefined: no bound at this door (see the kind). */
+  readonly maxBodyBytes: number | undefined;
+}
+
+const MIB = 1024 * 1024;
+
+/**
+ * A remote cluster's answers: a list of a few thousand objects weighs tens of MiB, so 64 MiB; a watch is
+ * bounded per event by the same number. `/version` is a few hundred bytes (remoteVersionBodyBytes).
+ */
+const REMOTE_CLUSTER_BODY_BYTES = 64 * MIB;
+export const REMOTE_VERSION_BODY_BYTES = 64 * 1024;
+/** A receiver's answer is not used: 64 KiB is read at most (an error page), the rest is not waited for. */
+const NOTIFICATION_BODY_BYTES = 64 * 1024;
+/** How long a TCP (and TLS) connection may take to open, for every kind. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Git sources: `--allowed-source-hosts`; the body is bounded by the fetch limits (docs/git-sources.md). */
+export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+  return {
+    kind: 'git',
+    checkAddresses: true,
+    allowedHosts,
+    reading: { flag: '--allowed-source-hosts', hosts: 'allowed source hosts' },
+    maxBodyBytes: undefined,
+  };
+}
+
+/** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */
+export function remoteClusterPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+  return {
+    kind: 'remote-cluster',
+    checkAddresses: true,
+    allowedHosts,
+    reading: { flag: '--allowed-remote-cluster-hosts', hosts: 'allowed remote cluster hosts' },
+    maxBodyBytes: REMOTE_CLUSTER_BODY_BYTES,
+  };
+}
+
+/**
+ * Receivers of notifications and commit statuses. A tenant's Notification may not reach loopback, the
+ * pod's own or private (cluster-internal) addresses: its body and Bearer token are the tenant's, sent from
+ * the controller's place in the network. A ClusterNotification is the platform team's (cluster-scoped, its
+ * Secret in the controller's namespace), so it may reach private addresses (an in-cluster Alertmanager's
+ * Service) but not loopback or the pod's own. `--internal-notification-hosts` re-admits the hosts it names
+ * for both, without narrowing which public hosts are allowed. Link-local and metadata stay refused.
+ */
+export function notificationPolicy(
+  internalHosts: SourceHostList,
+  sender: 'notification' | 'cluster-notification',
+): DestinationPolicy {
+  return {
+    kind: sender,
+    checkAddresses: true,
+    allowedHosts: internalHosts,
+    reading: {
+      flag: '--internal-notification-hosts',
+      hosts: 'internal notification hosts',
+      narrows: false,
+      refusePrivate: sender === 'notification',
+    },
+    maxBodyBytes: NOTIFICATION_BODY_BYTES,
+  };
+}
+
+/** The controller's own API server: its kubeconfig is the operator's; answers are not bounded here. */
+export const API_SERVER_POLICY: DestinationPolicy = {
+  kind: 'api-server',
+  checkAddresses: false,
+  allowedHosts: [],
+  reading: { flag: '--kubeconfig', hosts: 'API server' },
+  maxBodyBytes: undefined,
+};

@@ -1,0 +1,150 @@
+/**
+ * The one door for requests out of the controller (docs/multi-tenancy.md#the-outbound-door): Git, remote
+ * API servers, the controller's own API server, notification receivers and forges. Every request is
+ * checked against the address policy of its kind before it is sent (IP literals, names, the scheme) and
+ * again on what DNS answers at connect time (guardedLookup); redirects are never followed here, so a
+ * caller that follows one comes back through this door with the new URL. Connecting has its own timeout,
+ * and a buffered answer is read up to its kind's bound, then the connection is closed. A lint rule keeps
+ * every other folder from opening a connection itself (eslint.config.js).
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { CONNECT_TIMEOUT_MS, type DestinationPolicy } from './destination-policy.js';
+import { DestinationRefusedError, ResponseTooLargeError } from './destination-refused-error.js';
+import { destinationUrlRefusal } from './destination-url-refusal.js';
+import { guardedLookup } from './guarded-lookup.js';
+
+/** What a caller may set on the connection: TLS material and a keep-alive agent, nothing of the address. */
+type OutboundTransport = Omit<
+  RequestOptions,
+  'headers' | 'method' | 'signal' | 'timeout' | 'lookup' | 'host' | 'hostname' | 'port' | 'path'
+>;
+
+export interface OutboundRequest {
+  readonly url: URL;
+  readonly method: string;
+  readonly policy: DestinationPolicy;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string | Uint8Array;
+  readonly signal?: AbortSignal | undefined;
+  readonly transport?: OutboundTransport;
+  /** A smaller bound than the policy's for this request (a remote `/version`). */
+  readonly maxBodyBytes?: number;
+  /** How long the socket may stay silent before the answer's headers; default none. */
+  readonly idleTimeoutMs?: number;
+  /** Default CONNECT_TIMEOUT_MS. */
+  readonly connectTimeoutMs?: number;
+  /** A guardedLookup over another resolver (tests that play DNS rebinding); default the policy's. */
+  readonly lookup?: LookupFunction;
+}
+
+/** An answer read whole, within its bound. */
+export interface BufferedAnswer {
+  readonly status: number;
+  readonly response: IncomingMessage;
+  readonly body: Buffer;
+}
+
+/** The lookup the policy's sockets resolve names with (for a keep-alive agent made by the caller). */
+export function destinationLookup(policy: DestinationPolicy): LookupFunction | undefined {
+  return policy.checkAddresses
+    ? guardedLookup(undefined, policy.allowedHosts, policy.reading.refusePrivate === true)
+    : undefined;
+}
+
+/** Throws DestinationRefusedError when the policy refuses the URL itself (before DNS). */
+function checkDestination(policy: DestinationPolicy, url: URL): void {
+  if (!policy.checkAddresses) return;
+  const refusal = destinationUrlRefusal(url.href, policy.allowedHosts, policy.reading);
+  if (refusal !== undefined) throw new DestinationRefusedError(policy.kind, url.host, refusal);
+}
+
+/**
+ * Sends the request and resolves with the answer once its headers arrived, its body still to read (a
+ * watch, a Git pack: their readers bound it). Rejects with DestinationRefusedError before any connection,
+ * with SourceAddressRefusedError when DNS answers a refused address, or with the network's error.
+ */
+export function openOutbound(
+  request: OutboundRequest,
+): Promise<{ readonly response: IncomingMessage; readonly abort: (error: Error) => void }> {
+  checkDestination(request.policy, request.url);
+  request.signal?.throwIfAborted();
+  const lookup = request.lookup ?? destinationLookup(request.policy);
+  const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = send(
+      request.url,
+      {
+        ...request.transport,
+        ...(lookup === undefined ? {} : { lookup }),
+        method: request.method,
+        headers: { ...request.headers },
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+        ...(request.idleTimeoutMs === undefined ? {} : { timeout: request.idleTimeoutMs }),
+      },
+      (response) => {
+        outgoing.setTimeout(0);
+        resolve({ response, abort: (error) => outgoing.destroy(error) });
+      },
+    );
+    const connectMs = request.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    outgoing.on('socket', (socket) => {
+      // A keep-alive socket from the agent is connected already.
+      if (!socket.connecting) return;
+      const timer = setTimeout(
+        () => outgoing.destroy(new Error(`no connection within ${connectMs} ms`)),
+        connectMs,
+      );
+      socket.once(request.url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+      socket.once('close', () => clearTimeout(timer));
+    });
+    outgoing.on('timeout', () =>
+      outgoing.destroy(new Error(`no answer within ${request.idleTimeoutMs ?? 0} ms`)),
+    );
+    outgoing.on('error', (error) =>
+      reject(request.signal?.aborted === true ? (request.signal.reason as Error) : error),
+    );
+    outgoing.end(request.body);
+  });
+}
+
+/**
+ * Sends the request and reads its answer whole, up to the bound (the request's, else its policy's): past
+ * it the connection is closed at once and ResponseTooLargeError raised, so a hostile server's endless
+ * body costs the controller that many bytes, not its memory.
+ */
+export async function sendOutbound(request: OutboundRequest): Promise<BufferedAnswer> {
+  const { response, abort } = await openOutbound(request);
+  const limit = request.maxBodyBytes ?? request.policy.maxBodyBytes;
+  const where = `${request.url.host}${request.url.pathname}`;
+  const body = await readBounded(response, limit, () => {
+    const error = new ResponseTooLargeError(request.policy.kind, where, limit ?? 0);
+    abort(error);
+    return error;
+  });
+  return { status: response.statusCode ?? 0, response, body };
+}
+
+function readBounded(
+  response: IncomingMessage,
+  limit: number | undefined,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    response.on('data', (chunk: Buffer) => {
+      length += chunk.length;
+      if (limit !== undefined && length > limit) {
+        chunks.length = 0;
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    response.on('end', () => resolve(Buffer.concat(chunks)));
+    response.on('error', reject);
+    response.on('aborted', () => reject(new Error('the connection closed before the answer was complete')));
+  });
+}
