@@ -7,7 +7,7 @@ import type { ApplySet } from '../../src/api/applyset-types.js';
 import { diffCommand } from '../../src/cli/diff-command.js';
 import { ExitCode } from '../../src/cli/exit-codes.js';
 import { createGitSource } from '../../src/git/git-source.js';
-import { parseSourceHostList } from '../../src/git/source-host-list.js';
+import { parseSourceHostList } from '../../src/net/host-list.js';
 import { createKubeClient } from '../../src/kube/kube-client.js';
 import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
