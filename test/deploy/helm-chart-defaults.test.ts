@@ -117,6 +117,17 @@ describe('the chart with default values', () => {
     );
   });
 
+  it('mounts a memory-backed emptyDir at /dev/shm, where a build reads its decrypted sops files', () => {
+    const { pod, container } = controllerContainer(objects);
+    expect(container.volumeMounts).toEqual(
+      expect.arrayContaining([{ name: 'decrypted', mountPath: '/dev/shm' }]),
+    );
+    expect(pod.volumes.find((v) => v.name === 'decrypted')?.emptyDir).toEqual({
+      medium: 'Memory',
+      sizeLimit: '64Mi',
+    });
+  });
+
   it('probes /healthz and /readyz on the metrics port and sets resources', () => {
     const { container } = controllerContainer(objects);
     expect(container.ports).toEqual([{ name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);

@@ -1,4 +1,8 @@
+import { access, chmod, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
+import { kustomizeBinary } from '../harness/kustomize-binary.js';
 import { SOPS_TIMEOUT_MS, startSopsTool, type AgeKey, type SopsTool } from '../harness/sops-tool.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { metricsLines } from './controller-metrics.js';
@@ -31,6 +35,8 @@ import {
 
 const PASSWORD = 'SopsPlainMarker6v3';
 const TOKEN = 'SopsTokenMarker2h8';
+/** Environment a's password in a monorepo whose environment b is encrypted to another key. */
+const ENV_A_PASSWORD = 'SopsEnvAMarker5k1';
 const FORBIDDEN = [PASSWORD, TOKEN].flatMap((marker) => [
   marker,
   marker.slice(0, 8),
@@ -52,6 +58,9 @@ describe('sops-encrypted manifests', () => {
   let controller: ControllerProcess;
   let lockedDown: LockedDownController | undefined;
   let db: string;
+  /** The controller's TMPDIR (on a disk here), and what a scan found while each kustomize build ran. */
+  let controllerTmp: string;
+  let scanReport: string;
   const encrypt = (name: string, text: string): Promise<string> =>
     sops.encrypt(name, text, [key.recipient], { flags: ['--encrypted-regex', '^(data|stringData)$'] });
 
@@ -67,6 +76,16 @@ describe('sops-encrypted manifests', () => {
         'app/settings.yaml':
           'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n',
         'other/cache.yaml': await encrypt('cache.yaml', secretYaml('cache', PASSWORD)),
+        // Issue #34: one age key per environment. envs/a's build reads envs/a/api-secret.yaml only.
+        'envs/a/kustomization.yaml': 'resources: [api-secret.yaml]\n',
+        'envs/a/api-secret.yaml': await encrypt('api-secret.yaml', secretYaml('api-a', ENV_A_PASSWORD)),
+        'envs/b/kustomization.yaml': 'resources: [api-secret.yaml]\n',
+        'envs/b/api-secret.yaml': await sops.encrypt(
+          'api-secret.yaml',
+          secretYaml('api-b', ENV_A_PASSWORD),
+          [wrong.recipient],
+          { flags: ['--encrypted-regex', '^(data|stringData)$'] },
+        ),
       },
     });
     for (const [name, identity] of [
@@ -79,7 +98,35 @@ describe('sops-encrypted manifests', () => {
       });
     }
     await createTenantAccount(c, namespace, DEFAULT_ACCOUNT, [coreRule('configmaps', 'secrets')]);
-    lockedDown = await startLockedDownController({ namespace, env: { LOG_LEVEL: 'trace' } });
+    // kustomize behind a script that lists, before each build, every file holding environment a's
+    // plaintext in the controller's temp directory and in /dev/shm (the default scratch directory).
+    controllerTmp = await mkdtemp(path.join(tmpdir(), 'e2e-sops-controller-tmp-'));
+    scanReport = path.join(controllerTmp, '..', `${path.basename(controllerTmp)}.scan`);
+    const wrapper = `${controllerTmp}.kustomize`;
+    await writeFile(
+      wrapper,
+      `#!/bin/sh\n/usr/bin/grep -rlF '${ENV_A_PASSWORD}' ${controllerTmp} /dev/shm >> ${scanReport} 2>/dev/null\n` +
+        `exec ${await kustomizeBinary()} "$@"\n`,
+    );
+    await chmod(wrapper, 0o755);
+    await writeFile(scanReport, '');
+    // A controller run from the sources compiles them with tsx, whose cache is in the temp directory:
+    // the one it has without TMPDIR (/tmp) is warm; a cold compile of every file would not start the
+    // controller in time on a loaded machine. The link is not followed by the scan (grep -r).
+    const tsxCache = path.join('/tmp', `tsx-${process.getuid?.() ?? 0}`);
+    if (
+      await access(tsxCache).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await symlink(tsxCache, path.join(controllerTmp, path.basename(tsxCache)));
+    }
+    lockedDown = await startLockedDownController({
+      namespace,
+      env: { LOG_LEVEL: 'trace', TMPDIR: controllerTmp },
+      args: ['--kustomize-binary', wrapper],
+    });
     controller = lockedDown.process;
   }, SOPS_TIMEOUT_MS + 60_000);
 
@@ -88,6 +135,30 @@ describe('sops-encrypted manifests', () => {
     await git?.close();
     await lockedDown?.cleanup();
     await sops?.cleanup();
+    if (controllerTmp !== undefined) {
+      await rm(controllerTmp, { recursive: true, force: true });
+      await rm(`${controllerTmp}.kustomize`, { force: true });
+      await rm(scanReport, { force: true });
+    }
+  });
+
+  it("builds one environment's kustomization with its own key while another's file is encrypted to another key, its plaintext only in memory", async () => {
+    await createDecryptingApplySet(c, namespace, 'env-a', {
+      url: git.url,
+      path: 'envs/a',
+      decryptionSecret: 'sops-age',
+    });
+    await waitForAppliedCommit(c, namespace, 'env-a', await git.revParse('main'));
+    const live = await c.core.readNamespacedSecret({ namespace, name: 'api-a' });
+    expect(Buffer.from(live.data?.['password'] ?? '', 'base64').toString('utf8')).toBe(ENV_A_PASSWORD);
+    // While kustomize ran, the plaintext was in the memory-backed scratch directory, never under the
+    // controller's temp directory (a disk); after the build, nowhere.
+    const found = (await readFile(scanReport, 'utf8')).split('\n').filter((line) => line !== '');
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((file) => !file.startsWith('/dev/shm/applyset-kustomize-'))).toEqual([]);
+    await expect(readFile(found[0] ?? '/dev/shm/applyset-kustomize-none', 'utf8')).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
   });
 
   it('applies a sops-encrypted Secret with its plaintext, and refuses a changed file, keeping the live Secret', async () => {

@@ -120,6 +120,8 @@ export async function startLockedDownController(options: {
   readonly namespace: string | undefined;
   readonly values?: Readonly<Record<string, string>>;
   readonly env?: Readonly<Record<string, string>>;
+  /** Arguments after the chart's (`--kustomize-binary PATH`: the image has kustomize, a test host may not). */
+  readonly args?: readonly string[];
   /** The chart's default values rather than the locked-down ones (issue #23: they are the same mode). */
   readonly chartDefaults?: boolean;
   /** false: no `--internal-notification-hosts 127.0.0.1` of the harness's; the chart's values alone. */
@@ -140,7 +142,7 @@ export async function startLockedDownController(options: {
   const serviceAccount = rbacObjects.find((doc) => doc.kind === 'ServiceAccount');
   if (serviceAccount === undefined) throw new Error('the chart rendered no ServiceAccount');
   const kubeconfig = await kubeconfigForServiceAccount(releaseNamespace, serviceAccount.metadata.name);
-  const args = controllerArgs(rendered);
+  const args = [...controllerArgs(rendered), ...(options.args ?? [])];
   const process = await startController({
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     kubeconfig,
