@@ -78,6 +78,7 @@ function remoteKubeConfigProblems(config: KubeConfig, policy: RemoteKubeConfigPo
   const user: KubeConfigUser = currentUserOf(config) ?? { name: '' };
   return [
     ...serverProblems(cluster, policy),
+    ...unsupportedProblems(cluster, user),
     ...fileProblems(cluster, user, policy),
     ...pluginProblems(user, policy),
   ];
@@ -90,6 +91,25 @@ function serverProblems(cluster: KubeConfigCluster, policy: RemoteKubeConfigPoli
     hosts: 'allowed remote cluster hosts',
   });
   return refusal === undefined ? [] : [`server ${cluster.server}: ${refusal}`];
+}
+
+/**
+ * What no flag allows (docs/kubeconfig.md): a proxy would take the requests past the address checks,
+ * and `as` would stack a second impersonation on the one the controller sends for the ApplySet's
+ * account. Named here, so they stall as the rest of the policy does instead of failing each apply.
+ */
+function unsupportedProblems(cluster: KubeConfigCluster, user: KubeConfigUser): string[] {
+  const impersonation = user.impersonationFields ?? (user.impersonateUser === undefined ? [] : ['as']);
+  return [
+    ...(cluster.proxyUrl === undefined || cluster.proxyUrl === ''
+      ? []
+      : [`cluster "${cluster.name}" sets proxy-url: a remote cluster is reached without a proxy`]),
+    ...(impersonation.length === 0
+      ? []
+      : [
+          `user "${user.name}" sets ${impersonation.join(', ')}: the controller impersonates the ApplySet's account itself, so a kubeconfig may not impersonate`,
+        ]),
+  ];
 }
 
 function fileProblems(

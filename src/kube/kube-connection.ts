@@ -9,7 +9,7 @@
  * used without a new connection.
  */
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import type { LookupFunction, Socket } from 'node:net';
 import type { KubeCredentials } from './kube-credentials.js';
 
 export interface KubeConnection {
@@ -19,6 +19,12 @@ export interface KubeConnection {
   options(): Promise<Omit<RequestOptions, 'headers'> & { headers: Record<string, string> }>;
   /** The server answered 401: true when the credential was dropped and a retry may get a new one. */
   unauthorized(): boolean;
+  /**
+   * Lets the connection go: its idle sockets are closed now, and each busy one when its request ends
+   * (a reconcile still using it finishes), instead of the keep-alive pool holding them open for as
+   * long as the process lives.
+   */
+  close(): void;
 }
 
 export interface KubeConnectionOptions {
@@ -47,9 +53,19 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
     new URL(server).protocol === 'https:'
       ? new HttpsAgent({ keepAlive: true, maxSockets: options.maxSockets ?? 32, ...tls, ...lookup })
       : undefined;
+  let closed = false;
   return {
     server,
     options: async () => ({ ...tls, ...lookup, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
+    close: () => {
+      if (agent === undefined || closed) return;
+      closed = true;
+      // The agent's own listener (registered first) pools a released socket; this one then ends it.
+      agent.on('free', (socket: Socket) => socket.destroy());
+      for (const sockets of Object.values(agent.freeSockets)) {
+        for (const socket of sockets ?? []) socket.destroy();
+      }
+    },
   };
 }
