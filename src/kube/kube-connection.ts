@@ -61,11 +61,13 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
     close: () => {
       if (agent === undefined || closed) return;
       closed = true;
-      // The agent's own listener (registered first) pools a released socket; this one then ends it.
-      agent.on('free', (socket: Socket) => socket.destroy());
-      for (const sockets of Object.values(agent.freeSockets)) {
-        for (const socket of sockets ?? []) socket.destroy();
-      }
+      const pooled = () => Object.values(agent.freeSockets).flatMap((sockets) => sockets ?? []);
+      // The agent's own listener (registered first) hands a released socket to a queued request, or
+      // pools it; only a pooled one is ended here, so a request still queued on it is not cut.
+      agent.on('free', (socket: Socket) => {
+        if (pooled().includes(socket)) socket.destroy();
+      });
+      for (const socket of pooled()) socket.destroy();
     },
   };
 }
