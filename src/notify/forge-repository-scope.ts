@@ -22,7 +22,7 @@ export function forgeScopeRefusal(
   const named = repositoryOf(sourceUrl);
   const listed = `${who} marks only the repositories its spec.repositories lists`;
   if (named === undefined)
-    return `${listed}, and the ApplySet's source ${sourceUrl} names no host/owner/repository; nothing is sent`;
+    return `${listed}, and the ApplySet's spec.source.url names no host/owner/repository; nothing is sent`;
   if (repositories.length === 0) return `${listed}, and it lists none; nothing is sent`;
   if (repositories.some((entry) => matches(entry.toLowerCase(), named))) return undefined;
   return `${listed} (${repositories.join(', ')}), and the ApplySet's source is ${named}; nothing is sent`;
