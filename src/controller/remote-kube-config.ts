@@ -31,10 +31,7 @@ export interface RemoteKubeConfigPolicy {
   readonly allowedHosts: SourceHostList;
 }
 
-/**
- * A remote kubeconfig the controller will not use: a human must change the Secret or the flags.
- * @internal exported for the tests that assert its intent and reason; callers classify it by those.
- */
+/** A remote kubeconfig the controller will not use: a human must change the Secret or the flags. */
 export class RemoteKubeConfigRefusedError extends IntentError {
   override readonly name = 'RemoteKubeConfigRefusedError';
   readonly code = 'REMOTE_KUBECONFIG_REFUSED';
