@@ -34,6 +34,13 @@ export interface ApplySetApi {
    * the write left it (the server's answer: the whole object, at its new resourceVersion).
    */
   setFinalizers(applySet: ApplySet, finalizers: readonly string[], signal: AbortSignal): Promise<ApplySet>;
+  /** Sets (null: removes) one annotation, guarded as setFinalizers is; the ApplySet as written. */
+  setAnnotation(
+    applySet: ApplySet,
+    key: string,
+    value: string | null,
+    signal: AbortSignal,
+  ): Promise<ApplySet>;
   /**
    * Writes the whole status through the status subresource, on condition that the ApplySet is still
    * at `resourceVersion` (the version the run's plan was made on and its own writes left it at).
@@ -107,6 +114,17 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
         contentType: 'application/merge-patch+json',
         // The resourceVersion makes this a compare-and-swap: a 409 retries with a fresh read.
         body: JSON.stringify({ metadata: { finalizers, resourceVersion } }),
+        signal,
+      });
+      return updated as unknown as ApplySet;
+    },
+    async setAnnotation(applySet, key, value, signal) {
+      const { namespace, name, resourceVersion } = applySet.metadata;
+      const updated = await client.request({
+        method: 'PATCH',
+        path: applySetPath(namespace, name),
+        contentType: 'application/merge-patch+json',
+        body: JSON.stringify({ metadata: { annotations: { [key]: value }, resourceVersion } }),
         signal,
       });
       return updated as unknown as ApplySet;

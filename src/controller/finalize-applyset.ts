@@ -6,6 +6,7 @@ import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS, type ApplySet } from
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import { objectsKubeConfigOf } from './cluster-move-step.js';
 import { deletionTarget, type RemoteDeletionDeps } from './remote-deletion.js';
 import { createStatusWriter, mappingInputOf } from './status-writer.js';
 
@@ -35,7 +36,8 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     // The same account as the applies: the default one when the spec names none.
     const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
     const user = impersonatedUser(namespace, serviceAccount);
-    const target = await deletionTarget(deps, applySet, spec.kubeConfig, user);
+    // Where the objects are: a spec.kubeConfig changed since the last apply has not moved them yet.
+    const target = await deletionTarget(deps, applySet, objectsKubeConfigOf(applySet, spec.kubeConfig), user);
     if (target.kind === 'retry') return target.requeue;
     if (target.kind === 'engine') {
       const requeue = await releaseChildren(deps, applySet, target.engineFor(user), {

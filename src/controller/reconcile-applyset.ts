@@ -22,6 +22,7 @@ import { createApplySetApi, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
 import { missingServiceAccount, onSchedule, readCredentials } from './fetch-steps.js';
+import { leavePreviousCluster } from './cluster-move-step.js';
 import { finalize } from './finalize-applyset.js';
 import { kustomizeSchedule } from './kustomize-schedule.js';
 import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
@@ -127,7 +128,7 @@ async function reconcile(
 async function applyRevision(
   ctx: ReconcileContext,
   options: ReconcilerOptions,
-  { applySet, resolved }: ResolvedApplySet,
+  { applySet: given, resolved }: ResolvedApplySet,
   status: StatusWriter,
 ): Promise<EngineOutcome> {
   const { namespace } = ctx;
@@ -139,7 +140,7 @@ async function applyRevision(
   const spec = checked.value;
 
   // 6. spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
-  const blocked = await checkDependencies(ctx.api, applySet, spec, {
+  const blocked = await checkDependencies(ctx.api, given, spec, {
     noCrossNamespaceRefs: tenancy.noCrossNamespaceRefs,
     signal: ctx.signal,
   });
@@ -171,6 +172,21 @@ async function applyRevision(
       { signal, log: ctx.log },
     ));
   if (remote !== undefined && 'done' in remote) return { outcome: remote.done };
+
+  // 8c. spec.kubeConfig changed: the objects leave the cluster they are on before any reach the new one.
+  const moved = await leavePreviousCluster(
+    { ...ctx, signal },
+    {
+      engineFor: options.engineFor,
+      reader: options.readerAs(user),
+      remoteClusters: options.remoteClusters,
+      recordsChildren: recordsChildren(given),
+    },
+    { applySet: given, spec, user, target: remote?.value },
+  );
+  if ('done' in moved) return { outcome: moved.done };
+  const applySet = moved.value;
+  if (applySet !== given) status.moved(applySet.metadata.resourceVersion);
 
   // 9. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
   // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for

@@ -31,10 +31,7 @@ export interface RemoteKubeConfigPolicy {
   readonly allowedHosts: SourceHostList;
 }
 
-/**
- * A remote kubeconfig the controller will not use: a human must change the Secret or the flags.
- * @internal exported for the tests that assert its intent and reason; callers classify it by those.
- */
+/** A remote kubeconfig the controller will not use: a human must change the Secret or the flags. */
 export class RemoteKubeConfigRefusedError extends IntentError {
   override readonly name = 'RemoteKubeConfigRefusedError';
   readonly code = 'REMOTE_KUBECONFIG_REFUSED';
@@ -78,6 +75,7 @@ function remoteKubeConfigProblems(config: KubeConfig, policy: RemoteKubeConfigPo
   const user: KubeConfigUser = currentUserOf(config) ?? { name: '' };
   return [
     ...serverProblems(cluster, policy),
+    ...unsupportedProblems(cluster, user),
     ...fileProblems(cluster, user, policy),
     ...pluginProblems(user, policy),
   ];
@@ -90,6 +88,25 @@ function serverProblems(cluster: KubeConfigCluster, policy: RemoteKubeConfigPoli
     hosts: 'allowed remote cluster hosts',
   });
   return refusal === undefined ? [] : [`server ${cluster.server}: ${refusal}`];
+}
+
+/**
+ * What no flag allows (docs/kubeconfig.md): a proxy would take the requests past the address checks,
+ * and `as` would stack a second impersonation on the one the controller sends for the ApplySet's
+ * account. Named here, so they stall as the rest of the policy does instead of failing each apply.
+ */
+function unsupportedProblems(cluster: KubeConfigCluster, user: KubeConfigUser): string[] {
+  const impersonation = user.impersonationFields ?? (user.impersonateUser === undefined ? [] : ['as']);
+  return [
+    ...(cluster.proxyUrl === undefined || cluster.proxyUrl === ''
+      ? []
+      : [`cluster "${cluster.name}" sets proxy-url: a remote cluster is reached without a proxy`]),
+    ...(impersonation.length === 0
+      ? []
+      : [
+          `user "${user.name}" sets ${impersonation.join(', ')}: the controller impersonates the ApplySet's account itself, so a kubeconfig may not impersonate`,
+        ]),
+  ];
 }
 
 function fileProblems(

@@ -11,6 +11,7 @@
 import type { RequestOptions } from 'node:https';
 import { API_SERVER_POLICY, type DestinationPolicy } from '../net/destination-policy.js';
 import { createOutboundAgent } from '../net/outbound-agent.js';
+import type { Socket } from 'node:net';
 import type { KubeCredentials } from './kube-credentials.js';
 
 export interface KubeConnection {
@@ -22,6 +23,12 @@ export interface KubeConnection {
   options(): Promise<Omit<RequestOptions, 'headers'> & { headers: Record<string, string> }>;
   /** The server answered 401: true when the credential was dropped and a retry may get a new one. */
   unauthorized(): boolean;
+  /**
+   * Lets the connection go: its idle sockets are closed now, and each busy one when its request ends
+   * (a reconcile still using it finishes), instead of the keep-alive pool holding them open for as
+   * long as the process lives.
+   */
+  close(): void;
 }
 
 export interface KubeConnectionOptions {
@@ -51,10 +58,22 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
     new URL(server).protocol === 'https:'
       ? createOutboundAgent(policy, { maxSockets: options.maxSockets ?? 32, ...tls })
       : undefined;
+  let closed = false;
   return {
     server,
     policy,
     options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
     unauthorized: () => credentials.unauthorized(),
+    close: () => {
+      if (agent === undefined || closed) return;
+      closed = true;
+      const pooled = () => Object.values(agent.freeSockets).flatMap((sockets) => sockets ?? []);
+      // The agent's own listener (registered first) hands a released socket to a queued request, or
+      // pools it; only a pooled one is ended here, so a request still queued on it is not cut.
+      agent.on('free', (socket: Socket) => {
+        if (pooled().includes(socket)) socket.destroy();
+      });
+      for (const socket of pooled()) socket.destroy();
+    },
   };
 }

@@ -12,17 +12,24 @@ export class LruMap<K, V> {
   readonly #weights = new Map<K, number>();
   readonly #maxWeight: number;
   #totalWeight = 0;
+  readonly #onEvict: ((key: K, value: V) => void) | undefined;
 
   /**
    * `maxWeight` bounds the sum of the weights given with setWeight (bytes, say) as `maxEntries` bounds
-   * their number: past either, the least recently used entries go.
+   * their number: past either, the least recently used entries go. `onEvict` is told of each entry
+   * the bound drops (not of a delete or a replacing set), so a value holding a resource (a connection)
+   * can release it.
    */
-  constructor(maxEntries: number, options: { readonly maxWeight?: number } = {}) {
+  constructor(
+    maxEntries: number,
+    options: { readonly maxWeight?: number; readonly onEvict?: (key: K, value: V) => void } = {},
+  ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new RangeError(`an LRU map holds at least one entry, not ${maxEntries}`);
     }
     this.#maxEntries = maxEntries;
     this.#maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.#onEvict = options.onEvict;
   }
 
   /** The value, which becomes the most recently used. */
@@ -75,7 +82,9 @@ export class LruMap<K, V> {
       if (this.#entries.size <= this.#maxEntries && !overWeight) break;
       const oldest = this.#entries.keys().next();
       if (oldest.done === true) break;
+      const value = this.#entries.get(oldest.value) as V;
       this.delete(oldest.value);
+      this.#onEvict?.(oldest.value, value);
     }
   }
 

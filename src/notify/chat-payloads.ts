@@ -29,11 +29,16 @@ const SLACK_COLORS: Record<NotificationSeverity, string> = {
   error: '#e01e5a',
 };
 
+/*
+ * Each body names the cluster (`--cluster-name`, `in-cluster` when unset) where its format has a field
+ * for it, so a channel fed by several clusters tells them apart; the title stays the ApplySet's.
+ */
+
 /**
  * A Slack incoming webhook body. `text` is required (it is the notification's fallback); `blocks`
  * carry the layout, and a section's text is limited to 3000 characters.
  */
-export function slackPayload(event: NotificationEvent): Record<string, unknown> {
+export function slackPayload(event: NotificationEvent, cluster: string): Record<string, unknown> {
   const title = titleOf(event);
   return {
     text: truncate(`${title}: ${event.summary}`, 3000),
@@ -45,7 +50,12 @@ export function slackPayload(event: NotificationEvent): Record<string, unknown> 
           { type: 'section', text: { type: 'mrkdwn', text: truncate(bodyOf(event), 3000) } },
           {
             type: 'context',
-            elements: [{ type: 'mrkdwn', text: `reason: ${event.reason} · severity: ${event.severity}` }],
+            elements: [
+              {
+                type: 'mrkdwn',
+                text: `cluster: ${cluster} · reason: ${event.reason} · severity: ${event.severity}`,
+              },
+            ],
           },
         ],
       },
@@ -63,8 +73,9 @@ const TEAMS_COLORS: Record<NotificationSeverity, string> = {
  * A Microsoft Teams incoming webhook (or Workflows) message: `type: message` with one attachment, an
  * Adaptive Card.
  */
-export function teamsPayload(event: NotificationEvent): Record<string, unknown> {
+export function teamsPayload(event: NotificationEvent, cluster: string): Record<string, unknown> {
   const facts = [
+    { title: 'Cluster', value: cluster },
     { title: 'ApplySet', value: `${event.namespace}/${event.name}` },
     { title: 'State', value: event.state },
     { title: 'Reason', value: event.reason },
@@ -123,9 +134,10 @@ export const DISCORD_LIMITS = {
  * A Discord webhook body: `content` (at most 2000 characters) and one embed within Discord's limits
  * (title 256, description 4096, 25 fields, 6000 characters in all).
  */
-export function discordPayload(event: NotificationEvent): Record<string, unknown> {
+export function discordPayload(event: NotificationEvent, cluster: string): Record<string, unknown> {
   const title = truncate(titleOf(event), DISCORD_LIMITS.title);
   const fields = [
+    { name: 'Cluster', value: cluster, inline: true },
     { name: 'Reason', value: event.reason, inline: true },
     { name: 'Severity', value: event.severity, inline: true },
     ...(event.revision === undefined ? [] : [{ name: 'Revision', value: event.revision, inline: false }]),

@@ -8,7 +8,7 @@ import {
   readClusterNotification,
   receiverIdOf,
 } from './notification-spec.js';
-import { sentRecordOf, type ListedNotification } from './sent-record.js';
+import { skippedRecordOf, sentRecordOf, type ListedNotification } from './sent-record.js';
 
 /** The ClusterNotifications that reach one namespace, and the ids of every one that exists. */
 interface ClusterNotificationsRead {
@@ -34,7 +34,8 @@ export async function clusterNotificationsFor(
   const configs: ListedNotification[] = [];
   for (const item of items) {
     const read = readClusterNotification(item, controllerNamespace);
-    if (read.ok) configs.push({ config: read.config, sent: sentRecordOf(item) });
+    if (read.ok)
+      configs.push({ config: read.config, sent: sentRecordOf(item), skipped: skippedRecordOf(item) });
     else
       log.warn(
         { notification: `ClusterNotification/${read.name}` },

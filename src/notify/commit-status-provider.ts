@@ -117,7 +117,7 @@ export function giteaStatuses(address: string, repository: string, token: string
  * `owner/repo` (GitLab: `group/subgroup/repo`) from a repository URL or path: the source URL of an
  * ApplySet, with `.git` and credentials dropped.
  */
-function ownerAndRepo(repository: string): [string, string] {
+export function ownerAndRepo(repository: string): [string, string] {
   const path = /^[a-z][a-z0-9+.-]*:\/\//i.test(repository)
     ? new URL(repository).pathname
     : repository.replace(/^[^@]+@[^:]+:/, '');

@@ -49,6 +49,8 @@ export interface NotificationConfig {
   readonly acrossNamespaces?: {
     readonly names: readonly string[];
     readonly matchLabels: Readonly<Record<string, string>>;
+    /** `spec.repositories`: the only repositories its forge token marks (forgeScopeRefusal). */
+    readonly repositories: readonly string[];
   };
 }
 
@@ -75,6 +77,7 @@ export function readClusterNotification(object: JsonValue, controllerNamespace: 
       acrossNamespaces: {
         names: stringItems(namespaces['names']),
         matchLabels: labels(namespaces['matchLabels']),
+        repositories: stringItems(spec['repositories']),
       },
     },
   };

@@ -37,10 +37,11 @@ import {
   forgetSent,
   lastSyncRevision,
   syncStateIn,
-  recordRefused,
+  recordSkipped,
   recordSent,
   recordsApplySet,
   sentRecordOf,
+  recordRefused,
   wasSent,
   type ListedNotification,
 } from './sent-record.js';
@@ -151,8 +152,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
       listedAtApply.delete(key);
       options.dispatcher.forget(key);
       inOrder(key, async () => {
-        for (const { config, sent } of await list(namespace)) {
-          if (!recordsApplySet(sent, namespace, name)) continue;
+        for (const { config, sent, skipped } of await list(namespace)) {
+          if (!recordsApplySet(sent, namespace, name) && skipped?.has(`${namespace}/${name}`) !== true)
+            continue;
           await forgetSent(options.client, config, { namespace, name }, options.signal);
         }
       });
@@ -198,7 +200,7 @@ function sender(options: NotifierOptions) {
     const lenient = lenientApplySetSpec(applySet.spec);
     const serviceAccount = lenient.serviceAccountName ?? options.defaultServiceAccountName;
     const user = impersonatedUser(namespace, serviceAccount);
-    for (const { config, sent } of notifications) {
+    for (const { config, sent, skipped } of notifications) {
       const selected = events.filter(
         (event) => selects(config, { name, labels }, event) && !wasSent(sent, event),
       );
@@ -212,6 +214,19 @@ function sender(options: NotifierOptions) {
         continue;
       }
       const found = receiverOf(config, secret, { ...options, sourceUrl: lenient.url });
+      // A ClusterNotification says in its status why it skips an ApplySet, and clears it once it does not.
+      const said = skipped?.get(`${namespace}/${name}`);
+      const problem = found.ok ? undefined : found.problem;
+      if (config.acrossNamespaces !== undefined && said !== problem) {
+        const refusal = problem === undefined ? null : { message: problem, at: new Date(options.now()) };
+        await recordSkipped(options.client, config, { namespace, name }, refusal, options.signal).catch(
+          (error: unknown) =>
+            options.log.warn(
+              { notification: receiverIdOf(config), error: messageOf(error) },
+              'the refusal is not recorded in the status of the ClusterNotification',
+            ),
+        );
+      }
       if (!found.ok) {
         warnOnce(receiverIdOf(config), `${namespace}/${name}`, found.problem);
         for (const _ of selected) options.count('filtered');

@@ -11,6 +11,7 @@ import {
 } from './commit-status-provider.js';
 import type { Delivery, NotificationReceiver } from './notification-dispatcher.js';
 import type { NotificationEvent } from './notification-event.js';
+import { forgeScopeRefusal } from './forge-repository-scope.js';
 import { receiverIdOf, type NotificationConfig } from './notification-spec.js';
 import { signedWebhook } from './signed-webhook.js';
 
@@ -61,6 +62,16 @@ export function receiverOf(
         problem: `a ${config.provider} commit status needs a repository, and the ApplySet's spec.source.url names none (owner/repository); nothing is sent`,
       };
     }
+    // The platform's token marks only what the ClusterNotification lists: the tenant names the repository.
+    const refusal =
+      config.acrossNamespaces === undefined || context.sourceUrl === undefined
+        ? undefined
+        : forgeScopeRefusal(
+            config.acrossNamespaces.repositories,
+            context.sourceUrl,
+            `ClusterNotification ${config.name}`,
+          );
+    if (refusal !== undefined) return { ok: false, problem: refusal };
     return {
       ok: true,
       receiver: {
@@ -88,20 +99,20 @@ function chatReceiver(
       secret.token === undefined ? {} : { authorization: `Bearer ${secret.token}` };
     switch (config.provider) {
       case 'msteams':
-        return json(teamsPayload(event));
+        return json(teamsPayload(event, context.cluster));
       case 'discord':
-        return json(discordPayload(event));
+        return json(discordPayload(event, context.cluster));
       case 'alertmanager':
         return {
           ...json(alertmanagerAlerts(event, context.now(), context.cluster), bearer),
           url: `${secret.address.replace(/\/+$/, '')}/api/v2/alerts`,
         };
       case 'webhook': {
-        const signed = signedWebhook(event, secret.hmacKey ?? '', context.now());
+        const signed = signedWebhook(event, secret.hmacKey ?? '', context.now(), context.cluster);
         return { url: secret.address, headers: { ...bearer, ...signed.headers }, body: signed.body };
       }
       default:
-        return json(slackPayload(event));
+        return json(slackPayload(event, context.cluster));
     }
   };
   return { id: receiverIdOf(config), delivery, wants: () => true };

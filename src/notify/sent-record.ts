@@ -23,6 +23,8 @@ export type SentRecord = ReadonlyMap<string, SentEntry>;
 export interface ListedNotification {
   readonly config: NotificationConfig;
   readonly sent: SentRecord;
+  /** `status.skipped` of a ClusterNotification: why it sends nothing for an ApplySet (`<ns>/<name>`). */
+  readonly skipped?: ReadonlyMap<string, string>;
 }
 
 /** The key of an ApplySet's strand in `status.lastSent`. */
@@ -44,6 +46,41 @@ export function sentRecordOf(notification: JsonValue): SentRecord {
     }
   }
   return record;
+}
+
+/** Reads `status.skipped` of a listed ClusterNotification: the message per `<namespace>/<applyset>`. */
+export function skippedRecordOf(notification: JsonValue): ReadonlyMap<string, string> {
+  const status = isJsonObject(notification) ? notification['status'] : undefined;
+  const skipped = isJsonObject(status) ? status['skipped'] : undefined;
+  const record = new Map<string, string>();
+  if (!isJsonObject(skipped)) return record;
+  for (const [key, value] of Object.entries(skipped)) {
+    const message = isJsonObject(value) ? value['message'] : undefined;
+    if (typeof message === 'string') record.set(key, message);
+  }
+  return record;
+}
+
+/**
+ * Says in a ClusterNotification's status why it sends nothing for an ApplySet (null: it does again),
+ * so the platform team sees which tenant named which repository without reading the controller's
+ * logs. The message names the repositories, never the token.
+ */
+export async function recordSkipped(
+  client: KubeClient,
+  notification: StatusOwner,
+  applySet: { readonly namespace: string; readonly name: string },
+  refusal: { readonly message: string; readonly at: Date } | null,
+  signal: AbortSignal,
+): Promise<void> {
+  const entry = refusal === null ? null : { message: refusal.message, at: refusal.at.toISOString() };
+  await client.request({
+    method: 'PATCH',
+    path: statusPath(notification),
+    contentType: 'application/merge-patch+json',
+    body: JSON.stringify({ status: { skipped: { [`${applySet.namespace}/${applySet.name}`]: entry } } }),
+    signal,
+  });
 }
 
 /** A recovery is an apply after a failure: once sent, the next apply of that revision is no news. */
@@ -157,6 +194,9 @@ export async function forgetSent(
     ['sync', 'drift', 'fight'].map((topic) => [entryKey(applySet.namespace, applySet.name, topic), null]),
   );
   await patchLastSent(client, notification, gone, signal);
+  if (notification.acrossNamespaces !== undefined) {
+    await recordSkipped(client, notification, applySet, null, signal);
+  }
 }
 
 async function patchLastSent(

@@ -10,7 +10,7 @@ export const SIGNATURE_HEADER = 'x-applyset-signature';
 export const TIMESTAMP_HEADER = 'x-applyset-timestamp';
 
 /**
- * The generic webhook: the event as JSON, signed. The signature is HMAC-SHA256 over
+ * The generic webhook: the event and the cluster (`--cluster-name`) as JSON, signed. The signature is HMAC-SHA256 over
  * `<timestamp>.<body>` with the Secret's key, hex, as `sha256=<hex>`; the timestamp (Unix seconds)
  * is signed with the body so a receiver can refuse an old message replayed.
  */
@@ -18,9 +18,11 @@ export function signedWebhook(
   event: NotificationEvent,
   key: string,
   nowMs: number,
+  cluster: string,
 ): { readonly body: string; readonly headers: Record<string, string> } {
   const timestamp = String(Math.floor(nowMs / 1000));
   const body = JSON.stringify({
+    cluster,
     applySet: { namespace: event.namespace, name: event.name },
     state: event.state,
     severity: event.severity,

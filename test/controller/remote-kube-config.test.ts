@@ -49,6 +49,20 @@ describe('parseRemoteKubeConfig', () => {
     expect(config.users[0]).toMatchObject({ token: 't0ken', source: FROM });
   });
 
+  it('refuses proxy-url and every impersonation field with KubeConfigRefused, naming each field', () => {
+    expect(refusal(kubeconfig({ 'proxy-url': 'http://proxy.example:3128' }, { token: 't' }))).toBe(
+      `the kubeconfig of ${FROM} is refused: cluster "b" sets proxy-url: a remote cluster is reached without a proxy`,
+    );
+    expect(refusal(kubeconfig({}, { token: 't', as: 'system:admin', 'as-groups': ['system:masters'] }))).toBe(
+      `the kubeconfig of ${FROM} is refused: user "deployer" sets as, as-groups: the controller impersonates the ApplySet's account itself, so a kubeconfig may not impersonate`,
+    );
+    // No flag re-admits them.
+    const open: RemoteKubeConfigPolicy = { allowExec: true, allowFiles: true, allowedHosts: [] };
+    expect(refusal(kubeconfig({ 'proxy-url': 'http://p:1' }, { 'as-uid': '1' }), open)).toContain(
+      'proxy-url: a remote cluster is reached without a proxy; user "deployer" sets as-uid:',
+    );
+  });
+
   it('refuses an exec plugin, naming the command and the flag that allows it', () => {
     const text = kubeconfig({}, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'curl' } });
     expect(refusal(text)).toBe(

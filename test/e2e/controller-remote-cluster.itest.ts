@@ -16,6 +16,7 @@ import {
   getApplySet,
   installCrd,
   kubectl,
+  patchApplySet,
   startController,
   waitFor,
   waitForAppliedCommit,
@@ -114,6 +115,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
   const marker = join(process.env['TMPDIR'] ?? '/tmp', `${namespace}-exec-ran`);
 
   const remoteSpec = (secret: string) => ({ kubeConfig: { secretRef: { name: secret } } });
+  const remoteSpecPatch = (secret: string) => ({ spec: remoteSpec(secret) });
 
   /** Deletes an ApplySet (pruning its objects on B) and waits until it is gone. */
   const deleteApplySet = async (name: string) => {
@@ -150,6 +152,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
         'counted/three.yaml': configMapYaml('three', { k: '3' }),
         'health/web.yaml': deploymentYaml('web'),
         'ssa/settings.yaml': SETTINGS({ a: '1', b: '2' }),
+        'move/moving.yaml': configMapYaml('moving', { k: 'v' }),
       },
     });
     // B's own admin kubeconfig: inline CA and token, as a kubeconfig Secret should be.
@@ -405,6 +408,95 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     expect(existsSync(marker)).toBe(false);
   });
 
+  it.each([
+    [
+      'proxy-url',
+      { 'proxy-url': 'http://127.0.0.1:3128' },
+      {},
+      'cluster "b" sets proxy-url: a remote cluster is reached without a proxy',
+    ],
+    [
+      'as',
+      {},
+      { as: 'system:admin' },
+      `user "admin" sets as: the controller impersonates the ApplySet's account itself, so a kubeconfig may not impersonate`,
+    ],
+  ])(
+    'stalls a kubeconfig with %s as KubeConfigRefused naming the field, and applies nothing on B',
+    async (field, clusterFields, userFields, problem) => {
+      const secret = `${field}-kubeconfig`;
+      const name = `refused-${field}`;
+      const kubeconfig = {
+        clusters: [
+          {
+            name: 'b',
+            cluster: {
+              server: (b as ControlPlane).server,
+              'insecure-skip-tls-verify': true,
+              ...clusterFields,
+            },
+          },
+        ],
+        users: [{ name: 'admin', user: { token: 'unused', ...userFields } }],
+        contexts: [{ name: 'b', context: { cluster: 'b', user: 'admin' } }],
+        'current-context': 'b',
+      };
+      await a.core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name: secret }, stringData: { value: JSON.stringify(kubeconfig) } },
+      });
+      await createApplySetWithSpec(a, namespace, name, { url: git.url, path: 'limited' }, remoteSpec(secret));
+      const stalled = await waitForReady(a, namespace, name, 'False');
+      expect(condition(stalled, 'Stalled')).toMatchObject({ status: 'True', reason: 'KubeConfigRefused' });
+      expect(condition(stalled, 'Ready')?.message).toBe(
+        `the kubeconfig of Secret ${namespace}/${secret}, key value is refused: ${problem}`,
+      );
+      await deleteApplySet(name);
+    },
+  );
+
+  /** The reasons of the events of ApplySet `name` on A. */
+  const eventsOf = async (name: string) =>
+    (await a.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items;
+
+  it('moves an ApplySet between A and B with spec.kubeConfig: its objects leave the cluster it left', async () => {
+    await createApplySet(a, namespace, 'mover', { url: git.url, path: 'move' });
+    await waitForAppliedCommit(a, namespace, 'mover', await git.revParse('main'), 60_000);
+    expect(await configMapData(a, namespace, 'moving')).toEqual({ k: 'v' });
+
+    // None to B: pruned on A, then applied on B.
+    await patchApplySet(namespace, 'mover', remoteSpecPatch('cluster-b'));
+    await waitFor("the set's ConfigMap to leave A and be on B", async () =>
+      (await configMapData(a, namespace, 'moving')) === undefined &&
+      (await configMapData(onB, namespace, 'moving'))?.['k'] === 'v'
+        ? true
+        : undefined,
+    );
+
+    // B back to none: pruned on B (its own object there), applied on A again.
+    await patchApplySet(namespace, 'mover', { spec: { kubeConfig: null } });
+    await waitFor("the set's ConfigMap to leave B and be back on A", async () =>
+      (await configMapData(onB, namespace, 'moving')) === undefined &&
+      (await configMapData(a, namespace, 'moving'))?.['k'] === 'v'
+        ? true
+        : undefined,
+    );
+    const events = await eventsOf('mover');
+    expect(events.map((event) => event.message)).toContainEqual(
+      expect.stringContaining(
+        "spec.kubeConfig moved the set from the cluster of Secret cluster-b to the controller's own cluster: 1 object(s) pruned on the previous cluster",
+      ),
+    );
+    // Left on B for the test below, which finds B down.
+    await patchApplySet(namespace, 'mover', remoteSpecPatch('cluster-b'));
+    await waitFor('the set to be on B again', async () =>
+      (await configMapData(onB, namespace, 'moving'))?.['k'] === 'v' &&
+      (await configMapData(a, namespace, 'moving')) === undefined
+        ? true
+        : undefined,
+    );
+  }, 200_000);
+
   it('stalls only the ApplySets of B when B is down, naming B, while one on A applies a new commit on time', async () => {
     const down = b as ControlPlane;
     await createApplySet(a, namespace, 'local', { url: git.url, path: 'local' });
@@ -431,6 +523,30 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     expect(await configMapData(a, namespace, 'here')).toEqual({ rev: '2' });
     expect(Date.now() - committed).toBeLessThan(15_000);
     expect(controller.child.exitCode).toBeNull();
+  });
+
+  it('holds a move off a cluster that is down: nothing applied to A, a condition and an event say why', async () => {
+    // B stopped in the test above; 'mover' holds a ConfigMap there.
+    await patchApplySet(namespace, 'mover', { spec: { kubeConfig: null } });
+    const held = await waitForReady(
+      a,
+      namespace,
+      'mover',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'PreviousClusterUnreachable',
+      60_000,
+    );
+    expect(condition(held, 'Ready')?.message).toContain(
+      "spec.kubeConfig moved the set from the cluster of Secret cluster-b to the controller's own cluster, and its objects there must be pruned first: remote cluster",
+    );
+    expect(condition(held, 'Ready')?.message).toContain('Nothing was applied');
+    await waitFor('a Warning event about the held move', async () =>
+      (await eventsOf('mover')).find(
+        (event) => event.type === 'Warning' && (event.message ?? '').includes('must be pruned first'),
+      ),
+    );
+    expect(await configMapData(a, namespace, 'moving')).toBeUndefined();
+    // Deleting Secret cluster-b (the test below) lets it go, leaving its ConfigMap on B.
   });
 
   it('deletes an ApplySet whose remote cluster is gone: it waits while the kubeconfig could still reach it, then lets it go', async () => {

@@ -46,4 +46,15 @@ describe('LruMap', () => {
     // An entry heavier than the whole bound stays alone: the others go.
     expect([map.has('a'), map.get('c'), map.size]).toEqual([false, 'z2', 1]);
   });
+
+  it('tells onEvict of each entry the bound drops, not of a delete or a replacing set', () => {
+    const evicted: string[] = [];
+    const map = new LruMap<string, string>(2, { onEvict: (key, value) => evicted.push(`${key}=${value}`) });
+    map.set('a', '1').set('b', '2');
+    map.set('a', '1b');
+    map.delete('b');
+    expect(evicted).toEqual([]);
+    map.set('c', '3').set('d', '4');
+    expect(evicted).toEqual(['a=1b']);
+  });
 });

@@ -28,11 +28,14 @@ const failed: NotificationEvent = {
 
 describe('Slack', () => {
   test('has the text Slack requires, and blocks within their limits', () => {
-    const payload = slackPayload(failed) as { text: string; attachments: { blocks: { type: string }[] }[] };
+    const payload = slackPayload(failed, 'prod') as {
+      text: string;
+      attachments: { blocks: { type: string }[] }[];
+    };
     expect(payload.text).toContain('ApplySet team-a/web: failed at main@sha1:def4567890ab:');
     const blocks = payload.attachments[0]?.blocks ?? [];
     expect(blocks.map((b) => b.type)).toEqual(['header', 'section', 'context']);
-    const long = slackPayload({ ...failed, details: [`x${'y'.repeat(5000)}`] });
+    const long = slackPayload({ ...failed, details: [`x${'y'.repeat(5000)}`] }, 'prod');
     const section = (long as typeof payload).attachments[0]?.blocks[1] as unknown as {
       text: { text: string };
     };
@@ -42,7 +45,7 @@ describe('Slack', () => {
 
 describe('Microsoft Teams', () => {
   test('is a message with one Adaptive Card attachment', () => {
-    const payload = teamsPayload(failed) as {
+    const payload = teamsPayload(failed, 'prod') as {
       type: string;
       attachments: { contentType: string; content: { type: string; version: string; body: unknown[] } }[];
     };
@@ -57,7 +60,7 @@ describe('Microsoft Teams', () => {
 describe('Discord', () => {
   test('keeps content and the embed within Discord limits', () => {
     const huge = { ...failed, summary: 's'.repeat(9000), details: ['d'.repeat(9000)] };
-    const payload = discordPayload(huge) as {
+    const payload = discordPayload(huge, 'prod') as {
       content: string;
       embeds: { title: string; description: string; fields: { name: string; value: string }[] }[];
     };
@@ -96,7 +99,7 @@ describe('Alertmanager', () => {
 
 describe('generic webhook', () => {
   test('a receiver verifies the body with the key and the signed timestamp', () => {
-    const { body, headers } = signedWebhook(failed, 'k3y', Date.parse('2026-01-02T03:04:05Z'));
+    const { body, headers } = signedWebhook(failed, 'k3y', Date.parse('2026-01-02T03:04:05Z'), 'prod');
     expect(headers[TIMESTAMP_HEADER]).toBe('1767323045');
     const expected = Buffer.from(signatureOf('k3y', headers[TIMESTAMP_HEADER] ?? '', body));
     expect(timingSafeEqual(Buffer.from(headers[SIGNATURE_HEADER] ?? ''), expected)).toBe(true);
@@ -107,7 +110,7 @@ describe('generic webhook', () => {
   });
 
   test('a changed body, an old timestamp or another key does not verify', () => {
-    const { body, headers } = signedWebhook(failed, 'k3y', 1_767_323_045_000);
+    const { body, headers } = signedWebhook(failed, 'k3y', 1_767_323_045_000, 'prod');
     const signature = headers[SIGNATURE_HEADER];
     expect(signatureOf('k3y', headers[TIMESTAMP_HEADER] ?? '', body.replace('failed', 'applied'))).not.toBe(
       signature,

@@ -14,11 +14,17 @@ import { SourceAddressRefusedError } from '../../net/guarded-lookup.js';
 import { KubeTransportError } from '../../kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import { createKubeConnection, type KubeConnection } from '../../kube/kube-connection.js';
-import { createKubeCredentials } from '../../kube/kube-credentials.js';
+import { createKubeCredentials, type KubeCredentials } from '../../kube/kube-credentials.js';
+import { KubeConfigError } from '../../kube/kubeconfig-error.js';
+import type { KubeConfig } from '../../kube/kubeconfig-model.js';
 import { LruMap } from '../../kube/lru-map.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { RemoteClusterUnreachableError } from '../remote-cluster-unreachable-error.js';
-import { parseRemoteKubeConfig, type RemoteKubeConfigPolicy } from '../remote-kube-config.js';
+import {
+  parseRemoteKubeConfig,
+  RemoteKubeConfigRefusedError,
+  type RemoteKubeConfigPolicy,
+} from '../remote-kube-config.js';
 import { sharedEngines, type EngineHooks } from './shared-engines.js';
 
 /** One remote cluster as a reconcile uses it. */
@@ -42,7 +48,7 @@ export interface RemoteCluster {
 
 /**
  * The cluster of the kubeconfig `text` read from `from` (for messages); throws
- * RemoteKubeConfigRefusedError, or KubeConfigError for credentials that cannot be used.
+ * RemoteKubeConfigRefusedError, also for credentials that cannot be used.
  */
 export type RemoteClusters = (text: string, from: string) => RemoteCluster;
 
@@ -60,24 +66,55 @@ interface RemoteClustersOptions {
 }
 
 export function remoteClusters(options: RemoteClustersOptions): RemoteClusters {
-  // Keyed by the Secret and its bytes: a changed Secret is a new entry (new credentials, a new server),
-  // built on its next reconcile; the old one ages out unused. The Secret is in the key because messages
-  // name it: another namespace's ApplySet with the same kubeconfig must not read this one's name.
-  const clusters = new LruMap<string, RemoteCluster>(options.maxClusters ?? 64);
+  // Keyed by the Secret (and key) it was read from: messages name it, so another namespace's ApplySet
+  // with the same kubeconfig must not share this one's entry. A changed Secret (new credentials, a new
+  // server) replaces its entry and closes the old connection, as does the bound dropping the least
+  // recently used one: a controller living for months must not keep sockets to clusters nobody names.
+  const clusters = new LruMap<string, Connected>(options.maxClusters ?? 64, {
+    onEvict: (_from, dropped) => dropped.connection.close(),
+  });
   return (text, from) => {
-    const key = createHash('sha256').update(`${from}\n${text}`).digest('hex');
-    const known = clusters.get(key);
-    if (known !== undefined) return known;
-    const cluster = connectRemote(options, text, from);
-    clusters.set(key, cluster);
-    return cluster;
+    const digest = createHash('sha256').update(text).digest('hex');
+    const known = clusters.get(from);
+    if (known?.digest === digest) return known.cluster;
+    const connected = connectRemote(options, text, from);
+    clusters.set(from, { digest, ...connected });
+    known?.connection.close();
+    return connected.cluster;
   };
 }
 
-function connectRemote(options: RemoteClustersOptions, text: string, from: string): RemoteCluster {
+/** A cache entry: the cluster, the digest of the kubeconfig it was made from, and its connection. */
+interface Connected {
+  readonly digest: string;
+  readonly cluster: RemoteCluster;
+  readonly connection: KubeConnection;
+}
+
+/**
+ * The credentials of an accepted kubeconfig. What it holds but cannot be used (a client certificate
+ * without its key, a file that cannot be read) is the Secret's to fix like any refused feature: it
+ * stalls as KubeConfigRefused naming the field, rather than failing every apply as ApplyFailed.
+ */
+function remoteCredentials(config: KubeConfig, from: string): KubeCredentials {
+  try {
+    // Exec plugins (when allowed) run with no environment of the controller's: its variables may hold secrets.
+    return createKubeCredentials(config, { env: {} });
+  } catch (error) {
+    if (!(error instanceof KubeConfigError)) throw error;
+    throw new RemoteKubeConfigRefusedError(`the kubeconfig of ${from} is refused: ${error.message}`, {
+      cause: error,
+    });
+  }
+}
+
+function connectRemote(
+  options: RemoteClustersOptions,
+  text: string,
+  from: string,
+): Omit<Connected, 'digest'> {
   const config = parseRemoteKubeConfig(text, from, options.policy);
-  // Exec plugins (when allowed) run with no environment of the controller's: its variables may hold secrets.
-  const credentials = createKubeCredentials(config, { env: {} });
+  const credentials = remoteCredentials(config, from);
   // Names are checked again on what DNS answers when connecting: a rebinding name cannot reach
   // metadata or the controller's own addresses; an answer is read up to the remote cluster's bound.
   const connection: KubeConnection = createKubeConnection({
@@ -96,7 +133,7 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
     ...(writeFence === undefined ? {} : { writeFence }),
     ...(hooks === undefined ? {} : { hooks }),
   });
-  return {
+  const cluster: RemoteCluster = {
     server: credentials.server,
     engineFor,
     readerAs: (user) =>
@@ -126,6 +163,7 @@ function connectRemote(options: RemoteClustersOptions, text: string, from: strin
       }
     },
   };
+  return { cluster, connection };
 }
 
 function isStallingCause(cause: unknown): cause is Error {

@@ -55,6 +55,19 @@ describe('remoteClusters', () => {
     expect(() => connect(kubeconfig('https://10.0.0.1', 't'), FROM)).toThrow(RemoteKubeConfigRefusedError);
   });
 
+  it('refuses a client certificate without its key as KubeConfigRefused, not a failed apply', () => {
+    const text = JSON.stringify({
+      clusters: [{ name: 'b', cluster: { server: 'https://127.0.0.1:6443' } }],
+      users: [{ name: 'u', user: { 'client-certificate-data': 'Yw==' } }],
+      contexts: [{ name: 'b', context: { cluster: 'b', user: 'u' } }],
+      'current-context': 'b',
+    });
+    expect(() => connect(text, FROM)).toThrow(RemoteKubeConfigRefusedError);
+    expect(() => connect(text, FROM)).toThrow(
+      `the kubeconfig of ${FROM} is refused: user "u" of kubeconfig ${FROM} has a client certificate without its pair`,
+    );
+  });
+
   it('says a cluster that does not answer is unreachable, naming its server and the Secret', async () => {
     const server = `https://127.0.0.1:${await closedPort()}`;
     const cluster = connect(kubeconfig(server, 't'), FROM);
