@@ -17,6 +17,7 @@ import {
   KUSTOMIZATION_FILE_NAMES,
   kustomizationFileIn,
   scanKustomization,
+  type KustomizationScanner,
   type KustomizationTree,
 } from './scan-kustomization.js';
 
@@ -109,6 +110,7 @@ export async function buildLocalKustomization(
       work,
       request: { options: DEFAULT_KUSTOMIZE_OPTIONS, ...request },
       maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
+      scanner: 'cli',
     });
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -157,6 +159,8 @@ async function checkAndBuild(build: {
   readonly work: string;
   readonly request: Pick<KustomizationRequest, 'options' | 'signal'>;
   readonly maxOutputBytes: number;
+  /** Who builds, for the words of a refusal; the controller unless the CLI builds a directory. */
+  readonly scanner?: KustomizationScanner;
 }): Promise<ManifestFile> {
   const { root, relative, label, work, request } = build;
   const tree = fileSystemTree(root);
@@ -166,7 +170,7 @@ async function checkAndBuild(build: {
       `${label}: the directory holds no kustomization.yaml, kustomization.yml or Kustomization`,
     );
   }
-  const problems = scanKustomization(tree, relative);
+  const problems = scanKustomization(tree, relative, build.scanner);
   if (problems.length > 0) {
     throw new KustomizeError('refused', `${label} was refused before it ran: ${problems.join('; ')}`);
   }

@@ -7,7 +7,7 @@ import { goYamlV2Schema } from './go-yaml-v2-schema.js';
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
-import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
+import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from '../input/measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
 import {
   jsonValueSpans,

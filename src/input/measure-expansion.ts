@@ -9,8 +9,8 @@
  * and refuses the document before anything expands it.
  */
 
-import { GoScalar, readKey } from './go-scalar.js';
-import type { MergeSources } from './record-merge-keys.js';
+import { GoScalar, readKey } from '../manifests/go-scalar.js';
+import type { MergeSources } from '../manifests/record-merge-keys.js';
 
 /** go-yaml's decoder (decode.go): the alias share it allows falls from 99% to 10% over this range. */
 const ALIAS_RATIO_RANGE_LOW = 400_000;
