@@ -48,13 +48,14 @@ export class ManifestDecodeError extends Error {
   constructor(
     readonly source: string,
     readonly documentIndex: number | undefined,
-    message: string,
+    /** What is wrong, without the file, document and place the message starts with. */
+    readonly reason: string,
     options?: { cause?: unknown; line?: number; column?: number },
   ) {
     super(
       `${source}${documentIndex === undefined ? '' : ` (document ${documentIndex})`}` +
         `${options?.line === undefined ? '' : ` line ${options.line}`}` +
-        `${options?.line === undefined || options.column === undefined ? '' : ` column ${options.column}`}: ${message}`,
+        `${options?.line === undefined || options.column === undefined ? '' : ` column ${options.column}`}: ${reason}`,
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.line = options?.line;
