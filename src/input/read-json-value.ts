@@ -12,13 +12,9 @@ export function readJsonValue(text: string, source: string, kind: InputKind): un
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
+  } catch {
     // The engine's message quotes the text around the error: only that it is not JSON is said.
-    throw new InputParseError(
-      source,
-      'syntax',
-      `is not JSON (${error instanceof Error ? error.name : 'error'})`,
-    );
+    throw new InputParseError(source, 'syntax', 'is not JSON');
   }
   checkJsonDepth(value, source, bounds.maxDepth);
   return value;

@@ -15,7 +15,7 @@
  * to S; U+212A, the Kelvin sign, to K); every other one folds to a rune outside ASCII, which no field
  * name of kustomize holds, so it is kept as it is.
  */
-export function foldFieldName(name: string): string {
+function foldFieldName(name: string): string {
   return name.replace(/[a-z\u017f\u212a]/g, (rune) => {
     if (rune === '\u017f') return 'S';
     if (rune === '\u212a') return 'K';
