@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import oneParseDoor from './scripts/lint/one-parse-door.js';
 
 /**
  * The functional core: data in, data out. These folders may not reach the file system, the network,
@@ -7,6 +8,7 @@ import tseslint from 'typescript-eslint';
  */
 const PURE_FOLDERS = [
   'src/api',
+  'src/input',
   'src/manifests',
   'src/merge',
   'src/inventory',
@@ -80,6 +82,19 @@ const patternDoor = {
     },
   },
 };
+
+/**
+ * The one parse door (issue #33): src/input/, and the manifest reader's js-yaml layer, which decodes as
+ * kubectl does (go-yaml v2's scalars, keys and escapes) and takes its alias bound from src/input/.
+ */
+const PARSE_DOOR_FILES = [
+  'src/input/**/*.ts',
+  'src/manifests/decode-documents.ts',
+  'src/manifests/go-yaml-v2-schema.ts',
+  'src/manifests/check-quoted-escapes.ts',
+  'src/manifests/yaml-error-at.ts',
+  'src/manifests/lossless-json.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'deploy/**'] },
@@ -158,5 +173,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Every YAML or JSON parse of tenant input goes through the one parse door (scripts/lint/one-parse-door.js).
+    files: ['src/**/*.ts'],
+    ignores: PARSE_DOOR_FILES,
+    plugins: { 'parse-door': { rules: { 'one-parse-door': oneParseDoor } } },
+    rules: { 'parse-door/one-parse-door': 'error' },
   },
 );

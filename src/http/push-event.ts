@@ -1,4 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { InputParseError } from '../input/input-bounds.js';
+import { readJsonValue } from '../input/read-json-value.js';
 
 /** Which forge sent a push, from its headers. */
 export type PushProvider = 'github' | 'gitlab' | 'gitea';
@@ -75,9 +77,11 @@ export function parsePushPayload(
 ): PushEvent | { readonly error: string } {
   let payload: unknown;
   try {
-    payload = JSON.parse(body.toString('utf8'));
-  } catch {
-    return { error: 'the body is not JSON' };
+    payload = readJsonValue(body.toString('utf8'), 'the body', 'push-event');
+  } catch (error) {
+    // `the body is not JSON`, `the body is 2 MiB, over the limit of 1 MiB`: the source starts the line.
+    if (error instanceof InputParseError) return { error: `the body ${error.detail}` };
+    throw error;
   }
   if (typeof payload !== 'object' || payload === null) return { error: 'the body is not a JSON object' };
   const { ref, repository, project } = payload as Record<string, unknown>;

@@ -137,6 +137,7 @@ function readCredential(
   const fail = (what: string) => new ExecCredentialError(`${where}: exec plugin printed ${what}`);
   let parsed: unknown;
   try {
+    // eslint-disable-next-line parse-door/one-parse-door -- a credential plugin's output: the plugin runs only from the user's own kubeconfig, or a tenant's under --allow-remote-kubeconfig-exec, which trusts it
     parsed = JSON.parse(stdout);
   } catch (error) {
     throw fail(`no ExecCredential JSON (${messageOf(error)})`);

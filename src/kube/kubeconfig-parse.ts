@@ -4,7 +4,8 @@
  * checked for its type so a wrong file fails here with the file and field named, not later.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { load } from 'js-yaml';
+import { InputParseError } from '../input/input-bounds.js';
+import { readYamlValue } from '../input/read-yaml-value.js';
 import type {
   KubeConfig,
   KubeConfigCluster,
@@ -18,9 +19,19 @@ type Fields = Readonly<Record<string, unknown>>;
 /** A field of the file is not what kubectl expects there; the message names the field. */
 class KubeConfigFieldError extends Error {}
 
-/** Parses the text of `file`; an empty (or comment-only) text is an empty config, as for client-go. */
+/**
+ * Parses the text of `file`; an empty (or comment-only) text is an empty config, as for client-go. The
+ * text comes through the parse door (a kubeconfig Secret is a tenant's): its message never quotes it.
+ */
 export function parseKubeConfigText(text: string, file: string): KubeConfig {
-  const root = load(text) ?? {};
+  let read: unknown;
+  try {
+    read = readYamlValue(text, file, 'kubeconfig');
+  } catch (error) {
+    if (error instanceof InputParseError) throw new KubeConfigFieldError(`the file ${error.detail}`);
+    throw error;
+  }
+  const root = read ?? {};
   if (!isFields(root)) throw new KubeConfigFieldError('the file is not a YAML mapping');
   const dir = resolve(file, '..');
   const path = (value: string | undefined) =>

@@ -44,6 +44,7 @@ export function createOpenApiDiskCache(dir: string, maxFiles = 100): OpenApiDocu
     async read(key) {
       try {
         const text = await readFile(fileOf(key));
+        // eslint-disable-next-line parse-door/one-parse-door -- the controller's own cache of documents it downloaded from its API server
         return { document: JSON.parse(text.toString('utf8')) as JsonValue, bytes: text.length };
       } catch {
         // Absent, unreadable or cut short: a miss, and the download that follows writes it anew.

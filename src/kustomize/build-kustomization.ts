@@ -19,6 +19,7 @@ import {
   KUSTOMIZATION_FILE_NAMES,
   kustomizationFileIn,
   kustomizationInputs,
+  type KustomizationScanner,
   type KustomizationTree,
 } from './scan-kustomization.js';
 
@@ -164,6 +165,7 @@ export async function buildLocalKustomization(
       request: { ...request, options },
       maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
       writable: false,
+      scanner: 'cli',
     });
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -238,6 +240,8 @@ async function checkAndBuild(build: {
   readonly maxOutputBytes: number;
   /** The files are the build's own copy, which the transform may rewrite (else it may only refuse). */
   readonly writable: boolean;
+  /** Who builds, for the words of a refusal; the controller unless the CLI builds a directory. */
+  readonly scanner?: KustomizationScanner;
 }): Promise<ManifestFile> {
   const { root, relative, label, work, request } = build;
   const tree = fileSystemTree(root);
@@ -247,7 +251,7 @@ async function checkAndBuild(build: {
       `${label}: the directory holds no kustomization.yaml, kustomization.yml or Kustomization`,
     );
   }
-  const { problems, files } = kustomizationInputs(tree, relative);
+  const { problems, files } = kustomizationInputs(tree, relative, build.scanner);
   if (problems.length > 0) {
     throw new KustomizeError('refused', `${label} was refused before it ran: ${problems.join('; ')}`);
   }

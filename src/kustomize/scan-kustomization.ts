@@ -1,6 +1,8 @@
 import path from 'node:path';
-import { load } from 'js-yaml';
 import { messageOf } from '../errors/message-of.js';
+import { InputParseError } from '../input/input-bounds.js';
+import { readYamlValue } from '../input/read-yaml-value.js';
+import { kustomizeFields } from './kustomize-fields.js';
 
 /** What the pre-scan reads: a repository's files by '/'-separated path from its root ('' the root). */
 export interface KustomizationTree {
@@ -8,7 +10,6 @@ export interface KustomizationTree {
   read(relativePath: string): string;
 }
 
-/** The names kustomize looks for in a directory, in its order. */
 /** The names kustomize looks for in a directory, in its order. */
 export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
@@ -28,18 +29,36 @@ export function kustomizationFileIn(tree: KustomizationTree, dir: string): strin
 }
 
 /**
- * Everything the controller refuses in the kustomizations reachable from `dir`, one line each, naming
- * the kustomization file, the field and the entry; empty when kustomize may build it. Refused: a
- * remote resource, base or component (a URL, a Git reference: the controller fetches one repository,
- * never others behind the ApplySet's back), an absolute path or one leaving the repository root, a
- * path naming nothing (kustomize would take it for a remote one), and any plugin: generators,
- * transformers and validators entries, and Helm charts (kustomize runs them with exec or containers).
+ * Who runs the build, for the words of a refusal: the controller builds a commit of an ApplySet's
+ * repository (paths are relative to its root); the CLI (`applyset apply -k DIR`) builds a directory on
+ * disk, the file system's root standing for the repository's (paths are absolute).
+ */
+export type KustomizationScanner = 'controller' | 'cli';
+
+const WORDS: Readonly<Record<KustomizationScanner, { who: string; holds: string; prefix: string }>> = {
+  controller: { who: 'the controller', holds: "what the ApplySet's repository holds", prefix: '' },
+  cli: { who: 'applyset', holds: 'local files', prefix: '/' },
+};
+
+/**
+ * Everything refused in the kustomizations reachable from `dir`, one line each, naming the
+ * kustomization file, the field and the entry; empty when kustomize may build it. Refused: a remote
+ * resource, base or component (a URL, a Git reference: the controller fetches one repository, never
+ * others behind the ApplySet's back), an absolute path or one leaving the repository root, a path
+ * naming nothing (kustomize would take it for a remote one), and any plugin: generators, transformers
+ * and validators entries, and Helm charts (kustomize runs them with exec or containers). Field names
+ * are matched as kustomize decodes them (kustomize-fields.ts), so `Resources:` is checked as
+ * `resources:` is.
  *
  * @internal The builds call kustomizationInputs, which also lists the files; the refusals are tested
  * alone through this.
  */
-export function scanKustomization(tree: KustomizationTree, dir: string): string[] {
-  return kustomizationInputs(tree, dir).problems;
+export function scanKustomization(
+  tree: KustomizationTree,
+  dir: string,
+  scanner: KustomizationScanner = 'controller',
+): string[] {
+  return kustomizationInputs(tree, dir, scanner).problems;
 }
 
 /**
@@ -51,7 +70,9 @@ export function scanKustomization(tree: KustomizationTree, dir: string): string[
 export function kustomizationInputs(
   tree: KustomizationTree,
   dir: string,
+  scanner: KustomizationScanner = 'controller',
 ): { problems: string[]; files: string[]; directories: string[] } {
+  const words = WORDS[scanner];
   const problems: string[] = [];
   const files = new Set<string>();
   const seen = new Set<string>();
@@ -60,22 +81,25 @@ export function kustomizationInputs(
     if (seen.has(next)) continue;
     seen.add(next);
     if (seen.size > MAX_KUSTOMIZATIONS) {
-      problems.push(`more than ${MAX_KUSTOMIZATIONS} kustomizations are reachable from ${dir || '.'}`);
+      problems.push(
+        `more than ${MAX_KUSTOMIZATIONS} kustomizations are reachable from ${shown(dir, words.prefix) || '.'}`,
+      );
       break;
     }
     const name = kustomizationFileIn(tree, next);
     // A directory without one is kustomize's to report (it says which entry named it).
     if (name === undefined) continue;
-    const file = joinRelative(next, name);
+    const file = shown(joinRelative(next, name), words.prefix);
     let document: unknown;
     try {
-      document = load(tree.read(file));
+      document = readYamlValue(tree.read(joinRelative(next, name)), file, 'kustomization');
     } catch (error) {
-      problems.push(`${file}: cannot be read to check it: ${messageOf(error)}`);
+      const detail = error instanceof InputParseError ? error.detail : messageOf(error);
+      problems.push(`${file}: cannot be read to check it: ${detail}`);
       continue;
     }
     if (!isRecord(document)) continue;
-    const found = checkKustomization(tree, document, next);
+    const found = checkKustomization(tree, document, next, words);
     for (const problem of found.problems) problems.push(`${file}: ${problem}`);
     for (const input of found.files) files.add(input);
     pending.push(...found.directories.filter((directory) => !seen.has(directory)).reverse());
@@ -88,13 +112,15 @@ function checkKustomization(
   tree: KustomizationTree,
   kustomization: Readonly<Record<string, unknown>>,
   dir: string,
+  words: (typeof WORDS)[KustomizationScanner],
 ): { problems: string[]; directories: string[]; files: string[] } {
   const problems: string[] = [];
   const directories: string[] = [];
   const files: string[] = [];
+  const fields = kustomizeFields(problems);
   const checkPath = (field: string, entry: unknown): void => {
     if (typeof entry !== 'string') return;
-    const found = localPath(entry, dir);
+    const found = localPath(entry, dir, words);
     const kind = 'path' in found ? tree.kindOf(found.path) : undefined;
     if ('problem' in found) problems.push(`${field} entry ${JSON.stringify(entry)} ${found.problem}`);
     else if (kind === undefined) {
@@ -105,50 +131,55 @@ function checkKustomization(
     else files.push(found.path);
   };
   for (const field of ['resources', 'bases', 'components', 'crds', 'configurations'] as const) {
-    for (const entry of listOf(kustomization[field])) checkPath(field, entry);
+    for (const entry of fields.list(kustomization, field)) checkPath(field, entry);
   }
-  for (const entry of listOf(kustomization['patchesStrategicMerge'])) {
+  for (const entry of fields.list(kustomization, 'patchesStrategicMerge')) {
     // An entry is a file, or a patch written inline (YAML holding a mapping): only files are paths.
     if (typeof entry === 'string' && !/[\n:]/.test(entry)) checkPath('patchesStrategicMerge', entry);
   }
   for (const field of ['patches', 'patchesJson6902', 'replacements'] as const) {
-    for (const entry of listOf(kustomization[field])) {
-      if (isRecord(entry)) checkPath(field, entry['path']);
+    for (const entry of fields.list(kustomization, field)) {
+      if (isRecord(entry)) for (const value of fields.values(entry, 'path', field)) checkPath(field, value);
     }
   }
-  if (isRecord(kustomization['openapi'])) checkPath('openapi', kustomization['openapi']['path']);
+  for (const openapi of fields.values(kustomization, 'openapi')) {
+    if (isRecord(openapi))
+      for (const value of fields.values(openapi, 'path', 'openapi')) checkPath('openapi', value);
+  }
   for (const field of ['configMapGenerator', 'secretGenerator'] as const) {
-    for (const generator of listOf(kustomization[field])) {
+    for (const generator of fields.list(kustomization, field)) {
       if (!isRecord(generator)) continue;
       // `files` entries are `path` or `key=path`.
-      for (const file of listOf(generator['files'])) {
+      for (const file of fields.list(generator, 'files', field)) {
         if (typeof file === 'string') checkPath(`${field} files`, file.slice(file.indexOf('=') + 1));
       }
-      for (const env of [...listOf(generator['envs']), generator['env']]) checkPath(`${field} envs`, env);
+      const envs = [...fields.list(generator, 'envs', field), ...fields.values(generator, 'env', field)];
+      for (const env of envs) checkPath(`${field} envs`, env);
     }
   }
   for (const field of PLUGIN_FIELDS) {
-    for (const entry of listOf(kustomization[field])) {
+    for (const entry of fields.list(kustomization, field)) {
       problems.push(
-        `${field} entry ${describeEntry(entry)} is a plugin configuration; the controller runs no kustomize plugins (list the resources or patches instead)`,
+        `${field} entry ${describeEntry(entry)} is a plugin configuration; ${words.who} runs no kustomize plugins (list the resources or patches instead)`,
       );
     }
   }
   for (const field of HELM_FIELDS) {
-    if (kustomization[field] !== undefined && kustomization[field] !== null) {
-      problems.push(`${field} inflates Helm charts, which the controller does not run in kustomize`);
+    if (fields.values(kustomization, field).some((value) => value !== undefined && value !== null)) {
+      problems.push(`${field} inflates Helm charts, which ${words.who} does not run in kustomize`);
     }
   }
   return { problems, directories, files };
 }
 
-/** A local path from a kustomization at `dir`, or why it is not one the controller builds. */
-function localPath(entry: string, dir: string): { path: string } | { problem: string } {
+/** A local path from a kustomization at `dir`, or why it is not one that is built. */
+function localPath(
+  entry: string,
+  dir: string,
+  words: (typeof WORDS)[KustomizationScanner],
+): { path: string } | { problem: string } {
   if (isRemote(entry)) {
-    return {
-      problem:
-        "is remote (a URL or a Git reference); the controller builds only what the ApplySet's repository holds",
-    };
+    return { problem: `is remote (a URL or a Git reference); ${words.who} builds only ${words.holds}` };
   }
   if (entry.startsWith('/'))
     return { problem: 'is an absolute path; paths must be relative to the kustomization' };
@@ -177,12 +208,13 @@ function describeEntry(entry: unknown): string {
   return JSON.stringify(line.length > 80 ? `${line.slice(0, 80)}…` : line);
 }
 
-function listOf(value: unknown): readonly unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A path of the tree as its reader knows it: relative to the repository, or absolute on disk. */
+function shown(relativePath: string, prefix: string): string {
+  return `${prefix}${relativePath}`;
 }
 
 function joinRelative(dir: string, name: string): string {

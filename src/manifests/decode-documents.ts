@@ -8,7 +8,7 @@ import { goYamlV2Schema } from './go-yaml-v2-schema.js';
 import yaml from 'js-yaml';
 import type { JsonValue } from './json-value.js';
 import { DEFAULT_MANIFEST_LIMITS, formatBytes } from './manifest-limits.js';
-import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from './measure-expansion.js';
+import { allowedAliasRatio, measureExpansion, type ExpansionMeasure } from '../input/measure-expansion.js';
 import { createMergeKeyRecorder, type MergeSources } from './record-merge-keys.js';
 import {
   jsonValueSpans,
@@ -49,13 +49,14 @@ export class ManifestDecodeError extends Error {
   constructor(
     readonly source: string,
     readonly documentIndex: number | undefined,
-    message: string,
+    /** What is wrong, without the file, document and place the message starts with. */
+    readonly reason: string,
     options?: { cause?: unknown; line?: number; column?: number },
   ) {
     super(
       `${source}${documentIndex === undefined ? '' : ` (document ${documentIndex})`}` +
         `${options?.line === undefined ? '' : ` line ${options.line}`}` +
-        `${options?.line === undefined || options.column === undefined ? '' : ` column ${options.column}`}: ${message}`,
+        `${options?.line === undefined || options.column === undefined ? '' : ` column ${options.column}`}: ${reason}`,
       options?.cause === undefined ? undefined : { cause: options.cause },
     );
     this.line = options?.line;

@@ -1,4 +1,9 @@
-import { decodeDocuments, ManifestExpansionError, type DecodeLimits } from './decode-documents.js';
+import {
+  decodeDocuments,
+  ManifestDecodeError,
+  ManifestExpansionError,
+  type DecodeLimits,
+} from './decode-documents.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { ManifestError, type ManifestSource } from './manifest-error.js';
 import {
@@ -65,9 +70,20 @@ function decodeFile(
         setTooLarge: error.kind === 'set-too-large',
       };
     }
-    const detail = error instanceof Error ? error.message : String(error);
-    const source = { file: file.path, documentIndex: undefined };
-    const problem = new ManifestError('decode-failed', source, undefined, detail, { cause: error });
+    // The decoder's error names the file, document and place itself: they become the source, so the
+    // line names the file once (not `bad.yaml: bad.yaml (document 0)`).
+    const problem =
+      error instanceof ManifestDecodeError
+        ? new ManifestError('decode-failed', decodeErrorSource(file.path, error), undefined, error.reason, {
+            cause: error,
+          })
+        : new ManifestError(
+            'decode-failed',
+            { file: file.path, documentIndex: undefined },
+            undefined,
+            error instanceof Error ? error.message : String(error),
+            { cause: error },
+          );
     return { entries: [{ type: 'error', error: problem }], contentBytes: 0, setTooLarge: false };
   }
   const entries = documents.flatMap((document): ManifestEntry[] => {
@@ -81,6 +97,15 @@ function decodeFile(
   });
   const contentBytes = documents.reduce((sum, document) => sum + document.contentBytes, 0);
   return { entries, contentBytes, setTooLarge: false };
+}
+
+function decodeErrorSource(file: string, error: ManifestDecodeError): ManifestSource {
+  return {
+    file,
+    documentIndex: error.documentIndex,
+    ...(error.line === undefined ? {} : { line: error.line }),
+    ...(error.column === undefined ? {} : { column: error.column }),
+  };
 }
 
 /**

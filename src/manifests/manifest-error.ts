@@ -24,6 +24,9 @@ export interface ManifestSource {
   readonly itemIndex?: number;
   /** The kind of the typed list the item came from (`LimitRangeList`); absent for `kind: List`. */
   readonly listKind?: string;
+  /** 1-based line and column of a problem the decoder placed in the file. */
+  readonly line?: number;
+  readonly column?: number;
 }
 
 export function describeManifestSource(source: ManifestSource): string {
@@ -31,6 +34,8 @@ export function describeManifestSource(source: ManifestSource): string {
   if (source.documentIndex !== undefined) text += ` (document ${source.documentIndex}`;
   if (source.itemIndex !== undefined) text += `, item ${source.itemIndex}`;
   if (source.documentIndex !== undefined) text += ')';
+  if (source.line !== undefined) text += ` line ${source.line}`;
+  if (source.line !== undefined && source.column !== undefined) text += ` column ${source.column}`;
   return text;
 }
 

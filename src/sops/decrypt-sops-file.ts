@@ -94,7 +94,7 @@ function readSopsFile(path: string, text: string): SopsFile | undefined {
   }
   let documents: SopsNode[];
   try {
-    documents = parseSopsDocuments(text);
+    documents = parseSopsDocuments(text, path);
   } catch (error) {
     // Not YAML (nor JSON) at all: not a sops file either, the manifest reader reports it.
     if (error instanceof SopsTreeError && !/^\s*sops\s*:|"sops"\s*:/m.test(text)) return undefined;

@@ -1,4 +1,6 @@
-import { isAlias, isMap, isScalar, isSeq, parseAllDocuments, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Node } from 'yaml';
+import { InputParseError } from '../input/input-bounds.js';
+import { readYamlDocuments, type MeasuredYamlDocument } from '../input/read-yaml-documents.js';
 
 /**
  * A document as sops walks it: mappings keep their keys in file order (the MAC covers the order, and a
@@ -31,12 +33,23 @@ export class SopsTreeError extends Error {
 /**
  * The documents of a YAML (or JSON, which is YAML) text, each a mapping, with YAML 1.2's core schema
  * as sops's go-yaml v3 reads them. Comments are dropped: sops leaves them out of the MAC, and the
- * decrypted manifests do not need them.
+ * decrypted manifests do not need them. The text comes through the parse door (src/input/): a file
+ * whose aliases would expand it past go-yaml's test is refused before this walk expands them.
  */
-export function parseSopsDocuments(text: string): SopsNode[] {
-  const documents = parseAllDocuments(text, { schema: 'core', intAsBigInt: true, uniqueKeys: false });
-  if (!Array.isArray(documents)) return [];
-  return documents.map((document, index) => {
+export function parseSopsDocuments(text: string, source: string): SopsNode[] {
+  let documents: MeasuredYamlDocument[];
+  try {
+    documents = readYamlDocuments(text, source, 'sops', {
+      schema: 'core',
+      intAsBigInt: true,
+      uniqueKeys: false,
+    });
+  } catch (error) {
+    if (error instanceof InputParseError) throw new SopsTreeError(error.detail, { cause: error });
+    throw error;
+  }
+  return documents.map((measured, index) => {
+    const { document } = measured;
     const problem = document.errors[0];
     // The parser's message quotes the line around the error: only its code and place are kept.
     if (problem !== undefined) {
@@ -45,15 +58,15 @@ export function parseSopsDocuments(text: string): SopsNode[] {
       throw new SopsTreeError(`document ${index + 1} is not valid YAML (${problem.code}${where})`);
     }
     const root: SopsNode =
-      document.contents === null ? { kind: 'map', entries: [] } : toNode(document.contents, document);
+      document.contents === null ? { kind: 'map', entries: [] } : toNode(document.contents, measured);
     if (root.kind !== 'map') throw new SopsTreeError(`document ${index + 1} is not a mapping`);
     return root;
   });
 }
 
-function toNode(node: Node, document: Document.Parsed): SopsNode {
+function toNode(node: Node, document: MeasuredYamlDocument): SopsNode {
   if (isAlias(node)) {
-    const target = node.resolve(document);
+    const target = document.aliasTarget(node);
     if (target === undefined) throw new SopsTreeError('an alias names no anchor');
     return toNode(target, document);
   }

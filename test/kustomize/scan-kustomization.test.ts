@@ -106,4 +106,77 @@ describe('scanKustomization', () => {
       expect.stringMatching(/^kustomization.yaml: cannot be read to check it/),
     ]);
   });
+
+  // Issue #33, finding 5: kustomize decodes field names with encoding/json, which matches them
+  // case-insensitively (and folds the long s and the Kelvin sign into s and k).
+  it.each([
+    ['Resources', 'http://127.0.0.1:8080/cm.yaml', 'is remote'],
+    ['RESOURCES', '../../../../../../etc', 'leaves the repository root'],
+    ['re\u017fources', '/etc/kubernetes', 'is an absolute path'],
+    ['Components', 'https://example.com/component.git', 'is remote'],
+    ['\u212aind', '', ''],
+  ])('checks %j as kustomize reads it', (field, entry, why) => {
+    const tree = treeOf({ 'app/kustomization.yaml': `${field}:\n- ${JSON.stringify(entry)}\n` });
+    const problems = scanKustomization(tree, 'app');
+    if (why === '') return expect(problems).toEqual([]);
+    const canonical = field.replace('\u017f', 's').toLowerCase();
+    return expect(problems).toEqual([
+      expect.stringContaining(`app/kustomization.yaml: ${canonical} entry ${JSON.stringify(entry)} ${why}`),
+    ]);
+  });
+
+  it('checks the nested fields of patches, generators and openapi in any case', () => {
+    const tree = treeOf({
+      'a/kustomization.yaml':
+        'Patches: [{Path: ../../p.yaml}]\nSecretGenerator: [{name: s, ENV: /root/.env, Files: [k=/etc/shadow]}]\n' +
+        'OpenAPI: {PATH: https://example.com/schema.json}\nHelmCharts: [{name: redis}]\nGenerators: [g.yaml]\n',
+      'a/g.yaml': 'kind: X\n',
+    });
+    expect(scanKustomization(tree, 'a')).toEqual([
+      expect.stringContaining('patches entry "../../p.yaml" leaves the repository root'),
+      expect.stringContaining('openapi entry "https://example.com/schema.json" is remote'),
+      expect.stringContaining('secretGenerator files entry "/etc/shadow" is an absolute path'),
+      expect.stringContaining('secretGenerator envs entry "/root/.env" is an absolute path'),
+      expect.stringContaining('generators entry "g.yaml" is a plugin configuration'),
+      expect.stringContaining('helmCharts inflates Helm charts'),
+    ]);
+  });
+
+  it('refuses a field spelled twice, as no reader can tell which one kustomize keeps', () => {
+    const tree = treeOf({
+      'kustomization.yaml': 'resources: [cm.yaml]\nResources: [cm.yaml]\n',
+      'cm.yaml': configMap,
+    });
+    expect(scanKustomization(tree, '')).toEqual([
+      'kustomization.yaml: "resources" and "Resources" are the same field to kustomize (it matches field names case-insensitively); keep one',
+    ]);
+  });
+
+  it("refuses a kustomization whose aliases expand past go-yaml's test, before walking it", () => {
+    const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let level = 1; level <= 7; level += 1) {
+      levels.push(
+        `a${level}: &a${level} [${Array<string>(10)
+          .fill(`*a${level - 1}`)
+          .join(', ')}]`,
+      );
+    }
+    const tree = treeOf({ 'kustomization.yaml': `${levels.join('\n')}\nresources: *a7\n` });
+    expect(scanKustomization(tree, '')).toEqual([
+      expect.stringMatching(/^kustomization\.yaml: cannot be read to check it: contains excessive aliasing/),
+    ]);
+  });
+
+  it('speaks of applyset and absolute paths when the CLI builds a directory on disk', () => {
+    const tree = treeOf({
+      'home/me/app/kustomization.yaml': 'resources: [https://example.com/x.yaml]\ngenerators: [g.yaml]\n',
+      'home/me/app/g.yaml': 'kind: X\n',
+    });
+    expect(scanKustomization(tree, 'home/me/app', 'cli')).toEqual([
+      '/home/me/app/kustomization.yaml: resources entry "https://example.com/x.yaml" is remote (a URL or a Git reference); applyset builds only local files',
+      expect.stringMatching(
+        /^\/home\/me\/app\/kustomization\.yaml: generators entry "g\.yaml" is a plugin configuration; applyset runs no kustomize plugins/,
+      ),
+    ]);
+  });
 });

@@ -152,7 +152,10 @@ describe('parseManifestSet', () => {
     {
       name: 'invalid YAML',
       text: 'apiVersion: v1\nkind: [\n',
-      expected: [{ code: 'decode-failed', message: /^set\.yaml: / }],
+      // The file, document and place once (#34, item 12: it read `set.yaml: set.yaml (document 0) ...`).
+      expected: [
+        { code: 'decode-failed', message: /^set\.yaml \(document 0\) line 3 column 1: (?!.*set\.yaml)/ },
+      ],
     },
     {
       name: 'an unknown kind',
@@ -225,7 +228,7 @@ describe('parseManifestSet', () => {
     if (result.ok) return;
     expect(result.errors.map((error) => [error.code, error.source.file, error.source.documentIndex])).toEqual(
       [
-        ['decode-failed', 'a.yaml', undefined],
+        ['decode-failed', 'a.yaml', 0],
         ['missing-field', 'c.yaml', 0],
         ['unknown-kind', 'c.yaml', 1],
       ],

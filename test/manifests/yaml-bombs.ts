@@ -80,3 +80,20 @@ export function anchorReuseList(count = 150): string {
   );
   return ['apiVersion: v1', 'kind: List', 'items:', ...items].join('\n') + '\n';
 }
+
+/**
+ * The file of issue #33, finding 1: a comment naming sops (enough for the sops detection to parse
+ * it), then seven anchors, each a list of ten aliases to the one before: 10^7 leaves from about 700
+ * bytes, with no manifest around it.
+ */
+export function sopsLookingBomb(): string {
+  const lines = ['# sops', `lol0: &lol0 [${Array<string>(10).fill('"lol"').join(', ')}]`];
+  for (let level = 1; level <= 6; level += 1) {
+    lines.push(
+      `lol${level}: &lol${level} [${Array<string>(10)
+        .fill(`*lol${level - 1}`)
+        .join(', ')}]`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -26,7 +26,7 @@ const metadata = (encryptedRegex: string): SopsMetadata => ({
 describe('the regular expressions of a sops file', () => {
   it('match in linear time: ^(a+)+$ against a key of 30 a and a dash is refused at the MAC at once', () => {
     const key = `${'a'.repeat(30)}-`;
-    const documents = parseSopsDocuments(`${key}: plain\nother: value\n`);
+    const documents = parseSopsDocuments(`${key}: plain\nother: value\n`, 'secret.yaml');
     const started = Date.now();
     expect(() => decryptSopsTree('secret.yaml', documents, metadata('^(a+)+$'), randomBytes(32))).toThrow(
       /^cannot decrypt sops file secret\.yaml: its MAC does not verify/,
@@ -36,7 +36,7 @@ describe('the regular expressions of a sops file', () => {
   });
 
   it('refuses a pattern RE2 does not read, naming the field, before anything is decrypted', () => {
-    const documents = parseSopsDocuments('data: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\n');
+    const documents = parseSopsDocuments('data: ENC[AES256_GCM,data:x,iv:y,tag:z,type:str]\n', 'secret.yaml');
     expect(() => decryptSopsTree('secret.yaml', documents, metadata('^(?=data)'), randomBytes(32))).toThrow(
       /^cannot decrypt sops file secret\.yaml: sops\.encrypted_regex is not a regular expression RE2 reads: .*Perl syntax.*; nothing was applied$/,
     );

@@ -3,8 +3,8 @@ import {
   allowedAliasRatio,
   isExcessiveAliasing,
   measureExpansion,
-} from '../../src/manifests/measure-expansion.js';
-import { anchorReuseList, mergeKeyBomb, nestedListBomb, nestedMapBomb } from './yaml-bombs.js';
+} from '../../src/input/measure-expansion.js';
+import { anchorReuseList, mergeKeyBomb, nestedListBomb, nestedMapBomb } from '../manifests/yaml-bombs.js';
 
 const parse = (text: string): unknown => yaml.load(text);
 const NO_BYTE_LIMIT = Number.POSITIVE_INFINITY;

@@ -9,8 +9,8 @@
  * and refuses the document before anything expands it.
  */
 
-import { GoScalar, readKey } from './go-scalar.js';
-import type { MergeSources } from './record-merge-keys.js';
+import { GoScalar, readKey } from '../manifests/go-scalar.js';
+import type { MergeSources } from '../manifests/record-merge-keys.js';
 
 /** go-yaml's decoder (decode.go): the alias share it allows falls from 99% to 10% over this range. */
 const ALIAS_RATIO_RANGE_LOW = 400_000;
@@ -28,7 +28,6 @@ export function allowedAliasRatio(decodeCount: number): number {
  * go-yaml's test, made on every node it decodes: "document contains excessive aliasing" once more
  * than 100 nodes came from aliases, more than 1000 were decoded, and the aliases' share is over the
  * allowed ratio. A count that overflowed is excessive whatever the ratio says.
- * @internal test seam: a pure step its unit test runs alone
  */
 export function isExcessiveAliasing(aliasCount: number, decodeCount: number): boolean {
   if (!Number.isFinite(decodeCount)) return true;
