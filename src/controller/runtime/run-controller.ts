@@ -22,6 +22,7 @@ import { startSupervisedInformer, type SupervisedInformer } from './supervised-i
 import {
   applySetKey,
   dependentsToWake,
+  isDeleting,
   isReady,
   needsReconcile,
   secretReferenceOf,
@@ -253,7 +254,7 @@ function startWork(
     failing: () =>
       applySets
         .list()
-        .filter((applySet) => !isReady(applySet))
+        .filter((applySet) => !isReady(applySet) || isDeleting(applySet))
         .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName))
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
