@@ -23,6 +23,7 @@ import { startSupervisedInformer, type SupervisedInformer } from './supervised-i
 import {
   applySetKey,
   dependentsToWake,
+  isDeleting,
   isReady,
   needsReconcile,
   secretReferenceOf,
@@ -254,7 +255,7 @@ function startWork(
     failing: () =>
       applySets
         .list()
-        .filter((applySet) => !isReady(applySet))
+        .filter((applySet) => !isReady(applySet) || isDeleting(applySet))
         .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName))
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),

@@ -7,6 +7,7 @@ import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { impersonatedUser } from '../applyset-api.js';
+import { objectsKubeConfigOf } from '../cluster-move-step.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from './informer-cache.js';
 
@@ -73,7 +74,9 @@ export function applySetKey(object: JsonObject): string {
 
 /**
  * The Secrets the ApplySet names (its Git credentials, its spec.decryption age keys, its spec.kubeConfig
- * remote cluster), unless it names none, is suspended or is being deleted (nothing to fetch). A Git
+ * remote cluster, and the kubeconfig of the cluster its objects are still on when a move is held), unless
+ * it names none or is suspended. Being deleted, only the kubeconfig its finalizer reads: deleting that
+ * Secret lets the ApplySet go within a poll, not at the end of its backoff (docs/remote-clusters.md). A Git
  * credentials Secret of another namespace the controller does not trust is left out (the reconcile
  * refuses it; never polled); the other two are always of the ApplySet's own namespace. With the user the
  * reconcile reads them as (spec.serviceAccountName, else `defaultServiceAccount`, else the controller):
@@ -86,19 +89,28 @@ export function secretReferenceOf(
 ): SecretReference | undefined {
   const spec = lenientApplySetSpec(applySet['spec']);
   const metadata = metadataOf(applySet);
-  if (spec.suspend || metadata['deletionTimestamp'] !== undefined) return undefined;
+  if (spec.suspend) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
+  const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
+  const objectsOn = objectsKubeConfigOf(asApplySet(applySet), spec.kubeConfig)?.secretName;
+  if (metadata['deletionTimestamp'] !== undefined) {
+    if (objectsOn === undefined) return undefined;
+    const secrets = [{ namespace: ownNamespace, secretName: objectsOn }];
+    return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
+  }
   const gitNamespace = spec.secretNamespace ?? ownNamespace;
   const trusted = gitNamespace === ownNamespace || trustedNamespaces.has(gitNamespace);
   const secrets = [
     trusted ? { namespace: gitNamespace, secretName: spec.secretName } : undefined,
     { namespace: ownNamespace, secretName: spec.decryptionSecretName },
     { namespace: ownNamespace, secretName: spec.kubeConfig?.secretName },
+    objectsOn === spec.kubeConfig?.secretName
+      ? undefined
+      : { namespace: ownNamespace, secretName: objectsOn },
   ].flatMap((secret) =>
     secret?.secretName === undefined ? [] : [{ namespace: secret.namespace, secretName: secret.secretName }],
   );
   if (secrets.length === 0) return undefined;
-  const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
   return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
 }
 
@@ -109,4 +121,9 @@ export function isReady(applySet: JsonObject): boolean {
     Array.isArray(conditions) &&
     conditions.some((c) => isJsonObject(c) && c['type'] === 'Ready' && c['status'] === 'True')
   );
+}
+
+/** Its deletion has started: its finalizer runs until the children are pruned or let go. */
+export function isDeleting(applySet: JsonObject): boolean {
+  return metadataOf(applySet)['deletionTimestamp'] !== undefined;
 }

@@ -49,4 +49,36 @@ describe('secretReferenceOf', () => {
       { namespace: 'team-a', secretName: 'cluster-b' },
     ]);
   });
+
+  it('polls, for an ApplySet being deleted, only the kubeconfig its finalizer reads: the one its objects were applied with', () => {
+    const withCredentials = { ...source, secretRef: { name: 'git' } };
+    const deleting = (annotations: Record<string, string>): JsonObject => ({
+      metadata: { namespace: 'team-a', name: 'shop', deletionTimestamp: '2026-01-01T00:00:00Z', annotations },
+      spec: { source: withCredentials, kubeConfig: { secretRef: { name: 'cluster-c' } } },
+    });
+    expect(secretReferenceOf(deleting({}), new Set())?.secrets).toEqual([
+      { namespace: 'team-a', secretName: 'cluster-c' },
+    ]);
+    const movedFromB = { 'applyset.dev/applied-kubeconfig': JSON.stringify(kubeConfig) };
+    expect(secretReferenceOf(deleting(movedFromB), new Set())?.secrets).toEqual([
+      { namespace: 'team-a', secretName: 'cluster-b' },
+    ]);
+    // Objects on the controller's own cluster: no Secret stands between the deletion and them.
+    expect(secretReferenceOf({ ...deleting({}), spec: { source } }, new Set())).toBeUndefined();
+  });
+
+  it('polls the kubeconfig of the cluster a held move leaves, beside the one it goes to', () => {
+    const held: JsonObject = {
+      metadata: {
+        namespace: 'team-a',
+        name: 'shop',
+        annotations: { 'applyset.dev/applied-kubeconfig': JSON.stringify(kubeConfig) },
+      },
+      spec: { source, kubeConfig: { secretRef: { name: 'cluster-c' } } },
+    };
+    expect(secretReferenceOf(held, new Set())?.secrets).toEqual([
+      { namespace: 'team-a', secretName: 'cluster-c' },
+      { namespace: 'team-a', secretName: 'cluster-b' },
+    ]);
+  });
 });
