@@ -9,6 +9,7 @@
  * previous cluster that does not answer holds the move (a condition and an event say so), and one
  * whose kubeconfig is gone leaves its objects with a Warning event naming them (docs/remote-clusters.md).
  */
+import { readJsonValue } from '../input/read-json-value.js';
 import type { ApplySet, RemoteKubeConfigRef, ResolvedApplySetSpec } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
@@ -131,7 +132,8 @@ function recordedKubeConfig(applySet: ApplySet): Recorded {
   if (text === undefined) return { kind: 'ok', ref: undefined };
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A tenant may edit the annotation: read as tenant input, bounded.
+    parsed = readJsonValue(text, `annotation ${APPLIED_KUBECONFIG_ANNOTATION}`, 'kubeconfig');
   } catch (error) {
     return { kind: 'invalid', problem: classifyFailure(error).message };
   }

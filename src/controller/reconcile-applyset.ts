@@ -16,7 +16,7 @@ import type { Requeue } from '../api/requeue.js';
 import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
-import { DEFAULT_KUSTOMIZE_OPTIONS } from '../kustomize/run-kustomize.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, subjectOf } from './applyset-api.js';
 import { checkDependencies } from './check-dependencies.js';
@@ -124,6 +124,24 @@ async function reconcile(
   return { result: run.outcome.kind === 'applied' ? 'success' : run.outcome.kind, requeue };
 }
 
+/** The kustomize options of this run: its builds wait for a slot of the build scheduler, when there is one. */
+function scheduledKustomize(
+  ctx: ReconcileContext,
+  options: ReconcilerOptions,
+  spec: { readonly intervalMs: number },
+  signal: AbortSignal,
+): KustomizeOptions {
+  const kustomize = options.kustomize ?? DEFAULT_KUSTOMIZE_OPTIONS;
+  if (options.builds === undefined) return kustomize;
+  const schedule = kustomizeSchedule(options.builds, kustomize, {
+    namespace: ctx.namespace,
+    intervalMs: spec.intervalMs,
+    worker: ctx.worker,
+    signal,
+  });
+  return { ...kustomize, schedule };
+}
+
 /** Steps 5 to 11, for an ApplySet that is neither gone, deleted nor suspended. */
 async function applyRevision(
   ctx: ReconcileContext,
@@ -197,19 +215,7 @@ async function applyRevision(
   // before anything is written.
   const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
   const who = { reader: options.readerAs(user), user, namespace };
-  const kustomize = options.kustomize ?? DEFAULT_KUSTOMIZE_OPTIONS;
-  const schedule =
-    options.builds === undefined
-      ? {}
-      : {
-          schedule: kustomizeSchedule(options.builds, kustomize, {
-            namespace,
-            intervalMs: spec.intervalMs,
-            worker: ctx.worker,
-            signal,
-          }),
-        };
-  const deps = { gitSource: options.gitSource, kustomize: { ...kustomize, ...schedule } };
+  const deps = { gitSource: options.gitSource, kustomize: scheduledKustomize(ctx, options, spec, signal) };
   const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs, signal });
   if ('done' in read) return { outcome: read.done };
   const { revision, files } = read.value;
