@@ -115,8 +115,8 @@ describe("a ClusterNotification's forge token marks only the repositories it lis
         version: VERSION,
         plural: 'clusternotifications',
         name: clusterNotification,
-      })) as { status?: { refused?: Record<string, { message?: string }> } };
-      return object.status?.refused?.[`${tenant}/rival`];
+      })) as { status?: { skipped?: Record<string, { message?: string }> } };
+      return object.status?.skipped?.[`${tenant}/rival`];
     });
     expect(refused.message).toBe(
       `ClusterNotification ${clusterNotification} marks only the repositories its spec.repositories lists (${host}/platform/*), and the ApplySet's source is ${host.toLowerCase()}/rival/release; nothing is sent`,
