@@ -23,9 +23,8 @@ import { startSupervisedInformer, type SupervisedInformer } from './supervised-i
 import {
   applySetKey,
   dependentsToWake,
-  isDeleting,
-  isReady,
   needsReconcile,
+  pollsSecrets,
   secretReferenceOf,
 } from './watched-applyset.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
@@ -255,7 +254,7 @@ function startWork(
     failing: () =>
       applySets
         .list()
-        .filter((applySet) => !isReady(applySet) || isDeleting(applySet))
+        .filter(pollsSecrets)
         .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName))
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),

@@ -114,7 +114,7 @@ export function secretReferenceOf(
   return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
 }
 
-export function isReady(applySet: JsonObject): boolean {
+function isReady(applySet: JsonObject): boolean {
   const status = applySet['status'];
   const conditions = isJsonObject(status) ? status['conditions'] : undefined;
   return (
@@ -124,6 +124,14 @@ export function isReady(applySet: JsonObject): boolean {
 }
 
 /** Its deletion has started: its finalizer runs until the children are pruned or let go. */
-export function isDeleting(applySet: JsonObject): boolean {
+function isDeleting(applySet: JsonObject): boolean {
   return metadataOf(applySet)['deletionTimestamp'] !== undefined;
+}
+
+/**
+ * Its Secrets are polled for a change: it is not Ready (a fixed Secret may unblock it), or it is being
+ * deleted (its finalizer may wait for a kubeconfig Secret to answer or be removed).
+ */
+export function pollsSecrets(applySet: JsonObject): boolean {
+  return !isReady(applySet) || isDeleting(applySet);
 }
