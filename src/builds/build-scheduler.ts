@@ -53,8 +53,12 @@ export interface BuildSchedulerOptions {
 const DEFAULT_BASE_HOLD_MS = 30_000;
 const DEFAULT_MAX_HOLD_MS = 10 * 60_000;
 
-/** A build refused because its tenant's builds keep timing out; retried once the hold ends. */
-class BuildsHeldBackError extends IntentError {
+/**
+ * A build refused because its tenant's builds keep timing out; retried once the hold ends.
+ *
+ * @internal Exported for the test that every class with an intent is classified.
+ */
+export class BuildsHeldBackError extends IntentError {
   override readonly name = 'BuildsHeldBackError';
   readonly code = 'BUILDS_HELD_BACK';
   readonly intent = 'waiting';

@@ -79,9 +79,10 @@ describe('reading a revision from the Git cache', () => {
     expect(locks).toEqual(['read']);
   });
 
-  it('builds a kustomization under one read lock', async () => {
+  it('builds a kustomization under read locks only: one to find it, one once its build may start', async () => {
     const { files: got, locks } = await readAt('kustomized');
     expect(got).toEqual([{ path: 'kustomize build kustomized', text: expect.stringContaining('name: c') }]);
-    expect(locks).toEqual(['read']);
+    // A build waiting for its slot holds no lock another tenant's fetch needs (src/controller/fetch-steps.ts).
+    expect(locks).toEqual(['read', 'read']);
   });
 });

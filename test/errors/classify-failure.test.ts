@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { BuildsHeldBackError } from '../../src/builds/build-scheduler.js';
+import { DecryptionNotConfiguredError } from '../../src/sops/decryption-not-configured-error.js';
 import { join } from 'node:path';
 import { NestedApplySetRefusedError } from '../../src/api/refuse-nested-applysets.js';
 import {
@@ -71,6 +73,12 @@ const refusal =
 
 /** Every class that carries an intent, one instance each (two where the class decides between two). */
 const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
+  [new BuildsHeldBackError('team-a', 2, 60_000), 'waiting', 'BuildsHeldBack'],
+  [
+    new DecryptionNotConfiguredError(['secret.yaml'], 'no spec.decryption to decrypt them with'),
+    'stalled',
+    'DecryptionNotConfigured',
+  ],
   [new GitAuthError(url, 401), 'stalled', 'AuthenticationFailed'],
   [
     new SopsDecryptionError('secret.yaml', 'mac-mismatch', 'its values do not match its MAC'),
