@@ -39,7 +39,7 @@ describe("a ClusterNotification's forge token marks only the repositories it lis
   beforeAll(async () => {
     await installCrd();
     await c.core.createNamespace({ body: { metadata: { name: tenant } } });
-    await createTenantAccount(c, tenant, DEFAULT_ACCOUNT, [coreRule('configmaps')]);
+    await createTenantAccount(c, tenant, DEFAULT_ACCOUNT, [coreRule('configmaps'), coreRule('secrets')]);
     forge = await startGiteaServer();
     platform = await forge.createUser('platform');
     rival = await forge.createUser('rival');
@@ -59,7 +59,16 @@ describe("a ClusterNotification's forge token marks only the repositories it lis
   });
 
   it("marks the listed repository's commit, and not the commit of another owner's repository a tenant names", async () => {
-    // Both public: the tenant's ApplySets fetch them without credentials.
+    // Both public; the harness's forge asks every reader to sign in, so the tenant reads them with a
+    // reader of its own (its Git credentials say nothing about the platform's token).
+    const reader = await forge.createUser('reader');
+    await c.core.createNamespacedSecret({
+      namespace: tenant,
+      body: {
+        metadata: { name: 'git-reader', annotations: { 'applyset.dev/source-hosts': '127.0.0.1' } },
+        stringData: { username: reader.username, password: reader.token },
+      },
+    });
     const listed = await forge.createRepository('platform', 'site', platform, { private: false });
     const other = await forge.createRepository('rival', 'release', rival, { private: false });
     const listedSha = await forge.push(listed, platform, { 'cm.yaml': configMapYaml('site', { v: '1' }) });
@@ -91,7 +100,7 @@ describe("a ClusterNotification's forge token marks only the repositories it lis
       },
     });
     const labelled = (name: string, url: string) => {
-      const body = applySetBody(tenant, name, { url, interval: '1h' }) as {
+      const body = applySetBody(tenant, name, { url, interval: '1h', secretName: 'git-reader' }) as {
         metadata: Record<string, unknown>;
       };
       body.metadata['labels'] = { 'applyset.dev/e2e-shard': shard };
