@@ -40,17 +40,12 @@ export async function openApplySetAccess(
   io: CliIo,
   command: string,
 ): Promise<ApplySetAccess | number> {
-  const [
-    { createKubeClient },
-    { createKubeConnection },
-    { createKubeCredentials },
-    { contextNamespace, KubeConfigError, loadKubeConfig },
-  ] = await Promise.all([
-    import('../kube/kube-client.js'),
-    import('../kube/kube-connection.js'),
-    import('../kube/kube-credentials.js'),
-    import('../kube/load-kube-config.js'),
-  ]);
+  // One after the other: two imports at once may link a module they share (src/net) at the same time,
+  // which a module loader (jest's, for one) does not always survive.
+  const { createKubeClient } = await import('../kube/kube-client.js');
+  const { createKubeConnection } = await import('../kube/kube-connection.js');
+  const { createKubeCredentials } = await import('../kube/kube-credentials.js');
+  const { contextNamespace, KubeConfigError, loadKubeConfig } = await import('../kube/load-kube-config.js');
   try {
     const kubeconfig = single(flags, 'kubeconfig');
     const loaded = loadKubeConfig(

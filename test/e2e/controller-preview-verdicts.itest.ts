@@ -261,7 +261,7 @@ describe('applyset diff --applyset-object asks the API server, and says when it 
       ),
     );
     expect(text.stdout).toContain(
-      'kustomize is not installed: no executable "/nonexistent/kustomize" (--kustomize-binary)',
+      'kustomize is not installed: no executable "/nonexistent/kustomize" (--kustomize-binary or APPLYSET_KUSTOMIZE_BINARY)',
     );
     const markdown = await preview(...missing, '-o', 'markdown');
     expect(markdown).toMatchObject({ code: ExitCode.failure, stderr: '' });
