@@ -56,6 +56,14 @@ export function destinationLookup(policy: DestinationPolicy): LookupFunction | u
 /** Throws DestinationRefusedError when the policy refuses the URL itself (before DNS). */
 function checkDestination(policy: DestinationPolicy, url: URL): void {
   if (!policy.checkAddresses) return;
+  // Credentials travel in Secrets bound to hosts, never in the address (where logs and statuses show it).
+  if (url.username !== '' || url.password !== '') {
+    throw new DestinationRefusedError(
+      policy.kind,
+      url.host,
+      'the address carries credentials (user:password@)',
+    );
+  }
   const refusal = destinationUrlRefusal(url.href, policy.allowedHosts, policy.reading);
   if (refusal !== undefined) throw new DestinationRefusedError(policy.kind, url.host, refusal);
 }

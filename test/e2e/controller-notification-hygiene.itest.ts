@@ -157,11 +157,13 @@ describe('no notification credential reaches logs, status, Events or metrics', (
     await waitForReady(c, namespace, 'tenant', 'True');
 
     // Every failing receiver has given up (its errors logged), the others were told or refused.
-    for (const name of ['slack', 'teams', 'discord', 'alerts', 'forge', 'userinfo']) {
+    for (const name of ['slack', 'teams', 'discord', 'alerts', 'forge']) {
       await waitFor(`${name}: dropped after its attempts`, async () =>
         linesAbout(name).some((line) => String(line['msg']).startsWith('dropped after')) ? true : undefined,
       );
     }
+    // An address with a password in it is refused by the outbound door before anything is sent; what
+    // matters here is that the password reaches none of the haystacks below.
     for (const name of ['wrong-host', 'forbidden']) {
       await waitFor(`${name}: refused`, async () => (linesAbout(name).length > 0 ? true : undefined));
     }
@@ -192,10 +194,9 @@ describe('no notification credential reaches logs, status, Events or metrics', (
     const why = {
       slack: 'answered HTTP 500',
       teams: 'ECONNREFUSED',
-      discord: 'ERR_SSL_WRONG_VERSION_NUMBER',
+      discord: 'EPROTO',
       alerts: 'answered HTTP 500',
       forge: 'answered HTTP 500',
-      userinfo: 'network error',
     };
     for (const [name, problem] of Object.entries(why)) {
       expect(linesAbout(name).map((line) => line['msg'])).toContain(
