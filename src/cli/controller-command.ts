@@ -64,12 +64,19 @@ export async function runControllerCommand(
   process.on('SIGINT', onSignal);
   try {
     const why = await controller.done;
-    return why === 'stopped' ? ExitCode.ok : ExitCode.failure;
+    const code = why === 'stopped' ? ExitCode.ok : ExitCode.failure;
+    // Everything the controller opened is closed by now; a connection a library left open must not keep
+    // a stopped pod alive until its grace period ends. The timer itself holds nothing open.
+    setTimeout(() => process.exit(code), STOPPED_EXIT_GRACE_MS).unref();
+    return code;
   } finally {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
 }
+
+/** How long a stopped controller's process may linger on open connections before it exits anyway. */
+const STOPPED_EXIT_GRACE_MS = 5_000;
 
 const CONTROLLER_OPTIONS = {
   kubeconfig: { type: 'string' },

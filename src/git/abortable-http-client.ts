@@ -17,13 +17,24 @@ export interface AbortableHttpClientOptions {
  * reads, and an abandoned fetch must end, because it holds the repository's cache until it does.
  * It answers redirects as they are instead of following them: followRedirects checks every hop.
  */
-export function abortableHttpClient(signal: AbortSignal, options: AbortableHttpClientOptions): HttpClient {
+export function abortableHttpClient(
+  signal: AbortSignal,
+  options: AbortableHttpClientOptions,
+): HttpClient & { readonly close: () => Promise<void> } {
   const send = gitHttpRequest(options.policy, options.lookup);
+  const opened: AsyncIterableIterator<Uint8Array>[] = [];
   return {
     request: async (request) => {
       signal.throwIfAborted();
       const response = await send({ ...request, signal });
+      if (response.body !== undefined) opened.push(response.body);
       return withBodyReads(response, (body) => raceSignal(body.next(), signal));
+    },
+    // isomorphic-git stops reading a pack at its last packet, before the HTTP body's end: that
+    // connection is neither reused nor closed, and would keep a stopped controller alive. Closing each
+    // body once the fetch is over ends the unfinished ones (a finished one keeps its socket for reuse).
+    close: async () => {
+      await Promise.all(opened.splice(0).map((body) => body.return?.()));
     },
   };
 }

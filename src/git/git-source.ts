@@ -294,13 +294,11 @@ async function fetchShared(
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const redirecting = followRedirects(
-    abortableHttpClient(signal, { policy: gitPolicy(allowedHosts), lookup }),
-    {
-      repositoryUrl: repository.url,
-      allowedHosts,
-    },
-  );
+  const client = abortableHttpClient(signal, { policy: gitPolicy(allowedHosts), lookup });
+  const redirecting = followRedirects(client, {
+    repositoryUrl: repository.url,
+    allowedHosts,
+  });
   const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
     overLimit.abort(refusal),
   );
@@ -320,6 +318,7 @@ async function fetchShared(
         await budget.afterFetch(repository.cacheKey);
       }
     })
+    .finally(() => client.close())
     .then(async (resolved) => {
       // Outside the lock: evicting takes other repositories' write locks.
       await budget.evict(repository.cacheKey);

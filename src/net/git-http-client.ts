@@ -36,7 +36,8 @@ export function gitHttpRequest(
     const iterator: AsyncIterableIterator<Uint8Array> = {
       next: () => chunks.next(),
       return: async () => {
-        response.destroy();
+        // A body read to its end left its socket to the agent for reuse; only an unfinished one is cut.
+        if (!response.complete) response.destroy();
         return { done: true, value: undefined };
       },
       [Symbol.asyncIterator]() {

@@ -54,7 +54,8 @@ describe('applyset diff', () => {
     const run = await runCli(diffCommand, ['-f', changed, '--applyset', 'set', '-n', ns, '--prune=false']);
     expect(run).toMatchObject({ code: 1, stderr: '' });
     expect(run.stdout).toContain(`~ secret/creds -n ${ns}\n`);
-    expect(run.stdout).toContain('stringData: (absent) → {"token":"*** (after)"}');
+    // The server folds stringData into data, so the change shows where it lands, masked on both sides.
+    expect(run.stdout).toContain('data.token: "*** (before)" → "*** (after)"');
     for (const value of ['first-token-value', 'second-token-value']) {
       expect(run.stdout).not.toContain(value);
       expect(run.stdout).not.toContain(Buffer.from(value).toString('base64'));

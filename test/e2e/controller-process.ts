@@ -123,16 +123,26 @@ export async function startController(options: {
   });
   // An exit ends the wait at once (a broken entry point or flag fails each test in a moment, not at
   // the deadline), with what the process said on stderr.
-  const started = await waitFor(
-    'the controller to start',
-    async () => {
-      if (exitedYet) return 'exited' as const;
-      const line = logs.find((entry) => entry['msg'] === 'controller started');
-      return typeof line?.['port'] === 'number' ? line['port'] : undefined;
-    },
-    60_000,
-  );
-  if (started === 'exited') throw new Error(`the controller exited before it started: ${stderr}`);
+  const lastWords = () =>
+    [stderr, ...logs.slice(-20).map((line) => JSON.stringify(line))].filter(Boolean).join('\n');
+  let started: number | 'exited';
+  try {
+    started = await waitFor(
+      'the controller to start',
+      async () => {
+        if (exitedYet) return 'exited' as const;
+        const line = logs.find((entry) => entry['msg'] === 'controller started');
+        return typeof line?.['port'] === 'number' ? line['port'] : undefined;
+      },
+      60_000,
+    );
+  } catch (error) {
+    // A controller that never started is not left running (nor its Git cache left behind).
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error(`${(error as Error).message}; what it said last:\n${lastWords()}`);
+  }
+  if (started === 'exited') throw new Error(`the controller exited before it started: ${lastWords()}`);
   const port = started;
   const process_: ControllerProcess = {
     child,
