@@ -12,6 +12,7 @@ import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
 import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../net/host-list.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
+import { retryingTransient } from '../kube/retrying-transient.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
@@ -167,20 +168,27 @@ export function createNotifier(options: NotifierOptions): Notifier {
  * drops the queue and memory of one that is gone.
  */
 function notificationLister(options: NotifierOptions): (namespace: string) => Promise<ListedNotification[]> {
-  return async (namespace) => {
-    const own = await listNotifications(options, namespace);
-    options.dispatcher.retain(`${namespace}/`, new Set(own.map(({ config }) => receiverIdOf(config))));
-    if (options.controllerNamespace === undefined) return own;
-    const { reaching, live } = await clusterNotificationsFor(
-      options.client,
-      namespace,
-      options.controllerNamespace,
-      options.signal,
-      options.log,
-    );
-    options.dispatcher.retain(CLUSTER_RECEIVERS, live);
-    return [...own, ...reaching];
-  };
+  return (namespace) =>
+    retryingTransient(options.signal, () => listAllFor(options, namespace), LIST_RETRY_DELAYS_MS);
+}
+
+/** Delays before each retry of a list the API server could not answer: about 7 s in all. */
+const LIST_RETRY_DELAYS_MS = [250, 500, 1000, 2000, 3000];
+
+/** The Notifications of a namespace and the ClusterNotifications reaching it. */
+async function listAllFor(options: NotifierOptions, namespace: string): Promise<ListedNotification[]> {
+  const own = await listNotifications(options, namespace);
+  options.dispatcher.retain(`${namespace}/`, new Set(own.map(({ config }) => receiverIdOf(config))));
+  if (options.controllerNamespace === undefined) return own;
+  const { reaching, live } = await clusterNotificationsFor(
+    options.client,
+    namespace,
+    options.controllerNamespace,
+    options.signal,
+    options.log,
+  );
+  options.dispatcher.retain(CLUSTER_RECEIVERS, live);
+  return [...own, ...reaching];
 }
 
 /**
