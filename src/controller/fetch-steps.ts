@@ -159,8 +159,9 @@ export interface RevisionReader {
  * A commit of the shared Git cache, as readFiles reads it: the commit is opened, and the repository's
  * read lock taken, once to see whether the path holds a kustomization (and to read its plain files if
  * not); a kustomization is then built once the build scheduler (`options.schedule`) lets it start,
- * under a read lock of its own: a build waiting for its turn holds neither a worker nor the lock,
- * which a fetch of the same repository (maybe another tenant's) needs.
+ * its tree copied under a read lock of its own and built after the lock is released: neither a build
+ * waiting for its turn nor one running holds a worker or the lock, which a fetch of the same
+ * repository (maybe another tenant's) needs.
  */
 export function commitReader(
   gitSource: Pick<GitSource, 'readCommitTree'>,
@@ -178,16 +179,14 @@ export function commitReader(
       );
       if (plain !== undefined) return plain;
       const built = await scheduledBuild(build, kustomizeLabel(path), (limits) =>
-        gitSource.readCommitTree(
-          { url, commit },
-          (opened) =>
-            buildCommitKustomization(opened, {
-              sourcePath: path,
-              ...build,
-              options: { ...build.options, timeoutMs: limits.timeoutMs },
-              signal: limits.signal,
-            }),
-          { signal: limits.signal },
+        buildCommitKustomization(
+          (use) => gitSource.readCommitTree({ url, commit }, use, { signal: limits.signal }),
+          {
+            sourcePath: path,
+            ...build,
+            options: { ...build.options, timeoutMs: limits.timeoutMs },
+            signal: limits.signal,
+          },
         ),
       );
       return { kind: 'kustomization', built };

@@ -85,10 +85,12 @@ export function scheduledBuild<T>(
  * `kustomize build` of the source path of a commit, as one manifest file named `kustomize build
  * <path>` (so a decoding error names the build and the document). The commit's whole tree is written
  * to a new private directory (bases may be anywhere in the repository), checked (scanKustomization),
- * built, and removed whatever happens.
+ * built, and removed whatever happens. `withCommit` opens the commit for the copy only (the Git
+ * cache's read lock): kustomize runs on the copy once it is released, so a fetch of the repository,
+ * maybe another tenant's, never waits for a build.
  */
 export async function buildCommitKustomization(
-  commit: CachedCommit,
+  withCommit: <T>(use: (commit: CachedCommit) => Promise<T>) => Promise<T>,
   request: KustomizationRequest,
 ): Promise<ManifestFile> {
   const segments = sourcePathSegments(request.sourcePath);
@@ -98,22 +100,24 @@ export async function buildCommitKustomization(
   const work = await privateWorkDir(request);
   try {
     const root = path.join(work, 'repo');
-    try {
-      await materializeCommitTree({
-        view: commit.view,
-        tree: commit.tree,
-        into: root,
-        limits,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      });
-    } catch (error) {
-      if (!(error instanceof MaterializeLimitError)) throw error;
-      throw new KustomizeError(
-        'refused',
-        `${label}: ${error.message}; kustomize may read any file of the repository, so each counts`,
-        { cause: error },
-      );
-    }
+    await withCommit(async (commit) => {
+      try {
+        await materializeCommitTree({
+          view: commit.view,
+          tree: commit.tree,
+          into: root,
+          limits,
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+        });
+      } catch (error) {
+        if (!(error instanceof MaterializeLimitError)) throw error;
+        throw new KustomizeError(
+          'refused',
+          `${label}: ${error.message}; kustomize may read any file of the repository, so each counts`,
+          { cause: error },
+        );
+      }
+    });
     return await checkAndBuild({
       root,
       relative,

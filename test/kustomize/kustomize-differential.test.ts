@@ -60,14 +60,16 @@ describe('Kustomize builds, against kubectl kustomize', () => {
     await rm(checkoutDir, { recursive: true, force: true });
   });
 
-  const build = (sourcePath: string) =>
-    source.readCommitTree({ url: git.url, commit }, async (tree) => {
-      expect(await kustomizationAt(tree, sourcePath)).toBe('kustomization.yaml');
-      return buildCommitKustomization(tree, {
-        sourcePath,
-        options: { ...DEFAULT_KUSTOMIZE_OPTIONS, binary },
-      });
+  const build = async (sourcePath: string) => {
+    const opened = { url: git.url, commit };
+    expect(await source.readCommitTree(opened, (tree) => kustomizationAt(tree, sourcePath))).toBe(
+      'kustomization.yaml',
+    );
+    return buildCommitKustomization((use) => source.readCommitTree(opened, use), {
+      sourcePath,
+      options: { ...DEFAULT_KUSTOMIZE_OPTIONS, binary },
     });
+  };
 
   it.each(['overlays/prod', 'overlays/staging', 'envs/common', 'base', './overlays/prod/'])(
     'builds %s to the objects kubectl kustomize makes of it',
