@@ -26,4 +26,22 @@ describe('excludeFiles', () => {
   ])('with %j keeps %j', (patterns, kept) => {
     expect(excludeFiles(paths.map(file), patterns).kept.map((f) => f.path)).toEqual(kept);
   });
+
+  // spec.source.ignore is a tenant's: a pattern written to make a backtracking matcher try every way of
+  // laying a long path across its wildcards must be decided as fast as any other. A backtracking
+  // `[^/]*a` x 8 takes seconds on 40 characters; these paths are 250 and 200 deep.
+  it.each([
+    ['*a'.repeat(12) + '*b'],
+    ['**/a'.repeat(10) + '/b'],
+    ['[a-z]*'.repeat(12) + 'b'],
+    ['?*'.repeat(12) + 'b'],
+    ['a*'.repeat(15) + '!'],
+  ])('decides the hostile pattern %j on long paths at once', (pattern) => {
+    const hostile = ['a'.repeat(250), 'a/'.repeat(100) + 'x.yaml'].map(file);
+    const started = process.hrtime.bigint();
+    const { kept } = excludeFiles(hostile, [pattern]);
+    const tookMs = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(kept).toHaveLength(2);
+    expect(tookMs).toBeLessThan(1000);
+  });
 });
