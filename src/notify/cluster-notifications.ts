@@ -2,12 +2,7 @@ import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
-import {
-  CLUSTER_NOTIFICATION_API,
-  reachesNamespace,
-  readClusterNotification,
-  receiverIdOf,
-} from './notification-spec.js';
+import { reachesNamespace, readClusterNotification, receiverIdOf } from './notification-spec.js';
 import { skippedRecordOf, sentRecordOf, type ListedNotification } from './sent-record.js';
 
 /** The ClusterNotifications that reach one namespace, and the ids of every one that exists. */
@@ -17,20 +12,17 @@ interface ClusterNotificationsRead {
 }
 
 /**
- * The ClusterNotifications (the platform team's, cluster-scoped) that select ApplySets of `namespace`,
- * listed with the controller's identity. Without the CRD, or without the right to list them (a
- * controller installed with namespaced RBAC), there are none.
+ * The ClusterNotifications (the platform team's, cluster-scoped) among `items` that select ApplySets
+ * of `namespace`, whose labels are read with the controller's identity when some exist.
  */
 export async function clusterNotificationsFor(
   client: KubeClient,
+  items: readonly JsonValue[],
   namespace: string,
   controllerNamespace: string,
   signal: AbortSignal,
   log: Pick<Logger, 'warn'>,
 ): Promise<ClusterNotificationsRead> {
-  const { group, version, plural } = CLUSTER_NOTIFICATION_API;
-  const list = await getOrNothing(client, `/apis/${group}/${version}/${plural}`, signal);
-  const items = isJsonObject(list) && Array.isArray(list['items']) ? list['items'] : [];
   const configs: ListedNotification[] = [];
   for (const item of items) {
     const read = readClusterNotification(item, controllerNamespace);

@@ -2,6 +2,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import { createNotificationDispatcher, type DispatcherSettings } from './notification-dispatcher.js';
+import type { NotificationObjects } from './notification-objects.js';
 import { createNotifier, type Notifier } from './notifier.js';
 
 /**
@@ -17,6 +18,8 @@ export function controllerNotifications(options: {
   readonly controllerNamespace: string;
   /** The flags' rate, timeout, attempts and queue length; the dispatcher's defaults otherwise. */
   readonly settings?: DispatcherSettings;
+  /** Where Notifications are read (the controller's informers); a LIST each time otherwise. */
+  readonly objects?: NotificationObjects;
   readonly metrics: Pick<ControllerMetrics, 'countNotification'>;
   readonly logger: Logger;
   readonly signal: AbortSignal;

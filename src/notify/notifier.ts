@@ -11,10 +11,8 @@ import { impersonatedUser, readSecret } from '../controller/applyset-api.js';
 import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
 import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../net/host-list.js';
-import { KubeApiError } from '../kube/kube-api-error.js';
 import { retryingTransient } from '../kube/retrying-transient.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { isJsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { NotificationDispatcher, NotificationResult } from './notification-dispatcher.js';
 import {
@@ -25,9 +23,9 @@ import {
   type NotificationState,
 } from './notification-event.js';
 import { clusterNotificationsFor } from './cluster-notifications.js';
+import { listedNotificationObjects, type NotificationObjects } from './notification-objects.js';
 import {
   CLUSTER_RECEIVERS,
-  NOTIFICATION_API,
   readNotification,
   receiverIdOf,
   selects,
@@ -62,8 +60,10 @@ export interface Notifier {
 }
 
 interface NotifierOptions {
-  /** The controller's own client: Notifications are configuration, listed with its rights. */
+  /** The controller's own client: Notifications are configuration, read with its rights. */
   readonly client: KubeClient;
+  /** Where Notifications and ClusterNotifications are read: the controller's informers; a LIST each time by default. */
+  readonly objects?: NotificationObjects;
   /** A client reading as the ApplySet's account: a Notification's Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
   readonly defaultServiceAccountName: string | undefined;
@@ -168,20 +168,26 @@ export function createNotifier(options: NotifierOptions): Notifier {
  * drops the queue and memory of one that is gone.
  */
 function notificationLister(options: NotifierOptions): (namespace: string) => Promise<ListedNotification[]> {
+  const objects = options.objects ?? listedNotificationObjects(options.client);
   return (namespace) =>
-    retryingTransient(options.signal, () => listAllFor(options, namespace), LIST_RETRY_DELAYS_MS);
+    retryingTransient(options.signal, () => listAllFor(options, objects, namespace), LIST_RETRY_DELAYS_MS);
 }
 
 /** Delays before each retry of a list the API server could not answer: about 7 s in all. */
 const LIST_RETRY_DELAYS_MS = [250, 500, 1000, 2000, 3000];
 
 /** The Notifications of a namespace and the ClusterNotifications reaching it. */
-async function listAllFor(options: NotifierOptions, namespace: string): Promise<ListedNotification[]> {
-  const own = await listNotifications(options, namespace);
+async function listAllFor(
+  options: NotifierOptions,
+  objects: NotificationObjects,
+  namespace: string,
+): Promise<ListedNotification[]> {
+  const own = await listNotifications({ objects, signal: options.signal }, options.log, namespace);
   options.dispatcher.retain(`${namespace}/`, new Set(own.map(({ config }) => receiverIdOf(config))));
   if (options.controllerNamespace === undefined) return own;
   const { reaching, live } = await clusterNotificationsFor(
     options.client,
+    await objects.clusterNotifications(options.signal),
     namespace,
     options.controllerNamespace,
     options.signal,
@@ -278,23 +284,11 @@ function onceEach(log: Pick<Logger, 'warn'>) {
 }
 
 async function listNotifications(
-  { client, signal, log }: Pick<NotifierOptions, 'client' | 'signal' | 'log'>,
+  { objects, signal }: Pick<NotifierOptions, 'signal'> & { readonly objects: NotificationObjects },
+  log: Pick<Logger, 'warn'>,
   namespace: string,
 ): Promise<ListedNotification[]> {
-  const { group, version, plural } = NOTIFICATION_API;
-  let list: JsonValue;
-  try {
-    list = await client.request({
-      method: 'GET',
-      path: `/apis/${group}/${version}/namespaces/${encodeURIComponent(namespace)}/${plural}`,
-      signal,
-    });
-  } catch (error) {
-    // Without the Notification CRD installed there is nothing to send.
-    if (error instanceof KubeApiError && error.notFound) return [];
-    throw error;
-  }
-  const items = isJsonObject(list) && Array.isArray(list['items']) ? list['items'] : [];
+  const items = await objects.notifications(namespace, signal);
   const listed: ListedNotification[] = [];
   for (const item of items) {
     const read = readNotification(item);

@@ -70,6 +70,7 @@ describe('notifications', () => {
       'quiet/app.yaml': configMapYaml('quiet-config', { k: 'v1' }),
       'loud/app.yaml': configMapYaml('loud-config', { k: 'v1' }),
       'tenant/app.yaml': configMapYaml('tenant-config', { k: 'v1' }),
+      'late/app.yaml': configMapYaml('late-config', { k: 'v1' }),
     }));
     await kubectl([
       'wait',
@@ -130,6 +131,31 @@ describe('notifications', () => {
     expect(failed.details?.join('\n')).toContain('Not_A_Valid_Name');
     expect(slack.refused).toEqual([]);
     expect(audit.refused).toEqual([]);
+  });
+
+  // The controller watches Notifications rather than listing them on each change of state: one made
+  // after its ApplySet became Ready is seen, and told the next change.
+  it('tells a Notification created after its ApplySet became Ready of the next change', async () => {
+    const server = git as GitTestServer;
+    await createApplySet(c, namespace, 'late', { url: server.url, path: 'late', interval: '2s' });
+    await waitForAppliedCommit(c, namespace, 'late', await server.revParse('main'));
+    const chat = await startReceiver({ check: slackShape });
+    receivers.push(chat);
+    await receiverSecret('late-hook', chat.url);
+    await notification('late-chat', 'slack', 'late-hook', ['late']);
+    const broken = await server.writeFiles({
+      'late/bad.yaml': configMapYaml('Not_Valid_Either', { k: 'v' }),
+    });
+    await waitForReady(
+      c,
+      namespace,
+      'late',
+      'False',
+      (v) => v.status?.lastAttemptedRevision === `main@sha1:${broken}`,
+    );
+    await waitFor('the failure told', async () => (statesOf(chat).includes('failed') ? true : undefined));
+    expect(statesOf(chat)).toEqual(['failed']);
+    await server.deleteFiles(['late/bad.yaml']);
   });
 
   it('a slow or dead receiver leaves reconcile latency unchanged; its messages are retried, then dropped', async () => {

@@ -10,7 +10,6 @@ import { controllerBuilds } from './controller-builds.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
-import { controllerNotifications } from '../../notify/controller-notifications.js';
 import type { Notifier } from '../../notify/notifier.js';
 import { informerView, informerViewWithInventory } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
@@ -20,6 +19,7 @@ import { startSecretChangePoller, type SecretChangePoller } from './secret-chang
 import { servePushWebhook } from './serve-push-webhook.js';
 import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
+import { watchedControllerNotifications } from './watched-notifications.js';
 import {
   applySetKey,
   dependentsToWake,
@@ -136,16 +136,7 @@ function wireReconciler(
   secretRefNamespaces: ReadonlySet<string>,
 ): { readonly reconcile: Reconciler; readonly notify: Notifier } {
   const { client } = clients;
-  const notify = controllerNotifications({
-    ...clients,
-    defaultServiceAccountName: config.defaultServiceAccountName,
-    cluster: config.clusterName ?? 'in-cluster',
-    controllerNamespace: config.leaseNamespace,
-    ...(config.notifications === undefined ? {} : { settings: config.notifications }),
-    metrics,
-    logger,
-    signal,
-  });
+  const notify = watchedControllerNotifications({ config, clients, metrics, logger, signal });
   const reconcile = createReconciler({
     client,
     builds: controllerBuilds(config, metrics),

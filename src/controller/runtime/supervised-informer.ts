@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { KubeApiError } from '../../kube/kube-api-error.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { createInformerCache, type InformerEvent } from './informer-cache.js';
@@ -28,6 +29,12 @@ export interface SupervisedInformerOptions {
   readonly stallTimeoutMs?: number;
   /** What is kept of each object (e.g. a Secret without its data). */
   readonly transform?: (object: JsonObject) => JsonObject;
+  /**
+   * A LIST answered 404 (the CRD is not installed) or 403 (no right to list it) counts as an empty,
+   * synced list, listed again every MISSING_RELIST_MS (a CRD installed later is seen then), instead of
+   * a failure retried with backoff while `synced` waits.
+   */
+  readonly missingAsEmpty?: boolean;
   readonly signal: AbortSignal;
 }
 
@@ -45,6 +52,8 @@ export interface SupervisedInformer {
 }
 
 const MAX_RETRY_MS = 30_000;
+/** How often a collection that is missing (missingAsEmpty) is listed again. */
+const MISSING_RELIST_MS = 60_000;
 
 /**
  * LIST then WATCH from the list's resourceVersion, kept alive whatever happens, as client-go's Reflector
@@ -74,13 +83,21 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     markSynced = resolve;
   });
 
-  /** LIST into the cache; the list's resourceVersion, to watch from. */
-  const relist = async (): Promise<string> => {
+  /** LIST into the cache; the list's resourceVersion, to watch from (undefined: the collection is missing). */
+  const relist = async (): Promise<string | undefined> => {
     const query = {
       ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
       ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
     };
-    const list = await options.client.request({ method: 'GET', path: options.path, signal, query });
+    let list;
+    try {
+      list = await options.client.request({ method: 'GET', path: options.path, signal, query });
+    } catch (error) {
+      const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
+      if (options.missingAsEmpty !== true || !missing) throw error;
+      cache.replaceAll([]);
+      return undefined;
+    }
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
     cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];
@@ -97,6 +114,10 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
         if (!synced) {
           synced = true;
           markSynced();
+        }
+        if (version === undefined) {
+          await delay(MISSING_RELIST_MS, undefined, { signal }).catch(() => undefined);
+          continue;
         }
         failures = await watchUntilRelist(watch, version);
       } catch (error) {

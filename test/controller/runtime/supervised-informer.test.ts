@@ -3,6 +3,7 @@ import {
   startSupervisedInformer,
   type SupervisedInformerOptions,
 } from '../../../src/controller/runtime/supervised-informer.js';
+import { KubeApiError } from '../../../src/kube/kube-api-error.js';
 import type { KubeClient } from '../../../src/kube/kube-client.js';
 import type { JsonValue } from '../../../src/manifests/json-value.js';
 
@@ -96,5 +97,44 @@ describe('the supervised informer', () => {
     expect(api.listCalls).toHaveLength(1);
     stop.abort();
     await informer.done;
+  });
+
+  it('counts a collection that is missing as empty and synced when asked to, and waits for it otherwise', async () => {
+    let lists = 0;
+    const missing = (status: number): KubeClient => ({
+      server: 'https://fake',
+      request: () => {
+        lists += 1;
+        return Promise.reject(
+          new KubeApiError('GET', '/x', status, 'NotFound', 'the server could not find it'),
+        );
+      },
+      watch: () => Promise.reject(new Error('no watch of a missing collection')),
+    });
+    const stop = new AbortController();
+    for (const status of [404, 403]) {
+      const informer = startSupervisedInformer({
+        client: missing(status),
+        path: '/x',
+        logger: silent,
+        missingAsEmpty: true,
+        signal: stop.signal,
+        onEvent: () => undefined,
+      });
+      await informer.synced;
+      expect(informer.list()).toEqual([]);
+    }
+    expect(lists).toBe(2);
+    const strict = startSupervisedInformer({
+      client: missing(404),
+      path: '/x',
+      logger: silent,
+      signal: stop.signal,
+      onEvent: () => undefined,
+    });
+    await until(() => lists >= 3);
+    expect(strict.hasSynced()).toBe(false);
+    stop.abort();
+    await strict.done;
   });
 });
