@@ -78,16 +78,18 @@ describe('requests of ApplySets', () => {
     // 4 creates and the event; the inventory widen with the finalizer folded in, the hash, the status.
     // Reads: the ApplySet once, one label-selected LIST of ConfigMaps, and a GET of each desired
     // ConfigMap the LIST did not return (none existed yet).
-    // And, in the background, one LIST of the namespace's Notifications: a first apply is news to tell
-    // (docs/notifications.md); a run with nothing new lists none.
-    const server = await waitFor('the LIST of Notifications', async () => {
+    // No LIST of Notifications: the controller watches them (a first apply is news to tell, which the
+    // notifier reads from that watch's cache).
+    const server = await waitFor('the status and the event on the server', async () => {
       const since = await serverCountsSince(start);
-      return since.counts['list notifications'] === undefined ? undefined : since;
+      const { counts } = since;
+      return counts['patch applysets/status'] === undefined || counts['create events'] === undefined
+        ? undefined
+        : since;
     });
     // The set is applied as applyset-deployer (the default): one GET shows it exists before anything
     // is fetched.
     expect(server.counts).toEqual({
-      'list notifications': 1,
       'get serviceaccounts': 1,
       'get applysets': 1,
       'list configmaps': 1,
