@@ -9,6 +9,7 @@ import {
   installCrd,
   kubectl,
   kubectlApply,
+  stopAllControllers,
   waitFor,
   waitForAppliedCommit,
 } from './e2e-kit.js';
@@ -53,6 +54,7 @@ describe("a ClusterNotification's forge token marks only the repositories it lis
   });
 
   afterAll(async () => {
+    await stopAllControllers();
     await kubectl(['delete', '--ignore-not-found', `clusternotifications.${GROUP}/${clusterNotification}`]);
     await controller?.cleanup();
     await forge?.close();

@@ -158,6 +158,8 @@ export async function startLockedDownController(options: {
     rendered,
     args,
     async cleanup() {
+      // The controller goes first (its Git cache with it), whether or not the suite stopped it.
+      await process.stop('SIGKILL');
       for (const doc of clusterScoped) {
         await kubectl([
           'delete',
