@@ -18,7 +18,7 @@ import type { InformerLogger } from './watch-once.js';
  * A read waits for the first LIST. Without a CRD, or the right to list ClusterNotifications (namespaced
  * RBAC), there are none, and the collection is listed again every minute.
  */
-export function watchedNotificationObjects(options: {
+function watchedNotificationObjects(options: {
   readonly client: KubeClient;
   /** The namespace the ApplySets are watched in (every one when undefined), and the watch's stall timeout. */
   readonly config: Pick<ControllerConfig, 'namespace' | 'watchStallTimeoutMs'>;
