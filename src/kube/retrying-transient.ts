@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /**
  * `work`, tried again after each of `delaysMs` when it fails transiently (an error whose `retryable` is
  * true: 429, 5xx, a broken connection, as an API server starting or a CRD's storage initializing
@@ -13,10 +15,13 @@ export async function retryingTransient<T>(
     try {
       return await work();
     } catch (error) {
-      const delay = delaysMs[attempt];
+      const wait = delaysMs[attempt];
       const transient = (error as { retryable?: unknown } | undefined)?.retryable === true;
-      if (!transient || delay === undefined || signal.aborted) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (!transient || wait === undefined || signal.aborted) throw error;
+      // An abort during the wait ends it at once, with the error that made it wait.
+      await delay(wait, undefined, { signal }).catch(() => {
+        throw error;
+      });
     }
   }
 }

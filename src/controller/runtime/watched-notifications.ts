@@ -1,5 +1,5 @@
 import type { KubeClient } from '../../kube/kube-client.js';
-import type { JsonObject } from '../../manifests/json-value.js';
+import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { raceSignal } from '../../git/abortable-http-client.js';
 import { notificationPaths, type NotificationObjects } from '../../notify/notification-objects.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
@@ -55,11 +55,8 @@ function watchedNotificationObjects(options: {
   };
 }
 
-function namespaceOf(object: JsonObject): string | undefined {
-  const metadata = object['metadata'];
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
-  const namespace = (metadata as JsonObject)['namespace'];
-  return typeof namespace === 'string' ? namespace : undefined;
+function namespaceOf(object: JsonObject): unknown {
+  return isJsonObject(object['metadata']) ? object['metadata']['namespace'] : undefined;
 }
 
 /**
