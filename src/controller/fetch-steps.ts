@@ -227,13 +227,13 @@ export async function readFiles(
     return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
   }
   if (content.kind === 'kustomization') return { value: [content.built] };
+  // From here on a file is named from the repository root (`apps/prod/bad.yaml`, not `bad.yaml`), as
+  // the user finds it in the repository: in every message, Event and status that names it.
+  const fromRoot = (file: ManifestFile): ManifestFile =>
+    spec.source.path === '' ? file : { ...file, path: `${spec.source.path}/${file.path}` };
   // spec.source.ignore: gitignore patterns from the repository root; a left-out file is never read as
   // a manifest, so it can neither break the set nor add to it.
-  return {
-    value: excludeFiles(content.files, spec.source.ignore, (file) =>
-      spec.source.path === '' ? file.path : `${spec.source.path}/${file.path}`,
-    ).kept,
-  };
+  return { value: excludeFiles(content.files.map(fromRoot), spec.source.ignore, (file) => file.path).kept };
 }
 
 /** `system:serviceaccount:team-a:deployer` → `team-a/deployer`, as a user names the account. */

@@ -17,7 +17,7 @@ export interface ManifestLimits {
 
 /** One file of a set as a reader hands it over: read, or refused for its size. */
 export interface ManifestFile {
-  /** Path relative to the manifest root, as it should appear in error messages. */
+  /** The name messages give the file: from the repository root in the controller, as typed in the CLI. */
   readonly path: string;
   readonly text: string;
   /** Size of the file in bytes, when the reader knows it (otherwise measured from `text`). */

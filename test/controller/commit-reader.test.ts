@@ -75,7 +75,7 @@ describe('reading a revision from the Git cache', () => {
 
   it('reads plain manifests under one read lock', async () => {
     const { files: got, locks } = await readAt('plain');
-    expect(got.map((file) => file.path)).toEqual(['a.yaml', 'b.yaml']);
+    expect(got.map((file) => file.path)).toEqual(['plain/a.yaml', 'plain/b.yaml']);
     expect(locks).toEqual(['read']);
   });
 

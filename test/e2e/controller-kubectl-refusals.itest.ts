@@ -15,7 +15,8 @@ import { assertAlive } from './process-health.js';
 
 // Issue #26: two files kubectl refuses before writing anything (a DEL inside a quoted YAML string; a
 // List item missing a required field) stall their ApplySet in kubectl's words, and nothing of the
-// revision is written, not even the valid objects beside them.
+// revision is written, not even the valid objects beside them. A message names the file from the
+// repository root, as the user finds it there.
 
 describe('the controller refuses what kubectl refuses before sending', () => {
   const c = cluster();
@@ -52,7 +53,7 @@ describe('the controller refuses what kubectl refuses before sending', () => {
     const view = await stalled('chars');
     expect(condition(view, 'Stalled')?.reason).toBe('InvalidManifests');
     expect(condition(view, 'Ready')?.message).toContain(
-      'del.yaml (document 0) line 6 column 8: control characters are not allowed (U+007F)',
+      'chars/del.yaml (document 0) line 6 column 8: control characters are not allowed (U+007F)',
     );
     expect(await configMapData(c, namespace, 'beside-the-del')).toBeUndefined();
     expect(await configMapData(c, namespace, 'del')).toBeUndefined();

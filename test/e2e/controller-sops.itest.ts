@@ -208,7 +208,7 @@ describe('sops-encrypted manifests', () => {
         reason: 'SecretNotReadable',
         message: `ServiceAccount ${namespace}/no-secrets may not get Secret ${namespace}/sops-age`,
       },
-      undecrypted: { reason: 'DecryptionNotConfigured', message: 'sops-encrypted files (cache.yaml)' },
+      undecrypted: { reason: 'DecryptionNotConfigured', message: 'sops-encrypted files (other/cache.yaml)' },
     };
     await createTenantAccount(c, namespace, 'no-secrets', [coreRule('configmaps')]);
     await createDecryptingApplySet(c, namespace, 'wrong', {
