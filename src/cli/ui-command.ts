@@ -5,10 +5,12 @@ import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
 import { flagIsTrue, parseCommandLine, single, UsageError } from './parse-command-line.js';
+import { parseSourceHostList } from '../net/host-list.js';
 import { isLoopbackHost } from '../ui/local-ui-access.js';
 
 const usage = `usage: applyset ui [--address 127.0.0.1] [--port 0] [-n NAMESPACE | -A] [--kubeconfig PATH] [--context NAME]
                    [--allowed-source-hosts HOST[:PORT],...] [--allow-cross-namespace-refs]
+                   [--allowed-remote-cluster-hosts HOST[:PORT],...]
                    [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
 
 Serves the web view of the ApplySets on this machine, as \`kubectl proxy\` serves the API: everything
@@ -16,7 +18,10 @@ it shows is read through the API server as the kubeconfig's user. It listens on 
 only (port 0 picks a free one), prints the URL and runs until interrupted. -A shows every namespace.
 An ApplySet's page shows what its next reconcile would change, computed as \`applyset diff
 --applyset-object\` computes it (--allowed-source-hosts, --allow-cross-namespace-refs and the
---kustomize-* flags as there).
+--kustomize-* flags as there). The objects of an ApplySet applied to a remote cluster
+(spec.kubeConfig) are read there, through the kubeconfig Secret it names, as the controller's view
+reads them: no exec plugins nor files, and loopback or private servers only when
+--allowed-remote-cluster-hosts names them.
 `;
 
 const flagSpecs = {
@@ -26,6 +31,7 @@ const flagSpecs = {
   port: { type: 'string', default: '0' },
   'allowed-source-hosts': { type: 'string' },
   'allow-cross-namespace-refs': { type: 'boolean' },
+  'allowed-remote-cluster-hosts': { type: 'string', default: '' },
   ...KUSTOMIZE_OPTIONS,
 } as const;
 
@@ -41,10 +47,12 @@ export const uiCommand: Command = async (argv, io) => {
   let flags;
   let port;
   let kustomize;
+  let remoteHosts;
   try {
     flags = parseCommandLine(argv, flagSpecs);
     port = parsePort(single(flags, 'port') ?? '0');
     kustomize = kustomizeFlagsConfig(flags, io.env);
+    remoteHosts = parseSourceHostList(single(flags, 'allowed-remote-cluster-hosts') ?? '');
     const address = single(flags, 'address') ?? '127.0.0.1';
     if (!isLoopbackHost(address)) {
       throw new UsageError(
@@ -62,14 +70,23 @@ export const uiCommand: Command = async (argv, io) => {
   }
   const access = await openApplySetAccess(flags, io, 'ui');
   if (typeof access === 'number') return access;
-  const [{ createUiServer }, { createKubeUiData }, { localUiAccess }, { uiPreviewOf }, { previewAccessOf }] =
-    await Promise.all([
-      import('../ui/create-ui-server.js'),
-      import('../ui/kube-ui-data.js'),
-      import('../ui/local-ui-access.js'),
-      import('../ui/ui-preview.js'),
-      import('./preview-access.js'),
-    ]);
+  const [
+    { createUiServer },
+    { createKubeUiData },
+    { localUiAccess },
+    { uiPreviewOf },
+    { previewAccessOf },
+    { viewerRemoteReader },
+    { createLogger },
+  ] = await Promise.all([
+    import('../ui/create-ui-server.js'),
+    import('../ui/kube-ui-data.js'),
+    import('../ui/local-ui-access.js'),
+    import('../ui/ui-preview.js'),
+    import('./preview-access.js'),
+    import('../controller/runtime/remote-object-reader.js'),
+    import('../observability/create-logger.js'),
+  ]);
   const stop = new AbortController();
   const warn = (object: object, message: string) =>
     io.stderr.write(`applyset ui: ${message} ${JSON.stringify(object)}\n`);
@@ -78,6 +95,11 @@ export const uiCommand: Command = async (argv, io) => {
     namespace: flagIsTrue(flags, 'all-namespaces') ? undefined : access.namespace,
     logger: { info: () => undefined, debug: () => undefined, warn },
     signal: stop.signal,
+    remoteReader: viewerRemoteReader(
+      access.client,
+      remoteHosts,
+      createLogger({ level: 'warn', destination: io.stderr }),
+    ),
     preview: uiPreviewOf(previewAccessOf(access, flags, io), {
       kustomize,
       allowCrossNamespaceRefs: flagIsTrue(flags, 'allow-cross-namespace-refs'),
@@ -89,7 +111,17 @@ export const uiCommand: Command = async (argv, io) => {
   const bound = ui.server.address() as AddressInfo;
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
   io.stdout.write(`Serving the web view on http://${host}:${bound.port}/\n`);
-  const stopped = new Promise<void>((resolve) => {
+  await untilInterrupted();
+  stop.abort();
+  ui.closeUpdates();
+  ui.server.closeAllConnections();
+  await new Promise((resolve) => ui.server.close(resolve));
+  return ExitCode.ok;
+};
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function untilInterrupted(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const onSignal = () => {
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
@@ -98,10 +130,4 @@ export const uiCommand: Command = async (argv, io) => {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  await stopped;
-  stop.abort();
-  ui.closeUpdates();
-  ui.server.closeAllConnections();
-  await new Promise((resolve) => ui.server.close(resolve));
-  return ExitCode.ok;
-};
+}

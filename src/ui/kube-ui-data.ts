@@ -1,4 +1,5 @@
-import { APPLYSET_KIND, type ApplySet } from '../api/applyset-types.js';
+import { APPLYSET_KIND, type ApplySet, type RemoteKubeConfigRef } from '../api/applyset-types.js';
+import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { messageOf } from '../errors/message-of.js';
 import { startSupervisedInformer } from '../controller/runtime/supervised-informer.js';
 import type { InformerLogger } from '../controller/runtime/watch-once.js';
@@ -18,6 +19,11 @@ export interface KubeUiDataOptions {
   readonly namespace: string | undefined;
   readonly logger: InformerLogger;
   readonly signal: AbortSignal;
+  /**
+   * The objects of a set applied to a remote cluster (spec.kubeConfig): read there, through the
+   * kubeconfig Secret the set names (remote-object-reader.ts).
+   */
+  readonly remoteReader: (namespace: string, kubeConfig: RemoteKubeConfigRef) => UiObjectReader;
   /** What the next run would change, when this view can compute it (ui-preview.ts). */
   readonly preview?: UiData['preview'];
 }
@@ -31,7 +37,8 @@ const MAX_KEPT_ANNOTATION_BYTES = 2048;
 
 /**
  * The data of `applyset ui`: one informer on ApplySets and one on Events, shared by every open page,
- * read as the kubeconfig's user; an ApplySet's objects are read as that user too.
+ * read as the kubeconfig's user; an ApplySet's objects are read as that user too, on this cluster or,
+ * for a set with spec.kubeConfig, on the cluster its kubeconfig names.
  */
 export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonly synced: Promise<void> } {
   const listeners = new Set<(change: UiChange) => void>();
@@ -79,26 +86,16 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    readerFor: (applySet) => (applySet.spec.kubeConfig === undefined ? reader : remoteRefusal(applySet)),
+    readerFor: (applySet) => {
+      const { kubeConfig } = lenientApplySetSpec(applySet.spec);
+      return kubeConfig === undefined
+        ? reader
+        : options.remoteReader(applySet.metadata.namespace, kubeConfig);
+    },
     // Until the first list succeeds, the page says why it shows nothing rather than an empty fleet.
     problem: () => (applySets.hasSynced() ? undefined : listProblem),
     ...(options.preview === undefined ? {} : { preview: options.preview }),
   };
-}
-
-/**
- * The objects of a set applied to a remote cluster (spec.kubeConfig) are not on this view's cluster:
- * rather than call each of them NotFound, their rows say where they are and which view reads them.
- */
-function remoteRefusal(applySet: ApplySet): UiObjectReader {
-  const secret = `${applySet.metadata.namespace}/${applySet.spec.kubeConfig?.secretRef.name ?? ''}`;
-  const message = `it is on the remote cluster of Secret ${secret} (spec.kubeConfig), which \`applyset ui\` does not read; the controller's web view reads it there`;
-  return () => Promise.reject(new RemoteClusterNotReadError(message));
-}
-
-/** This view reads one cluster, its kubeconfig's; a remote set's objects are elsewhere. */
-class RemoteClusterNotReadError extends Error {
-  override readonly name = 'RemoteClusterNotReadError';
 }
 
 /**

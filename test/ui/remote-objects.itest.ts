@@ -1,9 +1,13 @@
 import * as k8s from '@kubernetes/client-node';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { startControlPlane, type ControlPlane } from '../harness/control-plane.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { stopControllersAndGit } from '../e2e/controller-testbed.js';
 import { createApplySetWithSpec } from '../e2e/create-applyset-with-spec.js';
 import {
@@ -24,7 +28,10 @@ import { viewerIn } from './ui-tenants.js';
 // objects from the controller's own cluster, where they are not, and called each of them NotFound.
 // Cluster A is the shared control plane, where the ApplySet and the controller live; cluster B is a
 // second control plane this suite starts, where the set's objects are applied. The page must read
-// them on B, through the set's kubeconfig, as the set's account.
+// them on B, through the set's kubeconfig, as the set's account; and `applyset ui` on a user's
+// machine must read them there too, through the same Secret.
+
+const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 describe("the web view's page of an ApplySet applied to a remote cluster", () => {
   const a = cluster();
@@ -126,4 +133,51 @@ describe("the web view's page of an ApplySet applied to a remote cluster", () =>
     expect(await tree.innerText()).not.toContain('NotFound');
     await context.close();
   });
+
+  it("shows them in `applyset ui` on the user's machine too, read on the remote cluster", async () => {
+    const ui = spawn(
+      process.execPath,
+      [applysetBin, 'ui', '-n', namespace, '--allowed-remote-cluster-hosts', '127.0.0.1'],
+      { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const url = await servingUrl(ui);
+      const page = await browser!.newPage();
+      await page.goto(`${url}applysets/${namespace}/remote`);
+      const tree = page.locator('ul.tree');
+      const object = tree.locator('li', { hasText: 'web-config' }).last();
+      await waitFor(
+        'applyset ui to show web-config as Current',
+        async () => {
+          if ((await object.locator('.health').innerText()).trim() === 'Current') return true;
+          await page.reload();
+          return undefined;
+        },
+        30_000,
+      ).catch(async (error: unknown) => {
+        throw new Error(`${String(error)}; the page said: ${await tree.innerText()}`);
+      });
+      expect(await tree.innerText()).not.toContain('NotFound');
+      await page.close();
+    } finally {
+      ui.kill('SIGTERM');
+      if (ui.exitCode === null) await once(ui, 'exit');
+    }
+  });
 });
+
+/** The URL `applyset ui` prints once it listens; its stderr in the error when it exits first. */
+async function servingUrl(ui: ChildProcess): Promise<string> {
+  let out = '';
+  let err = '';
+  ui.stderr?.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return waitFor(
+    'applyset ui to print its URL',
+    async () => {
+      out += String(ui.stdout?.read() ?? '');
+      if (ui.exitCode !== null) throw new Error(`applyset ui exited ${ui.exitCode}: ${err}`);
+      return /Serving the web view on (http:\/\/\S+)/.exec(out)?.[1];
+    },
+    30_000,
+  );
+}

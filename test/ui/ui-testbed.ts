@@ -12,6 +12,8 @@ import { parseSourceHostList } from '../../src/net/host-list.js';
 import { createKubeClient } from '../../src/kube/kube-client.js';
 import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
+import { viewerRemoteReader } from '../../src/controller/runtime/remote-object-reader.js';
+import { createLogger } from '../../src/observability/create-logger.js';
 import { createUiServer } from '../../src/ui/create-ui-server.js';
 import { createKubeUiData } from '../../src/ui/kube-ui-data.js';
 import { localUiAccess } from '../../src/ui/local-ui-access.js';
@@ -34,7 +36,15 @@ export async function startUi(namespace: string): Promise<RunningUi> {
   const gitSource = createGitSource({ cacheDir: gitCache, allowedHosts: parseSourceHostList('127.0.0.1') });
   const clientAs = (user: string) => createKubeClient({ connection, impersonateUser: user });
   const preview = uiPreviewOf({ client, clientAs, gitSource });
-  const data = createKubeUiData({ client, namespace, logger: quiet, signal: stop.signal, preview });
+  const remoteReader = viewerRemoteReader(client, [], createLogger({ level: 'silent' }));
+  const data = createKubeUiData({
+    client,
+    namespace,
+    logger: quiet,
+    signal: stop.signal,
+    preview,
+    remoteReader,
+  });
   await data.synced;
   const ui = createUiServer({ access: localUiAccess('test admin'), data });
   ui.server.listen(0, '127.0.0.1');

@@ -4,7 +4,7 @@
  * each ApplySet's objects read as the account the ApplySet is applied as, so the view never reads
  * with more than that account's rights (docs/web-view-cluster.md).
  */
-import { APPLYSET_KIND, type ApplySet, type RemoteKubeConfigRef } from '../../api/applyset-types.js';
+import { APPLYSET_KIND, type ApplySet } from '../../api/applyset-types.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { listenOn } from '../../http/start-probe-server.js';
 import { createRestMapper, type RestMapper } from '../../kube/rest-mapper.js';
@@ -13,11 +13,11 @@ import type { Logger } from '../../observability/create-logger.js';
 import { clusterUiAccess } from '../../ui/cluster-access.js';
 import { createUiServer } from '../../ui/create-ui-server.js';
 import { createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
-import type { UiChange, UiData, UiObjectReader } from '../../ui/ui-data.js';
+import type { UiChange, UiData } from '../../ui/ui-data.js';
 import { impersonatedUser } from '../applyset-api.js';
-import { remoteClusterOf } from '../remote-step.js';
 import type { ControllerClients } from './controller-clients.js';
 import type { RemoteCluster } from './remote-clusters.js';
+import { remoteObjectReader } from './remote-object-reader.js';
 import type { ControllerConfig } from './controller-config.js';
 import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
 
@@ -126,59 +126,7 @@ function controllerUiData(
         serviceAccountName ?? options.config.defaultServiceAccountName,
       );
       if (kubeConfig === undefined) return createKubeObjectReader(options.clients.readerAs(user), mapper);
-      return remoteObjectReader(options, { user, namespace, kubeConfig, remoteMappers, logger });
+      return remoteObjectReader(options.clients, { user, namespace, kubeConfig, remoteMappers, logger });
     },
   };
-}
-
-/**
- * The objects of a set applied to a remote cluster are there, not here: they are read through the
- * kubeconfig of its spec.kubeConfig.secretRef, that Secret read as the set's account and the cluster
- * reached as the reconcile reaches it (remoteClusterOf: the same policy, the same shared connection),
- * then each object read there as the account, impersonated as the engine does. The cluster is looked
- * up once per page, on its first object; a kubeconfig that cannot be used is each object's reason.
- */
-function remoteObjectReader(
-  options: ServeUiOptions,
-  remote: {
-    readonly user: string | undefined;
-    readonly namespace: string;
-    readonly kubeConfig: RemoteKubeConfigRef;
-    readonly remoteMappers: WeakMap<RemoteCluster, RestMapper>;
-    readonly logger: Logger;
-  },
-): UiObjectReader {
-  let reader: Promise<UiObjectReader> | undefined;
-  const open = async (signal: AbortSignal | undefined): Promise<UiObjectReader> => {
-    const { user, namespace, kubeConfig, remoteMappers, logger } = remote;
-    const step = await remoteClusterOf(
-      options.clients.readerAs(user),
-      options.clients.remoteClusters,
-      { user, namespace },
-      kubeConfig,
-      { signal: signal ?? AbortSignal.timeout(REMOTE_LOOKUP_TIMEOUT_MS), log: logger },
-    );
-    if ('done' in step) {
-      const outcome = step.done;
-      // remoteClusterOf ends a run only as stalled, retried or waiting, each with its reason in words.
-      throw new RemoteObjectsUnreadableError(outcome.kind === 'applied' ? outcome.kind : outcome.message);
-    }
-    const cluster = step.value;
-    // Discovery answers every account alike: one mapper per remote cluster, read as the kubeconfig's identity.
-    const mapper = remoteMappers.get(cluster) ?? createRestMapper(cluster.readerAs(undefined));
-    remoteMappers.set(cluster, mapper);
-    return createKubeObjectReader(cluster.readerAs(user), mapper);
-  };
-  return async (ref, signal) => {
-    reader ??= open(signal);
-    return (await reader)(ref, signal);
-  };
-}
-
-/** How long a page waits for a remote cluster's kubeconfig and first answer when not told. */
-const REMOTE_LOOKUP_TIMEOUT_MS = 15_000;
-
-/** The remote cluster of a set cannot be used: the reconcile's own reason, each object's on the page. */
-class RemoteObjectsUnreadableError extends Error {
-  override readonly name = 'RemoteObjectsUnreadableError';
 }
