@@ -96,6 +96,9 @@ const PARSE_DOOR_FILES = [
   'src/manifests/lossless-json.ts',
 ];
 
+const ACCOUNT_RULE_MESSAGE =
+  'the account an ApplySet acts as is decided only by applySetAccount (src/api/applyset-account.ts)';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'deploy/**'] },
   js.configs.recommended,
@@ -170,6 +173,26 @@ export default tseslint.config(
               message: 'a pure folder does not import the imperative shell',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Which account an ApplySet acts as is one rule, in one function (src/api/applyset-account.ts):
+    // a second copy of `serviceAccountName ?? default`, or of the impersonated user's name, could
+    // drift from it and act for a tenant with another account's rights.
+    files: ['src/**/*.ts'],
+    ignores: ['src/api/applyset-account.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "LogicalExpression[operator='??'][left.property.name='serviceAccountName']",
+          message: ACCOUNT_RULE_MESSAGE,
+        },
+        {
+          selector: 'TemplateLiteral > TemplateElement[value.raw=/^system:serviceaccount:/]',
+          message: ACCOUNT_RULE_MESSAGE,
         },
       ],
     },

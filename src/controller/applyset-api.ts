@@ -278,13 +278,3 @@ export function subjectOf(applySet: ApplySet) {
     resourceVersion: applySet.metadata.resourceVersion,
   };
 }
-
-/** `system:serviceaccount:<ns>:<name>`: the user a ServiceAccount's token authenticates as. */
-export function impersonatedUser(
-  namespace: string,
-  serviceAccountName: string | undefined,
-): string | undefined {
-  return serviceAccountName === undefined
-    ? undefined
-    : `system:serviceaccount:${namespace}:${serviceAccountName}`;
-}

@@ -1,7 +1,8 @@
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { Logger } from '../observability/create-logger.js';
-import { impersonatedUser, parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
+import { applySetAccount } from '../api/applyset-account.js';
+import { parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
 import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS, type ApplySet } from '../api/applyset-types.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
@@ -34,8 +35,7 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     const orphan = spec.deletionPolicy === 'Orphan';
     const { namespace } = applySet.metadata;
     // The same account as the applies: the default one when the spec names none.
-    const serviceAccount = spec.serviceAccountName ?? deps.defaultServiceAccountName;
-    const user = impersonatedUser(namespace, serviceAccount);
+    const { user } = applySetAccount(namespace, spec, deps.defaultServiceAccountName);
     // Where the objects are: a spec.kubeConfig changed since the last apply has not moved them yet.
     const target = await deletionTarget(deps, applySet, objectsKubeConfigOf(applySet, spec.kubeConfig), user);
     if (target.kind === 'retry') return target.requeue;

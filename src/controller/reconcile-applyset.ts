@@ -3,6 +3,7 @@
  * (docs/architecture.md#2-the-path-of-one-reconcile tells the same numbers). Steps 1 to 4 decide whether
  * there is anything to apply; 5 to 11 run it and end in an outcome, never a throw; 12 reports it.
  */
+import { applySetAccount } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
@@ -28,7 +29,7 @@ import { kustomizeSchedule } from './kustomize-schedule.js';
 import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
-import { applyingAccount, checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
+import { checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
@@ -171,7 +172,7 @@ async function applyRevision(
 
   // 7. The account the set is applied as must exist before anything is fetched or written: an
   // impersonated account that does not exist has no rights, and would fail object by object.
-  const { serviceAccount, user } = applyingAccount(namespace, spec, tenancy.defaultServiceAccountName);
+  const { serviceAccount, user } = applySetAccount(namespace, spec, tenancy.defaultServiceAccountName);
   const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
 

@@ -11,7 +11,6 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { Logger } from '../observability/create-logger.js';
-import { impersonatedUser } from './applyset-api.js';
 import { readRevisionFiles } from './decryption-step.js';
 import { appliedBefore, engineRequest } from './engine-step.js';
 import { commitReader, fetchRevision, type Step } from './fetch-steps.js';
@@ -21,19 +20,6 @@ export function checkedSpec(resolved: ResolveApplySetSpecResult): Step<ResolvedA
   if (resolved.ok) return { value: resolved.spec };
   const problems = resolved.errors.map((e) => `${e.field} ${e.message}`).join('; ');
   return { done: { kind: 'stalled', reason: 'InvalidSpec', message: `invalid spec: ${problems}` } };
-}
-
-/**
- * Step 7's account: spec.serviceAccountName, else the controller's default one (none when the
- * controller applies as itself), and the user it is impersonated as.
- */
-export function applyingAccount(
-  namespace: string,
-  spec: Pick<ResolvedApplySetSpec, 'serviceAccountName'> | undefined,
-  defaultServiceAccountName: string | undefined,
-): { readonly serviceAccount: string | undefined; readonly user: string | undefined } {
-  const serviceAccount = spec?.serviceAccountName ?? defaultServiceAccountName;
-  return { serviceAccount, user: impersonatedUser(namespace, serviceAccount) };
 }
 
 /** A revision of the repository read for the engine: its files, its name and its commit. */

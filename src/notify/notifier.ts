@@ -7,7 +7,8 @@ import type { ApplySet } from '../api/applyset-types.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { Correction } from '../api/fight-tracker.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
-import { impersonatedUser, readSecret } from '../controller/applyset-api.js';
+import { applySetAccount } from '../api/applyset-account.js';
+import { readSecret } from '../controller/applyset-api.js';
 import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
 import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../net/host-list.js';
@@ -212,8 +213,7 @@ function sender(options: NotifierOptions) {
     const { namespace = '', name } = applySet.metadata;
     const labels = applySet.metadata.labels ?? {};
     const lenient = lenientApplySetSpec(applySet.spec);
-    const serviceAccount = lenient.serviceAccountName ?? options.defaultServiceAccountName;
-    const user = impersonatedUser(namespace, serviceAccount);
+    const { user } = applySetAccount(namespace, lenient, options.defaultServiceAccountName);
     for (const { config, sent, skipped } of notifications) {
       const selected = events.filter(
         (event) => selects(config, { name, labels }, event) && !wasSent(sent, event),

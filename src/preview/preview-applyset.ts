@@ -5,6 +5,7 @@
  * src/controller/revision-steps.ts and fetch-steps.ts) with the engine in dry run, as the account the
  * controller applies the set as. Nothing is written.
  */
+import { applySetAccount } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -22,12 +23,7 @@ import {
   type Step,
 } from '../controller/fetch-steps.js';
 import { readRevisionFiles } from '../controller/decryption-step.js';
-import {
-  applyingAccount,
-  checkedSpec,
-  fetchAndReadRevision,
-  revisionRequest,
-} from '../controller/revision-steps.js';
+import { checkedSpec, fetchAndReadRevision, revisionRequest } from '../controller/revision-steps.js';
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
@@ -99,7 +95,7 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
   // 5. The spec as the CRD checks it; the account (step 7's) is named whatever it says.
   const checked = checkedSpec(resolveApplySetSpec(applySet.spec));
   const fallback = request.defaultServiceAccountName ?? DEFAULT_DEPLOYER_ACCOUNT;
-  const account = applyingAccount(namespace, 'value' in checked ? checked.value : undefined, fallback);
+  const account = applySetAccount(namespace, 'value' in checked ? checked.value : undefined, fallback);
   const serviceAccount = account.serviceAccount ?? fallback;
   const user = account.user ?? '';
   const base: PreviewHead = {

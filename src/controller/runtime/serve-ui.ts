@@ -14,7 +14,7 @@ import { clusterUiAccess } from '../../ui/cluster-access.js';
 import { createUiServer } from '../../ui/create-ui-server.js';
 import { createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
 import type { UiChange, UiData } from '../../ui/ui-data.js';
-import { impersonatedUser } from '../applyset-api.js';
+import { applySetAccount } from '../../api/applyset-account.js';
 import type { ControllerClients } from './controller-clients.js';
 import type { RemoteCluster } from './remote-clusters.js';
 import { remoteObjectReader } from './remote-object-reader.js';
@@ -121,9 +121,10 @@ function controllerUiData(
     readerFor: (applySet) => {
       const { serviceAccountName, kubeConfig } = lenientApplySetSpec(applySet.spec);
       const namespace = applySet.metadata.namespace;
-      const user = impersonatedUser(
+      const { user } = applySetAccount(
         namespace,
-        serviceAccountName ?? options.config.defaultServiceAccountName,
+        { serviceAccountName },
+        options.config.defaultServiceAccountName,
       );
       if (kubeConfig === undefined) return createKubeObjectReader(options.clients.readerAs(user), mapper);
       return remoteObjectReader(options.clients, { user, namespace, kubeConfig, remoteMappers, logger });

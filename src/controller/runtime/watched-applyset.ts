@@ -6,7 +6,7 @@ import {
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
-import { impersonatedUser } from '../applyset-api.js';
+import { applySetAccount } from '../../api/applyset-account.js';
 import { objectsKubeConfigOf } from '../cluster-move-step.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from './informer-cache.js';
@@ -91,7 +91,7 @@ export function secretReferenceOf(
   const metadata = metadataOf(applySet);
   if (spec.suspend) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
-  const user = impersonatedUser(ownNamespace, spec.serviceAccountName ?? defaultServiceAccount);
+  const { user } = applySetAccount(ownNamespace, spec, defaultServiceAccount);
   const objectsOn = objectsKubeConfigOf(asApplySet(applySet), spec.kubeConfig)?.secretName;
   if (metadata['deletionTimestamp'] !== undefined) {
     if (objectsOn === undefined) return undefined;
