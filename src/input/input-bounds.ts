@@ -14,7 +14,7 @@ export interface InputBounds {
 }
 
 /** Every kind of tenant input the controller parses, by what reads it. */
-export type InputKind = 'manifest' | 'sops' | 'kustomization' | 'kubeconfig' | 'push-event';
+export type InputKind = 'manifest' | 'sops' | 'kustomization' | 'kubeconfig' | 'push-event' | 'registry';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -32,6 +32,8 @@ const MAX_DEPTH = 1000;
  * - kustomization: real ones are a few KiB; 1 MiB still holds inline patches of large objects.
  * - kubeconfig: the API server stores a Secret of at most 1 MiB.
  * - push-event: forge payloads are a few KiB to a few hundred (a push of many commits).
+ * - registry: an OCI registry's JSON answers (a manifest, a token, a tag list); the distribution spec
+ *   lets a registry refuse manifests over 4 MiB, and real ones are a few KiB.
  */
 export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   manifest: { maxBytes: 10 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 10 * MIB },
@@ -39,6 +41,7 @@ export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   kustomization: { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
   kubeconfig: { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
   'push-event': { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 1 * MIB },
+  registry: { maxBytes: 4 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
 };
 
 /** Why the door refused a text: a bound it breaks, or it is not YAML (or JSON) at all. */

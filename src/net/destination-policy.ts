@@ -7,6 +7,7 @@ import type { SourceHostList } from './host-list.js';
  */
 export type DestinationKind =
   | 'git'
+  | 'oci'
   | 'remote-cluster'
   | 'notification'
   | 'cluster-notification'
@@ -48,6 +49,14 @@ export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
     reading: { flag: '--allowed-source-hosts', hosts: 'allowed source hosts' },
     maxBodyBytes: undefined,
   };
+}
+
+/**
+ * OCI registries (spec.source.oci) are sources as Git servers are: `--allowed-source-hosts`. Each
+ * answer is bounded by its caller (a manifest, a token, a layer's own limit).
+ */
+export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts), kind: 'oci' };
 }
 
 /** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */

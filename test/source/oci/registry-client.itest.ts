@@ -1,0 +1,208 @@
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ociPolicy } from '../../../src/net/destination-policy.js';
+import { parseSourceHostList } from '../../../src/net/host-list.js';
+import { parseOciUrl, type OciRepository } from '../../../src/source/oci/oci-reference.js';
+import {
+  createRegistryClient,
+  type RegistryClient,
+  type RegistryCredentials,
+} from '../../../src/source/oci/registry-client.js';
+import { verifyCosignSignature } from '../../../src/source/oci/verify-cosign.js';
+import { startOciRegistry, type OciRegistry } from '../../harness/oci-registry.js';
+import { startOciTools, type OciTools } from '../../harness/oci-tools.js';
+
+// The controller's registry client and cosign verifier against the real distribution registry, with
+// artifacts pushed by the real oras and signed by the real cosign: what they read is what those tools
+// wrote, and what they refuse is named as a user would need it.
+
+const execFileAsync = promisify(execFile);
+const signal = () => AbortSignal.timeout(30_000);
+
+function clientFor(
+  registry: { host: string },
+  repository: string,
+  credentials: Record<string, RegistryCredentials> = {},
+  allowed = '127.0.0.1',
+  requestTimeoutMs?: number,
+): RegistryClient {
+  const parsed = parseOciUrl(`oci://${registry.host}/${repository}`) as OciRepository;
+  return createRegistryClient(parsed, {
+    policy: ociPolicy(parseSourceHostList(allowed)),
+    plainHttp: true,
+    credentialsFor: (host) => credentials[host],
+    ...(requestTimeoutMs === undefined ? {} : { requestTimeoutMs }),
+  });
+}
+
+/** The files of a tar+gzip layer streamed by the client, unpacked by the system's tar. */
+async function filesOf(stream: AsyncIterable<Uint8Array>): Promise<Record<string, string>> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'oci-layer-'));
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+    await writeFile(path.join(dir, 'layer.tgz'), Buffer.concat(chunks));
+    const { stdout } = await execFileAsync('tar', ['-xzvf', 'layer.tgz'], { cwd: dir });
+    const names = stdout.split('\n').filter((name) => name !== '' && !name.endsWith('/'));
+    const entries = await Promise.all(
+      names.map(async (name) => [name, await readFile(path.join(dir, name), 'utf8')]),
+    );
+    return Object.fromEntries(entries);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('reading OCI artifacts from a real registry', () => {
+  let tools: OciTools;
+  let open: OciRegistry;
+  let locked: OciRegistry;
+  const user = { username: 'ci-bot', password: 'pull-secret-1' };
+
+  beforeAll(async () => {
+    tools = await startOciTools();
+    [open, locked] = await Promise.all([startOciRegistry(), startOciRegistry({ auth: user })]);
+    await tools.login(locked.host, user);
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all([open?.stop(), locked?.stop()]);
+    await tools?.cleanup();
+  });
+
+  it('reads a Flux artifact by tag and by digest, its layer checked against its digest', async () => {
+    const files = { 'app/config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n' };
+    const pushed = await tools.pushArtifact(`${open.host}/team/manifests:v1`, files);
+    const client = clientFor(open, 'team/manifests');
+    const byTag = await client.manifest('v1', signal());
+    expect(byTag.digest).toBe(pushed);
+    expect(byTag.mediaType).toBe('application/vnd.oci.image.manifest.v1+json');
+    const byDigest = await client.manifest(pushed, signal());
+    expect(byDigest.manifest).toEqual(byTag.manifest);
+    const [layer] = byTag.manifest['layers'] as { digest: string; size: number; mediaType: string }[];
+    expect(layer?.mediaType).toBe('application/vnd.cncf.flux.content.v1.tar+gzip');
+    expect(await filesOf(await client.blob(layer!.digest, layer!.size, signal()))).toEqual(files);
+  });
+
+  it('refuses a layer that is not the bytes its descriptor names', async () => {
+    const pushed = await tools.pushArtifact(`${open.host}/team/sized:v1`, { 'a.yaml': 'a: 1\n' });
+    const client = clientFor(open, 'team/sized');
+    const [layer] = (await client.manifest(pushed, signal())).manifest['layers'] as {
+      digest: string;
+      size: number;
+    }[];
+    const read = async () => {
+      for await (const _chunk of await client.blob(layer!.digest, layer!.size - 1, signal())) void _chunk;
+    };
+    await expect(read()).rejects.toMatchObject({
+      reason: 'ArtifactInvalid',
+      message: expect.stringContaining('longer than'),
+    });
+  });
+
+  it('names a tag that is not there (404) as ArtifactNotFound', async () => {
+    await tools.pushArtifact(`${open.host}/team/present:v1`, { 'a.yaml': 'a: 1\n' });
+    await expect(clientFor(open, 'team/present').manifest('v9', signal())).rejects.toMatchObject({
+      reason: 'ArtifactNotFound',
+      message: `oci://${open.host}/team/present: v9 is not in the registry (404)`,
+    });
+  });
+
+  it('sends the pull Secret’s credentials to the registry it names, and says what is missing or refused', async () => {
+    const pushed = await tools.pushArtifact(`${locked.host}/team/private:v1`, { 'a.yaml': 'a: 1\n' });
+    const ok = await clientFor(locked, 'team/private', { [locked.host]: user }).manifest('v1', signal());
+    expect(ok.digest).toBe(pushed);
+    await expect(clientFor(locked, 'team/private').manifest('v1', signal())).rejects.toMatchObject({
+      reason: 'AuthenticationFailed',
+      message: expect.stringContaining(`spec.source.oci.secretRef names none for ${locked.host}`),
+    });
+    // Credentials for another host are not sent here.
+    const elsewhere = { 'registry.example:443': user };
+    await expect(clientFor(locked, 'team/private', elsewhere).manifest('v1', signal())).rejects.toMatchObject(
+      {
+        reason: 'AuthenticationFailed',
+      },
+    );
+    const wrong = { [locked.host]: { ...user, password: 'nope' } };
+    await expect(clientFor(locked, 'team/private', wrong).manifest('v1', signal())).rejects.toMatchObject({
+      reason: 'AuthenticationFailed',
+      message: expect.stringContaining('refused the credentials (401)'),
+    });
+  });
+
+  it('refuses a registry on loopback unless --allowed-source-hosts names it, before connecting', async () => {
+    await expect(clientFor(open, 'team/manifests', {}, '').manifest('v1', signal())).rejects.toMatchObject({
+      reason: 'SourceNotAllowed',
+    });
+  });
+
+  describe('a registry that fails', () => {
+    let failing: Server;
+    let silent: Server;
+    beforeAll(async () => {
+      failing = createServer((_request, response) => response.writeHead(500).end('boom'));
+      silent = createServer(() => undefined);
+      await Promise.all(
+        [failing, silent].map(
+          (server) => new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined))),
+        ),
+      );
+    });
+    afterAll(async () => {
+      silent.closeAllConnections();
+      await Promise.all([failing, silent].map((server) => new Promise((resolve) => server.close(resolve))));
+    });
+    const at = (server: Server) => ({ host: `127.0.0.1:${(server.address() as AddressInfo).port}` });
+
+    it('is RegistryUnreachable (retried) for 500, for no answer, and for nothing listening', async () => {
+      await expect(clientFor(at(failing), 'team/app').manifest('v1', signal())).rejects.toMatchObject({
+        reason: 'RegistryUnreachable',
+        message: expect.stringContaining('answered 500'),
+      });
+      await expect(
+        clientFor(at(silent), 'team/app', {}, '127.0.0.1', 500).manifest('v1', signal()),
+      ).rejects.toMatchObject({
+        reason: 'RegistryUnreachable',
+        message: expect.stringContaining('no answer'),
+      });
+      const gone = await startOciRegistry();
+      await gone.stop();
+      await expect(clientFor(gone, 'team/app').manifest('v1', signal())).rejects.toMatchObject({
+        reason: 'RegistryUnreachable',
+      });
+    });
+  });
+
+  describe('cosign signatures', () => {
+    it('verifies what `cosign sign --key` signed, and refuses another key’s signature and none at all', async () => {
+      const [signer, stranger] = await Promise.all([tools.generateKeyPair(), tools.generateKeyPair()]);
+      const signed = await tools.pushArtifact(`${open.host}/team/signed:v1`, { 'a.yaml': 'a: 1\n' });
+      await tools.sign(`${open.host}/team/signed@${signed}`, signer);
+      const client = clientFor(open, 'team/signed');
+      const where = `oci://${open.host}/team/signed`;
+      const keys = [
+        { name: 'other.pub', pem: stranger.publicKey },
+        { name: 'ci.pub', pem: signer.publicKey },
+      ];
+      expect(await verifyCosignSignature(client, { where, digest: signed }, keys, signal())).toBe('ci.pub');
+      await expect(
+        verifyCosignSignature(client, { where, digest: signed }, [keys[0]!], signal()),
+      ).rejects.toMatchObject({
+        reason: 'VerificationFailed',
+        message: `${where}@${signed}: none of its 1 cosign signature(s) verifies with the keys of spec.source.oci.verify.secretRef; keys tried: other.pub; nothing was applied`,
+      });
+      const unsigned = await tools.pushArtifact(`${open.host}/team/signed:v2`, { 'b.yaml': 'b: 2\n' });
+      await expect(
+        verifyCosignSignature(client, { where, digest: unsigned }, keys, signal()),
+      ).rejects.toMatchObject({
+        reason: 'VerificationFailed',
+        message: expect.stringContaining(`${where}@${unsigned} has no cosign signature`),
+      });
+    });
+  });
+});
