@@ -41,11 +41,18 @@ interface GitRefSpec {
   readonly branch?: string;
   readonly tag?: string;
   readonly commit?: string;
+  /** An OCI artifact's manifest digest (`sha256:…`): only with an `oci://` URL. */
+  readonly digest?: string;
 }
 
 interface ApplySetSourceSpec {
+  /** A Git repository (`https://`, `http://`) or an OCI repository (`oci://host/repository`). */
   readonly url: string;
   readonly ref: GitRefSpec;
+  /** An `oci://` source over plain HTTP (a registry without TLS, as Flux's `insecure`). */
+  readonly insecure?: boolean;
+  /** An `oci://` artifact's cosign signature, checked before anything of it is read. */
+  readonly verify?: { readonly provider: 'cosign'; readonly secretRef?: { readonly name: string } };
   readonly path?: string;
   /** Files to leave out, .gitignore format, one pattern a line, paths from the repository root. */
   readonly ignore?: string;
@@ -213,11 +220,27 @@ export type ResolvedGitRef =
   | { readonly type: 'tag'; readonly name: string }
   | { readonly type: 'commit'; readonly sha: string };
 
+/** The ref of a source: a Git ref, or an OCI artifact's tag (`type: 'tag'`) or manifest digest. */
+export type ResolvedSourceRef = ResolvedGitRef | { readonly type: 'digest'; readonly digest: string };
+
+/** `oci://` sources only: how the registry is reached and what the artifact must be signed with. */
+export interface ResolvedOciOptions {
+  /** Plain HTTP (spec.source.insecure). */
+  readonly insecure: boolean;
+  /** The Secret of cosign public keys (`*.pub`); undefined: not verified. */
+  readonly verifySecretName: string | undefined;
+}
+
 /** The spec with every default applied and durations in milliseconds: what a reconcile works from. */
 export interface ResolvedApplySetSpec {
   readonly source: {
+    /** `git` for an http(s) URL, `oci` for `oci://host/repository`. */
+    readonly kind: 'git' | 'oci';
     readonly url: string;
-    readonly ref: ResolvedGitRef;
+    /** A Git source's is a ResolvedGitRef; an OCI source's a tag or a digest. */
+    readonly ref: ResolvedSourceRef;
+    /** Set for an `oci://` source. */
+    readonly oci: ResolvedOciOptions | undefined;
     /** Relative, without `./`, leading or trailing slashes; `''` is the repository root. */
     readonly path: string;
     readonly secretName: string | undefined;

@@ -8,7 +8,7 @@ import {
   type ResolveApplySetSpecResult,
   type ResolvedApplySetSpec,
   type RemoteKubeConfigRef,
-  type ResolvedGitRef,
+  type ResolvedSourceRef,
   type SpecFieldError,
 } from './applyset-types.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
@@ -102,7 +102,7 @@ interface LenientApplySetSpec {
   readonly retryIntervalMs: number;
   /** `spec.source.url` and `ref`, unless wrong: what a push webhook matches. */
   readonly url: string | undefined;
-  readonly ref: ResolvedGitRef | undefined;
+  readonly ref: ResolvedSourceRef | undefined;
   readonly secretName: string | undefined;
   readonly secretNamespace: string | undefined;
   /** `spec.kubeConfig.secretRef`, unless wrong: a deletion prunes on the cluster the applies wrote to. */

@@ -1,5 +1,13 @@
-import type { ResolvedApplySetSpec, ResolvedGitRef } from './applyset-types.js';
-import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
+import { parseOciUrl } from '../source/oci/oci-reference.js';
+import type { ResolvedApplySetSpec, ResolvedOciOptions, ResolvedSourceRef } from './applyset-types.js';
+import {
+  DNS1123_SUBDOMAIN,
+  isNamespaceName,
+  isRecord,
+  readBoolean,
+  readString,
+  type SpecFail,
+} from './spec-fields.js';
 
 /*
  * `spec.source`: where the manifests come from. Checked as the CRD checks it, and a little more: a URL
@@ -7,6 +15,10 @@ import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail
  */
 
 const SHA1 = /^[0-9a-f]{40}$/;
+/** The distribution spec's tag. */
+const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+/** The one digest an OCI source is pinned to: sha256, 64 lowercase hex digits. */
+const OCI_DIGEST = /^sha256:[a-f0-9]{64}$/;
 
 type ResolvedSource = ResolvedApplySetSpec['source'];
 
@@ -14,17 +26,28 @@ type ResolvedSource = ResolvedApplySetSpec['source'];
 export function resolveSourceSpec(
   source: unknown,
   fail: SpecFail,
-): Omit<ResolvedSource, 'url' | 'ref'> & { url: string | undefined; ref: ResolvedGitRef | undefined } {
+): Omit<ResolvedSource, 'url' | 'ref'> & { url: string | undefined; ref: ResolvedSourceRef | undefined } {
   if (!isRecord(source)) {
     fail('spec.source', 'is required');
-    return { url: undefined, ref: undefined, path: '', ...NO_SECRET, ignore: [] };
+    return {
+      kind: 'git',
+      url: undefined,
+      ref: undefined,
+      oci: undefined,
+      path: '',
+      ...NO_SECRET,
+      ignore: [],
+    };
   }
   // In the order of the fields, so the problems are listed in that order.
   const url = resolveUrl(source, fail);
-  const ref = resolveRef(source['ref'], fail);
+  const kind = url?.startsWith('oci://') === true ? 'oci' : 'git';
+  const ref = kind === 'oci' ? resolveOciRef(source['ref'], fail) : resolveRef(source['ref'], fail);
   const path = resolvePath(source, fail);
   const ignore = resolveIgnore(source, fail);
-  return { url, ref, path, ...resolveSecretRef(source['secretRef'], fail), ignore };
+  const secret = resolveSecretRef(source['secretRef'], fail);
+  const oci = resolveOciOptions(source, kind, fail);
+  return { kind, url, ref, oci, path, ...secret, ignore };
 }
 
 /**
@@ -44,8 +67,72 @@ const NO_SECRET = { secretName: undefined, secretNamespace: undefined };
 function resolveUrl(source: Readonly<Record<string, unknown>>, fail: SpecFail): string | undefined {
   const url = readString(source, 'url', 'spec.source.url', fail, { required: true });
   if (url === undefined) return undefined;
+  if (url.startsWith('oci://')) {
+    const parsed = parseOciUrl(url);
+    return 'problem' in parsed ? fail('spec.source.url', parsed.problem) : url;
+  }
   const problem = sourceUrlProblem(url);
   return problem === undefined ? url : fail('spec.source.url', problem);
+}
+
+/** An `oci://` source's ref: exactly one of a tag and a manifest digest. */
+function resolveOciRef(ref: unknown, fail: SpecFail): ResolvedSourceRef | undefined {
+  if (!isRecord(ref)) return fail('spec.source.ref', 'is required');
+  const given = (['branch', 'tag', 'commit', 'digest'] as const).filter((key) => ref[key] !== undefined);
+  if (given.length !== 1 || (given[0] !== 'tag' && given[0] !== 'digest')) {
+    return fail('spec.source.ref', 'an oci:// source takes exactly one of tag or digest');
+  }
+  const key = given[0];
+  const value = readString(ref, key, `spec.source.ref.${key}`, fail, { required: true });
+  if (value === undefined) return undefined;
+  if (key === 'tag') {
+    return OCI_TAG.test(value)
+      ? { type: 'tag', name: value }
+      : fail(
+          'spec.source.ref.tag',
+          'must be an OCI tag ([A-Za-z0-9_][A-Za-z0-9._-], at most 128 characters)',
+        );
+  }
+  return OCI_DIGEST.test(value)
+    ? { type: 'digest', digest: value }
+    : fail('spec.source.ref.digest', 'must be sha256: and 64 lowercase hex digits');
+}
+
+/** spec.source.insecure and verify: an `oci://` source's alone. */
+function resolveOciOptions(
+  source: Readonly<Record<string, unknown>>,
+  kind: 'git' | 'oci',
+  fail: SpecFail,
+): ResolvedOciOptions | undefined {
+  const insecure = readBoolean(source, 'insecure', fail);
+  const verify = source['verify'];
+  if (kind === 'git') {
+    if (insecure) fail('spec.source.insecure', 'applies to an oci:// source only');
+    if (verify !== undefined) fail('spec.source.verify', 'applies to an oci:// source only');
+    return undefined;
+  }
+  return { insecure, verifySecretName: resolveVerify(verify, fail) };
+}
+
+/** `verify: {provider: cosign, secretRef: {name}}`; keyless cosign needs the internet and is refused. */
+function resolveVerify(verify: unknown, fail: SpecFail): string | undefined {
+  if (verify === undefined) return undefined;
+  if (!isRecord(verify)) return fail('spec.source.verify', 'must be an object');
+  const provider = readString(verify, 'provider', 'spec.source.verify.provider', fail, { required: true });
+  if (provider !== undefined && provider !== 'cosign')
+    return fail('spec.source.verify.provider', 'must be cosign');
+  const secretRef = verify['secretRef'];
+  if (!isRecord(secretRef)) {
+    return fail(
+      'spec.source.verify.secretRef',
+      'is required: keyless verification (Fulcio, Rekor) needs the public internet and is not supported; name a Secret of cosign public keys (*.pub)',
+    );
+  }
+  const name = readString(secretRef, 'name', 'spec.source.verify.secretRef.name', fail, { required: true });
+  if (name !== undefined && !DNS1123_SUBDOMAIN.test(name)) {
+    return fail('spec.source.verify.secretRef.name', 'must be a DNS-1123 subdomain');
+  }
+  return name;
 }
 
 /**
@@ -70,7 +157,7 @@ export function sourceUrlProblem(url: string): string | undefined {
   return undefined;
 }
 
-function resolveRef(ref: unknown, fail: SpecFail): ResolvedGitRef | undefined {
+function resolveRef(ref: unknown, fail: SpecFail): ResolvedSourceRef | undefined {
   if (!isRecord(ref)) return fail('spec.source.ref', 'is required');
   const given = (['branch', 'tag', 'commit'] as const).filter((key) => ref[key] !== undefined);
   if (given.length !== 1) return fail('spec.source.ref', 'exactly one of branch, tag or commit must be set');

@@ -5,7 +5,7 @@
  */
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
+import type { ApplySet, ResolvedApplySetSpec, ResolvedSourceRef } from '../api/applyset-types.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { GitUnreachableError } from '../git/git-error.js';
@@ -23,7 +23,8 @@ import {
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { excludeFiles } from '../manifests/exclude-files.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
-import { readGitAuth } from './applyset-api.js';
+import { readGitAuth, readSecret } from './applyset-api.js';
+import { pullCredentialsOf, type CredentialsFor } from '../source/oci/pull-secret.js';
 import { failureOutcome } from './failure-outcome.js';
 import type { ReconcileContext, Tenancy } from './reconcile-context.js';
 import { serviceAccountNotFound } from './service-account-stall.js';
@@ -45,8 +46,11 @@ export async function missingServiceAccount(
   return serviceAccountNotFound(namespace, serviceAccount, given);
 }
 
+/** A Git source's credentials, or an OCI source's: the pull Secret's, host by host. */
+export type SourceAuth = GitAuth | { readonly registry: CredentialsFor };
+
 /**
- * Credentials from the Secret; they go to the Git source and nowhere else (never logged). The Secret
+ * Credentials from the Secret; they go to the source and nowhere else (never logged). The Secret
  * is read as `user`, the account the set is applied as (the controller only when it applies as
  * itself): an ApplySet author cannot make the controller read, and send to a host of their choosing,
  * a Secret their account may not get. A Secret of another namespace is read only from a namespace the
@@ -58,7 +62,7 @@ export async function readCredentials(
   { user, namespace }: { user: string | undefined; namespace: string },
   spec: ResolvedApplySetSpec,
   signal: AbortSignal,
-): Promise<Step<GitAuth | undefined>> {
+): Promise<Step<SourceAuth | undefined>> {
   const { secretName } = spec.source;
   if (secretName === undefined) return { value: undefined };
   const secretNamespace = spec.source.secretNamespace ?? namespace;
@@ -74,7 +78,10 @@ export async function readCredentials(
       },
     };
   }
-  const read = await readGitAuth(reader, secretNamespace, secretName, signal);
+  const read =
+    spec.source.kind === 'oci'
+      ? await readPullCredentials(reader, secretNamespace, secretName, signal)
+      : await readGitAuth(reader, secretNamespace, secretName, signal);
   if (read.kind === 'found') return { value: read.auth };
   if (read.kind === 'forbidden') {
     const who =
@@ -117,13 +124,17 @@ export async function fetchRevision(
   },
   gitSource: GitSource,
   spec: ResolvedApplySetSpec,
-  { auth, maxAgeMs }: { auth: GitAuth | undefined; maxAgeMs: number },
+  { auth, maxAgeMs }: { auth: SourceAuth | undefined; maxAgeMs: number },
   signal: AbortSignal,
 ): Promise<Step<Awaited<ReturnType<GitSource['fetch']>>>> {
   const started = ctx.now();
   try {
     const fetched = await gitSource.fetch(
-      { url: spec.source.url, ref: gitRefOf(spec.source.ref), ...(auth === undefined ? {} : { auth }) },
+      {
+        url: spec.source.url,
+        ref: gitRefOf(spec.source.ref),
+        ...(auth === undefined || 'registry' in auth ? {} : { auth }),
+      },
       { signal, timeoutMs: spec.timeoutMs, maxAgeMs },
     );
     ctx.metrics.observeGitFetch('success', (ctx.now() - started) / 1000);
@@ -242,8 +253,11 @@ export function serviceAccountOf(user: string): string {
   return user.startsWith(prefix) ? user.slice(prefix.length).replace(':', '/') : user;
 }
 
-function gitRefOf(ref: ResolvedGitRef): GitRef {
+function gitRefOf(ref: ResolvedSourceRef): GitRef {
   switch (ref.type) {
+    case 'digest':
+      // The resolver gives a digest to oci:// sources only, and those are never fetched as Git.
+      throw new Error(`a Git source has no digest ref (${ref.digest})`);
     case 'branch':
       return { branch: ref.name };
     case 'tag':
@@ -251,4 +265,23 @@ function gitRefOf(ref: ResolvedGitRef): GitRef {
     case 'commit':
       return { commit: ref.sha };
   }
+}
+
+/** The pull Secret of an OCI source, read as readGitAuth reads a Git one. */
+async function readPullCredentials(
+  reader: KubeClient,
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<
+  | { readonly kind: 'found'; readonly auth: SourceAuth }
+  | { readonly kind: 'forbidden' }
+  | { readonly kind: 'missing'; readonly problem: string }
+> {
+  const secret = await readSecret(reader, namespace, name, signal);
+  if (secret.kind === 'missing') return { kind: 'missing', problem: 'does not exist' };
+  if (secret.kind === 'forbidden') return secret;
+  const read = pullCredentialsOf(secret.data, `Secret ${namespace}/${name}`);
+  if ('problem' in read) return { kind: 'missing', problem: read.problem };
+  return { kind: 'found', auth: { registry: read.credentialsFor } };
 }

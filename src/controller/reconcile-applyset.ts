@@ -216,7 +216,11 @@ async function applyRevision(
   // before anything is written.
   const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
   const who = { reader: options.readerAs(user), user, namespace };
-  const deps = { gitSource: options.gitSource, kustomize: scheduledKustomize(ctx, options, spec, signal) };
+  const deps = {
+    gitSource: options.gitSource,
+    ...(options.ociSource === undefined ? {} : { ociSource: options.ociSource }),
+    kustomize: scheduledKustomize(ctx, options, spec, signal),
+  };
   const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs, signal });
   if ('done' in read) return { outcome: read.done };
   const { revision, files } = read.value;

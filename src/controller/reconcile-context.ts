@@ -3,6 +3,7 @@
  * handed to its steps: the ApplySet's key, a log line prefix of its own, the calls on ApplySets, and
  * the controller's services. A step takes the context, or only the few values it needs.
  */
+import type { OciSource } from '../source/oci/oci-source.js';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import type { BuildScheduler } from '../builds/build-scheduler.js';
@@ -52,6 +53,8 @@ export interface ReconcilerOptions {
   /** The clusters of spec.kubeConfig; undefined: ApplySets naming one stall. */
   readonly remoteClusters?: RemoteClusters;
   readonly gitSource: GitSource;
+  /** `oci://` sources; undefined: an ApplySet naming one stalls (SourceNotSupported). */
+  readonly ociSource?: OciSource;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
   readonly kustomize?: KustomizeOptions;
   /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */

@@ -6,14 +6,17 @@
  */
 import type { ApplySet, ResolvedApplySetSpec, ResolveApplySetSpecResult } from '../api/applyset-types.js';
 import type { ApplySetRequest } from '../apply/apply-set-contract.js';
-import type { GitAuth, GitSource } from '../git/git-source.js';
+import type { GitSource } from '../git/git-source.js';
+import { directoryReader } from '../source/directory-reader.js';
+import type { OciSource } from '../source/oci/oci-source.js';
+import { fetchArtifact } from './oci-step.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { Logger } from '../observability/create-logger.js';
 import { readRevisionFiles } from './decryption-step.js';
 import { appliedBefore, engineRequest } from './engine-step.js';
-import { commitReader, fetchRevision, type Step } from './fetch-steps.js';
+import { commitReader, fetchRevision, type SourceAuth, type Step } from './fetch-steps.js';
 
 /** Step 5: the spec as the CRD checks it; an invalid one stalls, naming every field. */
 export function checkedSpec(resolved: ResolveApplySetSpecResult): Step<ResolvedApplySetSpec> {
@@ -38,18 +41,34 @@ export interface ReadRevision {
  */
 export async function fetchAndReadRevision(
   ctx: Parameters<typeof fetchRevision>[0] & { readonly log: Pick<Logger, 'debug' | 'warn' | 'error'> },
-  { gitSource, kustomize }: { readonly gitSource: GitSource; readonly kustomize?: KustomizeOptions },
+  {
+    gitSource,
+    ociSource,
+    kustomize,
+  }: { readonly gitSource: GitSource; readonly ociSource?: OciSource; readonly kustomize?: KustomizeOptions },
   spec: ResolvedApplySetSpec,
   who: { reader: KubeClient; user: string | undefined; namespace: string },
-  { auth, maxAgeMs, signal }: { auth: GitAuth | undefined; maxAgeMs: number; signal: AbortSignal },
+  { auth, maxAgeMs, signal }: { auth: SourceAuth | undefined; maxAgeMs: number; signal: AbortSignal },
 ): Promise<Step<ReadRevision>> {
+  const read = { signal, log: ctx.log, ...(kustomize === undefined ? {} : { kustomize }) };
+  if (spec.source.kind === 'oci') {
+    const artifact = await fetchArtifact(ociSource, spec, who, { auth, signal, log: ctx.log });
+    if ('done' in artifact) return artifact;
+    const { revision, digest } = artifact.value;
+    ctx.log.debug({ revision }, 'artifact read');
+    const files = await readRevisionFiles(directoryReader(artifact.value.directory), who, spec, {
+      ...read,
+      revision,
+    });
+    if ('done' in files) return files;
+    return { value: { files: files.value, revision, commit: digest } };
+  }
   const fetched = await fetchRevision(ctx, gitSource, spec, { auth, maxAgeMs }, signal);
   if ('done' in fetched) return fetched;
   const { revision, commit } = fetched.value;
   ctx.log.debug({ revision, fetched: fetched.value.fetched }, 'fetched');
   const atCommit = commitReader(gitSource, { url: spec.source.url, commit });
-  const read = { revision, signal, log: ctx.log, ...(kustomize === undefined ? {} : { kustomize }) };
-  const files = await readRevisionFiles(atCommit, who, spec, read);
+  const files = await readRevisionFiles(atCommit, who, spec, { ...read, revision });
   if ('done' in files) return files;
   return { value: { files: files.value, revision, commit } };
 }

@@ -109,6 +109,8 @@ export class GitCacheBudget {
     }
     const found = new Map<string, number>();
     for (const name of names) {
+      // A dot name is not a repository (the OCI artifacts' directory, a lock): not the budget's.
+      if (name.startsWith('.')) continue;
       if (!this.#sizes.has(name)) found.set(name, await directoryBytes(this.#root(name)));
     }
     const known = [...this.#sizes];

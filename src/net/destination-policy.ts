@@ -52,7 +52,7 @@ export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
 }
 
 /**
- * OCI registries (spec.source.oci) are sources as Git servers are: `--allowed-source-hosts`. Each
+ * OCI registries (an oci:// spec.source.url) are sources as Git servers are: `--allowed-source-hosts`. Each
  * answer is bounded by its caller (a manifest, a token, a layer's own limit).
  */
 export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {

@@ -7,21 +7,13 @@
  */
 import { applySetAccount } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
-import { readManifestDirectory } from '../cli/read-manifest-directory.js';
 import { createApplySetApi } from '../controller/applyset-api.js';
-import {
-  missingServiceAccount,
-  readCredentials,
-  type RevisionReader,
-  type Step,
-} from '../controller/fetch-steps.js';
+import { missingServiceAccount, readCredentials, type Step } from '../controller/fetch-steps.js';
 import { readRevisionFiles } from '../controller/decryption-step.js';
 import { checkedSpec, fetchAndReadRevision, revisionRequest } from '../controller/revision-steps.js';
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
@@ -29,10 +21,9 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
-import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
-import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
+import { directoryReader } from '../source/directory-reader.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
 import { driftReportOf, previewEntries, type PreviewPolicy } from './preview-entries.js';
 import { dependencyHolds, suspensionHolds } from './preview-holds.js';
@@ -260,7 +251,7 @@ async function readRevision(
     const directory = source.directory;
     const who = { reader, user, namespace };
     const read = { revision: directory, signal, log: quiet, ...kustomizeOf(request) };
-    const files = await readRevisionFiles(localReader(directory), who, spec, read);
+    const files = await readRevisionFiles(directoryReader(directory), who, spec, read);
     if ('done' in files) return files;
     return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
   }
@@ -274,29 +265,6 @@ async function readRevision(
   if ('done' in read) return read;
   const { files, revision, commit } = read.value;
   return { value: { files, revision, previewed: { kind: 'git', revision, commit } } };
-}
-
-/**
- * A local checkout read as readFiles reads a commit: spec.source.path under the checkout's root, and a
- * kustomization there built as the controller builds one, its sops files decrypted on their way to
- * kustomize when the ApplySet names a decryption Secret.
- */
-function localReader(directory: string): RevisionReader {
-  return {
-    read: async (under, { options, signal, transform, inMemory }) => {
-      const absolute = path.join(directory, under);
-      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name))))
-        return { kind: 'manifests', files: await readManifestDirectory(absolute, { signal }) };
-      const build = {
-        sourcePath: under,
-        options,
-        signal,
-        ...(transform === undefined ? {} : { transform }),
-        ...(inMemory === true ? { inMemory } : {}),
-      };
-      return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
-    },
-  };
 }
 
 function kustomizeOf({ kustomize }: PreviewRequest): { kustomize?: KustomizeOptions } {

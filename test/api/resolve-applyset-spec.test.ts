@@ -30,8 +30,10 @@ describe('resolveApplySetSpec', () => {
   it('fills in the defaults of a minimal spec', () => {
     const expected: ResolvedApplySetSpec = {
       source: {
+        kind: 'git',
         url: 'https://git.example/repo.git',
         ref: { type: 'branch', name: 'main' },
+        oci: undefined,
         path: '',
         secretName: undefined,
         secretNamespace: undefined,
@@ -167,8 +169,10 @@ describe('resolveApplySetSpec', () => {
       ok: true,
       spec: {
         source: {
+          kind: 'git',
           url: 'http://127.0.0.1:8080/repo.git',
           ref: { type: 'commit', sha: 'a'.repeat(40) },
+          oci: undefined,
           path: 'clusters/dev',
           secretName: 'git-credentials',
           secretNamespace: 'shared-credentials',

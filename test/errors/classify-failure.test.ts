@@ -31,6 +31,13 @@ import { SourceAddressRefusedError } from '../../src/net/guarded-lookup.js';
 import { DestinationRefusedError, ResponseTooLargeError } from '../../src/net/destination-refused-error.js';
 import { SopsDecryptionError } from '../../src/sops/sops-decryption-error.js';
 import {
+  ArtifactInvalidError,
+  ArtifactNotFoundError,
+  RegistryAuthError,
+  RegistryUnreachableError,
+} from '../../src/source/oci/registry-error.js';
+import { VerificationFailedError } from '../../src/source/oci/verify-cosign.js';
+import {
   CompressedInventoryError,
   InventoryPastLimitError,
   InventoryTooLargeError,
@@ -80,6 +87,11 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'DecryptionNotConfigured',
   ],
   [new GitAuthError(url, 401), 'stalled', 'AuthenticationFailed'],
+  [new RegistryAuthError('oci://r.example/a: refused'), 'stalled', 'AuthenticationFailed'],
+  [new ArtifactNotFoundError('oci://r.example/a: v1 is not in the registry'), 'stalled', 'ArtifactNotFound'],
+  [new RegistryUnreachableError('oci://r.example/a: no answer'), 'retryable', 'RegistryUnreachable'],
+  [new ArtifactInvalidError('oci://r.example/a: not an artifact'), 'stalled', 'ArtifactInvalid'],
+  [new VerificationFailedError('oci://r.example/a@sha256:…: no signature'), 'stalled', 'VerificationFailed'],
   [
     new SopsDecryptionError('secret.yaml', 'mac-mismatch', 'its values do not match its MAC'),
     'stalled',

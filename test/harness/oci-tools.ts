@@ -30,6 +30,8 @@ interface PushOptions {
   readonly shape?: 'flux' | 'plain';
   /** Manifest annotations, such as `org.opencontainers.image.revision` as Flux writes it. */
   readonly annotations?: Readonly<Record<string, string>>;
+  /** The layer's bytes as they are, in place of a tar+gzip of the content (a hostile layer). */
+  readonly rawLayer?: Uint8Array;
 }
 
 interface CosignKeyPair {
@@ -135,7 +137,7 @@ export async function startOciTools(): Promise<OciTools> {
       auths[host] = { auth: Buffer.from(`${username}:${password}`).toString('base64') };
       await writeFile(registryConfig, JSON.stringify({ auths }));
     },
-    async pushArtifact(reference, content, { shape = 'flux', annotations = {} } = {}) {
+    async pushArtifact(reference, content, { shape = 'flux', annotations = {}, rawLayer } = {}) {
       const work = await scratch('push');
       let source = content;
       if (typeof source !== 'string') {
@@ -146,7 +148,7 @@ export async function startOciTools(): Promise<OciTools> {
         }
       }
       // oras names the layer by the file's path as given (its org.opencontainers.image.title): a bare name.
-      await writeFile(path.join(work, 'artifact.tgz'), await tarGzip(source));
+      await writeFile(path.join(work, 'artifact.tgz'), rawLayer ?? (await tarGzip(source)));
       const args = ['push', '--plain-http', '--registry-config', registryConfig, '--format', 'json'];
       for (const [name, value] of Object.entries(annotations)) args.push('--annotation', `${name}=${value}`);
       if (shape === 'flux') {

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { createOciSource } from '../../source/oci/oci-source.js';
 import { setMaxListeners } from 'node:events';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../../api/applyset-types.js';
 import { createGitSource } from '../../git/git-source.js';
@@ -158,6 +160,12 @@ function wireReconciler(
       ...(config.gitCacheMaxRepositoryBytes === undefined
         ? {}
         : { cacheMaxRepositoryBytes: config.gitCacheMaxRepositoryBytes }),
+    }),
+    // Extracted artifact layers live beside the Git repositories, in a directory the Git cache's
+    // budget leaves alone (it skips dot names).
+    ociSource: createOciSource({
+      cacheDir: path.join(config.gitCacheDir, '.oci-artifacts'),
+      allowedHosts: config.allowedSourceHosts ?? [],
     }),
     ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({

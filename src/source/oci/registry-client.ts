@@ -30,7 +30,7 @@ export interface RegistryCredentials {
 
 export interface RegistryClientOptions {
   readonly policy: DestinationPolicy;
-  /** `http://` rather than `https://` (spec.source.oci.insecure). */
+  /** `http://` rather than `https://` (spec.source.insecure). */
   readonly plainHttp: boolean;
   /** What the pull Secret holds for `host` (`host` or `host:port`); sent to no other host. */
   readonly credentialsFor: (host: string) => RegistryCredentials | undefined;
@@ -294,7 +294,7 @@ function readToken(body: Buffer | undefined, host: string): string {
 
 function noCredentials(where: string, host: string): RegistryAuthError {
   return new RegistryAuthError(
-    `${where}: ${host} asks for credentials, and spec.source.oci.secretRef names none for ${host} (a kubernetes.io/dockerconfigjson Secret)`,
+    `${where}: ${host} asks for credentials, and spec.source.secretRef names none for ${host} (a kubernetes.io/dockerconfigjson Secret)`,
   );
 }
 

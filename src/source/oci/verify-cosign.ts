@@ -26,7 +26,7 @@ export interface CosignPublicKey {
 }
 
 /** The artifact is not signed by any of the keys: nothing of it is applied. */
-class VerificationFailedError extends IntentError {
+export class VerificationFailedError extends IntentError {
   override readonly name = 'VerificationFailedError';
   readonly code = 'VERIFICATION_FAILED';
   readonly intent = 'stalled';
@@ -62,7 +62,7 @@ export async function verifyCosignSignature(
     if (match !== undefined) return match.name;
   }
   throw new VerificationFailedError(
-    `${where}@${digest}: none of its ${layers.length} cosign signature(s) verifies with the keys of spec.source.oci.verify.secretRef; ${tried}; nothing was applied`,
+    `${where}@${digest}: none of its ${layers.length} cosign signature(s) verifies with the keys of spec.source.verify.secretRef; ${tried}; nothing was applied`,
   );
 }
 

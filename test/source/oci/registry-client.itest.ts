@@ -119,7 +119,7 @@ describe('reading OCI artifacts from a real registry', () => {
     expect(ok.digest).toBe(pushed);
     await expect(clientFor(locked, 'team/private').manifest('v1', signal())).rejects.toMatchObject({
       reason: 'AuthenticationFailed',
-      message: expect.stringContaining(`spec.source.oci.secretRef names none for ${locked.host}`),
+      message: expect.stringContaining(`spec.source.secretRef names none for ${locked.host}`),
     });
     // Credentials for another host are not sent here.
     const elsewhere = { 'registry.example:443': user };
@@ -194,7 +194,7 @@ describe('reading OCI artifacts from a real registry', () => {
         verifyCosignSignature(client, { where, digest: signed }, [keys[0]!], signal()),
       ).rejects.toMatchObject({
         reason: 'VerificationFailed',
-        message: `${where}@${signed}: none of its 1 cosign signature(s) verifies with the keys of spec.source.oci.verify.secretRef; keys tried: other.pub; nothing was applied`,
+        message: `${where}@${signed}: none of its 1 cosign signature(s) verifies with the keys of spec.source.verify.secretRef; keys tried: other.pub; nothing was applied`,
       });
       const unsigned = await tools.pushArtifact(`${open.host}/team/signed:v2`, { 'b.yaml': 'b: 2\n' });
       await expect(

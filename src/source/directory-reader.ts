@@ -1,0 +1,30 @@
+/**
+ * A tree on disk read as readFiles reads a Git commit (src/controller/fetch-steps.ts): the path under
+ * its root, and a kustomization there built as the controller builds one, its sops files decrypted on
+ * their way to kustomize. The preview's local checkout and an OCI artifact's extracted layer are read
+ * through it.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { readManifestDirectory } from '../cli/read-manifest-directory.js';
+import type { RevisionReader } from '../controller/fetch-steps.js';
+import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
+import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
+
+export function directoryReader(directory: string): RevisionReader {
+  return {
+    read: async (under, { options, signal, transform, inMemory }) => {
+      const absolute = path.join(directory, under);
+      if (!KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(absolute, name))))
+        return { kind: 'manifests', files: await readManifestDirectory(absolute, { signal }) };
+      const build = {
+        sourcePath: under,
+        options,
+        signal,
+        ...(transform === undefined ? {} : { transform }),
+        ...(inMemory === true ? { inMemory } : {}),
+      };
+      return { kind: 'kustomization', built: await buildCheckoutKustomization(directory, build) };
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The OCI adapter of a reconcile's source step (docs/oci-sources.md): the artifact a tag or digest
+ * names is resolved to its manifest digest, its cosign signature verified when the ApplySet asks,
+ * and its one tar+gzip layer extracted, under the artifact limits, into a directory of the cache
+ * named by the layer's digest (so an artifact is downloaded once, however many ApplySets name it).
+ * The revision is `tag@sha256:<manifest digest>`, or the digest itself: a tag moved to another
+ * manifest is a new revision, and a digest never changes.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { ResolvedSourceRef } from '../../api/applyset-types.js';
+import { ociPolicy } from '../../net/destination-policy.js';
+import type { SourceHostList } from '../../net/host-list.js';
+import { DEFAULT_ARTIFACT_LIMITS, describeArtifactLimit, type ArtifactLimits } from './artifact-limits.js';
+import { ArtifactRefusedError } from './artifact-refused-error.js';
+import { extractArtifactLayer } from './extract-artifact-layer.js';
+import { parseOciUrl } from './oci-reference.js';
+import type { CredentialsFor } from './pull-secret.js';
+import { createRegistryClient } from './registry-client.js';
+import { ArtifactInvalidError } from './registry-error.js';
+import { verifyCosignSignature, type CosignPublicKey } from './verify-cosign.js';
+
+export interface OciSourceOptions {
+  /** Where extracted layers are kept, one directory per layer digest. */
+  readonly cacheDir: string;
+  /** `--allowed-source-hosts`: registries are sources as Git servers are. */
+  readonly allowedHosts: SourceHostList;
+  readonly limits?: ArtifactLimits;
+  /** Extracted layers kept; the least recently extracted go past it. Default 64. */
+  readonly maxArtifacts?: number;
+}
+
+interface OciFetchRequest {
+  /** `oci://host/repository` */
+  readonly url: string;
+  readonly ref: ResolvedSourceRef;
+  readonly insecure: boolean;
+  readonly credentialsFor: CredentialsFor;
+  /** The cosign public keys the artifact must be signed with; undefined: not verified. */
+  readonly keys: readonly CosignPublicKey[] | undefined;
+}
+
+export interface FetchedArtifact {
+  /** `v1@sha256:…`, or `sha256:…` for a digest ref. */
+  readonly revision: string;
+  readonly digest: string;
+  /** The artifact's files, read-only by convention: shared by every ApplySet naming it. */
+  readonly directory: string;
+}
+
+export type OciSource = (request: OciFetchRequest, signal: AbortSignal) => Promise<FetchedArtifact>;
+
+/** The layer types read: Flux's (`flux push artifact`) and a plain OCI tar+gzip layer (`oras push`). */
+const LAYER_TYPES: readonly string[] = [
+  'application/vnd.cncf.flux.content.v1.tar+gzip',
+  'application/vnd.oci.image.layer.v1.tar+gzip',
+];
+
+export function createOciSource(options: OciSourceOptions): OciSource {
+  const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
+  return async (request, signal) => {
+    const repository = parseOciUrl(request.url);
+    if ('problem' in repository) throw new ArtifactInvalidError(`spec.source.url ${repository.problem}`);
+    const client = createRegistryClient(repository, {
+      policy: ociPolicy(options.allowedHosts),
+      plainHttp: request.insecure,
+      credentialsFor: request.credentialsFor,
+    });
+    const reference = request.ref.type === 'digest' ? request.ref.digest : refName(request.ref);
+    const { digest, manifest } = await client.manifest(reference, signal);
+    const where = request.url;
+    const layer = artifactLayer(manifest, `${where}@${digest}`);
+    if (layer.size > limits.maxLayerBytes) {
+      const limit = describeArtifactLimit(limits, 'maxLayerBytes');
+      throw new ArtifactRefusedError(
+        'ArtifactTooLarge',
+        `${where}@${digest}`,
+        `has a layer of ${layer.size} bytes, over ${limit}`,
+      );
+    }
+    if (request.keys !== undefined)
+      await verifyCosignSignature(client, { where, digest }, request.keys, signal);
+    const directory = path.join(options.cacheDir, layer.digest.replace(':', '-'));
+    if (!(await isDirectory(directory))) {
+      const body = await client.blob(layer.digest, layer.size, signal);
+      await extractInto(directory, (target) =>
+        extractArtifactLayer(body, target, { limits, signal, describe: `${where}@${digest}` }),
+      );
+      await evictOldest(options.cacheDir, options.maxArtifacts ?? 64, directory);
+    }
+    const revision = request.ref.type === 'digest' ? digest : `${reference}@${digest}`;
+    return { revision, digest, directory };
+  };
+}
+
+function refName(ref: ResolvedSourceRef): string {
+  if (ref.type === 'tag') return ref.name;
+  // The resolver gives an oci:// source a tag or a digest only.
+  throw new ArtifactInvalidError(`an oci:// source takes a tag or a digest, not a ${ref.type}`);
+}
+
+/** The one tar+gzip layer of the manifest. */
+function artifactLayer(
+  manifest: Readonly<Record<string, unknown>>,
+  where: string,
+): { digest: string; size: number } {
+  const layers = Array.isArray(manifest['layers']) ? (manifest['layers'] as unknown[]) : [];
+  const found = layers.find(
+    (layer): layer is { mediaType: string; digest: string; size: number } =>
+      typeof layer === 'object' &&
+      layer !== null &&
+      LAYER_TYPES.includes(String((layer as { mediaType?: unknown }).mediaType)) &&
+      typeof (layer as { digest?: unknown }).digest === 'string' &&
+      /^sha256:[a-f0-9]{64}$/.test((layer as { digest: string }).digest) &&
+      typeof (layer as { size?: unknown }).size === 'number',
+  );
+  if (found === undefined) {
+    throw new ArtifactInvalidError(
+      `${where} has no tar+gzip layer (${LAYER_TYPES.join(' or ')}): it is not an artifact of manifests; nothing was applied`,
+    );
+  }
+  return { digest: found.digest, size: found.size };
+}
+
+/** Extracts into a directory of its own, then renames it into place: a half-written layer is never read. */
+async function extractInto(directory: string, extract: (target: string) => Promise<unknown>): Promise<void> {
+  const target = `${directory}.tmp-${randomBytes(6).toString('hex')}`;
+  await mkdir(target, { recursive: true });
+  try {
+    await extract(target);
+    await rename(target, directory).catch(async (error: unknown) => {
+      // Another reconcile extracted the same layer first: its directory is as good as this one.
+      if (!(await isDirectory(directory))) throw error;
+    });
+  } finally {
+    await rm(target, { recursive: true, force: true });
+  }
+}
+
+async function isDirectory(directory: string): Promise<boolean> {
+  try {
+    return (await stat(directory)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Keeps the `max` most recently extracted layers (and `keep`, just extracted), removing the rest. */
+async function evictOldest(cacheDir: string, max: number, keep: string): Promise<void> {
+  const names = (await readdir(cacheDir)).filter(
+    (name) => name.startsWith('sha256-') && !name.includes('.tmp-'),
+  );
+  if (names.length <= max) return;
+  const dated = await Promise.all(
+    names.map(async (name) => ({
+      name,
+      mtimeMs: (await stat(path.join(cacheDir, name)).catch(() => undefined))?.mtimeMs ?? 0,
+    })),
+  );
+  dated.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  for (const { name } of dated.slice(0, dated.length - max)) {
+    if (path.join(cacheDir, name) !== keep)
+      await rm(path.join(cacheDir, name), { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The credentials of a `kubernetes.io/dockerconfigjson` Secret (spec.source.secretRef of an `oci://`
+ * source), as `kubectl create secret docker-registry` writes it: `{"auths": {"HOST": {"username",
+ * "password"} or {"auth": base64("user:password")}}}`. Each entry's credentials are for its host alone.
+ */
+import { messageOf } from '../../errors/message-of.js';
+import { readJsonValue } from '../../input/read-json-value.js';
+import { isJsonObject } from '../../manifests/json-value.js';
+import type { RegistryCredentials } from './registry-client.js';
+
+export type CredentialsFor = (host: string) => RegistryCredentials | undefined;
+
+/** The credentials per host of the Secret's `.dockerconfigjson`; a problem in words when it has none. */
+export function pullCredentialsOf(
+  data: Readonly<Record<string, string>>,
+  from: string,
+): { readonly credentialsFor: CredentialsFor } | { readonly problem: string } {
+  const text = data['.dockerconfigjson'];
+  if (text === undefined) {
+    return {
+      problem: 'has no .dockerconfigjson key: an oci:// source takes a kubernetes.io/dockerconfigjson Secret',
+    };
+  }
+  let config: unknown;
+  try {
+    config = readJsonValue(text, `${from}, key .dockerconfigjson`, 'registry');
+  } catch (error) {
+    return { problem: `cannot be read: ${messageOf(error)}` };
+  }
+  const auths = isJsonObject(config) && isJsonObject(config['auths']) ? config['auths'] : undefined;
+  if (auths === undefined) return { problem: 'has no "auths" in its .dockerconfigjson' };
+  const byHost = new Map<string, RegistryCredentials>();
+  for (const [key, entry] of Object.entries(auths)) {
+    const credentials = isJsonObject(entry) ? credentialsOf(entry) : undefined;
+    if (credentials !== undefined) byHost.set(hostOf(key), credentials);
+  }
+  return { credentialsFor: (host) => byHost.get(host.toLowerCase()) };
+}
+
+function credentialsOf(entry: Readonly<Record<string, unknown>>): RegistryCredentials | undefined {
+  const { username, password, auth } = entry;
+  if (typeof username === 'string' && typeof password === 'string' && username !== '') {
+    return { username, password };
+  }
+  if (typeof auth !== 'string') return undefined;
+  const decoded = Buffer.from(auth, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon <= 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** `https://registry.example:5000/v1/` and `registry.example:5000` both name `registry.example:5000`. */
+function hostOf(key: string): string {
+  const bare = key.includes('://') ? key.slice(key.indexOf('://') + 3) : key;
+  const slash = bare.indexOf('/');
+  return (slash === -1 ? bare : bare.slice(0, slash)).toLowerCase();
+}
