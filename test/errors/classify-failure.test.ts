@@ -12,6 +12,7 @@ import { HeldObjectsUnknownError } from '../../src/apply/list-held-objects.js';
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
 import { PreviewRefusedError } from '../../src/preview/preview-refused-error.js';
+import { ArtifactRefusedError } from '../../src/source/oci/artifact-refused-error.js';
 import { WatchExpiredError, WatchStalledError } from '../../src/controller/runtime/watch-once.js';
 import { classifyFailure, type Failure } from '../../src/errors/classify-failure.js';
 import {
@@ -173,6 +174,17 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'stalled',
     'InventoryTooLarge',
   ],
+  [
+    new ArtifactRefusedError('ArtifactTooLarge', 'oci://r/a', 'expands past 1 MiB'),
+    'stalled',
+    'ArtifactTooLarge',
+  ],
+  [
+    new ArtifactRefusedError('ArtifactUnsafe', 'oci://r/a', 'has an unsafe entry'),
+    'stalled',
+    'ArtifactUnsafe',
+  ],
+  [new ArtifactRefusedError('ArtifactInvalid', 'oci://r/a', 'is not gzip'), 'stalled', 'ArtifactInvalid'],
   [new WatchExpiredError('410 Gone'), 'retryable', 'WatchExpired'],
   [new WatchStalledError('silent'), 'retryable', 'WatchStalled'],
   [new KustomizeError('refused', 'a remote base'), 'stalled', 'KustomizationRefused'],
