@@ -3,6 +3,7 @@ import {
   DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
 } from '../git/git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS } from '../git/git-fetch-limits.js';
+import { DEFAULT_ARTIFACT_LIMITS } from '../source/oci/artifact-limits.js';
 import type { ControllerConfig } from '../controller/runtime/controller-config.js';
 import { UsageError } from './parse-command-line.js';
 
@@ -13,6 +14,10 @@ export const GIT_LIMIT_OPTIONS = {
   'git-max-fetch-objects': { type: 'string' },
   'git-cache-max-bytes': { type: 'string' },
   'git-cache-max-repository-bytes': { type: 'string' },
+  'oci-max-layer-bytes': { type: 'string' },
+  'oci-max-expanded-bytes': { type: 'string' },
+  'oci-max-files': { type: 'string' },
+  'oci-max-file-bytes': { type: 'string' },
 } as const;
 
 export const GIT_LIMIT_USAGE = `Git bounds (each refusal stalls only the ApplySet whose repository crosses it, reason
@@ -20,7 +25,10 @@ RepositoryTooLarge, naming the flag): --git-max-object-bytes (16Mi: the largest 
 its pack header, before it is inflated), --git-max-fetch-bytes (48Mi: what one fetch may download),
 --git-max-fetch-objects (50000: objects in one fetched pack). The cache on disk: --git-cache-max-bytes
 (768Mi in total; repositories used least recently are removed), --git-cache-max-repository-bytes
-(256Mi: a repository past it starts over at its next fetch). Sizes take Ki, Mi and Gi.
+(256Mi: a repository past it starts over at its next fetch). OCI artifacts (reason ArtifactTooLarge):
+--oci-max-layer-bytes (50Mi: the layer as downloaded, checked before the download),
+--oci-max-expanded-bytes (200Mi: the layer gunzipped), --oci-max-files (10000: files and directories),
+--oci-max-file-bytes (10Mi: one file). Sizes take Ki, Mi and Gi.
 `;
 
 type GitLimitFlag = keyof typeof GIT_LIMIT_OPTIONS;
@@ -41,7 +49,10 @@ export function parseSizeFlag(flag: string, text: string): number {
 /** The flags as the controller's config; a flag not given leaves the source's default. */
 export function gitLimitConfig(
   values: Partial<Record<GitLimitFlag, string>>,
-): Pick<ControllerConfig, 'gitFetchLimits' | 'gitCacheMaxBytes' | 'gitCacheMaxRepositoryBytes'> {
+): Pick<
+  ControllerConfig,
+  'gitFetchLimits' | 'gitCacheMaxBytes' | 'gitCacheMaxRepositoryBytes' | 'ociArtifactLimits'
+> {
   const size = (flag: GitLimitFlag, fallback: number) => {
     const text = values[flag];
     return text === undefined ? fallback : parseSizeFlag(flag, text);
@@ -57,5 +68,11 @@ export function gitLimitConfig(
       'git-cache-max-repository-bytes',
       DEFAULT_GIT_CACHE_MAX_REPOSITORY_BYTES,
     ),
+    ociArtifactLimits: {
+      maxLayerBytes: size('oci-max-layer-bytes', DEFAULT_ARTIFACT_LIMITS.maxLayerBytes),
+      maxExpandedBytes: size('oci-max-expanded-bytes', DEFAULT_ARTIFACT_LIMITS.maxExpandedBytes),
+      maxFiles: size('oci-max-files', DEFAULT_ARTIFACT_LIMITS.maxFiles),
+      maxFileBytes: size('oci-max-file-bytes', DEFAULT_ARTIFACT_LIMITS.maxFileBytes),
+    },
   };
 }

@@ -25,6 +25,20 @@ describe('the Git bound flags', () => {
       gitFetchLimits: { maxObjectBytes: 16 * 1024 ** 2, maxFetchBytes: 48 * 1024 ** 2, maxFetchObjects: 10 },
       gitCacheMaxBytes: 768 * 1024 ** 2,
       gitCacheMaxRepositoryBytes: 256 * 1024 ** 2,
+      ociArtifactLimits: {
+        maxLayerBytes: 50 * 1024 ** 2,
+        maxExpandedBytes: 200 * 1024 ** 2,
+        maxFiles: 10_000,
+        maxFileBytes: 10 * 1024 ** 2,
+      },
     });
+  });
+
+  it('set what one OCI artifact may cost', () => {
+    const { ociArtifactLimits } = gitLimitConfig({ 'oci-max-expanded-bytes': '1Mi', 'oci-max-files': '20' });
+    expect(ociArtifactLimits).toMatchObject({ maxExpandedBytes: 1024 ** 2, maxFiles: 20 });
+    expect(() => gitLimitConfig({ 'oci-max-layer-bytes': '0' })).toThrow(
+      '--oci-max-layer-bytes must be a positive number',
+    );
   });
 });

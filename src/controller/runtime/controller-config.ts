@@ -1,3 +1,4 @@
+import type { ArtifactLimits } from '../../source/oci/artifact-limits.js';
 import { hostname } from 'node:os';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
 import type { SourceHostList } from '../../net/host-list.js';
@@ -35,6 +36,8 @@ export interface ControllerConfig {
   readonly gitCacheMaxBytes?: number;
   /** One repository's bytes on disk before its next fetch starts it over (`--git-cache-max-repository-bytes`). */
   readonly gitCacheMaxRepositoryBytes?: number;
+  /** `--oci-max-*`: what one OCI artifact's layer may cost; DEFAULT_ARTIFACT_LIMITS when not given. */
+  readonly ociArtifactLimits?: ArtifactLimits;
   /** `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
   readonly kustomize?: KustomizeOptions;
   /** `--max-builds`, `--max-builds-per-namespace`: builds (kustomize) at once, in all and of one namespace. */

@@ -166,6 +166,7 @@ function wireReconciler(
     ociSource: createOciSource({
       cacheDir: path.join(config.gitCacheDir, '.oci-artifacts'),
       allowedHosts: config.allowedSourceHosts ?? [],
+      ...(config.ociArtifactLimits === undefined ? {} : { limits: config.ociArtifactLimits }),
     }),
     ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({

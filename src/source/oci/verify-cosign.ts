@@ -25,7 +25,10 @@ export interface CosignPublicKey {
   readonly pem: string;
 }
 
-/** The artifact is not signed by any of the keys: nothing of it is applied. */
+/**
+ * The artifact is not signed by any of the keys: nothing of it is applied.
+ * @internal exported for the test that lists every intent.
+ */
 export class VerificationFailedError extends IntentError {
   override readonly name = 'VerificationFailedError';
   readonly code = 'VERIFICATION_FAILED';
