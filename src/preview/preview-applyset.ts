@@ -19,6 +19,7 @@ import { checkedSpec, fetchAndReadRevision, revisionRequest } from '../controlle
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { GitSource } from '../git/git-source.js';
+import type { OciSource } from '../source/oci/oci-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
@@ -56,6 +57,8 @@ export interface PreviewAccess {
   readonly clientAs: (user: string) => KubeClient;
   /** The Git cache a ref is fetched into. */
   readonly gitSource: GitSource;
+  /** How an `oci://` source is read, as the controller reads it; none: such a preview stalls. */
+  readonly ociSource?: OciSource;
   readonly openApiStore?: OpenApiDocumentStore;
 }
 
@@ -259,11 +262,13 @@ async function readRevision(
   const auth = await readCredentials(reader, tenancy, { user, namespace }, spec, signal);
   if ('done' in auth) return auth;
   const ctx = { log: quiet, metrics: noMetrics, now: Date.now };
-  const deps = { gitSource: request.access.gitSource, ...kustomizeOf(request) };
+  const { gitSource, ociSource } = request.access;
+  const deps = { gitSource, ...(ociSource === undefined ? {} : { ociSource }), ...kustomizeOf(request) };
   const who = { reader, user, namespace };
   const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs: 0, signal });
   if ('done' in read) return read;
   const { files, revision, commit } = read.value;
+  // An artifact's `commit` is its manifest digest, which its revision names already.
   return { value: { files, revision, previewed: { kind: 'git', revision, commit } } };
 }
 

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { startOciRegistry, type OciRegistry } from '../harness/oci-registry.js';
 import { startOciTools, type OciTools } from '../harness/oci-tools.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { diffCommand } from '../../src/cli/diff-command.js';
+import { ExitCode } from '../../src/cli/exit-codes.js';
+import { runCli } from '../cli/cli-test-kit.js';
 import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 import {
   cluster,
@@ -167,6 +170,46 @@ describe('ApplySets of OCI artifacts', () => {
       60_000,
     );
     expect(await configMapData(c, namespace, 'oci-p')).toEqual({ k: 'v' });
+  });
+
+  it('previews what the next run of a moved tag would change, asking the registry as the controller does', async () => {
+    const url = `oci://${open.host}/team/next`;
+    const first = await tools.pushArtifact(`${open.host}/team/next:edge`, {
+      'n.yaml': configMapYaml('oci-n', { v: '1' }),
+    });
+    await createApplySetWithSpec(
+      c,
+      namespace,
+      'next',
+      { url: 'unused', interval: '1h' },
+      {
+        source: { url, ref: { tag: 'edge' }, insecure: true },
+      },
+    );
+    await waitForReady(
+      c,
+      namespace,
+      'next',
+      'True',
+      (v) => v.status?.lastAppliedRevision === `edge@${first}`,
+      60_000,
+    );
+    const moved = await tools.pushArtifact(`${open.host}/team/next:edge`, {
+      'n.yaml': configMapYaml('oci-n', { v: '2' }),
+    });
+    const run = await runCli(diffCommand, [
+      '--applyset-object',
+      'next',
+      '-n',
+      namespace,
+      '--allowed-source-hosts',
+      '127.0.0.1',
+    ]);
+    expect(run).toMatchObject({ code: ExitCode.partialFailure, stderr: '' });
+    expect(run.stdout.split('\n')[0]).toContain(`applyset/next -n ${namespace} at edge@${moved}`);
+    expect(run.stdout).toContain(`~ configmap/oci-n -n ${namespace}\n    data.v: "1" → "2"\n`);
+    // A preview changes nothing.
+    expect(await configMapData(c, namespace, 'oci-n')).toEqual({ v: '1' });
   });
 
   it('keeps what is live when the tag is gone or the registry fails, and says why', async () => {
