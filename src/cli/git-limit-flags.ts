@@ -4,6 +4,7 @@ import {
 } from '../git/git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS } from '../git/git-fetch-limits.js';
 import { DEFAULT_ARTIFACT_LIMITS } from '../source/oci/artifact-limits.js';
+import { DEFAULT_OCI_CACHE_MAX_BYTES } from '../source/oci/oci-source.js';
 import type { ControllerConfig } from '../controller/runtime/controller-config.js';
 import { UsageError } from './parse-command-line.js';
 
@@ -18,6 +19,7 @@ export const GIT_LIMIT_OPTIONS = {
   'oci-max-expanded-bytes': { type: 'string' },
   'oci-max-files': { type: 'string' },
   'oci-max-file-bytes': { type: 'string' },
+  'oci-cache-max-bytes': { type: 'string' },
 } as const;
 
 export const GIT_LIMIT_USAGE = `Git bounds (each refusal stalls only the ApplySet whose repository crosses it, reason
@@ -28,7 +30,8 @@ its pack header, before it is inflated), --git-max-fetch-bytes (48Mi: what one f
 (256Mi: a repository past it starts over at its next fetch). OCI artifacts (reason ArtifactTooLarge):
 --oci-max-layer-bytes (50Mi: the layer as downloaded, checked before the download),
 --oci-max-expanded-bytes (200Mi: the layer gunzipped), --oci-max-files (10000: files and directories),
---oci-max-file-bytes (10Mi: one file). Sizes take Ki, Mi and Gi.
+--oci-max-file-bytes (10Mi: one file); --oci-cache-max-bytes (256Mi: extracted artifacts kept on disk,
+beside the Git cache). Sizes take Ki, Mi and Gi.
 `;
 
 type GitLimitFlag = keyof typeof GIT_LIMIT_OPTIONS;
@@ -51,7 +54,11 @@ export function gitLimitConfig(
   values: Partial<Record<GitLimitFlag, string>>,
 ): Pick<
   ControllerConfig,
-  'gitFetchLimits' | 'gitCacheMaxBytes' | 'gitCacheMaxRepositoryBytes' | 'ociArtifactLimits'
+  | 'gitFetchLimits'
+  | 'gitCacheMaxBytes'
+  | 'gitCacheMaxRepositoryBytes'
+  | 'ociArtifactLimits'
+  | 'ociCacheMaxBytes'
 > {
   const size = (flag: GitLimitFlag, fallback: number) => {
     const text = values[flag];
@@ -74,5 +81,6 @@ export function gitLimitConfig(
       maxFiles: size('oci-max-files', DEFAULT_ARTIFACT_LIMITS.maxFiles),
       maxFileBytes: size('oci-max-file-bytes', DEFAULT_ARTIFACT_LIMITS.maxFileBytes),
     },
+    ociCacheMaxBytes: size('oci-cache-max-bytes', DEFAULT_OCI_CACHE_MAX_BYTES),
   };
 }

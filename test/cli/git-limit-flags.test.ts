@@ -31,6 +31,7 @@ describe('the Git bound flags', () => {
         maxFiles: 10_000,
         maxFileBytes: 10 * 1024 ** 2,
       },
+      ociCacheMaxBytes: 256 * 1024 ** 2,
     });
   });
 

@@ -38,6 +38,8 @@ export interface ControllerConfig {
   readonly gitCacheMaxRepositoryBytes?: number;
   /** `--oci-max-*`: what one OCI artifact's layer may cost; DEFAULT_ARTIFACT_LIMITS when not given. */
   readonly ociArtifactLimits?: ArtifactLimits;
+  /** `--oci-cache-max-bytes`: extracted artifacts kept on disk; DEFAULT_OCI_CACHE_MAX_BYTES when not given. */
+  readonly ociCacheMaxBytes?: number;
   /** `--kustomize-binary`, `--kustomize-timeout`, `--kustomize-max-memory`. */
   readonly kustomize?: KustomizeOptions;
   /** `--max-builds`, `--max-builds-per-namespace`: builds (kustomize) at once, in all and of one namespace. */

@@ -161,12 +161,12 @@ function wireReconciler(
         ? {}
         : { cacheMaxRepositoryBytes: config.gitCacheMaxRepositoryBytes }),
     }),
-    // Extracted artifact layers live beside the Git repositories, in a directory the Git cache's
-    // budget leaves alone (it skips dot names).
+    // Artifacts beside the repositories, in a directory the Git cache's budget skips (a dot name).
     ociSource: createOciSource({
       cacheDir: path.join(config.gitCacheDir, '.oci-artifacts'),
       allowedHosts: config.allowedSourceHosts ?? [],
       ...(config.ociArtifactLimits === undefined ? {} : { limits: config.ociArtifactLimits }),
+      ...(config.ociCacheMaxBytes === undefined ? {} : { maxCacheBytes: config.ociCacheMaxBytes }),
     }),
     ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({

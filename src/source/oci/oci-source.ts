@@ -27,8 +27,11 @@ export interface OciSourceOptions {
   /** `--allowed-source-hosts`: registries are sources as Git servers are. */
   readonly allowedHosts: SourceHostList;
   readonly limits?: ArtifactLimits;
-  /** Extracted layers kept; the least recently extracted go past it. Default 64. */
-  readonly maxArtifacts?: number;
+  /**
+   * The bytes of extracted layers kept (`--oci-cache-max-bytes`); past it the least recently
+   * extracted are removed. Default 256 MiB.
+   */
+  readonly maxCacheBytes?: number;
 }
 
 interface OciFetchRequest {
@@ -56,6 +59,10 @@ const LAYER_TYPES: readonly string[] = [
   'application/vnd.cncf.flux.content.v1.tar+gzip',
   'application/vnd.oci.image.layer.v1.tar+gzip',
 ];
+
+export const DEFAULT_OCI_CACHE_MAX_BYTES = 256 * 1024 * 1024;
+/** An extraction's scratch older than this was left by a process that stopped mid-way. */
+const STALE_SCRATCH_MS = 10 * 60_000;
 
 export function createOciSource(options: OciSourceOptions): OciSource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
@@ -87,7 +94,7 @@ export function createOciSource(options: OciSourceOptions): OciSource {
       await extractInto(directory, (target) =>
         extractArtifactLayer(body, target, { limits, signal, describe: `${where}@${digest}` }),
       );
-      await evictOldest(options.cacheDir, options.maxArtifacts ?? 64, directory);
+      await evictOldest(options.cacheDir, options.maxCacheBytes ?? DEFAULT_OCI_CACHE_MAX_BYTES, directory);
     }
     const revision = request.ref.type === 'digest' ? digest : `${reference}@${digest}`;
     return { revision, digest, directory };
@@ -146,21 +153,39 @@ async function isDirectory(directory: string): Promise<boolean> {
   }
 }
 
-/** Keeps the `max` most recently extracted layers (and `keep`, just extracted), removing the rest. */
-async function evictOldest(cacheDir: string, max: number, keep: string): Promise<void> {
-  const names = (await readdir(cacheDir)).filter(
-    (name) => name.startsWith('sha256-') && !name.includes('.tmp-'),
-  );
-  if (names.length <= max) return;
-  const dated = await Promise.all(
-    names.map(async (name) => ({
-      name,
-      mtimeMs: (await stat(path.join(cacheDir, name)).catch(() => undefined))?.mtimeMs ?? 0,
-    })),
-  );
-  dated.sort((a, b) => a.mtimeMs - b.mtimeMs);
-  for (const { name } of dated.slice(0, dated.length - max)) {
-    if (path.join(cacheDir, name) !== keep)
-      await rm(path.join(cacheDir, name), { recursive: true, force: true });
+/**
+ * Keeps the extracted layers under `maxBytes` in all (and `keep`, just extracted, whatever its size),
+ * removing the least recently extracted first, and the scratch of an extraction a crash left behind.
+ */
+async function evictOldest(cacheDir: string, maxBytes: number, keep: string): Promise<void> {
+  const names = await readdir(cacheDir);
+  const layers: { path: string; mtimeMs: number; bytes: number }[] = [];
+  for (const name of names) {
+    const entry = path.join(cacheDir, name);
+    const info = await stat(entry).catch(() => undefined);
+    if (info === undefined) continue;
+    if (name.includes('.tmp-')) {
+      if (Date.now() - info.mtimeMs > STALE_SCRATCH_MS) await rm(entry, { recursive: true, force: true });
+      continue;
+    }
+    if (name.startsWith('sha256-'))
+      layers.push({ path: entry, mtimeMs: info.mtimeMs, bytes: await bytesUnder(entry) });
   }
+  let total = layers.reduce((sum, layer) => sum + layer.bytes, 0);
+  for (const layer of layers.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
+    if (total <= maxBytes) break;
+    if (layer.path === keep) continue;
+    await rm(layer.path, { recursive: true, force: true });
+    total -= layer.bytes;
+  }
+}
+
+/** The bytes of the files under `dir` (an extracted layer holds files and directories only). */
+async function bytesUnder(dir: string): Promise<number> {
+  let bytes = 0;
+  for (const name of await readdir(dir, { recursive: true })) {
+    const info = await stat(path.join(dir, name)).catch(() => undefined);
+    if (info?.isFile() === true) bytes += info.size;
+  }
+  return bytes;
 }
