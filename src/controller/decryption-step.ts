@@ -13,9 +13,9 @@ import type { Logger } from '../observability/create-logger.js';
 import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
-import { readSecret } from './applyset-api.js';
 import { failureOutcome } from './failure-outcome.js';
-import { readFiles, serviceAccountOf, type RevisionReader, type Step } from './fetch-steps.js';
+import { readFiles, type RevisionReader, type Step } from './fetch-steps.js';
+import { readSetSecret, stalledStep } from './secret-step.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
@@ -42,7 +42,7 @@ export async function readRevisionFiles(
   let identities: string[] | undefined;
   if (spec.decryption !== undefined) {
     try {
-      const keys = await readAgeIdentities(reader, { user, namespace }, spec.decryption.secretName, signal);
+      const keys = await readAgeIdentities({ reader, user, namespace }, spec.decryption.secretName, signal);
       if ('done' in keys) return { done: { ...keys.done, revision } };
       identities = keys.value;
     } catch (error) {
@@ -108,37 +108,19 @@ async function decryptFiles(
 
 /** The age identities of the Secret's `*.agekey` data keys, or the stall that says why there are none. */
 async function readAgeIdentities(
-  reader: KubeClient,
-  { user, namespace }: { user: string | undefined; namespace: string },
+  who: { reader: KubeClient; user: string | undefined; namespace: string },
   name: string,
   signal: AbortSignal,
 ): Promise<Step<string[]>> {
-  const named = `Secret ${namespace}/${name} (spec.decryption.secretRef)`;
-  const secret = await readSecret(reader, namespace, name, signal);
-  if (secret.kind === 'missing')
-    return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
-  if (secret.kind === 'forbidden') {
-    const who =
-      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
-    return stalled(
-      'SecretNotReadable',
-      `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
-    );
-  }
-  const identities = Object.entries(secret.data)
+  const secret = await readSetSecret(who, name, 'spec.decryption.secretRef', signal);
+  if ('done' in secret) return secret;
+  const identities = Object.entries(secret.value.data)
     .filter(([key]) => key.endsWith(AGE_KEY_SUFFIX))
     .flatMap(([, value]) => parseAgeIdentities(value));
   if (identities.length === 0)
-    return stalled(
+    return stalledStep(
       'SecretNotFound',
-      `${named} holds no age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line; nothing was applied`,
+      `Secret ${who.namespace}/${name} (spec.decryption.secretRef) holds no age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line; nothing was applied`,
     );
   return { value: identities };
-}
-
-function stalled(
-  reason: string,
-  message: string,
-): { done: { kind: 'stalled'; reason: string; message: string } } {
-  return { done: { kind: 'stalled', reason, message } };
 }

@@ -9,9 +9,9 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { FetchedArtifact, OciSource } from '../source/oci/oci-source.js';
 import type { CosignPublicKey } from '../source/oci/verify-cosign.js';
-import { readSecret } from './applyset-api.js';
 import { failureOutcome } from './failure-outcome.js';
-import { serviceAccountOf, type SourceAuth, type Step } from './fetch-steps.js';
+import type { SourceAuth, Step } from './fetch-steps.js';
+import { readSetSecret, stalledStep } from './secret-step.js';
 
 /** The data keys of the verify Secret that hold cosign public keys (Flux's convention). */
 const PUBLIC_KEY_SUFFIX = '.pub';
@@ -24,7 +24,7 @@ export async function fetchArtifact(
 ): Promise<Step<FetchedArtifact>> {
   const oci = spec.source.oci;
   if (ociSource === undefined || oci === undefined) {
-    return stalled('SourceNotSupported', 'this controller reads no oci:// source; nothing was applied');
+    return stalledStep('SourceNotSupported', 'this controller reads no oci:// source; nothing was applied');
   }
   const keys =
     oci.verifySecretName === undefined ? undefined : await readKeys(who, oci.verifySecretName, signal);
@@ -48,37 +48,20 @@ export async function fetchArtifact(
 
 /** The cosign public keys of the verify Secret, read as the account. */
 async function readKeys(
-  { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
+  who: { reader: KubeClient; user: string | undefined; namespace: string },
   name: string,
   signal: AbortSignal,
 ): Promise<Step<CosignPublicKey[]>> {
-  const named = `Secret ${namespace}/${name} (spec.source.verify.secretRef)`;
-  const secret = await readSecret(reader, namespace, name, signal);
-  if (secret.kind === 'missing')
-    return stalled('SecretNotFound', `${named} does not exist; nothing was applied`);
-  if (secret.kind === 'forbidden') {
-    const who =
-      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
-    return stalled(
-      'SecretNotReadable',
-      `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
-    );
-  }
-  const keys = Object.entries(secret.data)
+  const secret = await readSetSecret(who, name, 'spec.source.verify.secretRef', signal);
+  if ('done' in secret) return secret;
+  const keys = Object.entries(secret.value.data)
     .filter(([key]) => key.endsWith(PUBLIC_KEY_SUFFIX))
     .map(([key, pem]) => ({ name: key, pem }));
   if (keys.length === 0) {
-    return stalled(
+    return stalledStep(
       'SecretNotFound',
-      `${named} holds no cosign public key (no data key ending in ${PUBLIC_KEY_SUFFIX}); nothing was applied`,
+      `Secret ${who.namespace}/${name} (spec.source.verify.secretRef) holds no cosign public key (no data key ending in ${PUBLIC_KEY_SUFFIX}); nothing was applied`,
     );
   }
   return { value: keys };
-}
-
-function stalled(
-  reason: string,
-  message: string,
-): { done: { kind: 'stalled'; reason: string; message: string } } {
-  return { done: { kind: 'stalled', reason, message } };
 }

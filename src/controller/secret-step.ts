@@ -1,0 +1,36 @@
+/**
+ * A Secret an ApplySet names (spec.decryption.secretRef, spec.source.verify.secretRef), read as the
+ * account the set is applied as: the controller never reads for a tenant a Secret the tenant's account
+ * may not get, and only of the ApplySet's own namespace. Missing or forbidden, the run stalls naming it.
+ */
+import type { KubeClient } from '../kube/kube-client.js';
+import { readSecret, type FoundSecret } from './applyset-api.js';
+import { serviceAccountOf, type Step } from './fetch-steps.js';
+
+export async function readSetSecret(
+  { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
+  name: string,
+  field: string,
+  signal: AbortSignal,
+): Promise<Step<FoundSecret>> {
+  const named = `Secret ${namespace}/${name} (${field})`;
+  const secret = await readSecret(reader, namespace, name, signal);
+  if (secret.kind === 'missing')
+    return stalledStep('SecretNotFound', `${named} does not exist; nothing was applied`);
+  if (secret.kind === 'forbidden') {
+    const who =
+      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
+    return stalledStep(
+      'SecretNotReadable',
+      `${who} may not get ${named}; grant it get on that Secret (a Role with resourceNames: [${name}]); nothing was applied`,
+    );
+  }
+  return { value: secret };
+}
+
+export function stalledStep(
+  reason: string,
+  message: string,
+): { done: { kind: 'stalled'; reason: string; message: string } } {
+  return { done: { kind: 'stalled', reason, message } };
+}
