@@ -70,6 +70,9 @@ Push webhooks: with --webhook-addr, POST /hook/<receiver> with a GitHub, GitLab,
 payload asks at once for the reconcile of every ApplySet whose source URL and branch (or tag) the push
 names. The Secret --webhook-secret names holds the receivers: each key a receiver name, its value the
 receiver's secret (the HMAC key, or GitLab's token); a bad signature is answered 401 and changes nothing.
+POST /hook/registry/<receiver> with an OCI registry's (distribution's) notification envelope, the
+receiver's secret sent as Authorization: Bearer, does the same for the oci:// ApplySets whose host,
+repository and tag a manifest push names; a digest pin is never woken.
 
 Web view: with --ui-address (e.g. :8090), serves the read-only web view of the ApplySets. Every request
 needs a Kubernetes bearer token (Authorization: Bearer, or the sign-in form's cookie), checked with a

@@ -15,9 +15,10 @@ export interface PushEvent {
   readonly tag?: string;
 }
 
-type Headers = Readonly<Record<string, string | readonly string[] | undefined>>;
+/** A request's headers as Node gives them, names in lower case. */
+export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>;
 
-function header(headers: Headers, name: string): string | undefined {
+export function header(headers: Headers, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : (value as string | undefined);
 }
@@ -64,7 +65,8 @@ export function verifyPushSignature(
   return equalText(given.toLowerCase(), expected);
 }
 
-function equalText(a: string, b: string): boolean {
+/** Equal and not empty, compared in constant time (for a given length). */
+export function equalText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);

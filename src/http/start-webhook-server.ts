@@ -7,6 +7,12 @@ import {
   verifyPushSignature,
   type PushEvent,
 } from './push-event.js';
+import {
+  isRegistryEnvelope,
+  parseRegistryEnvelope,
+  verifyRegistryToken,
+  type RegistryPush,
+} from './registry-event.js';
 
 export interface WebhookServerOptions {
   /** `:9292`, `127.0.0.1:0`. */
@@ -15,6 +21,11 @@ export interface WebhookServerOptions {
   readonly secretFor: (receiver: string) => Promise<string | undefined>;
   /** Asks for the reconcile of every ApplySet the push concerns; resolves with how many. */
   readonly onPush: (push: PushEvent, receiver: string) => Promise<number> | number;
+  /**
+   * The same for a registry's manifest pushes (one envelope may hold several); without it,
+   * `/hook/registry/<receiver>` is 404.
+   */
+  readonly onRegistryPush?: (pushes: readonly RegistryPush[], receiver: string) => Promise<number> | number;
   /** Requests per receiver per second, on average; default 2. */
   readonly ratePerSecond?: number;
   /** Requests a receiver may send at once before it is limited; default 10. */
@@ -64,83 +75,42 @@ export const WEBHOOK_LIMITS: WebhookLimits = {
   checkIntervalMs: 1_000,
 };
 
+/** `POST /hook/<receiver>`: a forge's push. Receiver names are Secret keys: `[A-Za-z0-9._-]`. */
+const FORGE_ROUTE = /^\/hook\/([A-Za-z0-9._-]{1,253})$/;
+/** `POST /hook/registry/<receiver>`: a registry's notification envelope. */
+const REGISTRY_ROUTE = /^\/hook\/registry\/([A-Za-z0-9._-]{1,253})$/;
+
 /**
  * The push webhook receiver: `POST /hook/<receiver>` with a GitHub, GitLab or Gitea/Forgejo push
- * payload. The body is checked against the receiver's secret before anything else is read from it; a
- * bad or missing signature is 401 and changes nothing. A good push asks for the reconcile of the
- * ApplySets whose source is that repository and ref (202 with how many). Each receiver is rate-limited
- * (a token bucket; 429 past it), so a flood of hooks cannot turn into a flood of fetches; only signed
- * requests are charged to it, else anyone who knows the URL could spend the forge's tokens and have
- * its real pushes refused. An unsigned request costs at most one bounded body (WebhookLimits).
+ * payload, `POST /hook/registry/<receiver>` with an OCI registry's (distribution's) notification
+ * envelope. The request is checked against the receiver's secret before anything else is read from its
+ * body; a bad or missing signature or token is 401 and changes nothing. A good push asks for the
+ * reconcile of the ApplySets whose source is that repository and ref (202 with how many). Each receiver
+ * is rate-limited (a token bucket; 429 past it), so a flood of hooks cannot turn into a flood of
+ * fetches; only signed requests are charged to it, else anyone who knows the URL could spend the
+ * forge's tokens and have its real pushes refused. An unsigned request costs at most one bounded body
+ * (WebhookLimits), a registry's none.
  */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
-  const now = options.now ?? Date.now;
-  const rate = options.ratePerSecond ?? 2;
-  const burst = options.burst ?? 10;
   const limits = { ...WEBHOOK_LIMITS, ...options.limits };
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const take = (receiver: string): boolean => {
-    // Names are the caller's choice: the table of buckets must not grow without bound.
-    if (!buckets.has(receiver) && buckets.size >= 10_000) buckets.clear();
-    const bucket = buckets.get(receiver) ?? { tokens: burst, at: now() };
-    bucket.tokens = Math.min(burst, bucket.tokens + ((now() - bucket.at) / 1000) * rate);
-    bucket.at = now();
-    buckets.set(receiver, bucket);
-    if (bucket.tokens < 1) return false;
-    bucket.tokens -= 1;
-    return true;
-  };
-
-  // Anyone may send bad signatures as fast as the connections allow: one warning per receiver per
-  // BAD_SIGNATURE_LOG_MS, so that they cannot flood the log either.
-  const warnedAt = new Map<string, number>();
-  const warnBadSignature = (receiver: string, provider: string) => {
-    const last = warnedAt.get(receiver);
-    if (last !== undefined && now() - last < BAD_SIGNATURE_LOG_MS) return;
-    warnedAt.set(receiver, now());
-    options.logger?.warn(
-      { receiver, provider },
-      `webhook: bad signature, ignored (more for this receiver within ${BAD_SIGNATURE_LOG_MS / 1000} s are not logged)`,
-    );
-  };
-
+  const guard = createGuard(options, limits);
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const reply = (status: number, body: object) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(`${JSON.stringify(body)}\n`);
-    };
-    // A body left unread would otherwise be read to its end to keep the connection: close it instead.
-    const refuse = (status: number, body: object) => {
-      response.setHeader('connection', 'close');
-      response.once('finish', () => request.destroy());
-      reply(status, body);
-    };
-    const receiver = /^\/hook\/([A-Za-z0-9._-]{1,253})$/.exec((request.url ?? '').split('?')[0] ?? '')?.[1];
+    const exchange = exchangeOf(request, response);
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const registryReceiver = REGISTRY_ROUTE.exec(path)?.[1];
+    const receiver = registryReceiver ?? FORGE_ROUTE.exec(path)?.[1];
+    const onRegistryPush = options.onRegistryPush;
     // Refused before the body is read: the connection goes with it.
-    if (receiver === undefined) return refuse(404, { error: 'no such receiver' });
-    if (request.method !== 'POST') return refuse(405, { error: 'POST only' });
-    const secret = await options.secretFor(receiver);
-    if (secret === undefined) return refuse(404, { error: 'no such receiver' });
-    const tooLarge = { error: `the body is over ${limits.maxBodyBytes} bytes` };
-    if (Number(request.headers['content-length'] ?? 0) > limits.maxBodyBytes) return refuse(413, tooLarge);
-    const body = await readBody(request, limits.maxBodyBytes);
-    if (body === undefined) return refuse(413, tooLarge);
-    const provider = pushProviderOf(request.headers);
-    if (provider === undefined) return reply(400, { error: 'not a GitHub, GitLab, Gitea or Forgejo event' });
-    if (!verifyPushSignature(provider, request.headers, body, secret)) {
-      warnBadSignature(receiver, provider);
-      return reply(401, { error: 'bad signature' });
+    if (receiver === undefined || (registryReceiver !== undefined && onRegistryPush === undefined)) {
+      return exchange.refuse(404, { error: 'no such receiver' });
     }
-    if (!take(receiver)) return reply(429, { error: 'too many requests for this receiver' });
-    if (!isPushEvent(provider, request.headers)) return reply(200, { ignored: 'not a push event' });
-    const push = parsePushPayload(provider, body);
-    if ('error' in push) return reply(400, { error: push.error });
-    const matched = await options.onPush(push, receiver);
-    options.logger?.info(
-      { receiver, provider, branch: push.branch, tag: push.tag, matched },
-      'webhook: push received',
-    );
-    return reply(202, { matched });
+    if (request.method !== 'POST') return exchange.refuse(405, { error: 'POST only' });
+    const secret = await options.secretFor(receiver);
+    if (secret === undefined) return exchange.refuse(404, { error: 'no such receiver' });
+    if (registryReceiver === undefined || onRegistryPush === undefined) {
+      return handleForgePush(exchange, receiver, secret, guard, options.onPush);
+    }
+    return handleRegistryPush(exchange, receiver, secret, guard, onRegistryPush);
   };
 
   const server: Server = createServer(
@@ -160,6 +130,161 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   );
   server.maxConnections = limits.maxConnections;
   return listenOn(server, options.address);
+}
+
+/** One request and the two ways of answering it. */
+interface Exchange {
+  readonly request: IncomingMessage;
+  reply(status: number, body: object): void;
+  /** Answers and closes the connection: for a request whose body is left unread. */
+  refuse(status: number, body: object): void;
+}
+
+function exchangeOf(request: IncomingMessage, response: ServerResponse): Exchange {
+  const reply = (status: number, body: object) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(`${JSON.stringify(body)}\n`);
+  };
+  return {
+    request,
+    reply,
+    // A body left unread would otherwise be read to its end to keep the connection: close it instead.
+    refuse: (status, body) => {
+      response.setHeader('connection', 'close');
+      response.once('finish', () => request.destroy());
+      reply(status, body);
+    },
+  };
+}
+
+/** What every receiver shares: the bounds, its rate limit and the log of refused requests. */
+interface Guard {
+  readonly limits: WebhookLimits;
+  /** Charges one request to `bucket`'s rate; false when it has none left. */
+  take(bucket: string): boolean;
+  /** Logs a request refused for its signature or token, at most once per bucket per BAD_SIGNATURE_LOG_MS. */
+  warnRefused(bucket: string, fields: object, what: string): void;
+  readonly logger: WebhookServerOptions['logger'];
+}
+
+function createGuard(options: WebhookServerOptions, limits: WebhookLimits): Guard {
+  const now = options.now ?? Date.now;
+  const rate = options.ratePerSecond ?? 2;
+  const burst = options.burst ?? 10;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  // Anyone may send bad signatures as fast as the connections allow: one warning per receiver per
+  // BAD_SIGNATURE_LOG_MS, so that they cannot flood the log either.
+  const warnedAt = new Map<string, number>();
+  return {
+    limits,
+    logger: options.logger,
+    take: (bucketName) => {
+      // Names are the caller's choice: the table of buckets must not grow without bound.
+      if (!buckets.has(bucketName) && buckets.size >= 10_000) buckets.clear();
+      const bucket = buckets.get(bucketName) ?? { tokens: burst, at: now() };
+      bucket.tokens = Math.min(burst, bucket.tokens + ((now() - bucket.at) / 1000) * rate);
+      bucket.at = now();
+      buckets.set(bucketName, bucket);
+      if (bucket.tokens < 1) return false;
+      bucket.tokens -= 1;
+      return true;
+    },
+    warnRefused: (bucketName, fields, what) => {
+      const last = warnedAt.get(bucketName);
+      if (last !== undefined && now() - last < BAD_SIGNATURE_LOG_MS) return;
+      if (!warnedAt.has(bucketName) && warnedAt.size >= 10_000) warnedAt.clear();
+      warnedAt.set(bucketName, now());
+      options.logger?.warn(
+        fields,
+        `webhook: ${what}, ignored (more for this receiver within ${BAD_SIGNATURE_LOG_MS / 1000} s are not logged)`,
+      );
+    },
+  };
+}
+
+/** The body within the bound, or undefined once the 413 is sent. */
+async function boundedBody(exchange: Exchange, limits: WebhookLimits): Promise<Buffer | undefined> {
+  const tooLarge = { error: `the body is over ${limits.maxBodyBytes} bytes` };
+  if (Number(exchange.request.headers['content-length'] ?? 0) > limits.maxBodyBytes) {
+    exchange.refuse(413, tooLarge);
+    return undefined;
+  }
+  const body = await readBody(exchange.request, limits.maxBodyBytes);
+  if (body === undefined) exchange.refuse(413, tooLarge);
+  return body;
+}
+
+/** A forge's push: the signature is of the body, so the body is read (bounded) before it is checked. */
+async function handleForgePush(
+  exchange: Exchange,
+  receiver: string,
+  secret: string,
+  guard: Guard,
+  onPush: WebhookServerOptions['onPush'],
+): Promise<void> {
+  const { request, reply } = exchange;
+  const body = await boundedBody(exchange, guard.limits);
+  if (body === undefined) return;
+  const provider = pushProviderOf(request.headers);
+  if (provider === undefined) return reply(400, { error: 'not a GitHub, GitLab, Gitea or Forgejo event' });
+  if (!verifyPushSignature(provider, request.headers, body, secret)) {
+    guard.warnRefused(receiver, { receiver, provider }, 'bad signature');
+    return reply(401, { error: 'bad signature' });
+  }
+  if (!guard.take(receiver)) return reply(429, { error: 'too many requests for this receiver' });
+  if (!isPushEvent(provider, request.headers)) return reply(200, { ignored: 'not a push event' });
+  const push = parsePushPayload(provider, body);
+  if ('error' in push) return reply(400, { error: push.error });
+  const matched = await onPush(push, receiver);
+  guard.logger?.info(
+    { receiver, provider, branch: push.branch, tag: push.tag, matched },
+    'webhook: push received',
+  );
+  return reply(202, { matched });
+}
+
+/**
+ * A registry's notification envelope. Its token is a header, so a wrong or missing one is refused
+ * before a byte of the body is read. Answers matter to the sender: distribution retries an envelope
+ * that was not answered 2xx or 3xx until it is (holding the ones after it), so whatever it sends that
+ * is not a manifest push (a blob push per layer, every pull) is acknowledged with 200, uncharged.
+ */
+async function handleRegistryPush(
+  exchange: Exchange,
+  receiver: string,
+  secret: string,
+  guard: Guard,
+  onRegistryPush: NonNullable<WebhookServerOptions['onRegistryPush']>,
+): Promise<void> {
+  const { request, reply, refuse } = exchange;
+  const bucket = `registry/${receiver}`;
+  if (!verifyRegistryToken(request.headers, secret)) {
+    guard.warnRefused(bucket, { receiver, provider: 'registry' }, 'bad token');
+    return refuse(401, { error: 'bad token' });
+  }
+  if (!isRegistryEnvelope(request.headers)) {
+    return refuse(415, {
+      error:
+        'not a registry notification envelope (application/vnd.docker.distribution.events.v1+json or v2+json)',
+    });
+  }
+  const body = await boundedBody(exchange, guard.limits);
+  if (body === undefined) return;
+  const pushes = parseRegistryEnvelope(body);
+  if ('error' in pushes) return reply(400, { error: pushes.error });
+  if (pushes.length === 0) return reply(200, { ignored: 'no manifest push' });
+  if (!guard.take(bucket)) return reply(429, { error: 'too many requests for this receiver' });
+  const matched = await onRegistryPush(pushes, receiver);
+  guard.logger?.info(
+    {
+      receiver,
+      provider: 'registry',
+      pushes: pushes.map((push) => `${push.repository}:${push.tag ?? push.digest ?? ''}`),
+      matched,
+    },
+    'webhook: registry push received',
+  );
+  return reply(202, { matched });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Logger } from '../../observability/create-logger.js';
 import { applySetPath } from '../applyset-api.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../../api/applyset-types.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
+import { registryPushTargets } from './registry-push-targets.js';
 
 interface PushWebhookOptions {
   /** `:9292`. */
@@ -23,7 +24,8 @@ interface PushWebhookOptions {
 const SECRET_CACHE_MS = 10_000;
 
 /**
- * The push webhook of the controller: a push that names an ApplySet's repository and ref sets the
+ * The push webhook of the controller: a push that names an ApplySet's repository and ref (a forge's
+ * push of a branch or tag, or a registry's push of a tagged manifest) sets the
  * ApplySet's reconcile-requested-at annotation, as `applyset reconcile` does. The request is kept on
  * the cluster, so whichever replica the Service sent the hook to, the leader sees it; and a requested
  * reconcile fetches its source again rather than taking a recent fetch.
@@ -56,30 +58,41 @@ export async function servePushWebhook(options: PushWebhookOptions): Promise<Web
         ? Buffer.from(value, 'base64').toString('utf8')
         : undefined;
     },
-    onPush: async (push) => {
-      const keys = pushTargets(options.applySets(), push);
-      const requested = options.now().toISOString();
-      for (const key of keys) {
-        const [applySetNamespace = '', applySetName = ''] = key.split('/');
-        await options.client.request({
-          method: 'PATCH',
-          path: applySetPath(applySetNamespace, applySetName),
-          contentType: 'application/merge-patch+json',
-          body: JSON.stringify({
-            metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: requested } },
-          }),
-        });
-      }
-      return keys.length;
-    },
+    onPush: (push) => requestReconciles(options, pushTargets(options.applySets(), push)),
+    onRegistryPush: (pushes) => requestReconciles(options, registryPushTargets(options.applySets(), pushes)),
   });
+}
+
+/** Sets the reconcile-requested-at annotation of each ApplySet (`namespace/name`); resolves with how many. */
+async function requestReconciles(options: PushWebhookOptions, keys: readonly string[]): Promise<number> {
+  const requested = options.now().toISOString();
+  let requestedOf = 0;
+  for (const key of keys) {
+    const [namespace = '', name = ''] = key.split('/');
+    try {
+      await options.client.request({
+        method: 'PATCH',
+        path: applySetPath(namespace, name),
+        contentType: 'application/merge-patch+json',
+        body: JSON.stringify({
+          metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: requested } },
+        }),
+      });
+      requestedOf += 1;
+    } catch (error) {
+      // Deleted since the informer listed it: nothing to reconcile. Anything else is the sender's 500,
+      // and a registry sends the envelope again.
+      if (!(error instanceof KubeApiError && error.notFound)) throw error;
+    }
+  }
+  return requestedOf;
 }
 
 /**
  * The ApplySets a push concerns, as `namespace/name`: those whose spec.source.url names the pushed
  * repository (by any of the URLs the payload gives; scheme, credentials and a `.git` suffix aside)
  * and whose ref is the pushed branch or tag. A set pinned to a commit is never concerned; a suspended
- * one is left alone.
+ * one is left alone, and so is an OCI source (registryPushTargets).
  */
 function pushTargets(applySets: readonly JsonObject[], push: PushEvent): string[] {
   const pushed = new Set(push.repositoryUrls.map(repositoryIdentity).filter((id) => id !== undefined));
@@ -87,7 +100,7 @@ function pushTargets(applySets: readonly JsonObject[], push: PushEvent): string[
   for (const applySet of applySets) {
     const metadata = isJsonObject(applySet['metadata']) ? applySet['metadata'] : {};
     const { suspend, url, ref } = lenientApplySetSpec(applySet['spec']);
-    if (suspend || url === undefined || ref === undefined) continue;
+    if (suspend || url === undefined || url.startsWith('oci://') || ref === undefined) continue;
     const identity = repositoryIdentity(url);
     if (identity === undefined || !pushed.has(identity)) continue;
     const matches =
