@@ -1,4 +1,4 @@
-import { parseOciUrl } from '../source/oci/oci-reference.js';
+import { OCI_DIGEST, OCI_TAG, parseOciUrl } from '../source/oci/oci-reference.js';
 import type { ResolvedApplySetSpec, ResolvedOciOptions, ResolvedSourceRef } from './applyset-types.js';
 import {
   DNS1123_SUBDOMAIN,
@@ -15,10 +15,6 @@ import {
  */
 
 const SHA1 = /^[0-9a-f]{40}$/;
-/** The distribution spec's tag. */
-const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
-/** The one digest an OCI source is pinned to: sha256, 64 lowercase hex digits. */
-const OCI_DIGEST = /^sha256:[a-f0-9]{64}$/;
 
 type ResolvedSource = ResolvedApplySetSpec['source'];
 
@@ -52,8 +48,8 @@ export function resolveSourceSpec(
 
 /**
  * `./apps/`, `apps//web` and `.` are the same directories as `apps`, `apps/web` and the root; absolute
- * paths and `..` segments could leave the checkout, so they have no normal form.
- * @internal A pure step the tests exercise alone.
+ * paths and `..` segments could leave the checkout, so they have no normal form. spec.source.path and
+ * `applyset apply --oci … --path` are read with it.
  */
 export function normalizeSourcePath(path: string): string | undefined {
   if (path.startsWith('/')) return undefined;

@@ -6,7 +6,8 @@ import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
-const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR) --applyset NAME [-n NAMESPACE]
+const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS)
+                     --applyset NAME [-n NAMESPACE]
                      [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
                      [--kubeconfig PATH] [--context NAME] [--field-manager NAME]
@@ -18,8 +19,18 @@ the ConfigMap NAME (the apply-config object, created if missing). -f repeats and
 file, a directory's .yaml, .yml and .json files (its subdirectories too with -R, --recursive), or -
 for standard input. -k DIR instead builds the kustomization in DIR as the controller does: no remote bases, no plugins;
 with --kustomize-binary, else APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl
-kustomize, and the --kustomize-timeout and --kustomize-max-memory limits of the controller. With --prune, objects the set applied before and that are in none of the files
-are deleted, if this set still owns them. --dry-run prints what apply would do, in kubectl's words
+kustomize, and the --kustomize-timeout and --kustomize-max-memory limits of the controller.
+--oci oci://HOST/REPO (--tag TAG | --digest sha256:...) [--path DIR] [--insecure] [--verify-key FILE.pub ...]
+instead fetches an OCI artifact (flux push artifact, oras push) as the controller fetches one, into a
+temporary directory removed afterwards, and reads --path in it (default its root) as -k DIR when it
+holds a kustomization, else as -f DIR (-R, --exclude). --insecure is plain HTTP; each --verify-key is
+a cosign public key, one of which must have signed the artifact (none: not verified). Registry
+credentials are the "auths" of $DOCKER_CONFIG/config.json, else ~/.docker/config.json, each sent only
+to its host (credential helpers are not read). --oci-max-layer-bytes 50Mi, --oci-max-expanded-bytes
+200Mi, --oci-max-files 10000 and --oci-max-file-bytes 10Mi bound the artifact, as in the controller.
+A failure to fetch it is one line naming the artifact, exit 2, and nothing is written.
+With --prune, objects the set applied before and that are in none of the files are deleted, if this
+set still owns them. --dry-run prints what apply would do, in kubectl's words
 (configmap/x created (dry run)), with the field-level changes and the prunes, and writes nothing.
 --kubeconfig, else every file of KUBECONFIG merged as kubectl merges them, else ~/.kube/config;
 --context picks another context. --field-manager (default kubectl-client-side-apply) and --validate

@@ -3,6 +3,7 @@ import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
+import { OCI_FLAGS, ociInputOf, type OciInput } from './oci-flags.js';
 import {
   flagIsTrue,
   parseCommandLine,
@@ -18,6 +19,8 @@ export interface ApplySetFlags {
   readonly filenames: readonly string[];
   /** `-k DIR`: the objects are what `kustomize build DIR` makes (docs/kustomize.md); never with `-f`. */
   readonly kustomize: string | undefined;
+  /** `--oci URL (--tag T | --digest D)`: an OCI artifact's files instead of `-f` or `-k`. */
+  readonly oci: OciInput | undefined;
   /** How `-k` runs kustomize: `--kustomize-binary` (else APPLYSET_KUSTOMIZE_BINARY) and its limits, as the controller's flags. */
   readonly kustomizeOptions: KustomizeOptions;
   readonly recursive: boolean;
@@ -55,6 +58,7 @@ const commonFlags: FlagSpecs = {
   filename: { type: 'string', short: 'f', repeats: true },
   kustomize: { type: 'string', short: 'k' },
   ...KUSTOMIZE_OPTIONS,
+  ...OCI_FLAGS,
   exclude: { type: 'string', repeats: true },
   recursive: { type: 'boolean', short: 'R' },
   applyset: { type: 'string' },
@@ -118,9 +122,13 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
   if (kustomize !== undefined && filenames.length > 0)
     throw new UsageError('only one of -f or -k can be specified');
   if (kustomize === '') throw new UsageError('-k needs a directory, got ""');
-  if (filenames.length === 0 && kustomize === undefined) {
+  if (flags.has('oci') && (kustomize !== undefined || filenames.length > 0)) {
+    throw new UsageError('--oci cannot be combined with -f or -k: give one input');
+  }
+  const oci = ociInputOf(flags);
+  if (filenames.length === 0 && kustomize === undefined && oci === undefined) {
     throw new UsageError(
-      '-f FILENAME or -k DIR is required (a file, a directory, or -; a kustomization directory)',
+      '-f FILENAME, -k DIR or --oci URL is required (a file, a directory, or -; a kustomization directory; an OCI artifact)',
     );
   }
   if (filenames.includes('')) throw new UsageError('-f needs a file name, got ""');
@@ -136,6 +144,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
   return {
     filenames,
     kustomize,
+    oci,
     kustomizeOptions: kustomizeFlagsConfig(flags, env),
     recursive: flagIsTrue(flags, 'recursive'),
     applyset,

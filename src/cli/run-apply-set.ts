@@ -24,6 +24,7 @@ import { UsageError } from './parse-command-line.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
 import { readManifestSources } from './read-manifest-sources.js';
+import { OciInputError, readOciManifests } from './read-oci-manifests.js';
 import { SopsDecryptionError } from '../sops/sops-decryption-error.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
 import { cliBuildTransform, decryptCliManifests } from './decrypt-cli-manifests.js';
@@ -117,7 +118,9 @@ async function readCheckedManifests(
   try {
     // sops files are decrypted (or, without an identity, refuse the whole input) before any is sent.
     const identities = await readCliAgeIdentities(flags.decryptionKeyFiles, io);
-    if (flags.kustomize === undefined) {
+    if (flags.oci !== undefined) {
+      files = await readOciManifests({ ...flags, oci: flags.oci }, identities, io);
+    } else if (flags.kustomize === undefined) {
       const read = await readManifestSources(flags.filenames, {
         cwd: io.cwd,
         recursive: flags.recursive,
@@ -140,7 +143,9 @@ async function readCheckedManifests(
       ];
     }
   } catch (error) {
-    if (error instanceof UsageError) return fail(error.message, ExitCode.badInput);
+    if (error instanceof UsageError || error instanceof OciInputError) {
+      return fail(error.message, ExitCode.badInput);
+    }
     if (error instanceof DecryptionNotConfiguredError || error instanceof SopsDecryptionError) {
       return fail(error.message.replace(/nothing was applied$/, 'nothing was written'), ExitCode.badInput);
     }

@@ -59,6 +59,22 @@ export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {
   return { ...gitPolicy(allowedHosts), kind: 'oci' };
 }
 
+/**
+ * The registry of `applyset apply --oci` (src/cli/read-oci-manifests.ts). The CLI runs on the user's
+ * machine, for the user: the host they named (`registryHosts`, any port) may be loopback or private (a
+ * registry on localhost, in a kind cluster, on the LAN), and a redirect may go to any public host (blob
+ * storage); loopback elsewhere, link-local and metadata addresses stay refused, as for every kind.
+ */
+export function cliOciPolicy(registryHosts: SourceHostList): DestinationPolicy {
+  return {
+    kind: 'oci',
+    checkAddresses: true,
+    allowedHosts: registryHosts,
+    reading: { flag: '--oci', hosts: 'registry named by --oci', narrows: false },
+    maxBodyBytes: undefined,
+  };
+}
+
 /** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */
 export function remoteClusterPolicy(allowedHosts: SourceHostList): DestinationPolicy {
   return {

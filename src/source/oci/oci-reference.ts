@@ -11,6 +11,11 @@ export interface OciRepository {
   readonly repository: string;
 }
 
+/** The distribution spec's tag. */
+export const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/;
+/** The one digest an OCI source is pinned to: sha256, 64 lowercase hex digits. */
+export const OCI_DIGEST = /^sha256:[a-f0-9]{64}$/;
+
 /** The distribution spec's repository name: components of [a-z0-9] joined by `.`, `_`, `__` or `-`s. */
 const COMPONENT = /^[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*$/;
 

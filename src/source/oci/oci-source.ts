@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
-import { ociPolicy } from '../../net/destination-policy.js';
+import { ociPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { DEFAULT_ARTIFACT_LIMITS, describeArtifactLimit, type ArtifactLimits } from './artifact-limits.js';
 import { ArtifactRefusedError } from './artifact-refused-error.js';
@@ -21,18 +21,25 @@ import { createRegistryClient } from './registry-client.js';
 import { ArtifactInvalidError } from './registry-error.js';
 import { verifyCosignSignature, type CosignPublicKey } from './verify-cosign.js';
 
-export interface OciSourceOptions {
+export type OciSourceOptions = {
   /** Where extracted layers are kept, one directory per layer digest. */
   readonly cacheDir: string;
-  /** `--allowed-source-hosts`: registries are sources as Git servers are. */
-  readonly allowedHosts: SourceHostList;
   readonly limits?: ArtifactLimits;
   /**
    * The bytes of extracted layers kept (`--oci-cache-max-bytes`); past it the least recently
    * extracted are removed. Default 256 MiB.
    */
   readonly maxCacheBytes?: number;
-}
+} & (
+  | {
+      /** `--allowed-source-hosts`: registries are sources as Git servers are (ociPolicy). */
+      readonly allowedHosts: SourceHostList;
+    }
+  | {
+      /** Another address policy: the CLI's cliOciPolicy, for the registry its user named. */
+      readonly policy: DestinationPolicy;
+    }
+);
 
 interface OciFetchRequest {
   /** `oci://host/repository` */
@@ -42,6 +49,15 @@ interface OciFetchRequest {
   readonly credentialsFor: CredentialsFor;
   /** The cosign public keys the artifact must be signed with; undefined: not verified. */
   readonly keys: readonly CosignPublicKey[] | undefined;
+  /** How messages name where credentials and keys come from; the ApplySet's fields by default. */
+  readonly wording?: OciWording;
+}
+
+interface OciWording {
+  /** Completes `HOST asks for credentials, and …` when none are had for HOST. */
+  readonly noCredentials?: (host: string) => string;
+  /** Completes `none of its N cosign signature(s) verifies with …`. */
+  readonly keys?: string;
 }
 
 export interface FetchedArtifact {
@@ -66,13 +82,17 @@ const STALE_SCRATCH_MS = 10 * 60_000;
 
 export function createOciSource(options: OciSourceOptions): OciSource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
+  const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts);
   return async (request, signal) => {
     const repository = parseOciUrl(request.url);
     if ('problem' in repository) throw new ArtifactInvalidError(`spec.source.url ${repository.problem}`);
     const client = createRegistryClient(repository, {
-      policy: ociPolicy(options.allowedHosts),
+      policy,
       plainHttp: request.insecure,
       credentialsFor: request.credentialsFor,
+      ...(request.wording?.noCredentials === undefined
+        ? {}
+        : { noCredentials: request.wording.noCredentials }),
     });
     const reference = request.ref.type === 'digest' ? request.ref.digest : refName(request.ref);
     const { digest, manifest } = await client.manifest(reference, signal);
@@ -87,7 +107,12 @@ export function createOciSource(options: OciSourceOptions): OciSource {
       );
     }
     if (request.keys !== undefined)
-      await verifyCosignSignature(client, { where, digest }, request.keys, signal);
+      await verifyCosignSignature(
+        client,
+        { where, digest, ...(request.wording?.keys === undefined ? {} : { keysFrom: request.wording.keys }) },
+        request.keys,
+        signal,
+      );
     const directory = path.join(options.cacheDir, layer.digest.replace(':', '-'));
     if (!(await isDirectory(directory))) {
       const body = await client.blob(layer.digest, layer.size, signal);

@@ -21,20 +21,30 @@ export function pullCredentialsOf(
       problem: 'has no .dockerconfigjson key: an oci:// source takes a kubernetes.io/dockerconfigjson Secret',
     };
   }
-  let config: unknown;
+  let credentialsFor: CredentialsFor | undefined;
   try {
-    config = readJsonValue(text, `${from}, key .dockerconfigjson`, 'registry');
+    credentialsFor = dockerConfigCredentials(text, `${from}, key .dockerconfigjson`);
   } catch (error) {
     return { problem: `cannot be read: ${messageOf(error)}` };
   }
+  if (credentialsFor === undefined) return { problem: 'has no "auths" in its .dockerconfigjson' };
+  return { credentialsFor };
+}
+
+/**
+ * The credentials per host of a Docker config's `auths` (a pull Secret's `.dockerconfigjson`, the CLI's
+ * `~/.docker/config.json`); undefined when it has no `auths` map. Throws when the text is not JSON.
+ */
+export function dockerConfigCredentials(text: string, source: string): CredentialsFor | undefined {
+  const config = readJsonValue(text, source, 'registry');
   const auths = isJsonObject(config) && isJsonObject(config['auths']) ? config['auths'] : undefined;
-  if (auths === undefined) return { problem: 'has no "auths" in its .dockerconfigjson' };
+  if (auths === undefined) return undefined;
   const byHost = new Map<string, RegistryCredentials>();
   for (const [key, entry] of Object.entries(auths)) {
     const credentials = isJsonObject(entry) ? credentialsOf(entry) : undefined;
     if (credentials !== undefined) byHost.set(hostOf(key), credentials);
   }
-  return { credentialsFor: (host) => byHost.get(host.toLowerCase()) };
+  return (host) => byHost.get(host.toLowerCase());
 }
 
 function credentialsOf(entry: Readonly<Record<string, unknown>>): RegistryCredentials | undefined {

@@ -34,6 +34,8 @@ export interface RegistryClientOptions {
   readonly plainHttp: boolean;
   /** What the pull Secret holds for `host` (`host` or `host:port`); sent to no other host. */
   readonly credentialsFor: (host: string) => RegistryCredentials | undefined;
+  /** Completes `HOST asks for credentials, and …`; default: the pull Secret of spec.source.secretRef. */
+  readonly noCredentials?: (host: string) => string;
   /** How long one request may wait for its answer's headers. Default 30 s. */
   readonly requestTimeoutMs?: number;
 }
@@ -181,7 +183,7 @@ async function authorize(
   const { repository, options, where } = session;
   const own = options.credentialsFor(repository.host);
   if (challenge?.scheme === 'basic') {
-    if (own === undefined) throw noCredentials(where, repository.host);
+    if (own === undefined) throw noCredentials(session, repository.host);
     return basic(own);
   }
   if (challenge?.scheme !== 'bearer') {
@@ -205,7 +207,7 @@ async function authorize(
   });
   if (answer.status === 401 || answer.status === 403) {
     throw credentials === undefined
-      ? noCredentials(where, url.host)
+      ? noCredentials(session, url.host)
       : new RegistryAuthError(
           `${where}: the token service ${url.host} refused the credentials (${answer.status})`,
         );
@@ -292,10 +294,11 @@ function readToken(body: Buffer | undefined, host: string): string {
   return token;
 }
 
-function noCredentials(where: string, host: string): RegistryAuthError {
-  return new RegistryAuthError(
-    `${where}: ${host} asks for credentials, and spec.source.secretRef names none for ${host} (a kubernetes.io/dockerconfigjson Secret)`,
-  );
+function noCredentials({ where, options }: Session, host: string): RegistryAuthError {
+  const missing =
+    options.noCredentials?.(host) ??
+    `spec.source.secretRef names none for ${host} (a kubernetes.io/dockerconfigjson Secret)`;
+  return new RegistryAuthError(`${where}: ${host} asks for credentials, and ${missing}`);
 }
 
 /** What a status other than 200 means: 401/403 refused, 404 absent, 429/5xx down, else not a registry. */

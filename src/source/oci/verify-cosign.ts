@@ -42,7 +42,12 @@ export class VerificationFailedError extends IntentError {
  */
 export async function verifyCosignSignature(
   client: RegistryClient,
-  artifact: { readonly where: string; readonly digest: string },
+  artifact: {
+    readonly where: string;
+    readonly digest: string;
+    /** Where the keys come from, in the refusal; default spec.source.verify.secretRef. */
+    readonly keysFrom?: string;
+  },
   keys: readonly CosignPublicKey[],
   signal: AbortSignal,
 ): Promise<string> {
@@ -65,7 +70,7 @@ export async function verifyCosignSignature(
     if (match !== undefined) return match.name;
   }
   throw new VerificationFailedError(
-    `${where}@${digest}: none of its ${layers.length} cosign signature(s) verifies with the keys of spec.source.verify.secretRef; ${tried}; nothing was applied`,
+    `${where}@${digest}: none of its ${layers.length} cosign signature(s) verifies with ${artifact.keysFrom ?? 'the keys of spec.source.verify.secretRef'}; ${tried}; nothing was applied`,
   );
 }
 
