@@ -177,11 +177,11 @@ export async function buildLocalKustomization(
 }
 
 /**
- * `kustomize build` of `sourcePath` in a checkout on disk (a preview's `--local DIR`), as
- * buildCommitKustomization builds it from a commit: with an `inMemory` transform (sops decryption) the
- * checkout is first copied to a new private directory in memory-backed scratch, removed whatever
- * happens, and the files the build reads are decrypted there; otherwise it is built in place, as
- * `applyset apply -k` builds it (a transform may then refuse a file, never change it).
+ * `kustomize build` of `sourcePath` in a checkout on disk (a preview's `--local DIR`, an extracted OCI
+ * artifact), as buildCommitKustomization builds it from a commit, the checkout its root: with an
+ * `inMemory` transform (sops decryption) the checkout is first copied to a new private directory in
+ * memory-backed scratch, removed whatever happens, and the files the build reads are decrypted there;
+ * otherwise it is built in place (a transform may then refuse a file, never change it).
  */
 export async function buildCheckoutKustomization(
   checkout: string,
@@ -189,11 +189,26 @@ export async function buildCheckoutKustomization(
 ): Promise<ManifestFile> {
   const relative = sourcePathSegments(request.sourcePath).join('/');
   const given = relative === '' ? '.' : relative;
-  const { label = `kustomize build ${given}`, ...rest } = request;
-  if (request.transform === undefined || request.inMemory !== true) {
-    return buildLocalKustomization(path.join(checkout, relative), given, rest);
-  }
+  const { label = `kustomize build ${given}` } = request;
   const work = await privateWorkDir(request);
+  const maxOutputBytes = manifestLimits(request.limits).maxSetBytes;
+  if (request.transform === undefined || request.inMemory !== true) {
+    // Built in place, the checkout being the root a kustomization may not leave, as a commit's tree
+    // is: an artifact's `resources: ../<another layer>` is refused, not built.
+    try {
+      return await checkAndBuild({
+        root: checkout,
+        relative,
+        label,
+        work,
+        request,
+        maxOutputBytes,
+        writable: false,
+      });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
   try {
     const root = path.join(work, 'repo');
     await mkdir(root, { mode: 0o700 });
@@ -204,7 +219,7 @@ export async function buildCheckoutKustomization(
       label,
       work,
       request,
-      maxOutputBytes: manifestLimits(request.limits).maxSetBytes,
+      maxOutputBytes,
       writable: true,
     });
   } finally {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { emptyFilesTar, gzipLazily, tarOf, zeros } from '../harness/artifact-layer.js';
+import { kustomizeBinary } from '../harness/kustomize-binary.js';
 import { startOciRegistry, type OciRegistry } from '../harness/oci-registry.js';
 import { startOciTools, type OciTools } from '../harness/oci-tools.js';
 import { createNamespace, uniqueName } from '../harness/test-cluster.js';
@@ -49,7 +50,10 @@ describe('the bounds of an OCI artifact layer, as the controller meets them', ()
     await createNamespace(c.kc, namespace);
     tools = await startOciTools();
     registry = await startOciRegistry();
-    controller = await startController({ namespace });
+    controller = await startController({
+      namespace,
+      env: { APPLYSET_KUSTOMIZE_BINARY: await kustomizeBinary() },
+    });
     peaks['started'] = await peakRssMiB(controller);
   }, 120_000);
 
@@ -113,6 +117,44 @@ describe('the bounds of an OCI artifact layer, as the controller meets them', ()
     const link = await tarOf([{ header: { name: 'passwd.yaml', type: 'symlink', linkname: '/etc/passwd' } }]);
     await pushLayer('link', gzipSync(link));
     await refusedWith('link', 'ArtifactUnsafe', 'passwd.yaml');
+  });
+
+  it("refuses a kustomization that reaches for another artifact's files in the cache", async () => {
+    await tools.pushArtifact(`${registry.host}/hostile/victim:v1`, {
+      'app/kustomization.yaml': 'resources: [cm.yaml]\n',
+      'app/cm.yaml': configMapYaml('victim-only', { token: 'victims-own' }),
+    });
+    await createApplySetWithSpec(
+      c,
+      namespace,
+      'victim',
+      { url: 'unused' },
+      {
+        source: {
+          url: `oci://${registry.host}/hostile/victim`,
+          ref: { tag: 'v1' },
+          path: 'app',
+          insecure: true,
+        },
+      },
+    );
+    await waitForReady(c, namespace, 'victim', 'True', () => true, 60_000);
+    // The victim's layer is extracted beside the thief's, named by its digest, which the registry tells anyone.
+    const manifest = (await (
+      await fetch(`${registry.url}/v2/hostile/victim/manifests/v1`, {
+        headers: { accept: 'application/vnd.oci.image.manifest.v1+json' },
+      })
+    ).json()) as { layers: { digest: string }[] };
+    const victimDir = manifest.layers[0]!.digest.replace(':', '-');
+    await tools.pushArtifact(`${registry.host}/hostile/thief:v1`, {
+      'kustomization.yaml': `resources: [../${victimDir}/app]\nnamePrefix: stolen-\n`,
+    });
+    await refusedWith(
+      'thief',
+      'KustomizationRefused',
+      `resources entry "../${victimDir}/app" leaves the repository root`,
+    );
+    expect(await configMapData(c, namespace, 'stolen-victim-only')).toBeUndefined();
   });
 
   it('still applies another tenant set on the same controller after them', async () => {
