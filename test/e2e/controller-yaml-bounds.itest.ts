@@ -57,11 +57,11 @@ describe('the controller and a YAML alias bomb', () => {
     });
     expect(condition(view, 'Stalled')?.reason).toBe('InvalidManifests');
     expect(condition(view, 'Ready')?.message).toMatch(
-      /laughs\.yaml \(document 0\): document contains excessive aliasing/,
+      /bomb\/laughs\.yaml \(document 0\): document contains excessive aliasing/,
     );
     expect(view.status?.errors?.items).toEqual([
       expect.objectContaining({
-        object: 'laughs.yaml',
+        object: 'bomb/laughs.yaml',
         message: expect.stringContaining('excessive aliasing'),
       }),
     ]);
