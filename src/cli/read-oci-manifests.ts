@@ -49,14 +49,14 @@ export async function readOciManifests(
   const docker = await readDockerConfig(io.env);
   const cacheDir = await mkdtemp(path.join(tmpdir(), 'applyset-oci-fetch-'));
   try {
-    const fetch = createOciSource({
+    const fetchArtifact = createOciSource({
       cacheDir,
       policy: cliOciPolicy(parseSourceHostList(new URL(`https://${input.host}/`).hostname)),
       limits: input.limits,
     });
     let artifact: FetchedArtifact;
     try {
-      artifact = await fetch(
+      artifact = await fetchArtifact(
         {
           url: input.url,
           ref: input.ref,

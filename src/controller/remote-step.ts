@@ -11,8 +11,8 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { Logger } from '../observability/create-logger.js';
-import { readSecret } from './applyset-api.js';
-import { serviceAccountOf, type Step } from './fetch-steps.js';
+import type { Step } from './fetch-steps.js';
+import { readSetSecret } from './secret-step.js';
 import type { RemoteCluster, RemoteClusters } from './runtime/remote-clusters.js';
 
 /** How long a reconcile waits for a remote cluster's first answer before it backs off. */
@@ -53,22 +53,14 @@ async function readKubeConfigText(
   signal: AbortSignal,
 ): Promise<Step<{ text: string; from: string }>> {
   const { secretName } = ref;
-  const secret = await readSecret(reader, namespace, secretName, signal);
-  if (secret.kind === 'missing') {
-    return stalled(
-      'SecretNotFound',
-      `Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef) does not exist; nothing was applied`,
-    );
-  }
-  if (secret.kind === 'forbidden') {
-    const who =
-      user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
-    return stalled(
-      'SecretNotReadable',
-      `${who} may not get Secret ${namespace}/${secretName} (spec.kubeConfig.secretRef); grant it get on that Secret (a Role with resourceNames: [${secretName}]); nothing was applied`,
-    );
-  }
-  const data = secret.data;
+  const read = await readSetSecret(
+    { reader, user, namespace },
+    secretName,
+    'spec.kubeConfig.secretRef',
+    signal,
+  );
+  if ('done' in read) return read;
+  const { data } = read.value;
   const keys = ref.key === undefined ? DEFAULT_KEYS : [ref.key];
   const key = keys.find((candidate) => data[candidate] !== undefined);
   if (key === undefined) {
