@@ -13,7 +13,7 @@ import { createApplySetEngine } from '../src/apply/create-apply-set-engine.js';
 import { createKubeClient } from '../src/kube/kube-client.js';
 import { createKubeCredentials } from '../src/kube/kube-credentials.js';
 import { createKubeObjectApi } from '../src/kube/kube-object-api.js';
-import { readManifestDirectory } from '../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../src/source/read-manifest-directory.js';
 import { startControlPlane } from '../test/harness/control-plane.js';
 
 const execFileAsync = promisify(execFile);

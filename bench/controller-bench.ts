@@ -9,7 +9,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { DEFAULT_DEPLOYER_ACCOUNT } from '../src/controller/runtime/controller-config.js';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../src/api/applyset-account.js';
 import { startControlPlane } from '../test/harness/control-plane.js';
 import { startGitServer, type GitTestServer } from '../test/harness/git-server.js';
 import { imageEnv, imageNodeFlags } from '../test/harness/image-runtime.js';

@@ -11,10 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import {
-  DEFAULT_DEPLOYER_ACCOUNT,
-  type RunningController,
-} from '../src/controller/runtime/controller-config.js';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../src/api/applyset-account.js';
+import type { RunningController } from '../src/controller/runtime/controller-config.js';
 import { parseSourceHostList } from '../src/net/host-list.js';
 import { runController } from '../src/controller/runtime/run-controller.js';
 import { createKubeCredentials } from '../src/kube/kube-credentials.js';

@@ -7,6 +7,13 @@
  * notifications' Secrets read, its objects shown in the web view and its next run previewed.
  */
 
+/**
+ * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
+ * as unless the controller runs with --apply-as-controller (or names another with
+ * --default-service-account).
+ */
+export const DEFAULT_DEPLOYER_ACCOUNT = 'applyset-deployer';
+
 export interface ApplySetAccount {
   /** The ServiceAccount's name, in the ApplySet's namespace; undefined: the controller itself. */
   readonly serviceAccount: string | undefined;
@@ -29,4 +36,10 @@ function impersonatedUser(namespace: string, serviceAccountName: string | undefi
   return serviceAccountName === undefined
     ? undefined
     : `system:serviceaccount:${namespace}:${serviceAccountName}`;
+}
+
+/** `system:serviceaccount:team-a:deployer` → `team-a/deployer`, as a user names the account. */
+export function serviceAccountOf(user: string): string {
+  const prefix = 'system:serviceaccount:';
+  return user.startsWith(prefix) ? user.slice(prefix.length).replace(':', '/') : user;
 }

@@ -77,3 +77,14 @@ export interface ReconcileEvent {
   readonly reason: string;
   readonly message: string;
 }
+
+/** A step of a reconcile that ended the run early with an outcome, or what it hands the next step. */
+export type Step<T> = { readonly done: ReconcileOutcome } | { readonly value: T };
+
+/** A step that stalls the run, for the reason and message given. */
+export function stalledStep(
+  reason: string,
+  message: string,
+): { done: { kind: 'stalled'; reason: string; message: string } } {
+  return { done: { kind: 'stalled', reason, message } };
+}

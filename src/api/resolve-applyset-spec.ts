@@ -35,7 +35,16 @@ import {
  * interval 5m, retryInterval the smaller of interval and 1m, timeout 2m, booleans false but adopt, deletionPolicy
  * Delete, the repository root as path. Every problem is reported, not just the first.
  */
+/** Specs parsed by this process, strictly or leniently. */
+let parses = 0;
+
+/** @internal How many specs this process parsed: a test counts those of one reconcile. */
+export function specParseCount(): number {
+  return parses;
+}
+
 export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
+  parses += 1;
   const errors: SpecFieldError[] = [];
   const fail: SpecFail = (field, message) => {
     errors.push({ field, message });
@@ -93,7 +102,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
  * a wrong field left at its default; the account and target namespace as written, so a deletion acts as
  * the same account the applies did.
  */
-interface LenientApplySetSpec {
+export interface LenientApplySetSpec {
   readonly suspend: boolean;
   readonly deletionPolicy: DeletionPolicy;
   readonly serviceAccountName: string | undefined;
@@ -112,6 +121,7 @@ interface LenientApplySetSpec {
 }
 
 export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
+  parses += 1;
   const ignore: SpecFail = () => undefined;
   const raw = isRecord(spec) ? spec : {};
   const { url, ref, secretName, secretNamespace } = resolveSourceSpec(raw['source'], ignore);

@@ -1,4 +1,5 @@
-import { DEFAULT_DEPLOYER_ACCOUNT, type ControllerConfig } from '../controller/runtime/controller-config.js';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../api/applyset-account.js';
+import type { ControllerConfig } from '../controller/runtime/controller-config.js';
 
 /** A flag, or a combination of flags, that cannot mean anything: the controller does not start. */
 export class TenancyFlagError extends Error {

@@ -1,4 +1,4 @@
-import type { FileTransform } from '../git/materialize-commit-tree.js';
+import type { FileTransform } from '../manifests/file-transform.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';

@@ -2,7 +2,7 @@ import { excludeFiles } from '../manifests/exclude-files.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
-import { readManifestDirectory } from './read-manifest-directory.js';
+import { readManifestDirectory } from '../source/read-manifest-directory.js';
 import { UsageError } from './parse-command-line.js';
 
 /** kubectl names standard input `STDIN` in its messages. */

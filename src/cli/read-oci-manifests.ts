@@ -25,7 +25,7 @@ import type { CliIo } from './cli-io.js';
 import { cliBuildTransform, decryptCliManifests } from './decrypt-cli-manifests.js';
 import { ociArtifactName, type OciInput } from './oci-flags.js';
 import { UsageError } from './parse-command-line.js';
-import { readManifestDirectory } from './read-manifest-directory.js';
+import { readManifestDirectory } from '../source/read-manifest-directory.js';
 
 /** The artifact could not be had (refused, missing, unreachable, unsigned, too large): one line, exit 2. */
 export class OciInputError extends Error {

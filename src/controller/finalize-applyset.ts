@@ -1,33 +1,30 @@
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import { classifyFailure } from '../errors/classify-failure.js';
 import type { Logger } from '../observability/create-logger.js';
-import { applySetAccount } from '../api/applyset-account.js';
-import { parentOf, subjectOf, type ApplySetApi } from './applyset-api.js';
-import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS, type ApplySet } from '../api/applyset-types.js';
+import { parentOf, subjectOf, type ApplySetApi } from '../kube/applyset-api.js';
+import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS } from '../api/applyset-types.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
-import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ApplySetView } from '../api/applyset-view.js';
 import { objectsKubeConfigOf } from './cluster-move-step.js';
 import { deletionTarget, type RemoteDeletionDeps } from './remote-deletion.js';
 import { createStatusWriter, mappingInputOf } from './status-writer.js';
 
-/** What the finalizer path needs beyond the reconcile's context: the engines, and the default account. */
-interface FinalizeDeps extends RemoteDeletionDeps {
-  readonly defaultServiceAccountName: string | undefined;
-}
+/** What the finalizer path needs beyond the reconcile's context: the engines. */
+type FinalizeDeps = RemoteDeletionDeps;
 
 /**
  * The finalizer path (step 2 of reconcile-applyset.ts): prune every child with an empty set
  * (deletionPolicy Delete), or release them (Orphan: this set's ownership marks come off, so a new
  * ApplySet of the same name adopts them instead of finding them owned by a uid that no longer exists).
- * Only then is the finalizer removed. The spec is read leniently: a deletion goes on whatever else in
- * it is wrong.
+ * Only then is the finalizer removed. The spec is the view's lenient one: a deletion goes on whatever
+ * else in it is wrong.
  */
-export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<Requeue> {
+export async function finalize(deps: FinalizeDeps, view: ApplySetView): Promise<Requeue> {
   const { api, log } = deps;
+  const { applySet, lenient: spec } = view;
   const finalizers = applySet.metadata.finalizers ?? [];
   if (!finalizers.includes(APPLYSET_FINALIZER)) return { kind: 'none' };
-  const spec = lenientApplySetSpec(applySet.spec);
   // Like Flux, a suspended object is let go without touching its children.
   if (spec.suspend) {
     log.info({}, 'deleted while suspended: children left untouched');
@@ -35,12 +32,12 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
     const orphan = spec.deletionPolicy === 'Orphan';
     const { namespace } = applySet.metadata;
     // The same account as the applies: the default one when the spec names none.
-    const { user } = applySetAccount(namespace, spec, deps.defaultServiceAccountName);
+    const { user } = view.account;
     // Where the objects are: a spec.kubeConfig changed since the last apply has not moved them yet.
     const target = await deletionTarget(deps, applySet, objectsKubeConfigOf(applySet, spec.kubeConfig), user);
     if (target.kind === 'retry') return target.requeue;
     if (target.kind === 'engine') {
-      const requeue = await releaseChildren(deps, applySet, target.engineFor(user), {
+      const requeue = await releaseChildren(deps, view, target.engineFor(user), {
         orphan,
         target: spec.targetNamespace ?? namespace,
       });
@@ -58,11 +55,12 @@ export async function finalize(deps: FinalizeDeps, applySet: ApplySet): Promise<
 /** Prunes (or, orphan, releases) every child with `engine`; a requeue when that failed, else undefined. */
 async function releaseChildren(
   deps: FinalizeDeps,
-  applySet: ApplySet,
+  view: ApplySetView,
   engine: ApplySetEngine,
   { orphan, target }: { orphan: boolean; target: string },
 ): Promise<Requeue | undefined> {
   const { api, log } = deps;
+  const { applySet } = view;
   const verb = orphan ? 'releasing' : 'pruning';
   try {
     const result = await engine({
@@ -94,7 +92,7 @@ async function releaseChildren(
     if (failure.reason === 'ParentNotFound') return { kind: 'none' };
     // A damaged inventory cannot be pruned from, however often it is tried: the deletion stalls.
     if (failure.reason === 'InventoryInvalid') {
-      return stallDeletion(deps, api, applySet, failure.message, log);
+      return stallDeletion(deps, api, view, failure.message, log);
     }
     const what = failure.unexpected ? 'failed unexpectedly, a bug' : 'failed';
     log[failure.unexpected ? 'error' : 'warn']({ err: error }, `deleted: ${verb} the children ${what}`);
@@ -115,14 +113,15 @@ async function releaseChildren(
 async function stallDeletion(
   deps: FinalizeDeps,
   api: ApplySetApi,
-  applySet: ApplySet,
+  view: ApplySetView,
   damage: string,
   log: Logger,
 ): Promise<Requeue> {
+  const { applySet } = view;
   const message = `${damage}; the ApplySet is being deleted with deletionPolicy Delete and nothing can be pruned from a damaged inventory: fix the line, or set spec.deletionPolicy: Orphan to let the ApplySet go and leave its children in place`;
   const mapped = mapReconcileOutcome({
     outcome: { kind: 'stalled', reason: 'InventoryInvalid', message },
-    ...mappingInputOf(applySet, deps.now()),
+    ...mappingInputOf(view, deps.now()),
   });
   log.warn({ reason: 'InventoryInvalid' }, message);
   await createStatusWriter({ ...deps, api, log }, applySet).write(mapped.status);

@@ -3,7 +3,6 @@
  * (docs/architecture.md#2-the-path-of-one-reconcile tells the same numbers). Steps 1 to 4 decide whether
  * there is anything to apply; 5 to 11 run it and end in an outcome, never a throw; 12 reports it.
  */
-import { applySetAccount } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
@@ -14,22 +13,23 @@ import {
 import { createFightTracker, type FightTracker, type FightVerdict } from '../api/fight-tracker.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
-import { lenientApplySetSpec, resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
+import { applySetView, onSchedule, type ApplySetView } from '../api/applyset-view.js';
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
-import { createApplySetApi, subjectOf } from './applyset-api.js';
-import { checkDependencies } from './check-dependencies.js';
+import { createApplySetApi, subjectOf } from '../kube/applyset-api.js';
+import { checkDependencies } from '../reconcile/check-dependencies.js';
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
-import { missingServiceAccount, onSchedule, readCredentials } from './fetch-steps.js';
+import { checkedSpec, missingServiceAccount } from '../reconcile/account-step.js';
+import { revisionRequest } from '../reconcile/revision-request.js';
+import { readSource } from '../source/read-source.js';
 import { leavePreviousCluster } from './cluster-move-step.js';
 import { finalize } from './finalize-applyset.js';
 import { kustomizeSchedule } from './kustomize-schedule.js';
 import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
-import { checkedSpec, fetchAndReadRevision, revisionRequest } from './revision-steps.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
 
@@ -78,14 +78,9 @@ async function reconcile(
   // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
   if (read.metadata.deletionTimestamp !== undefined) {
     const { engineFor, readerAs, remoteClusters, tenancy } = options;
-    const deps = {
-      ...ctx,
-      engineFor,
-      readerAs,
-      remoteClusters,
-      defaultServiceAccountName: tenancy.defaultServiceAccountName,
-    };
-    return { result: 'deleted', requeue: await finalize(deps, read) };
+    const deps = { ...ctx, engineFor, readerAs, remoteClusters };
+    const view = applySetView(read, tenancy.defaultServiceAccountName);
+    return { result: 'deleted', requeue: await finalize(deps, view) };
   }
 
   // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
@@ -100,17 +95,18 @@ async function reconcile(
       ? await api.setFinalizers(read, [...held, APPLYSET_FINALIZER], signal)
       : read;
 
+  // The one view of the ApplySet this run works from: its spec parsed once, the account it acts as.
+  const view = applySetView(applySet, options.tenancy.defaultServiceAccountName);
+
   // 4. Suspended: no fetch, no write, no status change, until the spec changes.
-  if (lenientApplySetSpec(applySet.spec).suspend) {
+  if (view.lenient.suspend) {
     ctx.log.debug({}, 'suspended');
     return { result: 'suspended', requeue: { kind: 'none' } };
   }
 
-  // 5-11: an outcome, never a throw. Every status write goes through the one writer. The spec is
-  // resolved once, for the run and for its report.
+  // 5-11: an outcome, never a throw. Every status write goes through the one writer.
   const status = createStatusWriter(ctx, applySet);
-  const resolved = resolveApplySetSpec(applySet.spec);
-  const run = await applyRevision(ctx, options, { applySet, resolved }, status);
+  const run = await applyRevision(ctx, options, view, status);
 
   // 12. Report: fights (counted only on runs whose changes were drift), the status written once,
   // the events, the metrics, the next requeue.
@@ -118,7 +114,7 @@ async function reconcile(
     run.outcome.kind === 'applied' && run.steady === true
       ? fights.observe(key, run.outcome.corrections ?? [])
       : fights.current(key);
-  const requeue = await report(ctx, { applySet, resolved }, status, { ...run, fought });
+  const requeue = await report(ctx, view, status, { ...run, fought });
   if (requeue === 'conflict') {
     return { result: 'retryable', requeue: { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS } };
   }
@@ -147,9 +143,10 @@ function scheduledKustomize(
 async function applyRevision(
   ctx: ReconcileContext,
   options: ReconcilerOptions,
-  { applySet: given, resolved }: ResolvedApplySet,
+  view: ApplySetView,
   status: StatusWriter,
 ): Promise<EngineOutcome> {
+  const { applySet: given, resolved } = view;
   const { namespace } = ctx;
   const { tenancy } = options;
 
@@ -172,32 +169,46 @@ async function applyRevision(
 
   // 7. The account the set is applied as must exist before anything is fetched or written: an
   // impersonated account that does not exist has no rights, and would fail object by object.
-  const { serviceAccount, user } = applySetAccount(namespace, spec, tenancy.defaultServiceAccountName);
+  const { serviceAccount, user } = view.account;
   const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
 
-  // 8. The Git credentials Secret, read as that account.
-  const auth = await readCredentials(options.readerAs(user), tenancy, { user, namespace }, spec, signal);
-  if ('done' in auth) return { outcome: auth.done };
+  // 8. The source, in one call whatever its type (src/source/read-source.ts): its credentials Secret
+  // read as that account, the revision fetched into the shared cache, the files under spec.source.path
+  // read (or the kustomization there built), and the sops files among them decrypted in memory with
+  // the age identities of spec.decryption's Secret, read as that account too. A reconcile on schedule
+  // takes a fetch of the same source younger than its interval (another ApplySet's, on a fleet sharing
+  // one repository); one asked for (a new spec, a reconcile request) goes to the network. Anything
+  // wrong with the source stops the run here, before any object moves or is written.
+  const account = { reader: options.readerAs(user), user, namespace };
+  const access = {
+    account,
+    secretRefs: tenancy,
+    maxAgeMs: onSchedule(given) ? spec.intervalMs : 0,
+    log: ctx.log,
+    metrics: ctx.metrics,
+    now: ctx.now,
+    kustomize: scheduledKustomize(ctx, options, spec, signal),
+  };
+  const read = await readSource(options.sources, spec, access, signal);
+  if ('done' in read) return { outcome: read.done };
+  const { revision, files } = read.value;
 
-  // 8b. spec.kubeConfig: the remote cluster, its kubeconfig read as that account too, and answering.
+  // 9. spec.kubeConfig: the remote cluster, its kubeconfig read as that account too, and answering.
   const remote =
     spec.kubeConfig &&
-    (await remoteClusterOf(
-      options.readerAs(user),
-      options.remoteClusters,
-      { user, namespace },
-      spec.kubeConfig,
-      { signal, log: ctx.log },
-    ));
+    (await remoteClusterOf(account.reader, options.remoteClusters, account, spec.kubeConfig, {
+      signal,
+      log: ctx.log,
+    }));
   if (remote !== undefined && 'done' in remote) return { outcome: remote.done };
 
-  // 8c. spec.kubeConfig changed: the objects leave the cluster they are on before any reach the new one.
+  // 10. spec.kubeConfig changed: the objects leave the cluster they are on before any reach the new one.
   const moved = await leavePreviousCluster(
     { ...ctx, signal },
     {
       engineFor: options.engineFor,
-      reader: options.readerAs(user),
+      reader: account.reader,
       remoteClusters: options.remoteClusters,
       recordsChildren: recordsChildren(given),
     },
@@ -206,24 +217,6 @@ async function applyRevision(
   if ('done' in moved) return { outcome: moved.done };
   const applySet = moved.value;
   if (applySet !== given) status.moved(applySet.metadata.resourceVersion);
-
-  // 9. Fetch the ref into the shared cache. A reconcile on schedule takes a fetch of the same source
-  // younger than its interval (another ApplySet's, on a fleet sharing one repository); one asked for
-  // (a new spec, a reconcile request) goes to the network.
-  // 10. Read the files under spec.source.path at that commit straight from the object store, or build
-  // the kustomization there; 10b. decrypt the sops files among them in memory with the age identities
-  // of spec.decryption's Secret, read as that account too. A file that will not decrypt stalls the set
-  // before anything is written.
-  const maxAgeMs = onSchedule(applySet) ? spec.intervalMs : 0;
-  const who = { reader: options.readerAs(user), user, namespace };
-  const deps = {
-    gitSource: options.gitSource,
-    ...(options.ociSource === undefined ? {} : { ociSource: options.ociSource }),
-    kustomize: scheduledKustomize(ctx, options, spec, signal),
-  };
-  const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs, signal });
-  if ('done' in read) return { outcome: read.done };
-  const { revision, files } = read.value;
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
   // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
@@ -235,7 +228,7 @@ async function applyRevision(
   const wait = built.request.wait && { ...built.request.wait, deadline: runDeadline - WAIT_MARGIN_MS };
   const request = wait === undefined ? built.request : { ...built.request, wait };
   // A new revision: a forge marks its commit pending until the outcome is reported.
-  if (!steady) ctx.notify?.applying(applySet, revision);
+  if (!steady) ctx.notify?.applying(view, revision);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
   for await (const wait of engine.waits) await status.progressing(wait, revision);
   const run = await engine.run;
@@ -255,12 +248,6 @@ function recordsChildren(applySet: ApplySet): boolean {
   return (plain !== undefined && plain.trim() !== '') || annotations[COMPRESSED_INVENTORY_KEY] !== undefined;
 }
 
-/** The ApplySet as read, and its spec resolved once for the run and its report. */
-interface ResolvedApplySet {
-  readonly applySet: ApplySet;
-  readonly resolved: ReturnType<typeof resolveApplySetSpec>;
-}
-
 type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> };
 
 /**
@@ -269,14 +256,15 @@ type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> }
  */
 async function report(
   ctx: ReconcileContext,
-  { applySet, resolved }: ResolvedApplySet,
+  view: ApplySetView,
   status: StatusWriter,
   run: Fought,
 ): Promise<Requeue | 'conflict'> {
+  const { applySet, resolved } = view;
   const { outcome } = run;
   const mapped = mapReconcileOutcome({
     outcome,
-    ...mappingInputOf(applySet, ctx.now()),
+    ...mappingInputOf(view, ctx.now()),
     ...(run.held === undefined ? {} : { held: run.held }),
     ...(resolved.ok
       ? {
@@ -295,7 +283,7 @@ async function report(
   }
   for (const event of mapped.events) await ctx.recordEvent(subjectOf(applySet), event);
   // Sent in the background: a slow or dead receiver never holds the reconcile.
-  ctx.notify?.reported(applySet, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
+  ctx.notify?.reported(view, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
   recordMetrics(ctx, applySet, mapped.status, run);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
   ctx.log[level](

@@ -3,17 +3,16 @@
  * handed to its steps: the ApplySet's key, a log line prefix of its own, the calls on ApplySets, and
  * the controller's services. A step takes the context, or only the few values it needs.
  */
-import type { OciSource } from '../source/oci/oci-source.js';
+import type { SourceAdapters } from '../source/source-adapter.js';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import type { BuildScheduler } from '../builds/build-scheduler.js';
-import type { GitSource } from '../git/git-source.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { Notifier } from '../notify/notifier.js';
-import type { ApplySetApi } from './applyset-api.js';
+import type { ApplySetApi } from '../kube/applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
 import type { RemoteClusters } from './runtime/remote-clusters.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
@@ -52,9 +51,8 @@ export interface ReconcilerOptions {
   readonly readerAs: (user: string | undefined) => KubeClient;
   /** The clusters of spec.kubeConfig; undefined: ApplySets naming one stall. */
   readonly remoteClusters?: RemoteClusters;
-  readonly gitSource: GitSource;
-  /** `oci://` sources; undefined: an ApplySet naming one stalls (SourceNotSupported). */
-  readonly ociSource?: OciSource;
+  /** The source types it reads, by spec.source.kind (src/source/source-adapters.ts); another stalls. */
+  readonly sources: SourceAdapters;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
   readonly kustomize?: KustomizeOptions;
   /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */

@@ -11,7 +11,7 @@ import {
 } from '../api/applyset-types.js';
 import type { Requeue } from '../api/requeue.js';
 import type { KubeClient } from '../kube/kube-client.js';
-import { subjectOf } from './applyset-api.js';
+import { subjectOf } from '../kube/applyset-api.js';
 import type { ReconcileContext } from './reconcile-context.js';
 import { remoteClusterOf } from './remote-step.js';
 import type { RemoteClusters } from './runtime/remote-clusters.js';

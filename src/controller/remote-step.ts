@@ -11,8 +11,8 @@ import { classifyFailure } from '../errors/classify-failure.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { Logger } from '../observability/create-logger.js';
-import type { Step } from './fetch-steps.js';
-import { readSetSecret } from './secret-step.js';
+import type { Step } from '../api/reconcile-outcome.js';
+import { readSetSecret } from '../source/set-secret.js';
 import type { RemoteCluster, RemoteClusters } from './runtime/remote-clusters.js';
 
 /** How long a reconcile waits for a remote cluster's first answer before it backs off. */

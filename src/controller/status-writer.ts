@@ -11,7 +11,7 @@ import {
   type ApplySetStatus,
 } from '../api/applyset-types.js';
 import type { MapOutcomeInput } from '../api/map-reconcile-outcome.js';
-import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ApplySetView } from '../api/applyset-view.js';
 import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
@@ -52,10 +52,10 @@ function statusTime(ms: number): string {
  * the defaults where it is wrong) and the reconcile request handled.
  */
 export function mappingInputOf(
-  applySet: ApplySet,
+  { applySet, lenient }: ApplySetView,
   nowMs: number,
 ): Omit<MapOutcomeInput, 'outcome' | 'safeModes' | 'held'> {
-  const { intervalMs, retryIntervalMs } = lenientApplySetSpec(applySet.spec);
+  const { intervalMs, retryIntervalMs } = lenient;
   return {
     previous: applySet.status,
     generation: applySet.metadata.generation,

@@ -149,21 +149,6 @@ export class GitCredentialsNotForHostError extends GitError {
   }
 }
 
-/** `path` in the source spec is absolute or leaves the repository with `..`. */
-export class GitInvalidPathError extends IntentError {
-  override readonly name = 'GitInvalidPathError';
-  readonly code = 'GIT_INVALID_PATH';
-  readonly reason = 'InvalidPath';
-  readonly intent = 'stalled';
-  constructor(
-    readonly path: string,
-    detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid source path ${JSON.stringify(path)}: ${detail}`, options);
-  }
-}
-
 /** `path` in the source spec names nothing in the commit (or a submodule, whose files are elsewhere). */
 export class GitPathNotFoundError extends IntentError {
   override readonly name = 'GitPathNotFoundError';

@@ -6,12 +6,6 @@ import { GitUnsafeTreeError } from './git-error.js';
 import { joinPath } from './parse-tree-object.js';
 import { MAX_WALKED_ENTRIES } from './read-tree-manifests.js';
 
-/**
- * Changes a file's bytes before a tool reads them (given its path from the repository root); a sops
- * decryption, for one. A build calls it only on the files it reads (src/kustomize/build-kustomization.ts).
- */
-export type FileTransform = (filePath: string, bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>;
-
 export interface MaterializeInput {
   readonly view: CommitTreeView;
   /** The commit's root tree. */

@@ -12,7 +12,8 @@ import {
   type GitObjectReader,
   type ResolvedPath,
 } from './commit-tree-view.js';
-import { GitInvalidPathError, GitPathNotFoundError, GitUnsafeTreeError } from './git-error.js';
+import { GitPathNotFoundError, GitUnsafeTreeError } from './git-error.js';
+import { sourcePathSegments } from '../manifests/source-path.js';
 import { joinPath, type TreeEntry } from './parse-tree-object.js';
 
 export type { GitObjectReader } from './commit-tree-view.js';
@@ -117,21 +118,4 @@ async function targetOf(view: CommitTreeView, entry: TreeEntry, entryPath: strin
 
 function isManifestName(name: string): boolean {
   return MANIFEST_EXTENSIONS.has(path.posix.extname(name).toLowerCase());
-}
-
-/**
- * The path components of an ApplySet's `spec.source.path`, refusing anything that could leave the
- * repository: absolute paths, `..` segments (even ones that would come back inside, as Flux refuses them
- * too) and NUL bytes. Empty, `.` and `./` mean the root (no segments). Both separators split, so a path
- * written for Windows names the same directory.
- */
-export function sourcePathSegments(sourcePath: string | undefined): string[] {
-  const raw = sourcePath ?? '';
-  if (raw.includes('\0')) throw new GitInvalidPathError(raw, 'contains a NUL byte');
-  if (raw.startsWith('/') || raw.startsWith('\\') || /^[a-zA-Z]:/.test(raw)) {
-    throw new GitInvalidPathError(raw, 'must be relative to the repository root');
-  }
-  const segments = raw.split(/[/\\]/);
-  if (segments.includes('..')) throw new GitInvalidPathError(raw, "must not contain '..'");
-  return segments.filter((segment) => segment !== '' && segment !== '.');
 }

@@ -3,20 +3,14 @@ import { chmod, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BuildLimits } from '../builds/build-scheduler.js';
-import type { CachedCommit } from '../git/read-cached-manifests.js';
-import {
-  materializeCommitTree,
-  MaterializeLimitError,
-  type FileTransform,
-} from '../git/materialize-commit-tree.js';
-import { sourcePathSegments } from '../git/read-tree-manifests.js';
+import type { FileTransform } from '../manifests/file-transform.js';
+import { sourcePathSegments } from '../manifests/source-path.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from '../manifests/manifest-limits.js';
 import { copyCheckout } from './copy-checkout.js';
 import { KustomizeError } from './kustomize-error.js';
 import { DEFAULT_DECRYPTION_SCRATCH_DIR, memoryScratchDir } from './memory-scratch.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, runKustomize, type KustomizeOptions } from './run-kustomize.js';
 import {
-  KUSTOMIZATION_FILE_NAMES,
   kustomizationFileIn,
   kustomizationInputs,
   type KustomizationScanner,
@@ -42,25 +36,6 @@ export interface KustomizationRequest {
   readonly signal?: AbortSignal;
 }
 
-/**
- * The kustomization file at the source path of a commit (`kustomization.yaml`, `kustomization.yml`
- * or `Kustomization`, links followed); undefined when the path is a file or a directory without one,
- * which is then read as plain manifests.
- */
-export async function kustomizationAt(
-  commit: CachedCommit,
-  sourcePath: string | undefined,
-): Promise<string | undefined> {
-  const segments = sourcePathSegments(sourcePath);
-  const dir = await commit.view.resolve(segments);
-  if (dir?.kind !== 'tree') return undefined;
-  for (const name of KUSTOMIZATION_FILE_NAMES) {
-    const file = await commit.view.resolve([...segments, name]);
-    if (file?.kind === 'blob') return name;
-  }
-  return undefined;
-}
-
 /** How messages name the build of a source path: `kustomize build apps/prod`, `kustomize build .`. */
 export function kustomizeLabel(sourcePath: string | undefined): string {
   const relative = sourcePathSegments(sourcePath).join('/');
@@ -82,42 +57,24 @@ export function scheduledBuild<T>(
 }
 
 /**
- * `kustomize build` of the source path of a commit, as one manifest file named `kustomize build
- * <path>` (so a decoding error names the build and the document). The commit's whole tree is written
- * to a new private directory (bases may be anywhere in the repository), checked (scanKustomization),
- * built, and removed whatever happens. `withCommit` opens the commit for the copy only (the Git
- * cache's read lock): kustomize runs on the copy once it is released, so a fetch of the repository,
- * maybe another tenant's, never waits for a build.
+ * `kustomize build` of the source path of a tree that `materialize` writes into a new private
+ * directory (a source's whole tree: bases may be anywhere in it), as one manifest file named
+ * `kustomize build <path>` (so a decoding error names the build and the document). The tree is then
+ * checked (scanKustomization), built, and removed whatever happens. The source writes its tree and
+ * lets go of it (a Git commit's read lock) before kustomize runs, so a fetch of the same source,
+ * maybe another tenant's, never waits for a build. Kustomize knows nothing of where the tree came from.
  */
-export async function buildCommitKustomization(
-  withCommit: <T>(use: (commit: CachedCommit) => Promise<T>) => Promise<T>,
+export async function buildMaterializedKustomization(
+  materialize: (root: string, limits: ManifestLimits) => Promise<void>,
   request: KustomizationRequest,
 ): Promise<ManifestFile> {
-  const segments = sourcePathSegments(request.sourcePath);
-  const relative = segments.join('/');
+  const relative = sourcePathSegments(request.sourcePath).join('/');
   const label = kustomizeLabel(request.sourcePath);
   const limits = manifestLimits(request.limits);
   const work = await privateWorkDir(request);
   try {
     const root = path.join(work, 'repo');
-    await withCommit(async (commit) => {
-      try {
-        await materializeCommitTree({
-          view: commit.view,
-          tree: commit.tree,
-          into: root,
-          limits,
-          ...(request.signal === undefined ? {} : { signal: request.signal }),
-        });
-      } catch (error) {
-        if (!(error instanceof MaterializeLimitError)) throw error;
-        throw new KustomizeError(
-          'refused',
-          `${label}: ${error.message}; kustomize may read any file of the repository, so each counts`,
-          { cause: error },
-        );
-      }
-    });
+    await materialize(root, limits);
     return await checkAndBuild({
       root,
       relative,
@@ -178,7 +135,7 @@ export async function buildLocalKustomization(
 
 /**
  * `kustomize build` of `sourcePath` in a checkout on disk (a preview's `--local DIR`, an extracted OCI
- * artifact), as buildCommitKustomization builds it from a commit, the checkout its root: with an
+ * artifact), as buildMaterializedKustomization builds a source's tree, the checkout its root: with an
  * `inMemory` transform (sops decryption) the checkout is first copied to a new private directory in
  * memory-backed scratch, removed whatever happens, and the files the build reads are decrypted there;
  * otherwise it is built in place (a transform may then refuse a file, never change it).

@@ -12,7 +12,6 @@ import { createNotifier, type Notifier } from './notifier.js';
 export function controllerNotifications(options: {
   readonly client: KubeClient;
   readonly readerAs: (user: string | undefined) => KubeClient;
-  readonly defaultServiceAccountName: string | undefined;
   readonly cluster: string;
   /** The controller's own namespace, where ClusterNotifications' Secrets are. */
   readonly controllerNamespace: string;

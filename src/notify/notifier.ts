@@ -3,12 +3,10 @@
  * namespace are listed, those selecting the event get it, each with its Secret read as the ApplySet's
  * account. All of it runs in the background: the reconcile hands over the outcome and goes on.
  */
-import type { ApplySet } from '../api/applyset-types.js';
-import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
+import type { ApplySetView } from '../api/applyset-view.js';
 import type { Correction } from '../api/fight-tracker.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
-import { applySetAccount } from '../api/applyset-account.js';
-import { readSecret } from '../controller/applyset-api.js';
+import { readSecret } from '../kube/applyset-api.js';
 import { messageOf } from '../errors/message-of.js';
 import { credentialsRefusal } from '../git/credentials-refusal.js';
 import { SOURCE_HOSTS_ANNOTATION, parseSourceHostList } from '../net/host-list.js';
@@ -50,12 +48,12 @@ import {
 export interface Notifier {
   /** After a reconcile's status is written: its outcome. */
   reported(
-    applySet: ApplySet,
+    view: ApplySetView,
     outcome: ReconcileOutcome,
     run: { readonly fighting: readonly Correction[]; readonly steady: boolean },
   ): void;
   /** The reconcile starts applying a revision not applied before: a forge marks its commit pending. */
-  applying(applySet: ApplySet, revision: string): void;
+  applying(view: ApplySetView, revision: string): void;
   /** The ApplySet is gone: what was remembered about it goes too, here and in the Notifications' status. */
   forget(namespace: string, name: string): void;
 }
@@ -67,7 +65,6 @@ interface NotifierOptions {
   readonly objects?: NotificationObjects;
   /** A client reading as the ApplySet's account: a Notification's Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
-  readonly defaultServiceAccountName: string | undefined;
   /** Where ClusterNotifications' Secrets are (the controller's own namespace); undefined: none are read. */
   readonly controllerNamespace?: string | undefined;
   readonly dispatcher: NotificationDispatcher;
@@ -100,8 +97,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
   const list = notificationLister(options);
 
   return {
-    reported(applySet, outcome, run) {
-      const { namespace = '', name } = applySet.metadata;
+    reported(view, outcome, run) {
+      const { namespace = '', name } = view.applySet.metadata;
       const key = `${namespace}/${name}`;
       const listed = listedAtApply.get(key);
       listedAtApply.delete(key);
@@ -126,11 +123,11 @@ export function createNotifier(options: NotifierOptions): Notifier {
         // told before the restart is still a recovery.
         const told =
           previous ?? notifications.map(({ sent }) => syncStateIn(sent, namespace, name)).find(Boolean);
-        await send(applySet, notifications, told === previous ? events : eventsAfter(told));
+        await send(view, notifications, told === previous ? events : eventsAfter(told));
       });
     },
-    applying(applySet, revision) {
-      const { namespace = '', name } = applySet.metadata;
+    applying(view, revision) {
+      const { namespace = '', name } = view.applySet.metadata;
       const key = `${namespace}/${name}`;
       // A revision whose failure was already told is being retried: its commit already shows that.
       if (lastSync.get(key)?.revision === revision) return;
@@ -144,7 +141,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
           ({ config, sent }) =>
             FORGES.has(config.provider) && lastSyncRevision(sent, namespace, name) !== revision,
         );
-        await send(applySet, notifications, [event]);
+        await send(view, notifications, [event]);
       });
     },
     forget(namespace, name) {
@@ -206,14 +203,13 @@ async function listAllFor(
 function sender(options: NotifierOptions) {
   const warnOnce = onceEach(options.log);
   return async (
-    applySet: ApplySet,
+    { applySet, lenient, account }: ApplySetView,
     notifications: readonly ListedNotification[],
     events: readonly NotificationEvent[],
   ): Promise<void> => {
     const { namespace = '', name } = applySet.metadata;
     const labels = applySet.metadata.labels ?? {};
-    const lenient = lenientApplySetSpec(applySet.spec);
-    const { user } = applySetAccount(namespace, lenient, options.defaultServiceAccountName);
+    const { user } = account;
     for (const { config, sent, skipped } of notifications) {
       const selected = events.filter(
         (event) => selects(config, { name, labels }, event) && !wasSent(sent, event),

@@ -5,21 +5,20 @@
  * src/controller/revision-steps.ts and fetch-steps.ts) with the engine in dry run, as the account the
  * controller applies the set as. Nothing is written.
  */
-import { applySetAccount } from '../api/applyset-account.js';
+import { DEFAULT_DEPLOYER_ACCOUNT } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
-import { resolveApplySetSpec } from '../api/resolve-applyset-spec.js';
+import { applySetView } from '../api/applyset-view.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
-import { createApplySetApi } from '../controller/applyset-api.js';
-import { missingServiceAccount, readCredentials, type Step } from '../controller/fetch-steps.js';
-import { readRevisionFiles } from '../controller/decryption-step.js';
-import { checkedSpec, fetchAndReadRevision, revisionRequest } from '../controller/revision-steps.js';
-import { DEFAULT_DEPLOYER_ACCOUNT } from '../controller/runtime/controller-config.js';
+import { createApplySetApi } from '../kube/applyset-api.js';
+import type { Step } from '../api/reconcile-outcome.js';
+import { checkedSpec, missingServiceAccount } from '../reconcile/account-step.js';
+import { revisionRequest } from '../reconcile/revision-request.js';
+import { readSource } from '../source/read-source.js';
+import type { SourceAdapter, SourceAdapters } from '../source/source-adapter.js';
 import { classifyFailure } from '../errors/classify-failure.js';
-import type { GitSource } from '../git/git-source.js';
-import type { OciSource } from '../source/oci/oci-source.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
@@ -55,10 +54,8 @@ export interface PreviewAccess {
   readonly client: KubeClient;
   /** A client with the caller's credentials acting as `user` (Impersonate-User). */
   readonly clientAs: (user: string) => KubeClient;
-  /** The Git cache a ref is fetched into. */
-  readonly gitSource: GitSource;
-  /** How an `oci://` source is read, as the controller reads it; none: such a preview stalls. */
-  readonly ociSource?: OciSource;
+  /** The source types read, as the controller reads them (src/source/source-adapters.ts). */
+  readonly sources: SourceAdapters;
   readonly openApiStore?: OpenApiDocumentStore;
 }
 
@@ -86,12 +83,13 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
       `applyset "${name}" not found in namespace ${namespace}`,
     );
   }
-  // 5. The spec as the CRD checks it; the account (step 7's) is named whatever it says.
-  const checked = checkedSpec(resolveApplySetSpec(applySet.spec));
+  // The view the controller's reconcile makes of it: the spec parsed once, the account it acts as.
   const fallback = request.defaultServiceAccountName ?? DEFAULT_DEPLOYER_ACCOUNT;
-  const account = applySetAccount(namespace, 'value' in checked ? checked.value : undefined, fallback);
-  const serviceAccount = account.serviceAccount ?? fallback;
-  const user = account.user ?? '';
+  const view = applySetView(applySet, fallback);
+  // 5. The spec as the CRD checks it; the account (step 7's) is named whatever it says.
+  const checked = checkedSpec(view.resolved);
+  const serviceAccount = view.account.serviceAccount ?? fallback;
+  const user = view.account.user ?? '';
   const base: PreviewHead = {
     applySet: { namespace, name },
     identity: { serviceAccount: `${namespace}/${serviceAccount}`, user },
@@ -243,33 +241,47 @@ async function refuseUnlessImpersonating(
   );
 }
 
-/** Steps 8 to 10 for the source previewed: the manifests, and the revision they are of. */
+/**
+ * Step 8 for the source previewed, by the reconcile's own call (readSource): the manifests, and the
+ * revision they are of. A local checkout is read as a source of its own, in place of the spec's.
+ */
 async function readRevision(
   request: PreviewRequest,
   { spec, reader, user }: { spec: ResolvedApplySetSpec; reader: KubeClient; user: string },
   signal: AbortSignal,
 ): Promise<Step<{ files: ManifestFile[]; revision: string | undefined; previewed: PreviewedRevision }>> {
   const { source, namespace } = request;
-  if (source.kind === 'local') {
-    const directory = source.directory;
-    const who = { reader, user, namespace };
-    const read = { revision: directory, signal, log: quiet, ...kustomizeOf(request) };
-    const files = await readRevisionFiles(directoryReader(directory), who, spec, read);
-    if ('done' in files) return files;
-    return { value: { files: files.value, revision: undefined, previewed: { kind: 'local', directory } } };
-  }
-  const tenancy = { allowSecretRefsFrom: new Set<string>(), noCrossNamespaceRefs: false };
-  const auth = await readCredentials(reader, tenancy, { user, namespace }, spec, signal);
-  if ('done' in auth) return auth;
-  const ctx = { log: quiet, metrics: noMetrics, now: Date.now };
-  const { gitSource, ociSource } = request.access;
-  const deps = { gitSource, ...(ociSource === undefined ? {} : { ociSource }), ...kustomizeOf(request) };
-  const who = { reader, user, namespace };
-  const read = await fetchAndReadRevision(ctx, deps, spec, who, { auth: auth.value, maxAgeMs: 0, signal });
+  const sources: SourceAdapters =
+    source.kind === 'local'
+      ? { [spec.source.kind]: localCheckout(source.directory) }
+      : request.access.sources;
+  const access = {
+    account: { reader, user, namespace },
+    // The caller names the ApplySet of their namespace; its Secrets are read as its account.
+    secretRefs: { allowSecretRefsFrom: new Set<string>(), noCrossNamespaceRefs: false },
+    maxAgeMs: 0,
+    log: quiet,
+    metrics: noMetrics,
+    now: Date.now,
+    ...kustomizeOf(request),
+  };
+  const read = await readSource(sources, spec, access, signal);
   if ('done' in read) return read;
-  const { files, revision, commit } = read.value;
+  const { files, revision, id } = read.value;
+  if (source.kind === 'local') {
+    return {
+      value: { files, revision: undefined, previewed: { kind: 'local', directory: source.directory } },
+    };
+  }
   // An artifact's `commit` is its manifest digest, which its revision names already.
-  return { value: { files, revision, previewed: { kind: 'git', revision, commit } } };
+  return { value: { files, revision, previewed: { kind: 'git', revision, commit: id } } };
+}
+
+/** A local checkout as the source read: its directory is the revision's tree, fetched from nowhere. */
+function localCheckout(directory: string): SourceAdapter {
+  return {
+    read: () => Promise.resolve({ value: { revision: directory, id: '', tree: directoryReader(directory) } }),
+  };
 }
 
 function kustomizeOf({ kustomize }: PreviewRequest): { kustomize?: KustomizeOptions } {

@@ -5,8 +5,8 @@
  */
 import type { ApplySet, ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
-import type { ApplySetApi } from '../controller/applyset-api.js';
-import { dependencyCheck } from '../controller/check-dependencies.js';
+import type { ApplySetApi } from '../kube/applyset-api.js';
+import { dependencyCheck } from '../reconcile/check-dependencies.js';
 import type { PreviewHold } from './applyset-preview.js';
 
 /** Step 4: suspended, as the reconcile reads it (leniently: an invalid spec is still suspended). */

@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { readManifestDirectory } from '../cli/read-manifest-directory.js';
-import type { RevisionReader } from '../controller/fetch-steps.js';
+import { readManifestDirectory } from './read-manifest-directory.js';
+import type { RevisionReader } from './revision-reader.js';
 import { buildCheckoutKustomization } from '../kustomize/build-kustomization.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 

@@ -1,8 +1,8 @@
 import { APPLYSET_KIND, type ApplySet, type RemoteKubeConfigRef } from '../api/applyset-types.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import { messageOf } from '../errors/message-of.js';
-import { startSupervisedInformer } from '../controller/runtime/supervised-informer.js';
-import type { InformerLogger } from '../controller/runtime/watch-once.js';
+import { startSupervisedInformer } from '../kube/supervised-informer.js';
+import type { InformerLogger } from '../kube/watch-once.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createRestMapper } from '../kube/rest-mapper.js';

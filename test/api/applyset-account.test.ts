@@ -50,7 +50,7 @@ describe('applySetAccount, the account an ApplySet acts as', () => {
 
   it('lets code read the account without deciding it', async () => {
     const code =
-      "import { applySetAccount } from '../api/applyset-account.js';\n" +
+      "import { applySetAccount } from './applyset-account.js';\n" +
       'export const user = (ns: string, spec: { serviceAccountName?: string }) => applySetAccount(ns, spec, undefined).user;\n';
     expect(await accountRuleErrors('src/notify/new-receiver.ts', code)).toEqual([]);
   });

@@ -13,7 +13,7 @@ import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { createKubeObjectApi, type KubeObjectApi } from '../../src/kube/kube-object-api.js';
 import type { JsonObject } from '../../src/manifests/json-value.js';
 import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
-import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/source/read-manifest-directory.js';
 import { adminKubeConfig, adminKubeconfigPath } from '../harness/test-cluster.js';
 import { runCli, type CliRun } from '../cli/cli-test-kit.js';
 

@@ -2,7 +2,7 @@ import type { ObjectOutcome } from '../../src/apply/apply-set-contract.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
 import { CRD_WAIT_REQUEUE_MS } from '../../src/apply/crd-not-established-error.js';
-import { failureOutcome } from '../../src/controller/failure-outcome.js';
+import { failureOutcome } from '../../src/reconcile/failure-outcome.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { crdYaml, deleteCrds, installCrds, preferredVersion } from '../harness/test-crds.js';

@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/source/read-manifest-directory.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/manifests');
 

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
-import { failureOutcome } from '../../src/controller/failure-outcome.js';
+import { failureOutcome } from '../../src/reconcile/failure-outcome.js';
 import { GitAuthError } from '../../src/git/git-error.js';
 import { createLogger } from '../../src/observability/create-logger.js';
 import type { ResolvedApplySetSpec } from '../../src/api/applyset-types.js';

@@ -1,6 +1,6 @@
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CRD_WAIT_REQUEUE_MS, CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
-import { failureOutcome } from '../../src/controller/failure-outcome.js';
+import { failureOutcome } from '../../src/reconcile/failure-outcome.js';
 import { mapReconcileOutcome } from '../../src/api/map-reconcile-outcome.js';
 import { UnknownKindError } from '../../src/kube/kube-api-error.js';
 import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-error.js';

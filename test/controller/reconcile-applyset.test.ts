@@ -4,8 +4,10 @@ import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-erro
 import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
 import { NestedApplySetRefusedError } from '../../src/api/refuse-nested-applysets.js';
+import { specParseCount } from '../../src/api/resolve-applyset-spec.js';
 import { createReconciler } from '../../src/controller/reconcile-applyset.js';
 import type { ReconcilerOptions } from '../../src/controller/reconcile-context.js';
+import { sourceAdapters } from '../../src/source/source-adapters.js';
 import {
   GitAuthError,
   GitPathNotFoundError,
@@ -119,7 +121,7 @@ async function reconcile(stubs: Stubs) {
     },
     readerAs: () => client,
     tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false },
-    gitSource,
+    sources: sourceAdapters({ gitSource }),
     recordEvent: async () => undefined,
     metrics,
     logger,
@@ -365,5 +367,14 @@ describe('reconcile of an ApplySet being deleted', () => {
     );
     expect(result.statuses).toEqual([]);
     expect(result.requeue).toEqual({ kind: 'none' });
+  });
+});
+
+describe('reconcile: the ApplySet read once', () => {
+  it('parses its spec once, for every step, the status and the report', async () => {
+    const before = specParseCount();
+    const result = await reconcile({});
+    expect(result.ready?.status).toBe('True');
+    expect(specParseCount() - before).toBe(1);
   });
 });

@@ -1,3 +1,4 @@
+import { sourceAdapters } from '../../src/source/source-adapters.js';
 import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
 import { createReconciler } from '../../src/controller/reconcile-applyset.js';
@@ -72,7 +73,7 @@ async function reconcile(overrides: Partial<ReconcilerOptions>, tenancy: Partial
     },
     readerAs: () => client,
     tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false, ...tenancy },
-    gitSource,
+    sources: sourceAdapters({ gitSource }),
     recordEvent: async () => undefined,
     metrics,
     logger,

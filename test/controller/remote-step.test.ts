@@ -1,6 +1,6 @@
 import type { ReconcileOutcome } from '../../src/api/reconcile-outcome.js';
 import { remoteEngineOutcome } from '../../src/controller/remote-step.js';
-import { impersonationForbidden } from '../../src/controller/service-account-stall.js';
+import { impersonationForbidden } from '../../src/reconcile/service-account-stall.js';
 
 describe('remoteEngineOutcome', () => {
   const server = 'https://cluster-b.example:6443';

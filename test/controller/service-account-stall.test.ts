@@ -2,7 +2,7 @@ import {
   impersonationForbidden,
   refusedImpersonation,
   serviceAccountNotFound,
-} from '../../src/controller/service-account-stall.js';
+} from '../../src/reconcile/service-account-stall.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { kubeApiErrorFrom } from '../../src/kube/kube-api-error.js';
 

@@ -1,6 +1,6 @@
 import type { HealthWait } from '../../src/apply/apply-set-contract.js';
 import type { ApplySet, ApplySetStatus } from '../../src/api/applyset-types.js';
-import type { ApplySetApi, StatusWrite } from '../../src/controller/applyset-api.js';
+import type { ApplySetApi, StatusWrite } from '../../src/kube/applyset-api.js';
 import { createStatusWriter, REWRITE_AFTER_MS } from '../../src/controller/status-writer.js';
 import type { ControllerMetrics } from '../../src/observability/controller-metrics.js';
 import type { Logger } from '../../src/observability/create-logger.js';

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { sourceAdapters } from '../../src/source/source-adapters.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -298,7 +299,10 @@ describe('applyset diff --applyset-object asks the API server, and says when it 
         plural: PLURAL,
         name: 'site',
       })) as ApplySet;
-      const block = await uiPreviewOf({ client, clientAs, gitSource })(applySet, AbortSignal.timeout(60_000));
+      const block = await uiPreviewOf({ client, clientAs, sources: sourceAdapters({ gitSource }) })(
+        applySet,
+        AbortSignal.timeout(60_000),
+      );
       expect(block.kind).toBe('unavailable');
       const said = block.kind === 'unavailable' ? block.reason : `${block.summary}\n${block.diff}`;
       expect(said).toContain('could not be previewed');

@@ -13,13 +13,13 @@ import { ParentChangedError } from '../../src/apply/parent-changed-error.js';
 import { PruneLimitExceededError } from '../../src/apply/prune-limit-error.js';
 import { PreviewRefusedError } from '../../src/preview/preview-refused-error.js';
 import { ArtifactRefusedError } from '../../src/source/oci/artifact-refused-error.js';
-import { WatchExpiredError, WatchStalledError } from '../../src/controller/runtime/watch-once.js';
+import { WatchExpiredError, WatchStalledError } from '../../src/kube/watch-once.js';
 import { classifyFailure, type Failure } from '../../src/errors/classify-failure.js';
+import { InvalidSourcePathError } from '../../src/manifests/source-path.js';
 import {
   GitAuthError,
   GitCredentialsNotForHostError,
   GitFetchError,
-  GitInvalidPathError,
   GitPathNotFoundError,
   GitRefNotFoundError,
   GitRepositoryNotFoundError,
@@ -104,7 +104,7 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new GitFetchError(url, 'broken pack'), 'retryable', 'GitFetchFailed'],
   [new GitSourceNotAllowedError(url, 'link-local'), 'stalled', 'SourceNotAllowed'],
   [new GitCredentialsNotForHostError(url, 'not listed'), 'stalled', 'CredentialsNotForHost'],
-  [new GitInvalidPathError('../x', 'leaves the repository'), 'stalled', 'InvalidPath'],
+  [new InvalidSourcePathError('../x', 'leaves the repository'), 'stalled', 'InvalidPath'],
   [new GitPathNotFoundError('deploy', 'abc'), 'stalled', 'PathNotFound'],
   [new GitUnsafeTreeError('a/link', 'leaves the tree'), 'stalled', 'UnsafeRepository'],
   [new GitRepositoryTooLargeError(url, 'over --git-max-fetch-bytes'), 'stalled', 'RepositoryTooLarge'],

@@ -12,7 +12,7 @@ import { GitUnsafeTreeError } from '../../src/git/git-error.js';
 import { createGitSource } from '../../src/git/git-source.js';
 import { readTreeManifests, type GitObjectReader } from '../../src/git/read-tree-manifests.js';
 import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
-import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/source/read-manifest-directory.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 
 const run = promisify(execFile);

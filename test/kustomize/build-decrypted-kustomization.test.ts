@@ -7,7 +7,7 @@
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FileTransform } from '../../src/git/materialize-commit-tree.js';
+import type { FileTransform } from '../../src/manifests/file-transform.js';
 import { buildCheckoutKustomization } from '../../src/kustomize/build-kustomization.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../../src/kustomize/run-kustomize.js';
 import { decryptSopsFile, isSopsFile } from '../../src/sops/decrypt-sops-file.js';

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createGitSource, type GitSource } from '../../src/git/git-source.js';
-import { buildCommitKustomization, kustomizationAt } from '../../src/kustomize/build-kustomization.js';
+import { commitReader } from '../../src/source/git/commit-reader.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS } from '../../src/kustomize/run-kustomize.js';
 import { decodeManifestFiles } from '../../src/manifests/decode-manifest-files.js';
 import { manifestLimits, type ManifestFile } from '../../src/manifests/manifest-limits.js';
@@ -61,14 +61,12 @@ describe('Kustomize builds, against kubectl kustomize', () => {
   });
 
   const build = async (sourcePath: string) => {
-    const opened = { url: git.url, commit };
-    expect(await source.readCommitTree(opened, (tree) => kustomizationAt(tree, sourcePath))).toBe(
-      'kustomization.yaml',
-    );
-    return buildCommitKustomization((use) => source.readCommitTree(opened, use), {
-      sourcePath,
+    const read = await commitReader(source, { url: git.url, commit }).read(sourcePath, {
       options: { ...DEFAULT_KUSTOMIZE_OPTIONS, binary },
+      signal: AbortSignal.timeout(120_000),
     });
+    if (read.kind !== 'kustomization') throw new Error(`${sourcePath} was not read as a kustomization`);
+    return read.built;
   };
 
   it.each(['overlays/prod', 'overlays/staging', 'envs/common', 'base', './overlays/prod/'])(

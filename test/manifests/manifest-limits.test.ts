@@ -9,7 +9,7 @@ import {
   type ManifestFile,
 } from '../../src/manifests/manifest-limits.js';
 import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/source/read-manifest-directory.js';
 import { staticScopeResolver } from './static-scope-resolver.js';
 import { nestedListBomb } from './yaml-bombs.js';
 

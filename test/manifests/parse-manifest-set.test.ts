@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { ManifestErrorCode } from '../../src/manifests/manifest-error.js';
 import type { ManifestFile } from '../../src/manifests/manifest-limits.js';
 import { parseManifestSet } from '../../src/manifests/parse-manifest-set.js';
-import { readManifestDirectory } from '../../src/cli/read-manifest-directory.js';
+import { readManifestDirectory } from '../../src/source/read-manifest-directory.js';
 import { describeObjectRef } from '../../src/manifests/object-ref.js';
 import { staticScopeResolver } from './static-scope-resolver.js';
 

@@ -2,6 +2,7 @@
 // the test cluster, for the namespace given, on a loopback port; the preview fetches from the harness's
 // Git servers on loopback, as `applyset ui --allowed-source-hosts 127.0.0.1` does.
 
+import { sourceAdapters } from '../../src/source/source-adapters.js';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -35,7 +36,7 @@ export async function startUi(namespace: string): Promise<RunningUi> {
   const gitCache = await mkdtemp(join(tmpdir(), 'ui-preview-git-'));
   const gitSource = createGitSource({ cacheDir: gitCache, allowedHosts: parseSourceHostList('127.0.0.1') });
   const clientAs = (user: string) => createKubeClient({ connection, impersonateUser: user });
-  const preview = uiPreviewOf({ client, clientAs, gitSource });
+  const preview = uiPreviewOf({ client, clientAs, sources: sourceAdapters({ gitSource }) });
   const remoteReader = viewerRemoteReader(client, [], createLogger({ level: 'silent' }));
   const data = createKubeUiData({
     client,

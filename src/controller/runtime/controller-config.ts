@@ -7,13 +7,6 @@ import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
 import type { DispatcherSettings } from '../../notify/notification-dispatcher.js';
 import type { RemoteKubeConfigPolicy } from '../remote-kube-config.js';
 
-/**
- * The ServiceAccount, in its own namespace, that an ApplySet without spec.serviceAccountName is applied
- * as unless the controller runs with --apply-as-controller (or names another with
- * --default-service-account).
- */
-export const DEFAULT_DEPLOYER_ACCOUNT = 'applyset-deployer';
-
 export interface ControllerConfig {
   /**
    * The kubeconfig's credentials, made (and its TLS files read) once where it was loaded; every

@@ -1,14 +1,12 @@
-import path from 'node:path';
-import { createOciSource } from '../../source/oci/oci-source.js';
 import { setMaxListeners } from 'node:events';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../../api/applyset-types.js';
-import { createGitSource } from '../../git/git-source.js';
 import { startProbeServer, type ProbeServer } from '../../http/start-probe-server.js';
 import type { WebhookServer } from '../../http/start-webhook-server.js';
 import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
-import { readSecretVersion } from '../applyset-api.js';
+import { readSecretVersion } from '../../kube/applyset-api.js';
 import { controllerBuilds } from './controller-builds.js';
+import { controllerSources } from './controller-sources.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
 import { controllerClients, type ControllerClients } from './controller-clients.js';
 import { createEventRecorder } from '../event-recorder.js';
@@ -20,7 +18,7 @@ import { createReconciler, type Reconciler } from '../reconcile-applyset.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
 import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
-import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
+import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 import { watchedControllerNotifications } from './watched-notifications.js';
 import {
   applySetKey,
@@ -151,23 +149,7 @@ function wireReconciler(
       allowSecretRefsFrom: secretRefNamespaces,
       noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
     },
-    gitSource: createGitSource({
-      cacheDir: config.gitCacheDir,
-      allowedHosts: config.allowedSourceHosts ?? [],
-      requireCredentialHosts: config.requireSecretSourceHosts === true,
-      ...(config.gitFetchLimits === undefined ? {} : { fetchLimits: config.gitFetchLimits }),
-      ...(config.gitCacheMaxBytes === undefined ? {} : { cacheMaxBytes: config.gitCacheMaxBytes }),
-      ...(config.gitCacheMaxRepositoryBytes === undefined
-        ? {}
-        : { cacheMaxRepositoryBytes: config.gitCacheMaxRepositoryBytes }),
-    }),
-    // Artifacts beside the repositories, in a directory the Git cache's budget skips (a dot name).
-    ociSource: createOciSource({
-      cacheDir: path.join(config.gitCacheDir, '.oci-artifacts'),
-      allowedHosts: config.allowedSourceHosts ?? [],
-      ...(config.ociArtifactLimits === undefined ? {} : { limits: config.ociArtifactLimits }),
-      ...(config.ociCacheMaxBytes === undefined ? {} : { maxCacheBytes: config.ociCacheMaxBytes }),
-    }),
+    sources: controllerSources(config),
     ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({
       client,

@@ -4,7 +4,7 @@ import { repositoryIdentity, type PushEvent } from '../../http/push-event.js';
 import { startWebhookServer, type WebhookServer } from '../../http/start-webhook-server.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { Logger } from '../../observability/create-logger.js';
-import { applySetPath } from '../applyset-api.js';
+import { applySetPath } from '../../kube/applyset-api.js';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '../../api/applyset-types.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { registryPushTargets } from './registry-push-targets.js';

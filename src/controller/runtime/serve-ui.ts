@@ -19,7 +19,7 @@ import type { ControllerClients } from './controller-clients.js';
 import type { RemoteCluster } from './remote-clusters.js';
 import { remoteObjectReader } from './remote-object-reader.js';
 import type { ControllerConfig } from './controller-config.js';
-import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
+import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 
 /** The changes the open pages are told about: the controller's informer and the events feed it. */
 export interface UiChangeFeed {

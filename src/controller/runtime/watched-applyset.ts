@@ -9,7 +9,7 @@ import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { applySetAccount } from '../../api/applyset-account.js';
 import { objectsKubeConfigOf } from '../cluster-move-step.js';
 import type { SecretReference } from './secret-change-poller.js';
-import type { InformerEvent } from './informer-cache.js';
+import type { InformerEvent } from '../../kube/informer-cache.js';
 
 /*
  * Pure readings of an ApplySet as the informer holds it (raw JSON): which watch events call for a

@@ -2,14 +2,14 @@ import type { KubeClient } from '../../kube/kube-client.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { raceSignal } from '../../git/abortable-http-client.js';
 import { notificationPaths, type NotificationObjects } from '../../notify/notification-objects.js';
-import { startSupervisedInformer, type SupervisedInformer } from './supervised-informer.js';
+import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 import { controllerNotifications } from '../../notify/controller-notifications.js';
 import type { Notifier } from '../../notify/notifier.js';
 import type { ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerClients } from './controller-clients.js';
 import type { ControllerConfig } from './controller-config.js';
-import type { InformerLogger } from './watch-once.js';
+import type { InformerLogger } from '../../kube/watch-once.js';
 
 /**
  * Notifications and ClusterNotifications as the controller's informers hold them: one LIST and one
@@ -73,7 +73,6 @@ export function watchedControllerNotifications(options: {
   const { config, clients, metrics, logger, signal } = options;
   return controllerNotifications({
     ...clients,
-    defaultServiceAccountName: config.defaultServiceAccountName,
     cluster: config.clusterName ?? 'in-cluster',
     controllerNamespace: config.leaseNamespace,
     ...(config.notifications === undefined ? {} : { settings: config.notifications }),

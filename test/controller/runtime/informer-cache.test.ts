@@ -1,5 +1,5 @@
-import { createInformerCache } from '../../../src/controller/runtime/informer-cache.js';
-import type { InformerEvent } from '../../../src/controller/runtime/informer-cache.js';
+import { createInformerCache } from '../../../src/kube/informer-cache.js';
+import type { InformerEvent } from '../../../src/kube/informer-cache.js';
 import { applySetKey } from '../../../src/controller/runtime/watched-applyset.js';
 
 describe('createInformerCache', () => {

@@ -1,8 +1,8 @@
-import type { InformerEvent } from '../../../src/controller/runtime/informer-cache.js';
+import type { InformerEvent } from '../../../src/kube/informer-cache.js';
 import {
   startSupervisedInformer,
   type SupervisedInformerOptions,
-} from '../../../src/controller/runtime/supervised-informer.js';
+} from '../../../src/kube/supervised-informer.js';
 import { KubeApiError } from '../../../src/kube/kube-api-error.js';
 import type { KubeClient } from '../../../src/kube/kube-client.js';
 import type { JsonValue } from '../../../src/manifests/json-value.js';

@@ -1,8 +1,8 @@
-import { IntentError } from '../../errors/intent-error.js';
-import type { JsonObject } from '../../manifests/json-value.js';
-import { isJsonObject } from '../../manifests/json-value.js';
+import { IntentError } from '../errors/intent-error.js';
+import type { JsonObject } from '../manifests/json-value.js';
+import { isJsonObject } from '../manifests/json-value.js';
 import { resourceVersionOf } from './informer-cache.js';
-import type { KubeClient } from '../../kube/kube-client.js';
+import type { KubeClient } from './kube-client.js';
 
 /** 410 Gone: our resourceVersion left the server's window; only a new LIST can continue. */
 export interface InformerLogger {

@@ -4,8 +4,9 @@
  * may not get, and only of the ApplySet's own namespace. Missing or forbidden, the run stalls naming it.
  */
 import type { KubeClient } from '../kube/kube-client.js';
-import { readSecret, type FoundSecret } from './applyset-api.js';
-import { serviceAccountOf, type Step } from './fetch-steps.js';
+import { readSecret, type FoundSecret } from '../kube/applyset-api.js';
+import { stalledStep, type Step } from '../api/reconcile-outcome.js';
+import { serviceAccountOf } from '../api/applyset-account.js';
 
 export async function readSetSecret(
   { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
@@ -26,11 +27,4 @@ export async function readSetSecret(
     );
   }
   return { value: secret };
-}
-
-export function stalledStep(
-  reason: string,
-  message: string,
-): { done: { kind: 'stalled'; reason: string; message: string } } {
-  return { done: { kind: 'stalled', reason, message } };
 }

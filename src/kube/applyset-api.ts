@@ -1,7 +1,5 @@
-import type { GitAuth } from '../git/git-source.js';
-import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../net/host-list.js';
-import { KubeApiError } from '../kube/kube-api-error.js';
-import type { KubeClient } from '../kube/kube-client.js';
+import { KubeApiError } from './kube-api-error.js';
+import type { KubeClient } from './kube-client.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json-value.js';
 import type { ApplySetParent } from '../apply/apply-set-contract.js';
 import {
@@ -14,12 +12,6 @@ import {
   type ApplySet,
   type ApplySetStatus,
 } from '../api/applyset-types.js';
-
-type GitAuthRead =
-  | { readonly kind: 'found'; readonly auth: GitAuth }
-  | { readonly kind: 'missing'; readonly problem: string }
-  /** The reader (the ApplySet's account) may not get the Secret: nothing of it was read. */
-  | { readonly kind: 'forbidden' };
 
 /** @internal Tests script the answers of a status write with it. */
 export type StatusWrite =
@@ -160,41 +152,6 @@ export function createApplySetApi(client: KubeClient): ApplySetApi {
       }
     },
   };
-}
-
-/**
- * The Git credentials of a Secret, read with `client`: the ApplySet's account's (impersonated) when it
- * is applied as one, so an ApplySet cannot make the controller read, and send, a Secret its account
- * may not get (issue #23).
- */
-export async function readGitAuth(
-  client: KubeClient,
-  namespace: string,
-  secretName: string,
-  signal: AbortSignal,
-): Promise<GitAuthRead> {
-  const secret = await readSecret(client, namespace, secretName, signal);
-  if (secret.kind === 'missing') return { kind: 'missing', problem: 'does not exist' };
-  if (secret.kind === 'forbidden') return secret;
-  return gitAuthOf(secret, `Secret ${namespace}/${secretName}`);
-}
-
-/** The credentials a Git credentials Secret holds: a token, or a username and password. */
-function gitAuthOf({ data, annotations }: FoundSecret, from: string): GitAuthRead {
-  // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
-  const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
-  const scope = {
-    from,
-    ...(hostList === undefined ? {} : { hosts: parseSourceHostList(hostList) }),
-  };
-  const token = data['token'];
-  if (token !== undefined && token !== '') return { kind: 'found', auth: { token, ...scope } };
-  const username = data['username'];
-  const password = data['password'];
-  if (username !== undefined && password !== undefined) {
-    return { kind: 'found', auth: { username, password, ...scope } };
-  }
-  return { kind: 'missing', problem: 'has neither token nor username and password' };
 }
 
 /** A Secret that was read: its data decoded from base64 as UTF-8, and its annotations. */

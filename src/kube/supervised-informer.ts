@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { KubeApiError } from '../../kube/kube-api-error.js';
-import type { KubeClient } from '../../kube/kube-client.js';
-import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { KubeApiError } from './kube-api-error.js';
+import type { KubeClient } from './kube-client.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { createInformerCache, type InformerEvent } from './informer-cache.js';
 import {
   WatchExpiredError,

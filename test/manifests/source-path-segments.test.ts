@@ -1,5 +1,4 @@
-import { GitInvalidPathError } from '../../src/git/git-error.js';
-import { sourcePathSegments } from '../../src/git/read-tree-manifests.js';
+import { InvalidSourcePathError, sourcePathSegments } from '../../src/manifests/source-path.js';
 
 describe('sourcePathSegments', () => {
   it.each([
@@ -33,8 +32,8 @@ describe('sourcePathSegments', () => {
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(GitInvalidPathError);
-    expect(thrown).toMatchObject({ code: 'GIT_INVALID_PATH', intent: 'stalled', path: input });
+    expect(thrown).toBeInstanceOf(InvalidSourcePathError);
+    expect(thrown).toMatchObject({ code: 'INVALID_SOURCE_PATH', intent: 'stalled', path: input });
     expect((thrown as Error).message).toContain(reason);
   });
 });

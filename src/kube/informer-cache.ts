@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 type InformerEventType = 'added' | 'modified' | 'deleted';
 
 export interface InformerEvent {

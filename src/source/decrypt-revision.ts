@@ -1,11 +1,11 @@
 /**
- * Steps 10 and 10b of reconcile-applyset.ts: the revision's files, the sops-encrypted ones of the set decrypted in memory, with the
- * age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
+ * Steps 10 and 10b of a reconcile: the revision's files, the sops-encrypted ones of the set decrypted in
+ * memory, with the age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
  * only in the files handed on (and, for a kustomization, in its build's memory-backed scratch
  * directory until the build ends); it is never logged, and a failure names the file, never a value.
  */
 import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
-import type { FileTransform } from '../git/materialize-commit-tree.js';
+import type { FileTransform } from '../manifests/file-transform.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
@@ -13,9 +13,10 @@ import type { Logger } from '../observability/create-logger.js';
 import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
-import { failureOutcome } from './failure-outcome.js';
-import { readFiles, type RevisionReader, type Step } from './fetch-steps.js';
-import { readSetSecret, stalledStep } from './secret-step.js';
+import { failureOutcome } from '../reconcile/failure-outcome.js';
+import { stalledStep, type Step } from '../api/reconcile-outcome.js';
+import { readFiles, type RevisionReader } from './revision-reader.js';
+import { readSetSecret } from './set-secret.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';

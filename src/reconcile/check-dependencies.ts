@@ -16,7 +16,7 @@ import {
 } from '../api/dependencies.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { messageOf } from '../errors/message-of.js';
-import type { ApplySetApi } from './applyset-api.js';
+import type { ApplySetApi } from '../kube/applyset-api.js';
 
 /** The most ApplySets one check reads: a bound on the walk of a very large dependency graph. */
 const MAX_DEPENDENCY_READS = 100;
