@@ -1,3 +1,4 @@
+import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import oneParseDoor from './scripts/lint/one-parse-door.js';
@@ -78,6 +79,45 @@ const patternDoor = {
           if (isRegExp(node.callee)) context.report({ node, messageId: 'door' });
         };
         return { NewExpression: check, CallExpression: check };
+      },
+    },
+  },
+};
+
+/**
+ * Layers: the controller's reconcile and runtime (src/controller/) and the command line (src/cli/) sit on
+ * top; every other folder (the shells notify, ui, preview, kustomize, sops and source among them) is
+ * beneath them and imports nothing from them. What two of them share (a reconcile step the preview runs
+ * too, the ApplySet API, the informers) lives in a folder beneath both (src/reconcile/, src/kube/).
+ */
+const TOP_FOLDERS = ['src/controller/', 'src/cli/'];
+const layers = {
+  rules: {
+    'no-upward-import': {
+      meta: {
+        type: 'problem',
+        schema: [],
+        messages: {
+          upward:
+            '{{from}} is beneath src/controller/ and src/cli/ and imports nothing from them (docs/architecture.md#4-dependency-rules); move what it needs down',
+        },
+      },
+      create(context) {
+        const file = path.relative(process.cwd(), context.filename).split(path.sep).join('/');
+        const check = (node) => {
+          const spec = node.source?.value;
+          if (typeof spec !== 'string' || !spec.startsWith('.')) return;
+          const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec));
+          if (TOP_FOLDERS.some((top) => target.startsWith(top))) {
+            context.report({ node, messageId: 'upward', data: { from: file } });
+          }
+        };
+        return {
+          ImportDeclaration: check,
+          ImportExpression: check,
+          ExportNamedDeclaration: check,
+          ExportAllDeclaration: check,
+        };
       },
     },
   },
@@ -196,6 +236,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Layers: see `layers` above.
+    files: ['src/**/*.ts'],
+    ignores: [...TOP_FOLDERS.map((folder) => `${folder}**`), 'src/main.ts'],
+    plugins: { layers },
+    rules: { 'layers/no-upward-import': 'error' },
   },
   {
     // Every YAML or JSON parse of tenant input goes through the one parse door (scripts/lint/one-parse-door.js).

@@ -1,13 +1,8 @@
 import { resolve } from 'node:path';
 import type { KubeClient } from '../kube/kube-client.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
-import {
-  APPLYSET_GROUP,
-  APPLYSET_PLURAL,
-  APPLYSET_VERSION,
-  RECONCILE_REQUESTED_AT_ANNOTATION,
-  type ApplySet,
-} from '../api/applyset-types.js';
+import { RECONCILE_REQUESTED_AT_ANNOTATION, type ApplySet } from '../api/applyset-types.js';
+import { applySetPath } from '../kube/applyset-api.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { single, type FlagSpecs, type ParsedFlags } from './parse-command-line.js';
@@ -70,17 +65,11 @@ export async function openApplySetAccess(
   }
 }
 
-export function applySetsPath(namespace: string | undefined, name?: string): string {
-  const scope = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
-  const item = name === undefined ? '' : `/${encodeURIComponent(name)}`;
-  return `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}${item}`;
-}
-
 export async function getApplySet(access: ApplySetAccess, name: string): Promise<ApplySet | undefined> {
   try {
     return (await access.client.request({
       method: 'GET',
-      path: applySetsPath(access.namespace, name),
+      path: applySetPath(access.namespace, name),
     })) as unknown as ApplySet;
   } catch (error) {
     if (error instanceof KubeApiError && error.notFound) return undefined;
@@ -91,7 +80,7 @@ export async function getApplySet(access: ApplySetAccess, name: string): Promise
 export async function patchApplySet(access: ApplySetAccess, name: string, patch: object): Promise<ApplySet> {
   return (await access.client.request({
     method: 'PATCH',
-    path: applySetsPath(access.namespace, name),
+    path: applySetPath(access.namespace, name),
     contentType: 'application/merge-patch+json',
     body: stringifyJson(patch),
   })) as unknown as ApplySet;

@@ -1,7 +1,8 @@
 import { parseDuration } from '../api/durations.js';
 import { type ApplySet } from '../api/applyset-types.js';
 import { KubeApiError } from '../kube/kube-api-error.js';
-import { accessFlagSpecs, applySetsPath, openApplySetAccess, readyOf } from './applyset-access.js';
+import { applySetPath } from '../kube/applyset-api.js';
+import { accessFlagSpecs, openApplySetAccess, readyOf } from './applyset-access.js';
 import type { Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { flagIsTrue, parseCommandLineWithArgs, UsageError } from './parse-command-line.js';
@@ -40,7 +41,7 @@ export const getCommand: Command = async (argv, io) => {
   try {
     const answer = (await access.client.request({
       method: 'GET',
-      path: applySetsPath(all ? undefined : access.namespace, all ? undefined : name),
+      path: applySetPath(all ? undefined : access.namespace, all ? undefined : name),
     })) as unknown as { items?: ApplySet[] } & ApplySet;
     items = name !== undefined && !all ? [answer] : (answer.items ?? []);
     if (all && name !== undefined) items = items.filter((item) => item.metadata.name === name);

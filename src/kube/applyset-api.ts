@@ -49,8 +49,9 @@ export interface ApplySetApi {
   serviceAccountExists(namespace: string, name: string, signal: AbortSignal): Promise<boolean>;
 }
 
-export function applySetPath(namespace: string, name?: string): string {
-  const collection = `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}/namespaces/${encodeURIComponent(namespace)}/${APPLYSET_PLURAL}`;
+export function applySetPath(namespace: string | undefined, name?: string): string {
+  const scope = namespace === undefined ? '' : `/namespaces/${encodeURIComponent(namespace)}`;
+  const collection = `/apis/${APPLYSET_GROUP}/${APPLYSET_VERSION}${scope}/${APPLYSET_PLURAL}`;
   return name === undefined ? collection : `${collection}/${encodeURIComponent(name)}`;
 }
 

@@ -4,7 +4,7 @@
  */
 import { IntentError } from '../errors/intent-error.js';
 
-/** `path` in the source spec is absolute or leaves the repository with `..`. */
+/** @internal `path` in the source spec is absolute or leaves the repository with `..` (tests name the class). */
 export class InvalidSourcePathError extends IntentError {
   override readonly name = 'InvalidSourcePathError';
   readonly code = 'INVALID_SOURCE_PATH';

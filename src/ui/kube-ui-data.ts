@@ -7,7 +7,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
-import { applySetsPath } from '../cli/applyset-access.js';
+import { applySetPath } from '../kube/applyset-api.js';
 import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import type { UiChange, UiData, UiEvent, UiObjectReader } from './ui-data.js';
@@ -47,7 +47,7 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
   let listProblem: string | undefined;
   const applySets = startSupervisedInformer({
     client: options.client,
-    path: applySetsPath(options.namespace),
+    path: applySetPath(options.namespace),
     transform: slimApplySet,
     logger: {
       ...options.logger,
