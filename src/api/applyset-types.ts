@@ -41,6 +41,11 @@ interface GitRefSpec {
   readonly branch?: string;
   readonly tag?: string;
   readonly commit?: string;
+  /**
+   * A semver range (`>=1.0.0 <2.0.0`): the highest tag of an OCI repository satisfying it. Only with an
+   * `oci://` URL.
+   */
+  readonly semver?: string;
   /** An OCI artifact's manifest digest (`sha256:…`): only with an `oci://` URL. */
   readonly digest?: string;
 }
@@ -220,8 +225,14 @@ export type ResolvedGitRef =
   | { readonly type: 'tag'; readonly name: string }
   | { readonly type: 'commit'; readonly sha: string };
 
-/** The ref of a source: a Git ref, or an OCI artifact's tag (`type: 'tag'`) or manifest digest. */
-export type ResolvedSourceRef = ResolvedGitRef | { readonly type: 'digest'; readonly digest: string };
+/**
+ * The ref of a source: a Git ref, or an OCI artifact's tag (`type: 'tag'`), semver range of tags or
+ * manifest digest.
+ */
+export type ResolvedSourceRef =
+  | ResolvedGitRef
+  | { readonly type: 'semver'; readonly range: string }
+  | { readonly type: 'digest'; readonly digest: string };
 
 /** `oci://` sources only: how the registry is reached and what the artifact must be signed with. */
 export interface ResolvedOciOptions {
@@ -237,7 +248,7 @@ export interface ResolvedApplySetSpec {
     /** `git` for an http(s) URL, `oci` for `oci://host/repository`. */
     readonly kind: 'git' | 'oci';
     readonly url: string;
-    /** A Git source's is a ResolvedGitRef; an OCI source's a tag or a digest. */
+    /** A Git source's is a ResolvedGitRef; an OCI source's a tag, a semver range or a digest. */
     readonly ref: ResolvedSourceRef;
     /** Set for an `oci://` source. */
     readonly oci: ResolvedOciOptions | undefined;

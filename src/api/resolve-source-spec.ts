@@ -1,4 +1,5 @@
 import { OCI_DIGEST, OCI_TAG, parseOciUrl } from '../source/oci/oci-reference.js';
+import { semverRangeProblem } from '../source/oci/select-semver-tag.js';
 import type { ResolvedApplySetSpec, ResolvedOciOptions, ResolvedSourceRef } from './applyset-types.js';
 import {
   DNS1123_SUBDOMAIN,
@@ -71,27 +72,37 @@ function resolveUrl(source: Readonly<Record<string, unknown>>, fail: SpecFail): 
   return problem === undefined ? url : fail('spec.source.url', problem);
 }
 
-/** An `oci://` source's ref: exactly one of a tag and a manifest digest. */
+/** An `oci://` source's ref: exactly one of a tag, a semver range of tags and a manifest digest. */
 function resolveOciRef(ref: unknown, fail: SpecFail): ResolvedSourceRef | undefined {
   if (!isRecord(ref)) return fail('spec.source.ref', 'is required');
-  const given = (['branch', 'tag', 'commit', 'digest'] as const).filter((key) => ref[key] !== undefined);
-  if (given.length !== 1 || (given[0] !== 'tag' && given[0] !== 'digest')) {
-    return fail('spec.source.ref', 'an oci:// source takes exactly one of tag or digest');
+  const given = (['branch', 'tag', 'commit', 'semver', 'digest'] as const).filter(
+    (key) => ref[key] !== undefined,
+  );
+  const [key] = given;
+  if (given.length !== 1 || (key !== 'tag' && key !== 'semver' && key !== 'digest')) {
+    return fail('spec.source.ref', 'an oci:// source takes exactly one of tag, semver or digest');
   }
-  const key = given[0];
   const value = readString(ref, key, `spec.source.ref.${key}`, fail, { required: true });
   if (value === undefined) return undefined;
-  if (key === 'tag') {
-    return OCI_TAG.test(value)
-      ? { type: 'tag', name: value }
-      : fail(
-          'spec.source.ref.tag',
-          'must be an OCI tag ([A-Za-z0-9_][A-Za-z0-9._-], at most 128 characters)',
-        );
+  switch (key) {
+    case 'tag':
+      return OCI_TAG.test(value)
+        ? { type: 'tag', name: value }
+        : fail(
+            'spec.source.ref.tag',
+            'must be an OCI tag ([A-Za-z0-9_][A-Za-z0-9._-], at most 128 characters)',
+          );
+    case 'semver': {
+      const problem = semverRangeProblem(value);
+      return problem === undefined
+        ? { type: 'semver', range: value }
+        : fail('spec.source.ref.semver', problem);
+    }
+    case 'digest':
+      return OCI_DIGEST.test(value)
+        ? { type: 'digest', digest: value }
+        : fail('spec.source.ref.digest', 'must be sha256: and 64 lowercase hex digits');
   }
-  return OCI_DIGEST.test(value)
-    ? { type: 'digest', digest: value }
-    : fail('spec.source.ref.digest', 'must be sha256: and 64 lowercase hex digits');
 }
 
 /** spec.source.insecure and verify: an `oci://` source's alone. */
@@ -155,6 +166,12 @@ export function sourceUrlProblem(url: string): string | undefined {
 
 function resolveRef(ref: unknown, fail: SpecFail): ResolvedSourceRef | undefined {
   if (!isRecord(ref)) return fail('spec.source.ref', 'is required');
+  if (ref['semver'] !== undefined) {
+    return fail(
+      'spec.source.ref.semver',
+      'applies to an oci:// source only: a Git source follows exactly one of branch, tag or commit',
+    );
+  }
   const given = (['branch', 'tag', 'commit'] as const).filter((key) => ref[key] !== undefined);
   if (given.length !== 1) return fail('spec.source.ref', 'exactly one of branch, tag or commit must be set');
   const [key] = given;

@@ -1,7 +1,7 @@
 import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
 
-// An oci:// spec.source.url makes the source an OCI artifact: its ref is a tag or a digest, and only it
-// takes insecure and verify. What the CRD cannot say is named field by field, as for a Git source.
+// An oci:// spec.source.url makes the source an OCI artifact: its ref is a tag, a semver range of tags
+// or a digest, and only it takes insecure, verify and semver. What the CRD cannot say is named field by field, as for a Git source.
 
 const digest = `sha256:${'ab'.repeat(32)}`;
 const resolve = (source: object) => resolveApplySetSpec({ source, prune: true });
@@ -35,12 +35,42 @@ describe('an oci:// source', () => {
     });
   });
 
+  it('follows a semver range, kept as written', () => {
+    const result = resolve({ url: 'oci://ghcr.io/team/app', ref: { semver: '>=1.0.0 <2.0.0' } });
+    expect(result.ok && result.spec.source).toMatchObject({
+      kind: 'oci',
+      ref: { type: 'semver', range: '>=1.0.0 <2.0.0' },
+    });
+  });
+
   it.each([
     [
       { url: 'oci://ghcr.io/team/app', ref: { branch: 'main' } },
       'spec.source.ref',
-      'exactly one of tag or digest',
+      'exactly one of tag, semver or digest',
     ],
+    [
+      { url: 'oci://ghcr.io/team/app', ref: { tag: 'v1', semver: '^1' } },
+      'spec.source.ref',
+      'exactly one of tag, semver or digest',
+    ],
+    [
+      { url: 'oci://ghcr.io/team/app', ref: { semver: '^1', digest } },
+      'spec.source.ref',
+      'exactly one of tag, semver or digest',
+    ],
+    [
+      { url: 'oci://ghcr.io/team/app', ref: { semver: 'latest' } },
+      'spec.source.ref.semver',
+      'is not a semver range',
+    ],
+    [
+      { url: 'oci://ghcr.io/team/app', ref: { semver: '>=1.0.0, <2.0.0' } },
+      'spec.source.ref.semver',
+      'not a comma',
+    ],
+    [{ url: 'oci://ghcr.io/team/app', ref: { semver: '' } }, 'spec.source.ref.semver', 'must not be empty'],
+    [{ url: 'oci://ghcr.io/team/app', ref: { semver: 1 } }, 'spec.source.ref.semver', 'must be a string'],
     [
       { url: 'oci://ghcr.io/team/app', ref: { digest: 'sha256:abc' } },
       'spec.source.ref.digest',
@@ -71,6 +101,16 @@ describe('an oci:// source', () => {
       { url: 'https://git.example/r.git', ref: { digest } },
       'spec.source.ref',
       'exactly one of branch, tag or commit',
+    ],
+    [
+      { url: 'https://git.example/r.git', ref: { semver: '^1' } },
+      'spec.source.ref.semver',
+      'applies to an oci:// source only',
+    ],
+    [
+      { url: 'https://git.example/r.git', ref: { tag: 'v1.0.0', semver: '^1' } },
+      'spec.source.ref.semver',
+      'applies to an oci:// source only',
     ],
   ])('refuses %j, naming %s', (source, field, message) => {
     const result = resolve(source);

@@ -100,7 +100,7 @@ describe('the ApplySet CRD', () => {
     const spec: Required<ApplySetSpec> = {
       source: {
         url: 'https://h/r',
-        ref: { branch: 'b', tag: 't', commit: 'c', digest: 'd' },
+        ref: { branch: 'b', tag: 't', commit: 'c', semver: 's', digest: 'd' },
         path: '',
         ignore: '',
         secretRef: { name: 's', namespace: 'n' },
@@ -214,7 +214,9 @@ describe('the ApplySet CRD', () => {
   // must refuse the same specs (the integration tests run the rules themselves).
   it('has a CEL rule for each check the resolver makes that a pattern cannot', () => {
     const messages = (node: Schema): string[] => (node['x-kubernetes-validations'] ?? []).map((v) => v.message);
-    expect(messages(at('spec', 'source', 'ref'))).toEqual(['exactly one of branch, tag, commit or digest must be set']);
+    expect(messages(at('spec', 'source', 'ref'))).toEqual([
+      'exactly one of branch, tag, commit, semver or digest must be set',
+    ]);
     expect(messages(at('spec', 'source', 'path'))).toEqual([
       'path must be relative to the repository root',
       "path must not contain '..' segments",

@@ -19,9 +19,9 @@ import {
 
 // Registry push notifications as the push webhook's input: the real distribution registry POSTs its
 // own envelopes (`notifications.endpoints`, with a static `Authorization: Bearer` header) to the
-// controller's `/hook/registry/<receiver>`, the real oras pushes. Every ApplySet here has an interval
-// of an hour, so only the hook explains a reconcile within seconds. A registry sending another token
-// is refused, and its pushes change nothing.
+// controller's `/hook/registry/<receiver>`, the real oras pushes (a tag, or a version a semver range
+// matches). Every ApplySet here has an interval of an hour, so only the hook explains a reconcile
+// within seconds. A registry sending another token is refused, and its pushes change nothing.
 
 const TOKEN = 'registry-notify-t0ken';
 const REQUESTED = 'applyset.dev/reconcile-requested-at';
@@ -103,6 +103,21 @@ describe('registry push notifications', () => {
     expect(logCount(controller, `${namespace}/pinned`, 'reconciled')).toBe(pinnedReconciles);
     expect((await getApplySet(c, namespace, 'pinned'))?.status?.lastAppliedRevision).toBe(v1);
     expect(await configMapData(c, namespace, 'pinned')).toEqual({ v: '1' });
+  });
+
+  it('applies at once a pushed tag that is the new highest of a semver range', async () => {
+    const reference = `${registry.host}/team/ranged`;
+    const push = (tag: string) =>
+      tools.pushArtifact(`${reference}:${tag}`, { 'cm.yaml': configMapYaml('ranged', { v: tag }) });
+    const v1 = await push('1.0.0');
+    await ociSet('follows-range', { url: `oci://${reference}`, ref: { semver: '^1' } });
+    await appliedRevision('follows-range', `1.0.0@${v1}`, 60_000);
+
+    const pushedAt = Date.now();
+    const v11 = await push('v1.1.0');
+    await appliedRevision('follows-range', `v1.1.0@${v11}`, HOOK_DEADLINE_MS);
+    expect(Date.now() - pushedAt).toBeLessThan(HOOK_DEADLINE_MS);
+    expect(await configMapData(c, namespace, 'ranged')).toEqual({ v: 'v1.1.0' });
   });
 
   it('wakes a verifying set again when the signature lands after the artifact', async () => {

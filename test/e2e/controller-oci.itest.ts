@@ -24,7 +24,8 @@ import {
 // Issue #35: manifests shipped as OCI artifacts, pushed by the real oras to the real distribution
 // registry, signed by the real cosign. A signed artifact is applied, a new one at the same tag replaces
 // it (pruning what it dropped); one signed by another key, or not signed, stalls the set with nothing
-// applied; a registry that refuses, lacks the tag or fails leaves what is live as it was.
+// applied; a semver range follows its highest tag; a registry that refuses, lacks the tag or fails
+// leaves what is live as it was.
 
 describe('ApplySets of OCI artifacts', () => {
   const c = cluster();
@@ -210,6 +211,36 @@ describe('ApplySets of OCI artifacts', () => {
     expect(run.stdout).toContain(`~ configmap/oci-n -n ${namespace}\n    data.v: "1" → "2"\n`);
     // A preview changes nothing.
     expect(await configMapData(c, namespace, 'oci-n')).toEqual({ v: '1' });
+  });
+
+  it('follows the highest tag a semver range matches, and a higher one pushed later', async () => {
+    const reference = `${open.host}/team/ranged`;
+    const push = (tag: string) =>
+      tools.pushArtifact(`${reference}:${tag}`, { 'r.yaml': configMapYaml('oci-r', { v: tag }) });
+    const digests: Record<string, string> = {};
+    for (const tag of ['1.0.0', '1.2.0', '2.0.0', 'latest']) digests[tag] = await push(tag);
+    await ociSet('ranged', { url: `oci://${reference}`, ref: { semver: '>=1.0.0 <2.0.0' } });
+    const appliedAt = (revision: string) =>
+      waitForReady(c, namespace, 'ranged', 'True', (v) => v.status?.lastAppliedRevision === revision, 60_000);
+    await appliedAt(`1.2.0@${digests['1.2.0']}`);
+    expect(await configMapData(c, namespace, 'oci-r')).toEqual({ v: '1.2.0' });
+
+    // A new highest version in the range is a new revision, applied at the next interval.
+    const v130 = await push('v1.3.0');
+    await appliedAt(`v1.3.0@${v130}`);
+    expect(await configMapData(c, namespace, 'oci-r')).toEqual({ v: 'v1.3.0' });
+
+    // A range no tag satisfies stalls with what was seen, and what is live stays.
+    await patchApplySet(namespace, 'ranged', { spec: { source: { ref: { semver: '^5' } } } });
+    const none = await stalledWith('ranged', 'ArtifactNotFound');
+    expect(message(none)).toContain(
+      'no tag satisfies spec.source.ref.semver "^5": of the 5 tags seen, 4 are semantic versions, the highest 2.0.0',
+    );
+    expect(await configMapData(c, namespace, 'oci-r')).toEqual({ v: 'v1.3.0' });
+    // A range that is not one is refused by the spec's resolver.
+    await patchApplySet(namespace, 'ranged', { spec: { source: { ref: { semver: '>=1.0.0, <2.0.0' } } } });
+    const invalid = await stalledWith('ranged', 'InvalidSpec');
+    expect(message(invalid)).toContain('spec.source.ref.semver');
   });
 
   it('keeps what is live when the tag is gone or the registry fails, and says why', async () => {

@@ -73,6 +73,9 @@ function gitRefOf(ref: ResolvedSourceRef): GitRef {
     case 'digest':
       // The resolver gives a digest to oci:// sources only, and those are never fetched as Git.
       throw new Error(`a Git source has no digest ref (${ref.digest})`);
+    case 'semver':
+      // The same: a semver range of tags is an oci:// source's alone.
+      throw new Error(`a Git source has no semver ref (${ref.range})`);
     case 'branch':
       return { branch: ref.name };
     case 'tag':

@@ -3,7 +3,8 @@ import { IntentError } from '../../errors/intent-error.js';
 /**
  * Why an artifact layer was refused, as condition reasons (stable: tests and alerts match them):
  * - `ArtifactTooLarge`: the layer passed a limit of artifact-limits.ts (its compressed or expanded bytes,
- *   its entries, one file's size); the message names the limit and its flag.
+ *   its entries, one file's size); the message names the limit and its flag. Or, for ref.semver, the
+ *   repository's tag list passed its bounds (list-registry-tags.ts).
  * - `ArtifactUnsafe`: an entry the controller will not write: a path that is absolute, a Windows drive
  *   path, has `..`, a NUL or a backslash, or is too deep or long; a symbolic or hard link, a device, a
  *   FIFO or an unknown type; a path given twice, or under a file.

@@ -1,10 +1,11 @@
 /**
  * The OCI adapter of a reconcile's source step (docs/oci-sources.md): the artifact a tag or digest
- * names is resolved to its manifest digest, its cosign signature verified when the ApplySet asks,
- * and its one tar+gzip layer extracted, under the artifact limits, into a directory of the cache
- * named by the layer's digest (so an artifact is downloaded once, however many ApplySets name it).
+ * names (or the highest tag a semver range matches) is resolved to its manifest digest, its cosign
+ * signature verified when the ApplySet asks, and its one tar+gzip layer extracted, under the artifact
+ * limits, into a directory of the cache named by the layer's digest (so an artifact is downloaded
+ * once, however many ApplySets name it).
  * The revision is `tag@sha256:<manifest digest>`, or the digest itself: a tag moved to another
- * manifest is a new revision, and a digest never changes.
+ * manifest is a new revision, as is a new highest tag of a semver range, and a digest never changes.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -17,8 +18,9 @@ import { ArtifactRefusedError } from './artifact-refused-error.js';
 import { extractArtifactLayer } from './extract-artifact-layer.js';
 import { parseOciUrl } from './oci-reference.js';
 import type { CredentialsFor } from './pull-secret.js';
-import { createRegistryClient } from './registry-client.js';
+import { createRegistryClient, type RegistryClient } from './registry-client.js';
 import { ArtifactInvalidError } from './registry-error.js';
+import { selectSemverTag } from './select-semver-tag.js';
 import { verifyCosignSignature, type CosignPublicKey } from './verify-cosign.js';
 
 export type OciSourceOptions = {
@@ -94,9 +96,9 @@ export function createOciSource(options: OciSourceOptions): OciSource {
         ? {}
         : { noCredentials: request.wording.noCredentials }),
     });
-    const reference = request.ref.type === 'digest' ? request.ref.digest : refName(request.ref);
-    const { digest, manifest } = await client.manifest(reference, signal);
     const where = request.url;
+    const reference = await referenceOf(request.ref, client, where, signal);
+    const { digest, manifest } = await client.manifest(reference, signal);
     const layer = artifactLayer(manifest, `${where}@${digest}`);
     if (layer.size > limits.maxLayerBytes) {
       const limit = describeArtifactLimit(limits, 'maxLayerBytes');
@@ -126,10 +128,26 @@ export function createOciSource(options: OciSourceOptions): OciSource {
   };
 }
 
-function refName(ref: ResolvedSourceRef): string {
-  if (ref.type === 'tag') return ref.name;
-  // The resolver gives an oci:// source a tag or a digest only.
-  throw new ArtifactInvalidError(`an oci:// source takes a tag or a digest, not a ${ref.type}`);
+/** What the manifest is asked for by: the tag, the highest tag the range matches, or the digest. */
+async function referenceOf(
+  ref: ResolvedSourceRef,
+  client: RegistryClient,
+  where: string,
+  signal: AbortSignal,
+): Promise<string> {
+  switch (ref.type) {
+    case 'tag':
+      return ref.name;
+    case 'semver':
+      return selectSemverTag(await client.tags(signal), ref.range, where);
+    case 'digest':
+      return ref.digest;
+    default:
+      // The resolver gives an oci:// source a tag, a semver range or a digest only.
+      throw new ArtifactInvalidError(
+        `an oci:// source takes a tag, a semver range or a digest, not a ${ref.type}`,
+      );
+  }
 }
 
 /** The one tar+gzip layer of the manifest. */

@@ -1,6 +1,6 @@
 /**
  * An OCI registry read as the distribution spec defines it, through the outbound door: a manifest by
- * tag or digest, a blob streamed and checked against its digest. A 401 is answered as the registry's
+ * tag or digest, a blob streamed and checked against its digest, the repository's tags. A 401 is answered as the registry's
  * challenge asks (Basic, or a Bearer token from its token service), with credentials sent only to a
  * host the pull Secret names; a redirect (blob storage) is followed through the door, without the
  * Authorization header when it leaves the origin. Every answer is bounded.
@@ -14,6 +14,7 @@ import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
 import { openOutbound, sendOutbound } from '../../net/outbound-request.js';
+import { listRegistryTags } from './list-registry-tags.js';
 import type { OciRepository } from './oci-reference.js';
 import { parseChallenge, tokenUrl, type Challenge } from './registry-challenge.js';
 import {
@@ -57,6 +58,11 @@ export interface RegistryClient {
    * is not `size` bytes of that digest (after the last chunk: take nothing of it as final before).
    */
   blob(digest: string, size: number, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>>;
+  /**
+   * The repository's tags, every page the registry's `Link` header names, within the bounds of
+   * list-registry-tags.ts. `pageSize` is the `n` asked for a page; the registry's own when unset.
+   */
+  tags(signal: AbortSignal, pageSize?: number): Promise<string[]>;
 }
 
 const OCI_MANIFEST_TYPES: readonly string[] = [
@@ -113,6 +119,17 @@ export function createRegistryClient(
       }
       return checkedBlob(answer.response, { digest, size, where: session.where });
     },
+    tags: (signal, pageSize) =>
+      listRegistryTags(
+        async (path, maxBytes) => {
+          const answer = await ask(session, path, 'application/json', signal, maxBytes);
+          const what = `${session.where}: the tag list`;
+          if (answer.status !== 200) throw statusError(answer.status, what);
+          const body = readRegistryJson(answer.body ?? Buffer.alloc(0), what);
+          return { body, link: answer.response.headers['link'] };
+        },
+        { base: session.base, where: session.where, ...(pageSize === undefined ? {} : { pageSize }) },
+      ),
   };
 }
 

@@ -2,8 +2,8 @@ import type { RegistryPush } from '../../../src/http/registry-event.js';
 import type { JsonObject } from '../../../src/manifests/json-value.js';
 import { registryPushTargets } from '../../../src/controller/runtime/registry-push-targets.js';
 
-// Which ApplySets a registry's manifest push wakes: the repository and the tag, on any host the
-// event names; never a digest pin, a suspended set or a Git source.
+// Which ApplySets a registry's manifest push wakes: the repository and the tag (or a semver range the
+// tag satisfies), on any host the event names; never a digest pin, a suspended set or a Git source.
 
 const DIGEST = `sha256:${'a'.repeat(64)}`;
 const applySet = (name: string, source: JsonObject, extra: JsonObject = {}): JsonObject => ({
@@ -73,6 +73,17 @@ describe('the ApplySets a registry push concerns', () => {
     const signature = push({ tag: `sha256-${'c'.repeat(64)}.sig` });
     expect(registryPushTargets(verifying, [signature])).toEqual(['team/signed']);
     expect(registryPushTargets(verifying, [push({ tag: 'sha256-nothex.sig' })])).toEqual([]);
+  });
+
+  it('wakes a set following a semver range for a pushed tag the range matches', () => {
+    const ranged = [
+      applySet('v1', { url: 'oci://registry.example.com/team/app', ref: { semver: '>=1.0.0 <2.0.0' } }),
+      applySet('v2', { url: 'oci://registry.example.com/team/app', ref: { semver: '^2' } }),
+      applySet('bad-range', { url: 'oci://registry.example.com/team/app', ref: { semver: 'latest' } }),
+    ];
+    expect(registryPushTargets(ranged, [push({ tag: 'v1.4.0' })])).toEqual(['team/v1']);
+    expect(registryPushTargets(ranged, [push({ tag: '2.0.1' })])).toEqual(['team/v2']);
+    expect(registryPushTargets(ranged, [push({ tag: '2.1.0-rc.1' }), push({ tag: 'latest' })])).toEqual([]);
   });
 
   it('passes over sets whose spec it cannot read', () => {

@@ -13,6 +13,8 @@ import {
   type RegistryClient,
   type RegistryCredentials,
 } from '../../../src/source/oci/registry-client.js';
+import { createOciSource } from '../../../src/source/oci/oci-source.js';
+import { selectSemverTag } from '../../../src/source/oci/select-semver-tag.js';
 import { verifyCosignSignature } from '../../../src/source/oci/verify-cosign.js';
 import { startOciRegistry, type OciRegistry } from '../../harness/oci-registry.js';
 import { startOciTools, type OciTools } from '../../harness/oci-tools.js';
@@ -138,6 +140,74 @@ describe('reading OCI artifacts from a real registry', () => {
   it('refuses a registry on loopback unless --allowed-source-hosts names it, before connecting', async () => {
     await expect(clientFor(open, 'team/manifests', {}, '').manifest('v1', signal())).rejects.toMatchObject({
       reason: 'SourceNotAllowed',
+    });
+  });
+
+  describe('tags, for spec.source.ref.semver', () => {
+    const files = (version: string) => ({ 'cm.yaml': `kind: ConfigMap\ndata: {version: "${version}"}\n` });
+    const digests: Record<string, string> = {};
+    beforeAll(async () => {
+      for (const tag of ['1.0.0', '1.2.0', '2.0.0', 'latest']) {
+        digests[tag] = await tools.pushArtifact(`${open.host}/team/ranged:${tag}`, files(tag));
+      }
+    });
+
+    it('lists what oras pushed, and the range selects the highest version it matches', async () => {
+      const tags = await clientFor(open, 'team/ranged').tags(signal());
+      expect([...tags].sort()).toEqual(['1.0.0', '1.2.0', '2.0.0', 'latest']);
+      expect(selectSemverTag(tags, '>=1.0.0 <2.0.0', 'oci://registry/team/ranged')).toBe('1.2.0');
+    });
+
+    it('follows the Link header when the registry pages the list', async () => {
+      // The registry pages as asked: one tag, and a Link to the next page.
+      const first = await fetch(`${open.url}/v2/team/ranged/tags/list?n=1`);
+      expect(((await first.json()) as { tags: string[] }).tags).toHaveLength(1);
+      expect(first.headers.get('link')).toMatch(/^<\/v2\/team\/ranged\/tags\/list\?.*>; rel="next"$/);
+      // n=1 and n=3: the registry names the next page until the last, partial or full.
+      for (const pageSize of [1, 3]) {
+        const tags = await clientFor(open, 'team/ranged').tags(signal(), pageSize);
+        expect([...tags].sort()).toEqual(['1.0.0', '1.2.0', '2.0.0', 'latest']);
+      }
+    });
+
+    it('is read by the OCI source as the tag it selects: revision TAG@digest', async () => {
+      const cacheDir = await mkdtemp(path.join(tmpdir(), 'oci-semver-cache-'));
+      try {
+        const source = createOciSource({ cacheDir, allowedHosts: parseSourceHostList('127.0.0.1') });
+        const request = {
+          url: `oci://${open.host}/team/ranged`,
+          ref: { type: 'semver', range: '>=1.0.0 <2.0.0' },
+          insecure: true,
+          credentialsFor: () => undefined,
+          keys: undefined,
+        } as const;
+        const fetched = await source(request, signal());
+        expect(fetched).toMatchObject({ revision: `1.2.0@${digests['1.2.0']}`, digest: digests['1.2.0'] });
+        expect(await readFile(path.join(fetched.directory, 'cm.yaml'), 'utf8')).toContain('1.2.0');
+        await expect(
+          source({ ...request, ref: { type: 'semver', range: '^3' } }, signal()),
+        ).rejects.toMatchObject({
+          reason: 'ArtifactNotFound',
+          message: expect.stringContaining(
+            'no tag satisfies spec.source.ref.semver "^3": of the 4 tags seen',
+          ),
+        });
+      } finally {
+        await rm(cacheDir, { recursive: true, force: true });
+      }
+    });
+
+    it('lists with the pull Secret’s credentials, and names a repository that is not there', async () => {
+      await tools.pushArtifact(`${locked.host}/team/ranged:v1.0.0`, files('v1.0.0'));
+      const tags = await clientFor(locked, 'team/ranged', { [locked.host]: user }).tags(signal(), 1);
+      expect(tags).toEqual(['v1.0.0']);
+      await expect(clientFor(locked, 'team/ranged').tags(signal())).rejects.toMatchObject({
+        reason: 'AuthenticationFailed',
+      });
+      await expect(clientFor(open, 'team/nothing-here').tags(signal())).rejects.toMatchObject({
+        reason: 'ArtifactNotFound',
+        message: `oci://${open.host}/team/nothing-here: the tag list is not in the registry (404)`,
+      });
     });
   });
 
