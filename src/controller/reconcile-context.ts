@@ -17,8 +17,8 @@ import type { EventRecorder } from './event-recorder.js';
 import type { RemoteClusters } from './runtime/remote-clusters.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 
-/** Who an ApplySet may act as and what it may name outside its namespace: the tenancy flags. */
-interface Tenancy {
+/** @internal Who an ApplySet may act as and what it may name outside its namespace: the tenancy flags. */
+export interface Tenancy {
   /**
    * `--allow-nested-applysets`: an ApplySet's manifests may hold ApplySets (app of apps), applied as
    * its account, which then needs rights on applysets. Default false: such manifests are refused.
