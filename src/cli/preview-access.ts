@@ -1,7 +1,5 @@
 import { dirname, join } from 'node:path';
-import { createGitSource } from '../git/git-source.js';
-import { createOciSource } from '../source/oci/oci-source.js';
-import { sourceAdapters } from '../source/source-adapters.js';
+import { createSources } from '../source/source-adapters.js';
 import { parseSourceHostList } from '../net/host-list.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
 import type { PreviewAccess } from '../preview/preview-applyset.js';
@@ -23,16 +21,10 @@ export function previewAccessOf(
   return {
     client,
     clientAs,
-    sources: sourceAdapters({
-      gitSource: createGitSource({
-        cacheDir: join(dirname(openApiDir), 'git'),
-        allowedHosts: parseSourceHostList(single(flags, 'allowed-source-hosts') ?? ''),
-      }),
-      // Registries are sources as Git servers are: the same cache root and --allowed-source-hosts.
-      ociSource: createOciSource({
-        cacheDir: join(dirname(openApiDir), 'oci'),
-        allowedHosts: parseSourceHostList(single(flags, 'allowed-source-hosts') ?? ''),
-      }),
+    // Git servers and registries are sources alike: one cache root and --allowed-source-hosts.
+    sources: createSources({
+      cacheDir: join(dirname(openApiDir), 'git'),
+      allowedHosts: parseSourceHostList(single(flags, 'allowed-source-hosts') ?? ''),
     }),
     openApiStore: createOpenApiDiskCache(openApiDir),
   };

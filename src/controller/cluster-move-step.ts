@@ -106,7 +106,7 @@ interface MoveRequest {
   readonly applySet: ApplySet;
   readonly spec: ResolvedApplySetSpec;
   readonly user: string | undefined;
-  /** The cluster spec.kubeConfig names, already reached (step 8b); undefined: the controller's own. */
+  /** The cluster spec.kubeConfig names, already reached (step 9); undefined: the controller's own. */
   readonly target: RemoteCluster | undefined;
 }
 

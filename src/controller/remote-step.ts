@@ -1,5 +1,5 @@
 /**
- * spec.kubeConfig (step 8b of reconcile-applyset.ts): the cluster the set is applied to when it is not
+ * spec.kubeConfig (step 9 of reconcile-applyset.ts): the cluster the set is applied to when it is not
  * the controller's. The kubeconfig Secret is read as the account the set is applied as, as the Git
  * credentials are (readCredentials): an ApplySet author cannot have the controller use a kubeconfig
  * their account may not read. Ends the run with an outcome, or hands over the cluster; never throws

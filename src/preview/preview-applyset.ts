@@ -1,9 +1,9 @@
 /**
  * A preview of an ApplySet: what the controller's next reconcile would do with a revision (the
  * ApplySet's own ref, another ref of its repository, or a local checkout), computed by the reconcile's
- * own steps (steps 5 and 7 to 11 of src/controller/reconcile-applyset.ts, the same functions of
- * src/controller/revision-steps.ts and fetch-steps.ts) with the engine in dry run, as the account the
- * controller applies the set as. Nothing is written.
+ * own steps (steps 5 to 8 and 11 of src/controller/reconcile-applyset.ts: the same view, the same
+ * functions of src/reconcile/ and the same source call, readSource) with the engine in dry run, as the
+ * account the controller applies the set as. Nothing is written.
  */
 import { DEFAULT_DEPLOYER_ACCOUNT } from '../api/applyset-account.js';
 import { setMaxListeners } from 'node:events';
@@ -103,7 +103,7 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
   const noCrossNamespaceRefs = request.allowCrossNamespaceRefs !== true;
   const dependencies = await dependencyHolds(api, applySet, spec, { noCrossNamespaceRefs, signal });
   const head: PreviewHead = { ...base, holds: [...(base.holds ?? []), ...dependencies] };
-  // The controller applies such a set to another cluster (step 8b); a preview against this one would
+  // The controller applies such a set to another cluster (step 9); a preview against this one would
   // show the wrong objects, so it says so rather than guess.
   if (spec.kubeConfig !== undefined) {
     return stopped(head, {

@@ -1,5 +1,5 @@
 /**
- * Steps 10 and 10b of a reconcile: the revision's files, the sops-encrypted ones of the set decrypted in
+ * Step 8's end: the revision's files, the sops-encrypted ones of the set decrypted in
  * memory, with the age identities of the Secret spec.decryption names, before anything decodes them. Plaintext lives
  * only in the files handed on (and, for a kustomization, in its build's memory-backed scratch
  * directory until the build ends); it is never logged, and a failure names the file, never a value.
@@ -24,7 +24,7 @@ const AGE_KEY_SUFFIX = '.agekey';
 const NOT_CONFIGURED = 'no spec.decryption to decrypt them with';
 
 /**
- * Steps 10 and 10b: the revision's files (readFiles), with every sops file decrypted. Without
+ * The revision's files (readFiles), with every sops file decrypted. Without
  * spec.decryption a sops file stalls the set: applied as it is, its ciphertext would become the live
  * values. The identities are read first, as `user`, the account the set is applied as, like
  * spec.source.secretRef: the controller never reads for a tenant a Secret the tenant's account may not

@@ -1,5 +1,5 @@
 /**
- * A tree on disk read as readFiles reads a Git commit (src/controller/fetch-steps.ts): the path under
+ * A tree on disk read as readFiles reads a Git commit (src/source/git/commit-reader.ts): the path under
  * its root, and a kustomization there built as the controller builds one, its sops files decrypted on
  * their way to kustomize. The preview's local checkout and an OCI artifact's extracted layer are read
  * through it.

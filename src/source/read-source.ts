@@ -1,5 +1,5 @@
 /**
- * Steps 8 to 10b of a reconcile as one call, the same for every source type and for every caller (the
+ * Step 8 of a reconcile (credentials, fetch, tree, kustomize, sops) as one call, the same for every source type and for every caller (the
  * controller's reconcile, the preview): the source's credentials read as the ApplySet's account, the
  * revision fetched by the source type's adapter, then its tree read as manifests, a kustomization
  * built and sops files decrypted. It ends in the revision's files or in the outcome that stops the run;

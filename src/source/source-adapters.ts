@@ -1,13 +1,40 @@
 /**
- * The source types a controller reads, by spec.source.kind: the one place a new source type is
- * registered (docs/architecture.md, "The source seam").
+ * The source types a controller (or a preview) reads, by spec.source.kind: the one place a source type
+ * is registered and made from the settings (docs/architecture.md, "The source seam").
  */
-import type { GitSource } from '../git/git-source.js';
+import path from 'node:path';
+import { createGitSource, type GitSource, type GitSourceOptions } from '../git/git-source.js';
 import { gitAdapter } from './git/git-adapter.js';
 import { ociAdapter } from './oci/oci-adapter.js';
-import type { OciSource } from './oci/oci-source.js';
+import { createOciSource, type OciSource, type OciSourceOptions } from './oci/oci-source.js';
 import type { SourceAdapters } from './source-adapter.js';
+import type { SourceHostList } from '../net/host-list.js';
 
+/** Where sources are cached, which hosts they may reach, and each type's own limits. */
+export interface SourceSettings {
+  /** The Git cache's directory; an OCI artifact is extracted beside the repositories, under `.oci-artifacts`. */
+  readonly cacheDir: string;
+  /** `--allowed-source-hosts`: Git servers and registries alike. */
+  readonly allowedHosts: SourceHostList;
+  readonly git?: Omit<GitSourceOptions, 'cacheDir' | 'allowedHosts'>;
+  readonly oci?: { readonly limits?: OciSourceOptions['limits']; readonly maxCacheBytes?: number };
+}
+
+/** Every source type, made from the settings. */
+export function createSources(settings: SourceSettings): SourceAdapters {
+  const { cacheDir, allowedHosts } = settings;
+  return sourceAdapters({
+    gitSource: createGitSource({ ...settings.git, cacheDir, allowedHosts }),
+    // A directory the Git cache's budget skips (a dot name).
+    ociSource: createOciSource({
+      ...settings.oci,
+      cacheDir: path.join(cacheDir, '.oci-artifacts'),
+      allowedHosts,
+    }),
+  });
+}
+
+/** @internal The adapters of sources already made (a test's Git source of its own). */
 export function sourceAdapters({
   gitSource,
   ociSource,

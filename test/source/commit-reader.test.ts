@@ -83,7 +83,7 @@ describe('reading a revision from the Git cache', () => {
   it('builds a kustomization under read locks only: one to find it, one once its build may start', async () => {
     const { files: got, locks } = await readAt('kustomized');
     expect(got).toEqual([{ path: 'kustomize build kustomized', text: expect.stringContaining('name: c') }]);
-    // A build waiting for its slot holds no lock another tenant's fetch needs (src/controller/fetch-steps.ts).
+    // A build waiting for its slot holds no lock another tenant's fetch needs (src/source/git/commit-reader.ts).
     expect(locks).toEqual(['read', 'read']);
   });
 });
