@@ -27,6 +27,9 @@ import { ociArtifactName, type OciInput } from './oci-flags.js';
 import { UsageError } from './parse-command-line.js';
 import { readManifestDirectory } from '../source/read-manifest-directory.js';
 
+/** The whole fetch (tag, signature, layer) has this long, as a controller's spec.timeout defaults to. */
+const FETCH_DEADLINE_MS = 5 * 60_000;
+
 /** The artifact could not be had (refused, missing, unreachable, unsigned, too large): one line, exit 2. */
 export class OciInputError extends Error {
   override readonly name = 'OciInputError';
@@ -55,6 +58,7 @@ export async function readOciManifests(
       limits: input.limits,
     });
     let artifact: FetchedArtifact;
+    const deadline = AbortSignal.timeout(FETCH_DEADLINE_MS);
     try {
       artifact = await fetchArtifact(
         {
@@ -65,9 +69,17 @@ export async function readOciManifests(
           keys,
           wording: { noCredentials: docker.missing, keys: 'the --verify-key keys' },
         },
-        new AbortController().signal,
+        deadline,
       );
     } catch (error) {
+      if (deadline.aborted) {
+        throw new OciInputError(
+          `${name}: not fetched within 5m (a registry that stalls); nothing was written`,
+          {
+            cause: error,
+          },
+        );
+      }
       // Refused, missing, unreachable, unsigned, too large, cut short: the artifact could not be had.
       throw new OciInputError(fetchFailure(messageOf(error), input.url, name), { cause: error });
     }

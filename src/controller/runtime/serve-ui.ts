@@ -5,7 +5,6 @@
  * with more than that account's rights (docs/web-view-cluster.md).
  */
 import { APPLYSET_KIND, type ApplySet } from '../../api/applyset-types.js';
-import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { listenOn } from '../../http/start-probe-server.js';
 import { createRestMapper, type RestMapper } from '../../kube/rest-mapper.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
@@ -14,7 +13,7 @@ import { clusterUiAccess } from '../../ui/cluster-access.js';
 import { createUiServer } from '../../ui/create-ui-server.js';
 import { createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
 import type { UiChange, UiData } from '../../ui/ui-data.js';
-import { applySetAccount } from '../../api/applyset-account.js';
+import { applySetView } from '../../api/applyset-view.js';
 import type { ControllerClients } from './controller-clients.js';
 import type { RemoteCluster } from './remote-clusters.js';
 import { remoteObjectReader } from './remote-object-reader.js';
@@ -119,13 +118,11 @@ function controllerUiData(
     events: (namespace, name) => eventsOf(events.list(), namespace, name),
     subscribe: (listener) => options.changes.subscribe(listener),
     readerFor: (applySet) => {
-      const { serviceAccountName, kubeConfig } = lenientApplySetSpec(applySet.spec);
+      // The view a reconcile of it makes: the objects are read as the account it is applied as.
+      const view = applySetView(applySet, options.config.defaultServiceAccountName);
+      const { kubeConfig } = view.lenient;
       const namespace = applySet.metadata.namespace;
-      const { user } = applySetAccount(
-        namespace,
-        { serviceAccountName },
-        options.config.defaultServiceAccountName,
-      );
+      const { user } = view.account;
       if (kubeConfig === undefined) return createKubeObjectReader(options.clients.readerAs(user), mapper);
       return remoteObjectReader(options.clients, { user, namespace, kubeConfig, remoteMappers, logger });
     },

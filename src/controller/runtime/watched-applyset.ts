@@ -4,9 +4,8 @@ import {
   type ApplySet,
 } from '../../api/applyset-types.js';
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
-import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
-import { applySetAccount } from '../../api/applyset-account.js';
+import { applySetView } from '../../api/applyset-view.js';
 import { objectsKubeConfigOf } from '../cluster-move-step.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from '../../kube/informer-cache.js';
@@ -87,11 +86,13 @@ export function secretReferenceOf(
   trustedNamespaces: ReadonlySet<string>,
   defaultServiceAccount?: string,
 ): SecretReference | undefined {
-  const spec = lenientApplySetSpec(applySet['spec']);
+  // The view a reconcile of it makes: the Secrets it names, and the account that reads them.
+  const view = applySetView(asApplySet(applySet), defaultServiceAccount);
+  const spec = view.lenient;
   const metadata = metadataOf(applySet);
   if (spec.suspend) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
-  const { user } = applySetAccount(ownNamespace, spec, defaultServiceAccount);
+  const { user } = view.account;
   const objectsOn = objectsKubeConfigOf(asApplySet(applySet), spec.kubeConfig)?.secretName;
   if (metadata['deletionTimestamp'] !== undefined) {
     if (objectsOn === undefined) return undefined;

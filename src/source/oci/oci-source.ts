@@ -7,12 +7,13 @@
  * The revision is `tag@sha256:<manifest digest>`, or the digest itself: a tag moved to another
  * manifest is a new revision, as is a new highest tag of a semver range, and a digest never changes.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { ociPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
 import type { SourceHostList } from '../../net/host-list.js';
+import { LruMap } from '../../kube/lru-map.js';
 import { DEFAULT_ARTIFACT_LIMITS, describeArtifactLimit, type ArtifactLimits } from './artifact-limits.js';
 import { ArtifactRefusedError } from './artifact-refused-error.js';
 import { extractArtifactLayer } from './extract-artifact-layer.js';
@@ -82,9 +83,16 @@ export const DEFAULT_OCI_CACHE_MAX_BYTES = 256 * 1024 * 1024;
 /** An extraction's scratch older than this was left by a process that stopped mid-way. */
 const STALE_SCRATCH_MS = 10 * 60_000;
 
+/** Artifacts whose signature verified, remembered by digest and key set (bounded). */
+const VERIFIED_MEMO_ENTRIES = 4096;
+
 export function createOciSource(options: OciSourceOptions): OciSource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
   const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts);
+  // A digest names content that never changes: once its signature verified with a set of keys, it
+  // verifies with them for good. A reconcile at rest then asks the registry only for the tag's digest;
+  // a new digest, or another set of keys (a rotation), is verified again.
+  const verified = new LruMap<string, true>(VERIFIED_MEMO_ENTRIES);
   return async (request, signal) => {
     const repository = parseOciUrl(request.url);
     if ('problem' in repository) throw new ArtifactInvalidError(`spec.source.url ${repository.problem}`);
@@ -108,13 +116,16 @@ export function createOciSource(options: OciSourceOptions): OciSource {
         `has a layer of ${layer.size} bytes, over ${limit}`,
       );
     }
-    if (request.keys !== undefined)
+    const verifiedAs = request.keys === undefined ? undefined : verifiedKey(where, digest, request.keys);
+    if (request.keys !== undefined && verifiedAs !== undefined && !verified.has(verifiedAs)) {
       await verifyCosignSignature(
         client,
         { where, digest, ...(request.wording?.keys === undefined ? {} : { keysFrom: request.wording.keys }) },
         request.keys,
         signal,
       );
+      verified.set(verifiedAs, true);
+    }
     const directory = path.join(options.cacheDir, layer.digest.replace(':', '-'));
     if (!(await isDirectory(directory))) {
       const body = await client.blob(layer.digest, layer.size, signal);
@@ -126,6 +137,13 @@ export function createOciSource(options: OciSourceOptions): OciSource {
     const revision = request.ref.type === 'digest' ? digest : `${reference}@${digest}`;
     return { revision, digest, directory };
   };
+}
+
+/** The artifact and the keys its signature verified with, as the memo of verified artifacts knows them. */
+function verifiedKey(where: string, digest: string, keys: readonly CosignPublicKey[]): string {
+  const keySet = createHash('sha256');
+  for (const pem of keys.map((key) => key.pem.trim()).sort()) keySet.update(pem).update('\0');
+  return `${where}@${digest} ${keySet.digest('hex')}`;
 }
 
 /** What the manifest is asked for by: the tag, the highest tag the range matches, or the digest. */

@@ -13,7 +13,7 @@ import {
   type RegistryClient,
   type RegistryCredentials,
 } from '../../../src/source/oci/registry-client.js';
-import { createOciSource } from '../../../src/source/oci/oci-source.js';
+import { createOciSource, type OciSource } from '../../../src/source/oci/oci-source.js';
 import { selectSemverTag } from '../../../src/source/oci/select-semver-tag.js';
 import { verifyCosignSignature } from '../../../src/source/oci/verify-cosign.js';
 import { startOciRegistry, type OciRegistry } from '../../harness/oci-registry.js';
@@ -72,7 +72,9 @@ describe('reading OCI artifacts from a real registry', () => {
     await tools.login(locked.host, user);
   }, 60_000);
 
+  const afterAllRemove: string[] = [];
   afterAll(async () => {
+    await Promise.all(afterAllRemove.map((dir) => rm(dir, { recursive: true, force: true })));
     await Promise.all([open?.stop(), locked?.stop()]);
     await tools?.cleanup();
   });
@@ -273,6 +275,35 @@ describe('reading OCI artifacts from a real registry', () => {
         reason: 'VerificationFailed',
         message: expect.stringContaining(`${where}@${unsigned} has no cosign signature`),
       });
+    });
+
+    it('verifies a digest once per set of keys: a reconcile at rest does not read the signature again', async () => {
+      const [signer, stranger] = await Promise.all([tools.generateKeyPair(), tools.generateKeyPair()]);
+      const digest = await tools.pushArtifact(`${open.host}/team/memo:v1`, { 'a.yaml': 'a: 1\n' });
+      await tools.sign(`${open.host}/team/memo@${digest}`, signer);
+      const url = `oci://${open.host}/team/memo`;
+      const fetchWith = (source: OciSource, keys: { name: string; pem: string }[]) =>
+        source(
+          { url, ref: { type: 'tag', name: 'v1' }, insecure: true, credentialsFor: () => undefined, keys },
+          signal(),
+        );
+      const cacheDir = await mkdtemp(path.join(tmpdir(), 'oci-memo-cache-'));
+      afterAllRemove.push(cacheDir);
+      const options = { cacheDir, allowedHosts: parseSourceHostList('127.0.0.1') };
+      const source = createOciSource(options);
+      const ci = [{ name: 'ci.pub', pem: signer.publicKey }];
+      expect(await fetchWith(source, ci)).toMatchObject({ digest });
+      // The signature tag now holds something else: only a source that reads it again notices.
+      await tools.pushArtifact(`${open.host}/team/memo:${digest.replace(':', '-')}.sig`, {
+        'x.yaml': 'x: 1\n',
+      });
+      expect(await fetchWith(source, ci)).toMatchObject({ digest });
+      await expect(fetchWith(createOciSource(options), ci)).rejects.toMatchObject({
+        reason: 'VerificationFailed',
+      });
+      // Another set of keys (a rotation) is verified again, on the same source.
+      const rotated = [...ci, { name: 'new.pub', pem: stranger.publicKey }];
+      await expect(fetchWith(source, rotated)).rejects.toMatchObject({ reason: 'VerificationFailed' });
     });
   });
 });
