@@ -31,7 +31,7 @@ export interface TokenUser {
 }
 
 /** One request to the token endpoint, as the token service saw it. */
-export interface TokenRequest {
+interface TokenRequest {
   /** The user of the Basic credentials sent; undefined when none were (an anonymous token). */
   readonly username: string | undefined;
   /** Whether a token was issued (no credentials, or right ones). */
