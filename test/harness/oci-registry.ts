@@ -1,7 +1,8 @@
 /**
  * A real OCI registry for tests: distribution's `registry`, built from its Go module by
  * scripts/build-oci-tools.sh, run on 127.0.0.1 over plain HTTP with its storage in a temp dir. It is
- * what Flux users push their artifacts to: the basic authentication is its own htpasswd, and the push
+ * what Flux users push their artifacts to: the basic authentication is its own htpasswd, the token
+ * authentication its own `auth: token` (with registry-token-server.ts as the token service), and the push
  * notifications are its own, `{"events": [...]}` envelopes of media type
  * `application/vnd.docker.distribution.events.v2+json` (v3 of distribution; its v2 sent `...events.v1+json`
  * with the same fields). Nothing of it is imitated.
@@ -21,9 +22,23 @@ const execFileAsync = promisify(execFile);
 /** The registry starts in well under a second; the bound is for a loaded machine. */
 const START_TIMEOUT_MS = 30_000;
 
+/** The registry's `auth: token`: Bearer challenges naming `realm`, tokens verified against `certificate`. */
+export interface RegistryTokenAuth {
+  /** The token endpoint, `http://host:port/path`, named in each challenge. */
+  readonly realm: string;
+  /** The `service` of each challenge, and the `aud` a token must carry. */
+  readonly service: string;
+  /** The `iss` a token must carry. */
+  readonly issuer: string;
+  /** PEM: the `rootcertbundle` a token's `x5c` certificate must chain to. */
+  readonly certificate: string;
+}
+
 export interface OciRegistryOptions {
   /** Basic authentication, from an htpasswd file: every request without these credentials gets 401. */
   readonly auth?: { readonly username: string; readonly password: string };
+  /** Token authentication (not with `auth`): every request without a token granting it gets 401. */
+  readonly token?: RegistryTokenAuth;
   /** An endpoint the registry POSTs its event envelopes to (pushes and pulls), with these headers. */
   readonly notify?: { readonly url: string; readonly headers?: Readonly<Record<string, string>> };
 }
@@ -63,12 +78,22 @@ async function htpasswdLine(username: string, password: string): Promise<string>
   return `${username}:${stdout}\n`;
 }
 
-function registryConfig(
-  workDir: string,
-  port: number,
-  options: OciRegistryOptions,
-  htpasswd: string,
-): Record<string, unknown> {
+/** The `auth` section: htpasswd, token, or none. */
+function authConfig(options: OciRegistryOptions, workDir: string): Record<string, unknown> {
+  if (options.auth !== undefined && options.token !== undefined) {
+    throw new Error('the registry takes htpasswd or token authentication, not both');
+  }
+  if (options.auth !== undefined) {
+    return { auth: { htpasswd: { realm: 'applyset-test', path: path.join(workDir, 'htpasswd') } } };
+  }
+  if (options.token === undefined) return {};
+  const { realm, service, issuer } = options.token;
+  return {
+    auth: { token: { realm, service, issuer, rootcertbundle: path.join(workDir, 'token-root.pem') } },
+  };
+}
+
+function registryConfig(workDir: string, port: number, options: OciRegistryOptions): Record<string, unknown> {
   return {
     version: '0.1',
     log: { level: 'info', formatter: 'text', accesslog: { disabled: false } },
@@ -79,7 +104,7 @@ function registryConfig(
       maintenance: { uploadpurging: { enabled: false } },
     },
     http: { addr: `127.0.0.1:${port}`, secret: randomBytes(16).toString('hex') },
-    ...(options.auth === undefined ? {} : { auth: { htpasswd: { realm: 'applyset-test', path: htpasswd } } }),
+    ...authConfig(options, workDir),
     ...(options.notify === undefined
       ? {}
       : {
@@ -108,14 +133,17 @@ export async function startOciRegistry(options: OciRegistryOptions = {}): Promis
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
   const url = `http://${host}`;
-  const htpasswd = path.join(workDir, 'htpasswd');
   const config = path.join(workDir, 'config.yml');
   const log = path.join(workDir, 'registry.log');
   try {
     if (options.auth !== undefined) {
-      await writeFile(htpasswd, await htpasswdLine(options.auth.username, options.auth.password));
+      const line = await htpasswdLine(options.auth.username, options.auth.password);
+      await writeFile(path.join(workDir, 'htpasswd'), line);
     }
-    await writeFile(config, stringify(registryConfig(workDir, port, options, htpasswd)));
+    if (options.token !== undefined) {
+      await writeFile(path.join(workDir, 'token-root.pem'), options.token.certificate);
+    }
+    await writeFile(config, stringify(registryConfig(workDir, port, options)));
   } catch (error) {
     await rm(workDir, { recursive: true, force: true });
     throw error;

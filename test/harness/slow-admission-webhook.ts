@@ -5,18 +5,13 @@
  * webhook counts them) or catch a write mid-flight. HTTPS on loopback with a self-signed certificate
  * made by openssl, as the API server calls webhooks over TLS only.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { waitFor } from '../e2e/wait-for.js';
+import { selfSignedCertificate } from './self-signed-certificate.js';
 import { adminKubeConfig } from './test-cluster.js';
 
-const execFileAsync = promisify(execFile);
 /** The dry-run ConfigMap that shows the API server calls the webhook: answered at once, not counted. */
 const PROBE = 'applyset-webhook-probe';
 
@@ -37,22 +32,6 @@ export interface SlowAdmissionWebhook {
   release(): void;
   /** Removes the webhook's configuration from the cluster and stops the server. */
   close(): Promise<void>;
-}
-
-/** A certificate for 127.0.0.1, its own CA: the API server calls webhooks over TLS only. */
-export async function selfSignedCertificate(): Promise<{ cert: string; key: string }> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'applyset-webhook-'));
-  try {
-    const [cert, key] = [path.join(dir, 'tls.crt'), path.join(dir, 'tls.key')];
-    await execFileAsync('openssl', [
-      ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'],
-      ...['-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'],
-      ...['-addext', 'basicConstraints=critical,CA:TRUE', '-keyout', key, '-out', cert],
-    ]);
-    return { cert: await readFile(cert, 'utf8'), key: await readFile(key, 'utf8') };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /**

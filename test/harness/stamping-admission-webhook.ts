@@ -8,7 +8,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as k8s from '@kubernetes/client-node';
 import { waitFor } from '../e2e/wait-for.js';
-import { selfSignedCertificate } from './slow-admission-webhook.js';
+import { selfSignedCertificate } from './self-signed-certificate.js';
 import { adminKubeConfig } from './test-cluster.js';
 
 export const STAMP_ANNOTATION = 'stamped-v';

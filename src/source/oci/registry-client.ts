@@ -14,6 +14,7 @@ import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
 import { openOutbound, sendOutbound } from '../../net/outbound-request.js';
+import { checkedBlob } from './checked-blob.js';
 import { listRegistryTags } from './list-registry-tags.js';
 import type { OciRepository } from './oci-reference.js';
 import { parseChallenge, tokenUrl, type Challenge } from './registry-challenge.js';
@@ -89,6 +90,8 @@ interface Session {
   /** `oci://host/repository`, for messages. */
   readonly where: string;
   authorization: string | undefined;
+  /** Where the Bearer token of `authorization` came from, and for whom; undefined for Basic. */
+  token: { readonly host: string; readonly username: string | undefined } | undefined;
 }
 
 export function createRegistryClient(
@@ -101,6 +104,7 @@ export function createRegistryClient(
     base: `${options.plainHttp ? 'http' : 'https'}://${repository.host}/v2/${repository.repository}`,
     where: `oci://${repository.host}/${repository.repository}`,
     authorization: undefined,
+    token: undefined,
   };
   return {
     manifestIfPresent: (reference, signal) => fetchManifest(session, reference, signal),
@@ -185,7 +189,10 @@ async function ask(
     first.response.resume();
     const challenge = parseChallenge(first.response.headers['www-authenticate']);
     session.authorization = await authorize(session, challenge, signal);
-    return await get(session, url, accept, signal, maxBytes);
+    const retried = await get(session, url, accept, signal, maxBytes);
+    if (retried.status !== 401 || session.token === undefined) return retried;
+    retried.response.resume();
+    throw tokenRefused(session, session.token, retried.response.headers['www-authenticate']);
   } catch (error) {
     throw asRegistryError(error, session.where);
   }
@@ -199,6 +206,7 @@ async function authorize(
 ): Promise<string> {
   const { repository, options, where } = session;
   const own = options.credentialsFor(repository.host);
+  session.token = undefined;
   if (challenge?.scheme === 'basic') {
     if (own === undefined) throw noCredentials(session, repository.host);
     return basic(own);
@@ -230,7 +238,34 @@ async function authorize(
         );
   }
   if (answer.status !== 200) throw statusError(answer.status, `${where}: the token service ${url.host}`);
-  return `Bearer ${readToken(answer.body, url.host)}`;
+  const token = readToken(answer.body, url.host);
+  session.token = { host: url.host, username: credentials?.username };
+  return `Bearer ${token}`;
+}
+
+/**
+ * The registry's 401 to a fresh token. The token service answers without credentials (or for a user who
+ * may not read the repository) with a token that grants nothing, and the registry refuses that token
+ * `insufficient_scope`: what is missing is the credentials, or the user's access, not valid ones.
+ */
+function tokenRefused(
+  session: Session,
+  token: NonNullable<Session['token']>,
+  header: string | string[] | undefined,
+): RegistryAuthError {
+  if (token.username === undefined) return noCredentials(session, token.host);
+  const error = parseChallenge(header)?.params['error'];
+  const { where, repository } = session;
+  if (error === 'insufficient_scope') {
+    return new RegistryAuthError(
+      `${where}: the token service ${token.host} granted ${token.username} no pull of ` +
+        `${repository.repository} (the registry answered 401 insufficient_scope)`,
+    );
+  }
+  return new RegistryAuthError(
+    `${where}: the registry refused the token the token service ${token.host} issued ` +
+      `(401${error === undefined ? '' : ` ${error}`})`,
+  );
 }
 
 async function fetchManifest(
@@ -253,35 +288,6 @@ async function fetchManifest(
     throw new ArtifactInvalidError(`${where}: manifest ${reference} is not a JSON object`);
   const mediaType = String(manifest['mediaType'] ?? answer.response.headers['content-type'] ?? '');
   return { digest, mediaType, manifest };
-}
-
-/** The layer's bytes as they come, checked to be `size` bytes of `digest` when they end. */
-async function* checkedBlob(
-  response: IncomingMessage,
-  expected: { digest: string; size: number; where: string },
-): AsyncIterable<Uint8Array> {
-  const hash = createHash('sha256');
-  let length = 0;
-  try {
-    for await (const chunk of response as AsyncIterable<Buffer>) {
-      length += chunk.length;
-      if (length > expected.size) {
-        throw new ArtifactInvalidError(
-          `${expected.where}: layer ${expected.digest} is longer than its ${expected.size} bytes`,
-        );
-      }
-      hash.update(chunk);
-      yield chunk;
-    }
-  } finally {
-    response.destroy();
-  }
-  const digest = `sha256:${hash.digest('hex')}`;
-  if (length !== expected.size || digest !== expected.digest) {
-    throw new ArtifactInvalidError(
-      `${expected.where}: layer ${expected.digest} came as ${length} bytes of ${digest}; nothing of it was used`,
-    );
-  }
 }
 
 /** A registry's JSON answer through the parse door; what the door refuses is an invalid artifact. */
