@@ -239,7 +239,12 @@ describe('ClusterNotification', () => {
     await waitFor('three dropped messages', async () =>
       (await counted('dropped')) >= before + 3 ? true : undefined,
     );
-    expect(stuck.received).toHaveLength(1);
+    // Only the message under way ever reached the receiver (a slow run may see it sent again, after the
+    // dispatcher's timeout): none of those that waited behind it.
+    expect(stuck.received.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(stuck.received.map((request) => request.body))).toEqual(
+      new Set([stuck.received[0]?.body]),
+    );
   });
 
   it('a tenant, even admin of its namespace, cannot create a ClusterNotification', async () => {

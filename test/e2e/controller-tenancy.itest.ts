@@ -167,7 +167,9 @@ describe("the controller with --default-service-account, under the chart's locke
       'keep.yaml': configMapYaml('b-keep', { k: 'b' }),
     });
     await createApplySet(c, teamA, 'set-a', { url: gitA.url, serviceAccountName: 'owner-a' });
-    await createApplySet(c, teamB, 'set-b', { url: gitB.url, serviceAccountName: 'owner-b' });
+    // B runs only when asked: a run on schedule between the forgery and B's new commit would judge the
+    // planted object on its own, and this test reads the one run that judges both.
+    await createApplySet(c, teamB, 'set-b', { url: gitB.url, serviceAccountName: 'owner-b', interval: '1h' });
     await waitForAppliedCommit(c, teamA, 'set-a', await gitA.revParse('main'), 20_000);
     await waitForAppliedCommit(c, teamB, 'set-b', await gitB.revParse('main'), 20_000);
     const ownerA = (await c.core.readNamespacedConfigMap({ namespace: teamA, name: 'a-config' })).metadata
@@ -230,6 +232,9 @@ describe("the controller with --default-service-account, under the chart's locke
 
     // B drops b-config from Git: its own set keeps what names set A as owner, and says so.
     const sha = await gitB.deleteFiles(['b.yaml']);
+    await patchApplySet(teamB, 'set-b', {
+      metadata: { annotations: { 'applyset.dev/reconcile-requested-at': 'dropped-b' } },
+    });
     const afterB = await waitForAppliedCommit(c, teamB, 'set-b', sha, 20_000);
     expect(await configMapData(c, teamB, 'b-config')).toEqual({ k: 'b' });
     expect(await configMapData(c, teamB, 'b-planted')).toEqual({ k: 'b' });
