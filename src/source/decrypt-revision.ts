@@ -14,9 +14,9 @@ import { parseAgeIdentities } from '../sops/decrypt-data-key.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
 import { failureOutcome } from '../reconcile/failure-outcome.js';
-import { stalledStep, type Step } from '../api/reconcile-outcome.js';
+import type { Step } from '../api/reconcile-outcome.js';
 import { readFiles, type RevisionReader } from './revision-reader.js';
-import { readSetSecret } from './set-secret.js';
+import { readSetSecretKeys } from './set-secret.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
@@ -108,20 +108,19 @@ async function decryptFiles(
 }
 
 /** The age identities of the Secret's `*.agekey` data keys, or the stall that says why there are none. */
-async function readAgeIdentities(
+function readAgeIdentities(
   who: { reader: KubeClient; user: string | undefined; namespace: string },
   name: string,
   signal: AbortSignal,
 ): Promise<Step<string[]>> {
-  const secret = await readSetSecret(who, name, 'spec.decryption.secretRef', signal);
-  if ('done' in secret) return secret;
-  const identities = Object.entries(secret.value.data)
-    .filter(([key]) => key.endsWith(AGE_KEY_SUFFIX))
-    .flatMap(([, value]) => parseAgeIdentities(value));
-  if (identities.length === 0)
-    return stalledStep(
-      'SecretNotFound',
-      `Secret ${who.namespace}/${name} (spec.decryption.secretRef) holds no age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line; nothing was applied`,
-    );
-  return { value: identities };
+  return readSetSecretKeys(
+    who,
+    { name, field: 'spec.decryption.secretRef' },
+    {
+      suffix: AGE_KEY_SUFFIX,
+      read: (_, value) => parseAgeIdentities(value),
+      lacking: `age identity: no data key ending in ${AGE_KEY_SUFFIX} with an AGE-SECRET-KEY-1 line`,
+    },
+    signal,
+  );
 }

@@ -28,3 +28,27 @@ export async function readSetSecret(
   }
   return { value: secret };
 }
+
+/**
+ * What the data keys ending in `suffix` of a Secret the set names hold (age identities, cosign public
+ * keys), read as the account; a stall saying the Secret holds no `lacking` when there is none.
+ */
+export async function readSetSecretKeys<T>(
+  who: { reader: KubeClient; user: string | undefined; namespace: string },
+  { name, field }: { readonly name: string; readonly field: string },
+  { suffix, read, lacking }: { suffix: string; read: (key: string, value: string) => T[]; lacking: string },
+  signal: AbortSignal,
+): Promise<Step<T[]>> {
+  const secret = await readSetSecret(who, name, field, signal);
+  if ('done' in secret) return secret;
+  const values = Object.entries(secret.value.data)
+    .filter(([key]) => key.endsWith(suffix))
+    .flatMap(([key, value]) => read(key, value));
+  if (values.length === 0) {
+    return stalledStep(
+      'SecretNotFound',
+      `Secret ${who.namespace}/${name} (${field}) holds no ${lacking}; nothing was applied`,
+    );
+  }
+  return { value: values };
+}

@@ -5,10 +5,10 @@
  * directory read as the revision's tree.
  */
 import type { FoundSecret } from '../../kube/applyset-api.js';
-import { stalledStep, type Step } from '../../api/reconcile-outcome.js';
+import type { Step } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
-import { readSetSecret } from '../set-secret.js';
+import { readSetSecretKeys } from '../set-secret.js';
 import type { SetAccount, SourceAdapter } from '../source-adapter.js';
 import type { OciSource } from './oci-source.js';
 import { pullCredentialsOf, type CredentialsFor } from './pull-secret.js';
@@ -60,21 +60,15 @@ function pullSecretOf(
 }
 
 /** The cosign public keys of the verify Secret, read as the account. */
-async function readKeys(
-  account: SetAccount,
-  name: string,
-  signal: AbortSignal,
-): Promise<Step<CosignPublicKey[]>> {
-  const secret = await readSetSecret(account, name, 'spec.source.verify.secretRef', signal);
-  if ('done' in secret) return secret;
-  const keys = Object.entries(secret.value.data)
-    .filter(([key]) => key.endsWith(PUBLIC_KEY_SUFFIX))
-    .map(([key, pem]) => ({ name: key, pem }));
-  if (keys.length === 0) {
-    return stalledStep(
-      'SecretNotFound',
-      `Secret ${account.namespace}/${name} (spec.source.verify.secretRef) holds no cosign public key (no data key ending in ${PUBLIC_KEY_SUFFIX}); nothing was applied`,
-    );
-  }
-  return { value: keys };
+function readKeys(account: SetAccount, name: string, signal: AbortSignal): Promise<Step<CosignPublicKey[]>> {
+  return readSetSecretKeys(
+    account,
+    { name, field: 'spec.source.verify.secretRef' },
+    {
+      suffix: PUBLIC_KEY_SUFFIX,
+      read: (key, pem) => [{ name: key, pem }],
+      lacking: `cosign public key (no data key ending in ${PUBLIC_KEY_SUFFIX})`,
+    },
+    signal,
+  );
 }
