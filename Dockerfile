@@ -3,7 +3,7 @@
 # BASE_IMAGE, when given, is the base of both stages: it must hold node and npm (scripts/build-image.sh
 # passes one made from Debian's packages, because the tests run where no registry image can be pulled).
 # Left empty, the stages use the official node images users pull.
-# GO_IMAGE is the stage that builds kustomize from the Go module proxy: any image with Go 1.26 that can
+# GO_IMAGE is the stage that builds kustomize and helm from the Go module proxy: any image with Go 1.26 that can
 # reach the proxy (scripts/build-image.sh passes one made of the same Debian base and this machine's Go).
 ARG BASE_IMAGE=
 ARG GO_IMAGE=golang:1.26-bookworm
@@ -14,6 +14,15 @@ FROM ${GO_IMAGE} AS kustomize
 ARG KUSTOMIZE_VERSION=v5.8.2
 RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath -ldflags "-s -w" \
     "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}" && /out/kustomize version
+
+# helm for ApplySets with spec.helm (docs/helm.md): built by scripts/build-helm.sh, the script that
+# builds the tests' helm, so the image renders exactly as the tests do (the same version and the same
+# Kubernetes version baked in for `helm template`), static and stripped.
+FROM ${GO_IMAGE} AS helm
+ARG HELM_VERSION=v3.22.0
+COPY scripts/build-helm.sh /build-helm.sh
+RUN HELM_VERSION=${HELM_VERSION} APPLYSET_CACHE_DIR=/cache bash /build-helm.sh \
+    && mkdir -p /out && mv /cache/helm/${HELM_VERSION}/helm /out/helm && /out/helm version --short
 
 FROM ${BASE_IMAGE:-node:20} AS build
 WORKDIR /app
@@ -38,6 +47,7 @@ COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=kustomize /out/kustomize /usr/local/bin/kustomize
+COPY --from=helm /out/helm /usr/local/bin/helm
 COPY bin ./bin
 # The Git cache must be writable by the runtime user; in Kubernetes the chart mounts an emptyDir here
 # because the root filesystem is read-only.

@@ -80,6 +80,25 @@ interface DecryptionSpec {
   readonly secretRef: { readonly name: string };
 }
 
+/**
+ * `spec.helm`: spec.source.path is a Helm chart, rendered as `helm template` renders it (docs/helm.md).
+ * The names are Flux's and Argo CD's.
+ */
+interface HelmSpec {
+  /** Default: the ApplySet's name. */
+  readonly releaseName?: string;
+  /** `--namespace` of the render; default spec.targetNamespace, else the ApplySet's namespace. */
+  readonly namespace?: string;
+  /** Inline values, given after the values files: they win. */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /** Values files of the source's tree, relative to the chart's directory, in the order given. */
+  readonly valuesFiles?: readonly string[];
+  /** Render the chart's crds/ too; default true. */
+  readonly includeCRDs?: boolean;
+  /** Leave out the chart's test hooks; default true. */
+  readonly skipTests?: boolean;
+}
+
 /** One entry of `spec.healthChecks`. */
 interface HealthCheckSpec {
   readonly apiVersion: string;
@@ -105,6 +124,8 @@ export interface ApplySetSpec {
   readonly source: ApplySetSourceSpec;
   /** Decrypt sops files with the age identities of a Secret of the ApplySet's namespace (docs/sops.md). */
   readonly decryption?: DecryptionSpec;
+  /** spec.source.path is a Helm chart, rendered with `helm template` (docs/helm.md). */
+  readonly helm?: HelmSpec;
   readonly interval?: string;
   readonly retryInterval?: string;
   readonly timeout?: string;
@@ -262,6 +283,8 @@ export interface ResolvedApplySetSpec {
   };
   /** `spec.decryption`: the Secret holding the age identities; undefined when nothing is decrypted. */
   readonly decryption: { readonly provider: 'sops'; readonly secretName: string } | undefined;
+  /** `spec.helm` with its defaults: spec.source.path is a chart; undefined when it is not. */
+  readonly helm: ResolvedHelmSpec | undefined;
   readonly intervalMs: number;
   readonly retryIntervalMs: number;
   readonly timeoutMs: number;
@@ -285,6 +308,18 @@ export interface ResolvedApplySetSpec {
   readonly deletionPolicy: DeletionPolicy;
   /** `spec.kubeConfig.secretRef`: the Secret, in the ApplySet's namespace, holding the remote cluster's kubeconfig. */
   readonly kubeConfig: RemoteKubeConfigRef | undefined;
+}
+
+/** How a chart is rendered: `helm template <releaseName> <chart> --namespace <namespace> ...`. */
+export interface ResolvedHelmSpec {
+  readonly releaseName: string;
+  readonly namespace: string;
+  /** Inline values, given to helm after the files (they win); `{}` when none. */
+  readonly values: Readonly<Record<string, unknown>>;
+  /** The values files, as paths from the source's root (normalized, never leaving it). */
+  readonly valuesFiles: readonly string[];
+  readonly includeCRDs: boolean;
+  readonly skipTests: boolean;
 }
 
 /** Which Secret of the ApplySet's namespace holds the kubeconfig, and its key (undefined: `value`, then `value.yaml`). */

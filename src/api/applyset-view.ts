@@ -40,7 +40,7 @@ export function applySetView(
   applySet: ApplySet,
   defaultServiceAccountName: string | undefined,
 ): ApplySetView {
-  const resolved = resolveApplySetSpec(applySet.spec);
+  const resolved = resolveApplySetSpec(applySet.spec, applySet.metadata);
   const lenient = resolved.ok ? lenientOf(resolved.spec) : lenientApplySetSpec(applySet.spec);
   const account = applySetAccount(applySet.metadata.namespace, lenient, defaultServiceAccountName);
   return { applySet, resolved, lenient, account };

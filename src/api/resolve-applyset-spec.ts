@@ -11,6 +11,7 @@ import {
   type ResolvedSourceRef,
   type SpecFieldError,
 } from './applyset-types.js';
+import { resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
 import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
 import { resolveSourceSpec } from './resolve-source-spec.js';
@@ -43,7 +44,11 @@ export function specParseCount(): number {
   return parses;
 }
 
-export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
+/**
+ * `owner`, the ApplySet's name and namespace, gives spec.helm its defaults (the release name, the
+ * namespace); without it spec.helm must name both.
+ */
+export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): ResolveApplySetSpecResult {
   parses += 1;
   const errors: SpecFieldError[] = [];
   const fail: SpecFail = (field, message) => {
@@ -55,6 +60,11 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
   // Each field is read in the order of the CRD, so the problems are listed in that order.
   const { url, ref, ...source } = resolveSourceSpec(spec['source'], fail);
   const decryption = resolveDecryption(spec['decryption'], fail);
+  const helm = resolveHelmSpec(
+    spec['helm'],
+    { sourcePath: source.path, targetNamespace: writtenTargetNamespace(spec), owner },
+    fail,
+  );
   const { intervalMs, retryIntervalMs } = resolveIntervals(spec, fail);
   const timeoutMs = readDuration(spec, 'timeout', fail) ?? DEFAULT_TIMEOUT_MS;
   const pruneMode = resolvePrune(spec['prune'], fail);
@@ -74,6 +84,7 @@ export function resolveApplySetSpec(spec: unknown): ResolveApplySetSpecResult {
     spec: {
       source: { url, ref, ...source },
       decryption,
+      helm,
       intervalMs,
       retryIntervalMs,
       timeoutMs,
@@ -151,6 +162,12 @@ function resolveIntervals(
   const retryIntervalMs =
     readDuration(spec, 'retryInterval', fail) ?? Math.min(intervalMs, DEFAULT_MAX_RETRY_INTERVAL_MS);
   return { intervalMs, retryIntervalMs };
+}
+
+/** spec.targetNamespace as written, when it is a namespace's name (resolveNames reports it otherwise). */
+function writtenTargetNamespace(spec: Spec): string | undefined {
+  const given = spec['targetNamespace'];
+  return typeof given === 'string' && isNamespaceName(given) ? given : undefined;
 }
 
 function resolveSwitches(

@@ -11,7 +11,7 @@ const diffApplySetUsage = `usage: applyset diff --applyset-object NAME [-n NAMES
                     [-o text|markdown] [--default-service-account NAME]
                     [--allowed-source-hosts HOST[:PORT],...] [--allow-cross-namespace-refs]
                     [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
-                    [--kubeconfig PATH] [--context NAME]
+                    [--helm-binary PATH] [--kubeconfig PATH] [--context NAME]
 
 Prints what the controller's next reconcile of the ApplySet NAME would do, computed by the same steps
 with the engine in dry run and writing nothing: the objects it would create (+), configure (~, with
@@ -27,6 +27,8 @@ kubeconfig must be allowed to impersonate; otherwise it stops and says so.
 A kustomization is built as the controller builds it, with --kustomize-binary (else
 APPLYSET_KUSTOMIZE_BINARY, else kustomize on PATH, else kubectl kustomize), --kustomize-timeout and
 --kustomize-max-memory as the controller's flags of those names; its sops files are decrypted first, with spec.decryption's Secret.
+A chart (spec.helm) is rendered as the controller renders it, with --helm-binary (else APPLYSET_HELM_BINARY,
+else helm on PATH).
 A repository on a loopback, private or link-local address is fetched only when
 --allowed-source-hosts names its host, as the controller's flag of that name says.
 A suspended ApplySet, or one whose spec.dependsOn names an ApplySet not Ready, is applied nothing

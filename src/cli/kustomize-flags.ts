@@ -9,6 +9,7 @@ export const KUSTOMIZE_OPTIONS = {
   'kustomize-timeout': { type: 'string' },
   'kustomize-max-memory': { type: 'string' },
   'decryption-scratch-dir': { type: 'string' },
+  'helm-binary': { type: 'string' },
 } as const;
 
 export const KUSTOMIZE_USAGE = `Kustomize: a spec.source.path holding kustomization.yaml (.yml, Kustomization) is built with
@@ -17,12 +18,16 @@ kustomize) without network or plugins; one build may run --kustomize-timeout (60
 --kustomize-max-memory (256Mi) before it is stopped. A build that reads decrypted sops files is written
 to --decryption-scratch-dir (default /dev/shm), which must be memory-backed (tmpfs; the chart mounts an
 emptyDir of medium Memory): never to a disk.
+Helm: with spec.helm, spec.source.path is a chart rendered with helm template (--helm-binary, else
+APPLYSET_HELM_BINARY, else helm on PATH) under the same sandbox and limits.
 `;
 
 type KustomizeFlag = keyof typeof KUSTOMIZE_OPTIONS;
 
 /** The environment variable every command reads when --kustomize-binary is not given. */
 const KUSTOMIZE_BINARY_ENV = 'APPLYSET_KUSTOMIZE_BINARY';
+/** The environment variable every command reads when --helm-binary is not given. */
+const HELM_BINARY_ENV = 'APPLYSET_HELM_BINARY';
 
 /**
  * The kustomize flags of any command (`controller`, `apply -k`, `diff -k`, `diff --applyset-object`,
@@ -36,6 +41,8 @@ export function kustomizeConfig(
 ): KustomizeOptions {
   const binary = values['kustomize-binary'];
   if (binary === '') throw new UsageError('--kustomize-binary needs a path or a name, got ""');
+  const helmBinary = values['helm-binary'];
+  if (helmBinary === '') throw new UsageError('--helm-binary needs a path or a name, got ""');
   const timeout = values['kustomize-timeout'];
   let timeoutMs = DEFAULT_KUSTOMIZE_OPTIONS.timeoutMs;
   if (timeout !== undefined) {
@@ -55,6 +62,7 @@ export function kustomizeConfig(
     ...(scratch === undefined ? {} : { decryptionScratchDir: scratch }),
     // An empty variable counts as unset, as a shell's `APPLYSET_KUSTOMIZE_BINARY= applyset ...` means.
     binary: binary ?? (env[KUSTOMIZE_BINARY_ENV] || undefined),
+    helmBinary: helmBinary ?? (env[HELM_BINARY_ENV] || undefined),
     timeoutMs,
     maxMemoryBytes:
       memory === undefined
@@ -74,6 +82,7 @@ export function kustomizeFlagsConfig(
       'kustomize-timeout': single(flags, 'kustomize-timeout'),
       'kustomize-max-memory': single(flags, 'kustomize-max-memory'),
       'decryption-scratch-dir': single(flags, 'decryption-scratch-dir'),
+      'helm-binary': single(flags, 'helm-binary'),
     },
     env,
   );

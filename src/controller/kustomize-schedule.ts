@@ -1,5 +1,7 @@
 import type { BuildScheduler, ScheduleBuild } from '../builds/build-scheduler.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
+import { HelmError } from '../helm/helm-error.js';
+import { HELM_LABEL_PREFIX } from '../helm/render-chart.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 
@@ -44,11 +46,12 @@ export function kustomizeSchedule(
           tenant: run.namespace,
           timeoutMs,
           signal: run.signal,
-          timeoutError: () =>
-            new KustomizeError(
-              'failed',
-              `${label} was stopped: it ran past its time limit of ${timeoutMs / 1000} s (${why})`,
-            ),
+          timeoutError: () => {
+            const message = `${label} was stopped: it ran past its time limit of ${timeoutMs / 1000} s (${why})`;
+            return label.startsWith(HELM_LABEL_PREFIX)
+              ? new HelmError('failed', message)
+              : new KustomizeError('failed', message);
+          },
         },
         build,
       );

@@ -3,7 +3,7 @@
  * artifact's layer, a preview's local checkout): what spec.source.path holds, a kustomization built or
  * the manifest files under it, and then spec.source.ignore and the names files go by.
  */
-import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
+import type { ResolvedApplySetSpec, ResolvedHelmSpec } from '../api/applyset-types.js';
 import { failureOutcome } from '../reconcile/failure-outcome.js';
 import type { Step } from '../api/reconcile-outcome.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
@@ -12,16 +12,22 @@ import type { FileTransform } from '../manifests/file-transform.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { Logger } from '../observability/create-logger.js';
 
-/** What a revision holds under a path: `kustomize build` of its kustomization, or its manifest files. */
+/**
+ * What a revision holds under a path: `kustomize build` of its kustomization, `helm template` of its
+ * chart (spec.helm), or its manifest files.
+ */
 export type RevisionContent =
   | { readonly kind: 'kustomization'; readonly built: ManifestFile }
+  | { readonly kind: 'chart'; readonly rendered: ManifestFile }
   | { readonly kind: 'manifests'; readonly files: ManifestFile[] };
 
-/** How a build of a revision's kustomization runs. */
+/** How a build of a revision's kustomization, or a render of its chart, runs. */
 interface RevisionBuild {
   readonly options: KustomizeOptions;
+  /** spec.helm: the path is a chart, rendered so (src/helm/), whatever else it holds. */
+  readonly helm?: ResolvedHelmSpec;
   readonly signal: AbortSignal;
-  /** Each file the build reads passes through it first (sops decryption, or its refusal). */
+  /** Each file the build reads (a chart's values files) passes through it first (sops decryption, or its refusal). */
   readonly transform?: FileTransform;
   /** The transform writes secrets: the build's files go to memory-backed scratch. */
   readonly inMemory?: boolean;
@@ -30,8 +36,9 @@ interface RevisionBuild {
 /** The tree of one revision, as a source adapter hands it over (src/source/source-adapter.ts). */
 export interface RevisionReader {
   /**
-   * What `path` holds, in one pass: `kustomize build` of it when it holds a kustomization, else the
-   * manifest files under it (a directory, read recursively, or one file).
+   * What `path` holds, in one pass: with `build.helm`, `helm template` of the chart there; else
+   * `kustomize build` of it when it holds a kustomization, else the manifest files under it (a
+   * directory, read recursively, or one file).
    */
   read(path: string, build: RevisionBuild): Promise<RevisionContent>;
 }
@@ -39,7 +46,8 @@ export interface RevisionReader {
 /**
  * The manifests of a revision under spec.source.path, less what spec.source.ignore leaves out; or, when
  * the path holds a kustomization, what `kustomize build` makes of it (docs/kustomize.md), as one file
- * named `kustomize build <path>` (ignore does not apply: kustomize reads what the kustomization lists).
+ * named `kustomize build <path>` (ignore does not apply: kustomize reads what the kustomization lists);
+ * or, with spec.helm, the chart there rendered, as one file named `helm template <path>` (docs/helm.md).
  */
 export async function readFiles(
   reader: RevisionReader,
@@ -59,6 +67,7 @@ export async function readFiles(
     const build = {
       options: kustomize,
       signal,
+      ...(spec.helm === undefined ? {} : { helm: spec.helm }),
       ...(read.transform === undefined ? {} : { transform: read.transform }),
       ...(read.inMemory === true ? { inMemory: true } : {}),
     };
@@ -67,6 +76,7 @@ export async function readFiles(
     return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
   }
   if (content.kind === 'kustomization') return { value: [content.built] };
+  if (content.kind === 'chart') return { value: [content.rendered] };
   // From here on a file is named from the repository root (`apps/prod/bad.yaml`, not `bad.yaml`), as
   // the user finds it in the repository: in every message, Event and status that names it.
   const fromRoot = (file: ManifestFile): ManifestFile =>

@@ -40,6 +40,7 @@ describe('resolveApplySetSpec', () => {
         ignore: [],
       },
       decryption: undefined,
+      helm: undefined,
       intervalMs: DEFAULT_INTERVAL_MS,
       retryIntervalMs: 60_000,
       timeoutMs: DEFAULT_TIMEOUT_MS,

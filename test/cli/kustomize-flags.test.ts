@@ -37,10 +37,26 @@ describe('the kustomize flags of every command', () => {
     expect(kustomizeConfig(values, env).binary).toBe(binary);
   });
 
+  // spec.helm: the helm binary is named the same way, --helm-binary else APPLYSET_HELM_BINARY.
+  it.each([
+    ['the flag alone', { 'helm-binary': '/opt/flag/helm' }, {}, '/opt/flag/helm'],
+    ['the variable alone', {}, { APPLYSET_HELM_BINARY: '/opt/env/helm' }, '/opt/env/helm'],
+    [
+      'both: the flag wins',
+      { 'helm-binary': '/opt/flag/helm' },
+      { APPLYSET_HELM_BINARY: '/opt/env/helm' },
+      '/opt/flag/helm',
+    ],
+    ['an empty variable: as unset (helm on PATH)', {}, { APPLYSET_HELM_BINARY: '' }, undefined],
+  ])('name the helm binary with %s', (_what, values, env, binary) => {
+    expect(kustomizeConfig(values, env).helmBinary).toBe(binary);
+  });
+
   it.each([
     [{ 'kustomize-timeout': 'soon' }, '--kustomize-timeout: not a duration: "soon" (e.g. 30s, 2m)'],
     [{ 'kustomize-max-memory': 'lots' }, '--kustomize-max-memory must be a positive number'],
     [{ 'kustomize-binary': '' }, '--kustomize-binary needs a path or a name, got ""'],
+    [{ 'helm-binary': '' }, '--helm-binary needs a path or a name, got ""'],
   ])('refuses %j', (values, message) => {
     expect(() => kustomizeConfig(values, {})).toThrow(message);
   });

@@ -6,6 +6,8 @@ import { APPLYSET_CRD_NAME, APPLYSET_GROUP, APPLYSET_KIND, APPLYSET_LIST_KIND, A
 import { DURATION_PATTERN } from '../../src/api/durations.js';
 import { MAX_INVENTORY_ITEMS } from '../../src/api/status-inventory.js';
 import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
+import { MAX_HELM_VALUES_FILES } from '../../src/api/resolve-helm-spec.js';
+import { DNS1123_SUBDOMAIN } from '../../src/api/spec-fields.js';
 import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/api/safe-mode-spec.js';
 import { parseJsonPointer } from '../../src/plan/drift-ignore.js';
 
@@ -108,6 +110,14 @@ describe('the ApplySet CRD', () => {
         verify: { provider: 'cosign', secretRef: { name: 'k' } },
       },
       decryption: { provider: 'sops', secretRef: { name: 's' } },
+      helm: {
+        releaseName: 'r',
+        namespace: 'n',
+        values: {},
+        valuesFiles: [],
+        includeCRDs: true,
+        skipTests: true,
+      },
       interval: '1m',
       retryInterval: '1m',
       timeout: '1m',
@@ -135,6 +145,7 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
     expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());
     expect(propertyNames(at('spec', 'decryption'))).toEqual(Object.keys(spec.decryption).sort());
+    expect(propertyNames(at('spec', 'helm'))).toEqual(Object.keys(spec.helm).sort());
     expect(at('spec').required).toEqual(['source', 'prune']);
     expect(at('spec', 'source').required).toEqual(['url', 'ref']);
     expect(schema.required).toEqual(['spec']);
@@ -184,6 +195,13 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('status', 'inventory'))).toEqual(Object.keys(status.inventory).sort());
     expect(at('status', 'inventory', 'items').maxItems).toBe(MAX_INVENTORY_ITEMS);
     expect(at('status', 'inventory', 'items', '[]').type).toBe('string');
+  });
+
+  it('declares spec.helm with the defaults and bounds the resolver uses', () => {
+    expect(at('spec', 'helm', 'includeCRDs').default).toBe(true);
+    expect(at('spec', 'helm', 'skipTests').default).toBe(true);
+    expect(at('spec', 'helm', 'valuesFiles').maxItems).toBe(MAX_HELM_VALUES_FILES);
+    expect(at('spec', 'helm', 'releaseName').pattern).toBe(DNS1123_SUBDOMAIN.source);
   });
 
   it('accepts for spec.prune what the resolver accepts: true, false and DryRun', () => {

@@ -53,6 +53,7 @@ import {
 } from '../../src/kube/kube-api-error.js';
 import { KubeConfigError } from '../../src/kube/kubeconfig-error.js';
 import { KustomizeError } from '../../src/kustomize/kustomize-error.js';
+import { HelmError } from '../../src/helm/helm-error.js';
 import { RemoteClusterUnreachableError } from '../../src/controller/remote-cluster-unreachable-error.js';
 import { RemoteKubeConfigRefusedError } from '../../src/controller/remote-kube-config.js';
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
@@ -190,6 +191,9 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new KustomizeError('refused', 'a remote base'), 'stalled', 'KustomizationRefused'],
   [new KustomizeError('failed', 'kustomize build . failed'), 'stalled', 'KustomizeBuildFailed'],
   [new KustomizeError('internal', 'kustomize is not installed'), 'retryable', 'KustomizeUnavailable'],
+  [new HelmError('refused', 'no Chart.yaml'), 'stalled', 'HelmChartRefused'],
+  [new HelmError('failed', 'helm template . failed'), 'stalled', 'HelmTemplateFailed'],
+  [new HelmError('internal', 'helm is not installed'), 'retryable', 'HelmUnavailable'],
   [
     new UiReviewUnavailableError('TokenReview', { cause: new Error('503') }),
     'retryable',

@@ -31,6 +31,11 @@ const kustomizeVersion = /version=\$\{KUSTOMIZE_VERSION:-(v[0-9.]+)\}/.exec(
   readFileSync(new URL('../../scripts/build-kustomize.sh', import.meta.url), 'utf8'),
 )?.[1];
 
+/** The helm release scripts/build-helm.sh pins: the image must ship the same one. */
+const helmVersion = /version=\$\{HELM_VERSION:-(v[0-9.]+)\}/.exec(
+  readFileSync(new URL('../../scripts/build-helm.sh', import.meta.url), 'utf8'),
+)?.[1];
+
 let image: ControllerImage;
 
 beforeAll(async () => {
@@ -117,6 +122,23 @@ test('`kustomize version` runs in the image as uid 65532, the pinned release the
   expect({ code: run.code, stdout: run.stdout }).toEqual({
     code: 0,
     stdout: `65532:65532 /usr/local/bin/kustomize\n${kustomizeVersion}\n`,
+  });
+});
+
+test('`helm version` runs in the image as uid 65532, the pinned release the tests render with', async () => {
+  const run = await docker([
+    'run',
+    '--rm',
+    ...CHART_LIKE_RUN,
+    '--entrypoint',
+    '/bin/sh',
+    image.reference,
+    '-c',
+    'echo "$(id -u):$(id -g) $(command -v helm)" && helm version --template "{{ .Version }}"',
+  ]);
+  expect({ code: run.code, stdout: run.stdout }).toEqual({
+    code: 0,
+    stdout: `65532:65532 /usr/local/bin/helm\n${helmVersion}`,
   });
 });
 

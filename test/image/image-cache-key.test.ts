@@ -23,6 +23,7 @@ const BUILD_INPUTS = [
   'src',
   'bin',
   'scripts/build-image.sh',
+  'scripts/build-helm.sh',
 ];
 
 /** A copy of what the image is built from, plus a file it is not built from. */

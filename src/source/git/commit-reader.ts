@@ -1,6 +1,6 @@
 /**
  * A commit of the shared Git cache as a revision's tree (src/source/revision-reader.ts). This is where
- * Git meets kustomize: kustomize builds a directory and knows nothing of commits.
+ * Git meets kustomize and helm: they read a directory and know nothing of commits.
  */
 import type { CachedCommit } from '../../git/read-cached-manifests.js';
 import { readCommitManifests } from '../../git/read-cached-manifests.js';
@@ -13,7 +13,10 @@ import {
 } from '../../kustomize/build-kustomization.js';
 import { KustomizeError } from '../../kustomize/kustomize-error.js';
 import { KUSTOMIZATION_FILE_NAMES } from '../../kustomize/scan-kustomization.js';
-import type { ManifestLimits } from '../../manifests/manifest-limits.js';
+import type { ManifestFile, ManifestLimits } from '../../manifests/manifest-limits.js';
+import type { ResolvedHelmSpec } from '../../api/applyset-types.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { helmLabel, renderMaterializedChart } from '../../helm/render-chart.js';
 import { sourcePathSegments } from '../../manifests/source-path.js';
 import type { RevisionContent, RevisionReader } from '../revision-reader.js';
 
@@ -30,6 +33,11 @@ export function commitReader(
 ): RevisionReader {
   return {
     read: async (path, build) => {
+      const { helm } = build;
+      if (helm !== undefined) {
+        const rendered = await renderCommitChart(gitSource, { url, commit }, path, { ...build, helm });
+        return { kind: 'chart', rendered };
+      }
       const plain = await gitSource.readCommitTree(
         { url, commit },
         async (opened): Promise<RevisionContent | undefined> =>
@@ -45,7 +53,13 @@ export function commitReader(
           (root, manifestLimits) =>
             gitSource.readCommitTree(
               { url, commit },
-              (opened) => writeTree(opened, root, { label, limits: manifestLimits, signal: limits.signal }),
+              (opened) =>
+                writeTree(
+                  opened,
+                  root,
+                  { label, limits: manifestLimits, signal: limits.signal },
+                  kustomizeRefusal,
+                ),
               { signal: limits.signal },
             ),
           {
@@ -77,20 +91,58 @@ async function kustomizationAt(commit: CachedCommit, sourcePath: string): Promis
   return undefined;
 }
 
-/** The commit's whole tree written under `root` for kustomize, each file counted against the limits. */
+/**
+ * spec.helm: the commit's tree written to a private directory once the build scheduler lets the render
+ * start, under a read lock of its own released before helm runs, and the chart at `path` rendered
+ * (src/helm/render-chart.ts). The whole tree, since values files may be anywhere in it.
+ */
+function renderCommitChart(
+  gitSource: Pick<GitSource, 'readCommitTree'>,
+  at: { url: string; commit: string },
+  path: string,
+  build: Parameters<RevisionReader['read']>[1] & { readonly helm: ResolvedHelmSpec },
+): Promise<ManifestFile> {
+  const label = helmLabel(path);
+  return scheduledBuild(build, label, (limits) =>
+    renderMaterializedChart(
+      (root, manifestLimits) =>
+        gitSource.readCommitTree(
+          at,
+          (opened) =>
+            writeTree(opened, root, { label, limits: manifestLimits, signal: limits.signal }, helmRefusal),
+          { signal: limits.signal },
+        ),
+      {
+        sourcePath: path,
+        ...build,
+        options: { ...build.options, timeoutMs: limits.timeoutMs },
+        signal: limits.signal,
+      },
+    ),
+  );
+}
+
+/** A tree over the limits, for kustomize: it may read any file of the repository, so each counts. */
+const kustomizeRefusal = (message: string, cause: unknown): Error =>
+  new KustomizeError('refused', `${message}; kustomize may read any file of the repository, so each counts`, {
+    cause,
+  });
+
+/** A tree over the limits, for helm: values files may be anywhere in it, so each counts. */
+const helmRefusal = (message: string, cause: unknown): Error =>
+  new HelmError('refused', `${message}; the whole tree is written for helm, so each file counts`, { cause });
+
+/** The commit's whole tree written under `root` for a build, each file counted against the limits. */
 async function writeTree(
   commit: CachedCommit,
   root: string,
   { label, limits, signal }: { label: string; limits: ManifestLimits; signal: AbortSignal },
+  refusal: (message: string, cause: unknown) => Error,
 ): Promise<void> {
   try {
     await materializeCommitTree({ view: commit.view, tree: commit.tree, into: root, limits, signal });
   } catch (error) {
     if (!(error instanceof MaterializeLimitError)) throw error;
-    throw new KustomizeError(
-      'refused',
-      `${label}: ${error.message}; kustomize may read any file of the repository, so each counts`,
-      { cause: error },
-    );
+    throw refusal(`${label}: ${error.message}`, error);
   }
 }
