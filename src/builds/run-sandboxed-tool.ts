@@ -22,7 +22,7 @@ export interface SandboxedRun {
 }
 
 /** How a run ended: it exited (with its code and output), or it was stopped at a limit. */
-export type SandboxedResult =
+type SandboxedResult =
   | {
       readonly kind: 'exited';
       readonly code: number | null;
@@ -30,6 +30,39 @@ export type SandboxedResult =
       readonly stderr: string;
     }
   | { readonly kind: 'stopped'; readonly limit: 'time' | 'memory' | 'output' };
+
+/** How a build tool's failures are said, in its own error type (KustomizeError, HelmError). */
+export interface BuildToolErrors<E extends Error> {
+  readonly make: (failure: 'failed' | 'internal', message: string, options?: { cause?: unknown }) => E;
+  readonly isOwn: (error: unknown) => error is E;
+  /** Why the run was stopped at `limit`, naming the limit and the flag that sets it. */
+  readonly stopped: (limit: 'time' | 'memory' | 'output') => string;
+  /** The tool's error output as a message quotes it. */
+  readonly quote: (stderr: string) => string;
+}
+
+/**
+ * A build tool's run (`label` in messages) as its caller takes it: the output, or the tool's own error:
+ * `failed` when it was stopped at a limit or exited non-zero (quoting it), `internal` when it could not
+ * be run at all. An abort is thrown as it is.
+ */
+export async function runBuildTool<E extends Error>(
+  run: SandboxedRun,
+  label: string,
+  errors: BuildToolErrors<E>,
+): Promise<string> {
+  try {
+    const result = await runSandboxedTool(run);
+    if (result.kind === 'stopped') {
+      throw errors.make('failed', `${label} was stopped: ${errors.stopped(result.limit)}`);
+    }
+    if (result.code !== 0) throw errors.make('failed', `${label} failed: ${errors.quote(result.stderr)}`);
+    return result.stdout;
+  } catch (error) {
+    if (errors.isOwn(error) || run.signal?.aborted === true) throw error;
+    throw errors.make('internal', `${label} could not run ${run.binary}: ${String(error)}`, { cause: error });
+  }
+}
 
 /**
  * How often the resident memory of a run is read. Its address space is not limited instead (`ulimit
@@ -48,7 +81,7 @@ const MAX_STDERR_CHARS = 64 * 1024;
  * MEMORY_POLL_MS) passes its limit, when its output passes its limit, or when `signal` aborts (then
  * the signal's reason is thrown). How many run at once is the caller's to bound (the build scheduler).
  */
-export async function runSandboxedTool(run: SandboxedRun): Promise<SandboxedResult> {
+async function runSandboxedTool(run: SandboxedRun): Promise<SandboxedResult> {
   const closedProxy = 'http://127.0.0.1:1';
   const child = spawn(run.binary, [...run.args], {
     cwd: run.cwd,

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { ResolvedHelmSpec } from '../api/applyset-types.js';
-import { locateExecutable, runSandboxedTool } from '../builds/run-sandboxed-tool.js';
+import { locateExecutable, runBuildTool } from '../builds/run-sandboxed-tool.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { formatBytes } from '../manifests/manifest-limits.js';
 import { HelmError } from './helm-error.js';
@@ -64,8 +64,8 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
     ...(helm.skipTests ? ['--skip-tests'] : []),
     ...run.valuesFiles.flatMap((file) => ['--values', file]),
   ];
-  try {
-    const result = await runSandboxedTool({
+  return runBuildTool(
+    {
       binary,
       args,
       cwd: run.chartDir,
@@ -75,28 +75,24 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
       maxMemoryBytes: run.options.maxMemoryBytes,
       maxOutputBytes: run.maxOutputBytes,
       ...(run.signal === undefined ? {} : { signal: run.signal }),
-    });
-    if (result.kind === 'stopped') throw limitError(run, result.limit);
-    if (result.code !== 0) {
-      throw new HelmError('failed', `${run.label} failed: ${cleanError(result.stderr, run.hide)}`);
-    }
-    return result.stdout;
-  } catch (error) {
-    if (error instanceof HelmError || run.signal?.aborted === true) throw error;
-    throw new HelmError('internal', `${run.label} could not run ${binary}: ${String(error)}`, {
-      cause: error,
-    });
-  }
+    },
+    run.label,
+    {
+      make: (failure, message, options) => new HelmError(failure, message, options),
+      isOwn: (error): error is HelmError => error instanceof HelmError,
+      stopped: (why) => limitDetail(run, why),
+      quote: (stderr) => cleanError(stderr, run.hide),
+    },
+  );
 }
 
-function limitError(run: HelmRun, why: 'time' | 'memory' | 'output'): HelmError {
+function limitDetail(run: HelmRun, why: 'time' | 'memory' | 'output'): string {
   const { timeoutMs, maxMemoryBytes } = run.options;
-  const detail = {
+  return {
     time: `it ran past its time limit of ${timeoutMs / 1000} s (--kustomize-timeout, which bounds every build)`,
     memory: `it used more than its memory limit of ${formatBytes(maxMemoryBytes)} (--kustomize-max-memory, which bounds every build)`,
     output: `it printed more than ${formatBytes(run.maxOutputBytes)}, the limit of a set's manifests`,
   }[why];
-  return new HelmError('failed', `${run.label} was stopped: ${detail}`);
 }
 
 /** helm's message, without its `Error: ` prefix nor the private directories it ran in. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ScheduleBuild } from '../builds/build-scheduler.js';
-import { locateExecutable, runSandboxedTool } from '../builds/run-sandboxed-tool.js';
+import { locateExecutable, runBuildTool } from '../builds/run-sandboxed-tool.js';
 import { formatBytes } from '../manifests/manifest-limits.js';
 import { KustomizeError } from './kustomize-error.js';
 
@@ -62,8 +62,8 @@ const MAX_ERROR_CHARS = 2000;
  */
 export async function runKustomize(run: KustomizeRun): Promise<string> {
   const { binary, subcommand } = await locateKustomize(run.options.binary);
-  try {
-    const result = await runSandboxedTool({
+  return runBuildTool(
+    {
       binary,
       args: [subcommand, '--load-restrictor', 'LoadRestrictionsRootOnly', run.dir],
       cwd: run.dir,
@@ -73,28 +73,24 @@ export async function runKustomize(run: KustomizeRun): Promise<string> {
       maxMemoryBytes: run.options.maxMemoryBytes,
       maxOutputBytes: run.maxOutputBytes,
       ...(run.signal === undefined ? {} : { signal: run.signal }),
-    });
-    if (result.kind === 'stopped') throw limitError(run, result.limit);
-    if (result.code !== 0) {
-      throw new KustomizeError('failed', `${run.label} failed: ${cleanError(result.stderr, run.hide)}`);
-    }
-    return result.stdout;
-  } catch (error) {
-    if (error instanceof KustomizeError || run.signal?.aborted === true) throw error;
-    throw new KustomizeError('internal', `${run.label} could not run ${binary}: ${String(error)}`, {
-      cause: error,
-    });
-  }
+    },
+    run.label,
+    {
+      make: (failure, message, options) => new KustomizeError(failure, message, options),
+      isOwn: (error): error is KustomizeError => error instanceof KustomizeError,
+      stopped: (why) => limitDetail(run, why),
+      quote: (stderr) => cleanError(stderr, run.hide),
+    },
+  );
 }
 
-function limitError(run: KustomizeRun, why: 'time' | 'memory' | 'output'): KustomizeError {
+function limitDetail(run: KustomizeRun, why: 'time' | 'memory' | 'output'): string {
   const { timeoutMs, maxMemoryBytes } = run.options;
-  const detail = {
+  return {
     time: `it ran past its time limit of ${timeoutMs / 1000} s (--kustomize-timeout)`,
     memory: `it used more than its memory limit of ${formatBytes(maxMemoryBytes)} (--kustomize-max-memory)`,
     output: `it printed more than ${formatBytes(run.maxOutputBytes)}, the limit of a set's manifests`,
   }[why];
-  return new KustomizeError('failed', `${run.label} was stopped: ${detail}`);
 }
 
 /** kustomize's message, without its `Error: ` prefix nor the private directory it ran in. */

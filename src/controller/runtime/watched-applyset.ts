@@ -5,7 +5,8 @@ import {
 } from '../../api/applyset-types.js';
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
-import { applySetView } from '../../api/applyset-view.js';
+import { applySetAccount } from '../../api/applyset-account.js';
+import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
 import { objectsKubeConfigOf } from '../cluster-move-step.js';
 import type { SecretReference } from './secret-change-poller.js';
 import type { InformerEvent } from '../../kube/informer-cache.js';
@@ -86,13 +87,13 @@ export function secretReferenceOf(
   trustedNamespaces: ReadonlySet<string>,
   defaultServiceAccount?: string,
 ): SecretReference | undefined {
-  // The view a reconcile of it makes: the Secrets it names, and the account that reads them.
-  const view = applySetView(asApplySet(applySet), defaultServiceAccount);
-  const spec = view.lenient;
+  // Read leniently, not through the whole view: the poller asks on every tick. The account is the
+  // one rule's (applySetAccount), as the view's.
+  const spec = lenientApplySetSpec(applySet['spec']);
   const metadata = metadataOf(applySet);
   if (spec.suspend) return undefined;
   const ownNamespace = String(metadata['namespace'] ?? '');
-  const { user } = view.account;
+  const { user } = applySetAccount(ownNamespace, spec, defaultServiceAccount);
   const objectsOn = objectsKubeConfigOf(asApplySet(applySet), spec.kubeConfig)?.secretName;
   if (metadata['deletionTimestamp'] !== undefined) {
     if (objectsOn === undefined) return undefined;
