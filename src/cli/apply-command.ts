@@ -6,7 +6,8 @@ import type { CliIo, Command } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
-const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS)
+const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS
+                      | --helm-chart DIR HELM-FLAGS)
                      --applyset NAME [-n NAMESPACE]
                      [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
@@ -29,6 +30,13 @@ credentials are the "auths" of $DOCKER_CONFIG/config.json, else ~/.docker/config
 to its host (credential helpers are not read). --oci-max-layer-bytes 50Mi, --oci-max-expanded-bytes
 200Mi, --oci-max-files 10000 and --oci-max-file-bytes 10Mi bound the artifact, as in the controller.
 A failure to fetch it is one line naming the artifact, exit 2, and nothing is written.
+--helm-chart DIR [--values FILE ...] [--set KEY=VALUE ...] [--release-name NAME] [--include-crds=false]
+[--skip-tests=false] instead applies what helm template renders of the chart in DIR, as the
+controller renders an ApplySet's spec.helm: --helm-binary (else APPLYSET_HELM_BINARY, else helm on
+PATH), no cluster access, network or plugins, the --kustomize-* limits, dependencies vendored in
+charts/. The release is --release-name, else the --applyset name; its namespace is the one the objects
+go to (-n, else the context's). --values files are given in order, then --set (helm's own syntax);
+a sops-encrypted values file is decrypted as -f files are.
 With --prune, objects the set applied before and that are in none of the files are deleted, if this
 set still owns them. --dry-run prints what apply would do, in kubectl's words
 (configmap/x created (dry run)), with the field-level changes and the prunes, and writes nothing.

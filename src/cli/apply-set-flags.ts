@@ -3,6 +3,7 @@ import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { CliIo } from './cli-io.js';
 import { ExitCode } from './exit-codes.js';
 import { KUSTOMIZE_OPTIONS, kustomizeFlagsConfig } from './kustomize-flags.js';
+import { checkReleaseName, HELM_FLAGS, helmInputOf, type HelmInput } from './helm-flags.js';
 import { OCI_FLAGS, ociInputOf, type OciInput } from './oci-flags.js';
 import {
   flagIsTrue,
@@ -21,6 +22,8 @@ export interface ApplySetFlags {
   readonly kustomize: string | undefined;
   /** `--oci URL (--tag T | --digest D)`: an OCI artifact's files instead of `-f` or `-k`. */
   readonly oci: OciInput | undefined;
+  /** `--helm-chart DIR [--values F] [--set k=v]`: what `helm template` renders of a chart on disk. */
+  readonly helm: HelmInput | undefined;
   /** How `-k` runs kustomize: `--kustomize-binary` (else APPLYSET_KUSTOMIZE_BINARY) and its limits, as the controller's flags. */
   readonly kustomizeOptions: KustomizeOptions;
   readonly recursive: boolean;
@@ -59,6 +62,7 @@ const commonFlags: FlagSpecs = {
   kustomize: { type: 'string', short: 'k' },
   ...KUSTOMIZE_OPTIONS,
   ...OCI_FLAGS,
+  ...HELM_FLAGS,
   exclude: { type: 'string', repeats: true },
   recursive: { type: 'boolean', short: 'R' },
   applyset: { type: 'string' },
@@ -126,9 +130,14 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
     throw new UsageError('--oci cannot be combined with -f or -k: give one input');
   }
   const oci = ociInputOf(flags);
-  if (filenames.length === 0 && kustomize === undefined && oci === undefined) {
+  const helm = helmInputOf(flags);
+  const inputs = [filenames.length > 0, kustomize !== undefined, oci !== undefined, helm !== undefined];
+  if (helm !== undefined && inputs.filter(Boolean).length > 1) {
+    throw new UsageError('--helm-chart cannot be combined with -f, -k or --oci: give one input');
+  }
+  if (!inputs.includes(true)) {
     throw new UsageError(
-      '-f FILENAME, -k DIR or --oci URL is required (a file, a directory, or -; a kustomization directory; an OCI artifact)',
+      '-f FILENAME, -k DIR, --oci URL or --helm-chart DIR is required (a file, a directory, or -; a kustomization directory; an OCI artifact; a Helm chart)',
     );
   }
   if (filenames.includes('')) throw new UsageError('-f needs a file name, got ""');
@@ -141,10 +150,14 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
   }
   const namespace = single(flags, 'namespace');
   if (namespace === '') throw new UsageError('-n needs a namespace, got ""');
+  // The release is named as an ApplySet's is: by the set, unless told otherwise.
+  if (helm !== undefined && helm.releaseName === undefined)
+    checkReleaseName(applyset, '--applyset (the release name without --release-name)');
   return {
     filenames,
     kustomize,
     oci,
+    helm,
     kustomizeOptions: kustomizeFlagsConfig(flags, env),
     recursive: flagIsTrue(flags, 'recursive'),
     applyset,

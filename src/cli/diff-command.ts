@@ -4,7 +4,8 @@ import type { Command } from './cli-io.js';
 import { diffApplySetCommand, namesApplySetObject } from './diff-applyset-command.js';
 import { ExitCode } from './exit-codes.js';
 
-const usage = `usage: applyset diff (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS)
+const usage = `usage: applyset diff (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS
+                     | --helm-chart DIR HELM-FLAGS)
                     --applyset NAME [-n NAMESPACE]
                     [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                     [--prune[=true|false]] [--allow-empty] [--kubeconfig PATH] [--context NAME]
@@ -17,7 +18,8 @@ same three-way merge and writing nothing:
   - KIND/NAME -n NS (pruned by apply --prune) \`apply --prune\` would delete it
 The prunes are shown by default (--prune is accepted, as kubectl diff accepts it); --prune=false
 leaves them out, for a plain \`apply\` without --prune. -f, -R, -k, --oci and its flags (--tag,
---digest, --path, --insecure, --verify-key, --oci-max-*), the --kustomize-* flags,
+--digest, --path, --insecure, --verify-key, --oci-max-*), --helm-chart and its flags (--values, --set,
+--release-name, --include-crds, --skip-tests, --helm-binary), the --kustomize-* flags,
 --kubeconfig, --context and the sops flags (--decryption-key-file, --decryption-scratch-dir) read as in
 \`applyset apply\`. Like kubectl diff: exit 0 when nothing would change, 1 when something would, 2 for
 bad input and 3 when the diff could not be computed.

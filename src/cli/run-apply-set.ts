@@ -23,6 +23,8 @@ import { findManifestErrorsOffline } from './find-manifest-errors-offline.js';
 import { UsageError } from './parse-command-line.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
+import { HelmError } from '../helm/helm-error.js';
+import { readHelmChart } from './read-helm-chart.js';
 import { readManifestSources } from './read-manifest-sources.js';
 import { OciInputError, readOciManifests } from './read-oci-manifests.js';
 import { SopsDecryptionError } from '../sops/sops-decryption-error.js';
@@ -120,6 +122,10 @@ async function readCheckedManifests(
     const identities = await readCliAgeIdentities(flags.decryptionKeyFiles, io);
     if (flags.oci !== undefined) {
       files = await readOciManifests({ ...flags, oci: flags.oci }, identities, io);
+    } else if (flags.helm !== undefined) {
+      files = [
+        await readHelmChart({ ...flags, helm: flags.helm }, renderNamespace(flags, io), identities, io),
+      ];
     } else if (flags.kustomize === undefined) {
       const read = await readManifestSources(flags.filenames, {
         cwd: io.cwd,
@@ -143,11 +149,14 @@ async function readCheckedManifests(
       ];
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof OciInputError) {
+    if (error instanceof UsageError || error instanceof OciInputError || error instanceof KubeConfigError) {
       return fail(error.message, ExitCode.badInput);
     }
     if (error instanceof DecryptionNotConfiguredError || error instanceof SopsDecryptionError) {
       return fail(error.message.replace(/nothing was applied$/, 'nothing was written'), ExitCode.badInput);
+    }
+    if (error instanceof HelmError) {
+      return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
     }
     if (error instanceof KustomizeError) {
       return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
@@ -160,6 +169,16 @@ async function readCheckedManifests(
     return fail('the input was refused; nothing was written', ExitCode.badInput);
   }
   return files;
+}
+
+/**
+ * The namespace a chart is rendered for: where its objects go, -n else the kubeconfig context's (the
+ * kubeconfig is read for it here, before any connection; step 3 reads it again for the engine).
+ */
+function renderNamespace(flags: ApplySetFlags, io: CliIo): string {
+  if (flags.namespace !== undefined) return flags.namespace;
+  const kubeconfig = flags.kubeconfig === undefined ? undefined : resolve(io.cwd, flags.kubeconfig);
+  return contextNamespace(loadKubeConfig(io.env, kubeconfig, flags.context).kubeConfig);
 }
 
 /** The engine's request for the command's flags, with a ConfigMap as the apply-config object. */

@@ -28,6 +28,10 @@ export interface ChartRequest {
   /** The transform writes secrets: the render's private files go to memory-backed scratch. */
   readonly inMemory?: boolean;
   readonly signal?: AbortSignal;
+  /** How messages name the render; default `helm template <sourcePath>`. */
+  readonly label?: string;
+  /** `--set` values, given to helm last, as typed on `applyset apply --set` (the CLI only). */
+  readonly set?: readonly string[];
 }
 
 /** How every render's label begins: the build scheduler's time limit names a render by it. */
@@ -80,7 +84,7 @@ async function renderIn(
   request: ChartRequest,
   limits: ManifestLimits,
 ): Promise<ManifestFile> {
-  const label = helmLabel(request.sourcePath);
+  const label = request.label ?? helmLabel(request.sourcePath);
   const relative = sourcePathSegments(request.sourcePath).join('/');
   const chartDir = path.join(root, relative);
   if ((await kindOf(path.join(chartDir, 'Chart.yaml'))) !== 'file') {
@@ -107,6 +111,7 @@ async function renderIn(
     chartDir,
     helm: request.helm,
     valuesFiles,
+    set: request.set ?? [],
     label,
     hide: [valuesDir, root],
     home,

@@ -12,6 +12,8 @@ export interface HelmRun {
   readonly helm: Pick<ResolvedHelmSpec, 'releaseName' | 'namespace' | 'includeCRDs' | 'skipTests'>;
   /** The values files, absolute, in the order helm takes them (the later win). */
   readonly valuesFiles: readonly string[];
+  /** `--set` values, after the files (the CLI's; a controller's render has none). */
+  readonly set: readonly string[];
   /** How messages name the render: `helm template apps/web`. */
   readonly label: string;
   /** Directories of the caller's to hide from helm's messages (the private copies), longest first. */
@@ -63,6 +65,7 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
     ...(helm.includeCRDs ? ['--include-crds'] : []),
     ...(helm.skipTests ? ['--skip-tests'] : []),
     ...run.valuesFiles.flatMap((file) => ['--values', file]),
+    ...run.set.flatMap((value) => ['--set', value]),
   ];
   return runBuildTool(
     {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BuildLimits } from '../builds/build-scheduler.js';
 import type { FileTransform } from '../manifests/file-transform.js';
-import { sourcePathSegments } from '../manifests/source-path.js';
+import { commonAncestor, sourcePathSegments } from '../manifests/source-path.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from '../manifests/manifest-limits.js';
 import { copyCheckout } from './copy-checkout.js';
 import { KustomizeError } from './kustomize-error.js';
@@ -197,14 +197,11 @@ function commonDirectory(
   dir: string,
   inputs: { readonly files: readonly string[]; readonly directories: readonly string[] },
 ): string {
-  let common = dir.split('/').filter((part) => part !== '');
-  for (const input of [...inputs.directories, ...inputs.files.map((file) => path.posix.dirname(file))]) {
-    const parts = input.split('/').filter((part) => part !== '' && part !== '.');
-    let same = 0;
-    while (same < common.length && same < parts.length && common[same] === parts[same]) same += 1;
-    common = common.slice(0, same);
-  }
-  return common.join('/');
+  return commonAncestor([
+    dir,
+    ...inputs.directories,
+    ...inputs.files.map((file) => path.posix.dirname(file)),
+  ]);
 }
 
 async function checkAndBuild(build: {

@@ -35,3 +35,19 @@ export function sourcePathSegments(sourcePath: string | undefined): string[] {
   if (segments.includes('..')) throw new InvalidSourcePathError(raw, "must not contain '..'");
   return segments.filter((segment) => segment !== '' && segment !== '.');
 }
+
+/** The deepest directory holding every one of `directories` (slash-separated, from one root; '' the root). */
+export function commonAncestor(directories: readonly string[]): string {
+  let common: string[] | undefined;
+  for (const directory of directories) {
+    const parts = directory.split('/').filter((part) => part !== '' && part !== '.');
+    if (common === undefined) {
+      common = parts;
+      continue;
+    }
+    let same = 0;
+    while (same < common.length && same < parts.length && common[same] === parts[same]) same += 1;
+    common = common.slice(0, same);
+  }
+  return (common ?? []).join('/');
+}

@@ -1,4 +1,4 @@
-import type { GitTestServer } from '../harness/git-server.js';
+import type { FileTree, GitTestServer } from '../harness/git-server.js';
 import { helmBinary } from '../harness/helm-binary.js';
 import { uniqueName } from '../harness/test-cluster.js';
 import { hugeChart, recursiveChart } from '../helm/test-charts.js';
@@ -21,7 +21,7 @@ import { assertAlive, MIB, peakRssBytes } from './process-health.js';
 const CONTROLLER_MEMORY_LIMIT = 512 * MIB;
 
 /** Each chart under its own directory of one repository. */
-function under(dir: string, files: Record<string, string>): Record<string, string> {
+function under(dir: string, files: FileTree): FileTree {
   return Object.fromEntries(Object.entries(files).map(([name, text]) => [`${dir}/${name}`, text]));
 }
 

@@ -1,0 +1,60 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { renderLocalChart } from '../helm/render-local-chart.js';
+import type { ManifestFile } from '../manifests/manifest-limits.js';
+import type { ApplySetFlags } from './apply-set-flags.js';
+import type { CliIo } from './cli-io.js';
+import { cliBuildTransform } from './decrypt-cli-manifests.js';
+import type { HelmInput } from './helm-flags.js';
+import { UsageError } from './parse-command-line.js';
+
+/**
+ * What `helm template` renders of `--helm-chart DIR` for the namespace the objects go to, as the
+ * controller renders an ApplySet's chart (src/helm/): the same sandbox, limits and sops transform of
+ * the values files. A chart directory without Chart.yaml, or a values file that is not there, is a
+ * usage error before helm runs.
+ */
+export async function readHelmChart(
+  flags: ApplySetFlags & { readonly helm: HelmInput },
+  namespace: string,
+  identities: readonly string[],
+  io: Pick<CliIo, 'cwd'>,
+): Promise<ManifestFile> {
+  const { helm } = flags;
+  const chart = resolve(io.cwd, helm.chart);
+  if (!(await isFile(resolve(chart, 'Chart.yaml')))) {
+    throw new UsageError(`--helm-chart ${helm.chart}: holds no Chart.yaml; name the chart's directory`);
+  }
+  const valuesFiles = helm.valuesFiles.map((file) => resolve(io.cwd, file));
+  for (const [index, file] of valuesFiles.entries()) {
+    if (!(await isFile(file))) throw new UsageError(`--values ${helm.valuesFiles[index]}: no such file`);
+  }
+  return renderLocalChart({
+    chart,
+    given: helm.chart,
+    valuesFiles,
+    set: helm.set,
+    helm: {
+      releaseName: helm.releaseName ?? flags.applyset,
+      namespace,
+      includeCRDs: helm.includeCRDs,
+      skipTests: helm.skipTests,
+    },
+    options: {
+      ...flags.kustomizeOptions,
+      ...(flags.decryptionScratchDir === undefined
+        ? {}
+        : { decryptionScratchDir: resolve(io.cwd, flags.decryptionScratchDir) }),
+    },
+    transform: cliBuildTransform(identities),
+    inMemory: identities.length > 0,
+  });
+}
+
+async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
