@@ -1,3 +1,4 @@
+import type { HookRun, SkippedHook } from './hooks/hook-annotations.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
@@ -54,6 +55,11 @@ export interface ApplySetRequest {
    */
   readonly release?: boolean;
   readonly wait?: WaitRequest;
+  /**
+   * Hooks (docs/hooks.md): objects annotated as hooks are taken out of the set and, when `run`, run
+   * in their phases around the apply. Undefined: annotations mean nothing, as for kubectl (the CLI).
+   */
+  readonly hooks?: HookRequest;
   /**
    * Called after each object of the set was applied and each prune candidate handled, with the
    * counts so far and the plan's totals, so the command can draw a progress line on long runs.
@@ -256,6 +262,19 @@ export interface ApplySetResult {
   readonly health?: readonly ObjectHealthReport[];
   /** With `wait`: the deadline passed while some object was still in progress. */
   readonly healthTimedOut?: boolean;
+  /** With `hooks.run`: how each hook that ran ended, in the order they ran. */
+  readonly hooks?: readonly HookRun[];
+}
+
+/** How a run treats its hooks. */
+export interface HookRequest {
+  /** Run them: the set applies a new revision or spec. False: leave them out, as on a steady run. */
+  readonly run: boolean;
+  /** How long each phase may take (spec.timeout). */
+  readonly timeoutMs: number;
+  /** Hears each hook as it ends, and each object annotated as a hook that is not run. */
+  readonly onHook?: (run: HookRun) => void;
+  readonly onSkipped?: (skipped: SkippedHook) => void;
 }
 
 /** What `onHealthWait` hears: the objects still waited for, and the parent's version. */

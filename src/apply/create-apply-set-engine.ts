@@ -1,4 +1,6 @@
-import { describeObjectRef } from '../manifests/object-ref.js';
+import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
+import { computeApplySetId } from '../inventory/applyset-id.js';
+import { syncHooks } from './hooks/sync-hooks.js';
 import { PruneLimitExceededError } from './prune-limit-error.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
@@ -66,13 +68,15 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
 async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
   const { signal } = request;
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
-  const desired = request.release === true ? [] : await loadManifests(request.input, context.mapper, signal);
-  request.input.screenObjects?.(desired);
-  await refuseInvalidListItems(desired, request, context.patchMeta);
+  const loaded = request.release === true ? [] : await loadManifests(request.input, context.mapper, signal);
+  request.input.screenObjects?.(loaded);
+  await refuseInvalidListItems(loaded, request, context.patchMeta);
 
-  // 2. Read the apply-config object and the inventory it holds.
+  // 2. Read the apply-config object and the inventory it holds; the hooks leave the set's objects.
   const parent = await readParent(request, context);
   const writer = createParentWriter(parent, request, context);
+  const hooks = syncHooks(loaded, request, context, computeApplySetId(parent.kep));
+  const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.
   const live = await readLive(desired, parent, context, signal);
@@ -97,17 +101,29 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   const overLimit = overPruneLimit(plan, request.prune, parent.inventory.length);
   if (overLimit !== undefined && !request.write.dryRun) throw overLimit;
 
-  // 6. Run it: widen the inventory, apply, wait for CRDs, prune, narrow the inventory, write the hash.
+  // 6. PreSync hooks, then run it: widen the inventory, apply, wait for CRDs, prune, narrow the
+  // inventory, write the hash.
+  await hooks.before();
   const ran = await runPlan(plan, parent, writer, request, context);
   const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
-
-  // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy.
-  const { wait } = request;
-  if (wait === undefined || request.write.dryRun || !result.completed) return result;
-  if (result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict')) return result;
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
     .map((o) => o.ref);
+
+  // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy. Then the
+  // Sync and PostSync hooks, or SyncFail.
+  return hooks.after(await waitIfAsked(result, applied, request, context), applied);
+}
+
+async function waitIfAsked(
+  result: ApplySetResult,
+  applied: readonly ObjectRef[],
+  request: ApplySetRequest,
+  context: RunContext,
+): Promise<ApplySetResult> {
+  const { wait, signal } = request;
+  if (wait === undefined || request.write.dryRun || !result.completed) return result;
+  if (result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict')) return result;
   const { onHealthWait } = wait;
   const { health, timedOut } = await waitForHealth(
     [...applied, ...(wait.healthChecks ?? [])],

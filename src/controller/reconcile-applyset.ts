@@ -3,6 +3,7 @@
  * (docs/architecture.md#2-the-path-of-one-reconcile tells the same numbers). Steps 1 to 4 decide whether
  * there is anything to apply; 5 to 11 run it and end in an outcome, never a throw; 12 reports it.
  */
+import { hookEvents } from './hook-events.js';
 import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
@@ -226,7 +227,8 @@ async function applyRevision(
   // spec.timeout covers the whole run: the wait ends a moment before the run's abort, so a set not
   // healthy in time reads HealthCheckFailed naming its objects, not a bare Timeout.
   const wait = built.request.wait && { ...built.request.wait, deadline: runDeadline - WAIT_MARGIN_MS };
-  const request = wait === undefined ? built.request : { ...built.request, wait };
+  const hooks = built.request.hooks && { ...built.request.hooks, ...hookEvents(ctx, applySet) };
+  const request = { ...built.request, ...(wait === undefined ? {} : { wait }), ...(hooks ? { hooks } : {}) };
   // A new revision: a forge marks its commit pending until the outcome is reported.
   if (!steady) ctx.notify?.applying(view, revision);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);

@@ -51,6 +51,8 @@ function engineRequest(
     },
     prune: pruneRequest(applySet, spec, revision),
     ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
+    // Hooks run when a new revision or spec is applied, never on a steady run (docs/hooks.md).
+    hooks: { run: !steady, timeoutMs: spec.timeoutMs },
     signal,
   };
 }
