@@ -5,6 +5,7 @@ import { locateExecutable, runBuildTool } from '../builds/run-sandboxed-tool.js'
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { formatBytes } from '../manifests/manifest-limits.js';
 import { HelmError } from './helm-error.js';
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 
 export interface HelmRun {
   /** The chart's directory (holding Chart.yaml), in the render's private copy or a checkout. */
@@ -14,6 +15,8 @@ export interface HelmRun {
   readonly valuesFiles: readonly string[];
   /** How messages name the render: `helm template apps/web`. */
   readonly label: string;
+  /** The target cluster's version and API versions; undefined: helm's built-in defaults. */
+  readonly capabilities?: ClusterCapabilities;
   /** Directories of the caller's to hide from helm's messages (the private copies), longest first. */
   readonly hide: readonly string[];
   /** An empty private directory: helm's home, config, cache, data and (empty) plugin directories. */
@@ -33,7 +36,7 @@ const BINARY_SETTINGS = '--helm-binary or APPLYSET_HELM_BINARY';
 /**
  * Runs `helm template RELEASE CHART --namespace NS [--include-crds] [--skip-tests] -f VALUES...` and
  * returns what it printed, exactly. Client-only, as `helm template` is without --validate: no cluster
- * is asked anything (`lookup` returns nothing, Capabilities are helm's built-in defaults). Never with
+ * is asked anything (`lookup` returns nothing; Capabilities are the target cluster's when given, else helm's built-in defaults). Never with
  * --dependency-update, a post-renderer, a repository or a plugin: HELM_NO_PLUGINS, an empty
  * HELM_PLUGINS, every helm directory private to this render, and the sandbox of runSandboxedTool (no
  * network, no PATH, killed at its time, memory or output limit). Errors are HelmError: `failed`
@@ -41,7 +44,7 @@ const BINARY_SETTINGS = '--helm-binary or APPLYSET_HELM_BINARY';
  */
 export async function runHelmTemplate(run: HelmRun): Promise<string> {
   const binary = await locateHelm(run.options.helmBinary);
-  const { helm, home } = run;
+  const { home } = run;
   const env = {
     HELM_NO_PLUGINS: '1',
     HELM_PLUGINS: path.join(home, 'plugins'),
@@ -54,16 +57,7 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
     KUBECONFIG: path.join(home, 'no-kubeconfig'),
   };
   await mkdir(env.HELM_PLUGINS, { recursive: true, mode: 0o700 });
-  const args = [
-    'template',
-    helm.releaseName,
-    run.chartDir,
-    '--namespace',
-    helm.namespace,
-    ...(helm.includeCRDs ? ['--include-crds'] : []),
-    ...(helm.skipTests ? ['--skip-tests'] : []),
-    ...run.valuesFiles.flatMap((file) => ['--values', file]),
-  ];
+  const args = helmTemplateArgs(run);
   return runBuildTool(
     {
       binary,
@@ -84,6 +78,37 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
       quote: (stderr) => cleanError(stderr, run.hide),
     },
   );
+}
+
+/**
+ * `helm template RELEASE CHART --namespace NS [--include-crds] [--skip-tests] [--kube-version V
+ * --api-versions A,...] --values FILE...`: the target cluster's capabilities as helm install reads them
+ * from discovery (helm adds the API versions to its built-in ones, as it does for the flag).
+ * @internal Tests check the arguments.
+ */
+export function helmTemplateArgs(
+  run: Pick<HelmRun, 'helm' | 'chartDir' | 'valuesFiles' | 'capabilities'>,
+): string[] {
+  const { helm, capabilities } = run;
+  return [
+    'template',
+    helm.releaseName,
+    run.chartDir,
+    '--namespace',
+    helm.namespace,
+    ...(helm.includeCRDs ? ['--include-crds'] : []),
+    ...(helm.skipTests ? ['--skip-tests'] : []),
+    ...(capabilities === undefined
+      ? []
+      : [
+          '--kube-version',
+          capabilities.kubeVersion,
+          ...(capabilities.apiVersions.length === 0
+            ? []
+            : ['--api-versions', capabilities.apiVersions.join(',')]),
+        ]),
+    ...run.valuesFiles.flatMap((file) => ['--values', file]),
+  ];
 }
 
 function limitDetail(run: HelmRun, why: 'time' | 'memory' | 'output'): string {
