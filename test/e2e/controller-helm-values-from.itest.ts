@@ -50,8 +50,8 @@ describe('an ApplySet on a Helm chart with valuesFrom, rendered for its cluster'
 
   afterAll(() => stopControllersAndGit(git));
 
-  const create = async (name: string, helm: object, extra: object = {}) => {
-    const body = applySetBody(namespace, name, { url: git.url, path: 'charts/web', interval: '3s' });
+  const create = async (name: string, helm: object, extra: object = {}, interval = '3s') => {
+    const body = applySetBody(namespace, name, { url: git.url, path: 'charts/web', interval });
     const spec = body['spec'] as Record<string, unknown>;
     await c.custom.createNamespacedCustomObject({
       group: GROUP,
@@ -138,5 +138,28 @@ describe('an ApplySet on a Helm chart with valuesFrom, rendered for its cluster'
       `the ApplySet's ServiceAccount ${namespace}/no-secrets may not get Secret ${namespace}/web-token (spec.helm.valuesFrom[0])`,
     );
     expect(await configMapData(c, namespace, 'forbidden-main')).toBeUndefined();
+  });
+
+  it('applies, within a poll, a missing Secret once it is created: the Secret poller reads valuesFrom Secrets', async () => {
+    // An interval of 10 minutes: neither the schedule nor a retry would come within this test.
+    await create(
+      'late',
+      { valuesFrom: [{ kind: 'Secret', name: 'late-token', valuesKey: 'token', targetPath: 'token' }] },
+      {},
+      '10m',
+    );
+    await waitForReady(
+      c,
+      namespace,
+      'late',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'SecretNotFound',
+    );
+    await c.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'late-token' }, stringData: { token: 'arrived' } },
+    });
+    await waitForReady(c, namespace, 'late', 'True', undefined, 30_000);
+    expect((await configMapData(c, namespace, 'late-main'))?.['token']).toBe('arrived');
   });
 });
