@@ -29,7 +29,10 @@ export interface ChartRequest {
   readonly limits?: Partial<ManifestLimits>;
   /** Each values file passes through it (sops decryption, or its refusal) before helm reads it. */
   readonly transform?: FileTransform;
-  /** The transform writes secrets, or values come from a Secret: the render's private files go to memory-backed scratch. */
+  /**
+   * The transform writes secrets, or values come from a Secret: the render's private files go to
+   * memory-backed scratch.
+   */
   readonly inMemory?: boolean;
   /** spec.helm.valuesFrom's values, and the target cluster's capabilities. */
   readonly chart?: ChartInputs;

@@ -34,10 +34,10 @@ const MAX_ERROR_CHARS = 2000;
 const BINARY_SETTINGS = '--helm-binary or APPLYSET_HELM_BINARY';
 
 /**
- * Runs `helm template RELEASE CHART --namespace NS [--include-crds] [--skip-tests] -f VALUES...` and
- * returns what it printed, exactly. Client-only, as `helm template` is without --validate: no cluster
- * is asked anything (`lookup` returns nothing; Capabilities are the target cluster's when given, else helm's built-in defaults). Never with
- * --dependency-update, a post-renderer, a repository or a plugin: HELM_NO_PLUGINS, an empty
+ * Runs `helm template` (helmTemplateArgs) and returns what it printed, exactly. Client-only, as `helm
+ * template` is without --validate: no cluster is asked anything (`lookup` returns nothing; the
+ * Capabilities are the target cluster's when the caller gives them, else helm's built-in defaults).
+ * Never with --dependency-update, a post-renderer, a repository or a plugin: HELM_NO_PLUGINS, an empty
  * HELM_PLUGINS, every helm directory private to this render, and the sandbox of runSandboxedTool (no
  * network, no PATH, killed at its time, memory or output limit). Errors are HelmError: `failed`
  * quoting helm's message, `internal` when it cannot be started.
