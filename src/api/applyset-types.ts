@@ -5,6 +5,7 @@
  */
 
 import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
+import type { HelmValuesReference, ResolvedValuesReference } from './helm-values-reference.js';
 import type { DriftMode, PRUNE_DRY_RUN } from './safe-mode-spec.js';
 
 export const APPLYSET_GROUP = 'applyset.dev';
@@ -93,6 +94,8 @@ interface HelmSpec {
   readonly values?: Readonly<Record<string, unknown>>;
   /** Values files of the source's tree, relative to the chart's directory, in the order given. */
   readonly valuesFiles?: readonly string[];
+  /** Values of ConfigMaps and Secrets of the ApplySet's namespace, read as its account; after the files. */
+  readonly valuesFrom?: readonly HelmValuesReference[];
   /** Render the chart's crds/ too; default true. */
   readonly includeCRDs?: boolean;
   /** Leave out the chart's test hooks; default true. */
@@ -318,6 +321,8 @@ export interface ResolvedHelmSpec {
   readonly values: Readonly<Record<string, unknown>>;
   /** The values files, as paths from the source's root (normalized, never leaving it). */
   readonly valuesFiles: readonly string[];
+  /** `spec.helm.valuesFrom` with its defaults, in order; given after the files, before `values`. */
+  readonly valuesFrom: readonly ResolvedValuesReference[];
   readonly includeCRDs: boolean;
   readonly skipTests: boolean;
 }

@@ -74,5 +74,8 @@ function lenientOf(spec: ResolvedApplySetSpec): LenientApplySetSpec {
     secretNamespace: source.secretNamespace,
     kubeConfig: spec.kubeConfig,
     decryptionSecretName: spec.decryption?.secretName,
+    valuesFromSecretNames: (spec.helm?.valuesFrom ?? []).flatMap((reference) =>
+      reference.kind === 'Secret' ? [reference.name] : [],
+    ),
   };
 }

@@ -12,6 +12,7 @@ import {
   type SpecFieldError,
 } from './applyset-types.js';
 import { resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
+import { resolveValuesFrom } from './resolve-helm-values-from.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
 import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
 import { resolveSourceSpec } from './resolve-source-spec.js';
@@ -129,6 +130,8 @@ export interface LenientApplySetSpec {
   readonly kubeConfig: RemoteKubeConfigRef | undefined;
   /** `spec.decryption.secretRef.name`, unless wrong: a rotated key is noticed by the Secret poller. */
   readonly decryptionSecretName: string | undefined;
+  /** The Secrets of `spec.helm.valuesFrom`, those entries that are right: the Secret poller polls them too. */
+  readonly valuesFromSecretNames: readonly string[];
 }
 
 export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
@@ -148,10 +151,17 @@ export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
     secretNamespace,
     kubeConfig: resolveKubeConfigRef(raw['kubeConfig'], ignore),
     decryptionSecretName: resolveDecryption(raw['decryption'], ignore)?.secretName,
+    valuesFromSecretNames: valuesFromSecretNames(raw['helm'], ignore),
   };
 }
 
 type Spec = Readonly<Record<string, unknown>>;
+
+function valuesFromSecretNames(helm: unknown, ignore: SpecFail): string[] {
+  if (!isRecord(helm)) return [];
+  const references = resolveValuesFrom(helm['valuesFrom'], ignore);
+  return references.filter((reference) => reference.kind === 'Secret').map((reference) => reference.name);
+}
 
 /** interval (default 5m) and retryInterval (default the smaller of interval and 1m). */
 function resolveIntervals(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ResolvedHelmSpec } from './applyset-types.js';
+import { resolveValuesFrom } from './resolve-helm-values-from.js';
 import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
 
 /** Helm's own bound on a release name (it goes into names of 63 characters with a suffix). */
@@ -35,10 +36,11 @@ export function resolveHelmSpec(
   const values = raw['values'] ?? {};
   if (!isRecord(values)) fail('spec.helm.values', 'must be an object (the chart values, as in values.yaml)');
   const valuesFiles = resolveValuesFiles(raw['valuesFiles'], context.sourcePath, fail);
+  const valuesFrom = resolveValuesFrom(raw['valuesFrom'], fail);
   const includeCRDs = readSwitch(raw, 'includeCRDs', fail);
   const skipTests = readSwitch(raw, 'skipTests', fail);
   if (releaseName === undefined || namespace === undefined || !isRecord(values)) return undefined;
-  return { releaseName, namespace, values, valuesFiles, includeCRDs, skipTests };
+  return { releaseName, namespace, values, valuesFiles, valuesFrom, includeCRDs, skipTests };
 }
 
 function resolveReleaseName(

@@ -28,7 +28,8 @@ import { readSource } from '../source/read-source.js';
 import { leavePreviousCluster } from './cluster-move-step.js';
 import { finalize } from './finalize-applyset.js';
 import { kustomizeSchedule } from './kustomize-schedule.js';
-import { remoteClusterOf, remoteEngineOutcome } from './remote-step.js';
+import { remoteEngineOutcome } from './remote-step.js';
+import { targetCluster } from './target-cluster.js';
 import { zeroCounts } from './outcome-of.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
@@ -182,6 +183,18 @@ async function applyRevision(
   // one repository); one asked for (a new spec, a reconcile request) goes to the network. Anything
   // wrong with the source stops the run here, before any object moves or is written.
   const account = { reader: options.readerAs(user), user, namespace };
+  // A chart is rendered for the cluster the set applies to (src/controller/target-cluster.ts).
+  const target = targetCluster(
+    {
+      ...account,
+      remoteClusters: options.remoteClusters,
+      account,
+      kubeConfig: spec.kubeConfig,
+      signal,
+      log: ctx.log,
+    },
+    options.capabilities,
+  );
   const access = {
     account,
     secretRefs: tenancy,
@@ -190,18 +203,14 @@ async function applyRevision(
     metrics: ctx.metrics,
     now: ctx.now,
     kustomize: scheduledKustomize(ctx, options, spec, signal),
+    ...(target.capabilities === undefined ? {} : { capabilities: target.capabilities }),
   };
   const read = await readSource(options.sources, spec, access, signal);
-  if ('done' in read) return { outcome: read.done };
+  if ('done' in read) return { outcome: target.sourceOutcome(read.done) };
   const { revision, files } = read.value;
 
   // 9. spec.kubeConfig: the remote cluster, its kubeconfig read as that account too, and answering.
-  const remote =
-    spec.kubeConfig &&
-    (await remoteClusterOf(account.reader, options.remoteClusters, account, spec.kubeConfig, {
-      signal,
-      log: ctx.log,
-    }));
+  const remote = await target.remote();
   if (remote !== undefined && 'done' in remote) return { outcome: remote.done };
 
   // 10. spec.kubeConfig changed: the objects leave the cluster they are on before any reach the new one.

@@ -3,6 +3,7 @@
  * handed to its steps: the ApplySet's key, a log line prefix of its own, the calls on ApplySets, and
  * the controller's services. A step takes the context, or only the few values it needs.
  */
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 import type { SourceAdapters } from '../source/source-adapter.js';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
@@ -51,6 +52,8 @@ export interface ReconcilerOptions {
   readonly readerAs: (user: string | undefined) => KubeClient;
   /** The clusters of spec.kubeConfig; undefined: ApplySets naming one stall. */
   readonly remoteClusters?: RemoteClusters;
+  /** The controller's cluster's capabilities, for a chart's render; undefined: helm's built-in defaults. */
+  readonly capabilities?: () => Promise<ClusterCapabilities>;
   /** The source types it reads, by spec.source.kind (src/source/source-adapters.ts); another stalls. */
   readonly sources: SourceAdapters;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */

@@ -12,8 +12,12 @@ import {
   type ManifestLimits,
 } from '../manifests/manifest-limits.js';
 import { sourcePathSegments } from '../manifests/source-path.js';
+import type { ChartInputs } from './chart-inputs.js';
 import { HelmError } from './helm-error.js';
 import { runHelmTemplate } from './run-helm.js';
+import { valuesFileText } from './values-from-document.js';
+import { rethrowAbort } from '../errors/rethrow-abort.js';
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 
 /** One chart to render: where it is in the source, how (spec.helm), under which limits. */
 export interface ChartRequest {
@@ -25,8 +29,13 @@ export interface ChartRequest {
   readonly limits?: Partial<ManifestLimits>;
   /** Each values file passes through it (sops decryption, or its refusal) before helm reads it. */
   readonly transform?: FileTransform;
-  /** The transform writes secrets: the render's private files go to memory-backed scratch. */
+  /**
+   * The transform writes secrets, or values come from a Secret: the render's private files go to
+   * memory-backed scratch.
+   */
   readonly inMemory?: boolean;
+  /** spec.helm.valuesFrom's values, and the target cluster's capabilities. */
+  readonly chart?: ChartInputs;
   readonly signal?: AbortSignal;
   /** How messages name the render; default `helm template <sourcePath>`. */
   readonly label?: string;
@@ -94,17 +103,8 @@ async function renderIn(
     );
   }
   const valuesDir = path.join(work, 'values');
-  const valuesFiles: string[] = [];
-  for (const file of request.helm.valuesFiles) {
-    valuesFiles.push(await stageValuesFile({ root, file, valuesDir, label, request, limits }));
-  }
-  if (Object.keys(request.helm.values).length > 0) {
-    // JSON is YAML: helm reads it as it reads any values file, after the files, so these win.
-    const inline = path.join(valuesDir, 'spec.helm.values');
-    await mkdir(valuesDir, { recursive: true, mode: 0o700 });
-    await writeFile(inline, JSON.stringify(request.helm.values), { mode: 0o600 });
-    valuesFiles.push(inline);
-  }
+  const valuesFiles = await stageValues({ root, valuesDir, label, request, limits });
+  const capabilities = await capabilitiesOf(request, label);
   const home = path.join(work, 'home');
   await mkdir(home, { mode: 0o700 });
   const text = await runHelmTemplate({
@@ -114,12 +114,71 @@ async function renderIn(
     set: request.set ?? [],
     label,
     hide: [valuesDir, root],
+    ...(capabilities === undefined ? {} : { capabilities }),
     home,
     maxOutputBytes: limits.maxSetBytes,
     options: request.options,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
   return { path: label, text };
+}
+
+/**
+ * The values files helm is given, in helm's and Flux's order (the later win over the earlier, and all
+ * over the chart's values.yaml): spec.helm.valuesFiles, then spec.helm.valuesFrom, then the inline
+ * spec.helm.values. Each is written to the render's private directory.
+ */
+async function stageValues(stage: {
+  readonly root: string;
+  readonly valuesDir: string;
+  readonly label: string;
+  readonly request: ChartRequest;
+  readonly limits: ManifestLimits;
+}): Promise<string[]> {
+  const { valuesDir, label, request } = stage;
+  const valuesFiles: string[] = [];
+  for (const file of request.helm.valuesFiles) valuesFiles.push(await stageValuesFile({ ...stage, file }));
+  const write = async (name: string, text: string): Promise<string> => {
+    const out = path.join(valuesDir, name);
+    await mkdir(valuesDir, { recursive: true, mode: 0o700 });
+    await writeFile(out, text, { mode: 0o600 });
+    return out;
+  };
+  for (const document of request.chart?.valuesFrom ?? []) {
+    const size = Buffer.byteLength(document.text, 'utf8');
+    if (size > stage.limits.maxFileBytes) {
+      throw new HelmError(
+        'refused',
+        `${label}: ${document.field} names ${document.from}, which is ${formatBytes(size)}, over the limit of ${formatBytes(stage.limits.maxFileBytes)} per file`,
+      );
+    }
+    // Named after the entry, so helm's messages (a YAML error) say which one it was.
+    valuesFiles.push(await write(document.field, valuesFileText(document)));
+  }
+  // JSON is YAML: helm reads it as it reads any values file, after the others, so these win.
+  if (Object.keys(request.helm.values).length > 0)
+    valuesFiles.push(await write('spec.helm.values', JSON.stringify(request.helm.values)));
+  return valuesFiles;
+}
+
+/** The target cluster's capabilities, when the caller gives them; a failure to read them is retried. */
+async function capabilitiesOf(
+  request: ChartRequest,
+  label: string,
+): Promise<ClusterCapabilities | undefined> {
+  const ask = request.chart?.capabilities;
+  if (ask === undefined) return undefined;
+  try {
+    return await ask();
+  } catch (error) {
+    rethrowAbort(error);
+    const why = error instanceof Error ? error.message : String(error);
+    throw new HelmError(
+      'capabilities',
+      `${label}: the target cluster's version and API versions (helm's .Capabilities) could not be read: ${why}`,
+      { cause: error },
+    );
+  }
 }
 
 /**

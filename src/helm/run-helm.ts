@@ -5,6 +5,7 @@ import { locateExecutable, runBuildTool } from '../builds/run-sandboxed-tool.js'
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import { formatBytes } from '../manifests/manifest-limits.js';
 import { HelmError } from './helm-error.js';
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 
 export interface HelmRun {
   /** The chart's directory (holding Chart.yaml), in the render's private copy or a checkout. */
@@ -13,9 +14,11 @@ export interface HelmRun {
   /** The values files, absolute, in the order helm takes them (the later win). */
   readonly valuesFiles: readonly string[];
   /** `--set` values, after the files (the CLI's; a controller's render has none). */
-  readonly set: readonly string[];
+  readonly set?: readonly string[];
   /** How messages name the render: `helm template apps/web`. */
   readonly label: string;
+  /** The target cluster's version and API versions; undefined: helm's built-in defaults. */
+  readonly capabilities?: ClusterCapabilities;
   /** Directories of the caller's to hide from helm's messages (the private copies), longest first. */
   readonly hide: readonly string[];
   /** An empty private directory: helm's home, config, cache, data and (empty) plugin directories. */
@@ -33,17 +36,17 @@ const MAX_ERROR_CHARS = 2000;
 const BINARY_SETTINGS = '--helm-binary or APPLYSET_HELM_BINARY';
 
 /**
- * Runs `helm template RELEASE CHART --namespace NS [--include-crds] [--skip-tests] -f VALUES...` and
- * returns what it printed, exactly. Client-only, as `helm template` is without --validate: no cluster
- * is asked anything (`lookup` returns nothing, Capabilities are helm's built-in defaults). Never with
- * --dependency-update, a post-renderer, a repository or a plugin: HELM_NO_PLUGINS, an empty
+ * Runs `helm template` (helmTemplateArgs) and returns what it printed, exactly. Client-only, as `helm
+ * template` is without --validate: no cluster is asked anything (`lookup` returns nothing; the
+ * Capabilities are the target cluster's when the caller gives them, else helm's built-in defaults).
+ * Never with --dependency-update, a post-renderer, a repository or a plugin: HELM_NO_PLUGINS, an empty
  * HELM_PLUGINS, every helm directory private to this render, and the sandbox of runSandboxedTool (no
  * network, no PATH, killed at its time, memory or output limit). Errors are HelmError: `failed`
  * quoting helm's message, `internal` when it cannot be started.
  */
 export async function runHelmTemplate(run: HelmRun): Promise<string> {
   const binary = await locateHelm(run.options.helmBinary);
-  const { helm, home } = run;
+  const { home } = run;
   const env = {
     HELM_NO_PLUGINS: '1',
     HELM_PLUGINS: path.join(home, 'plugins'),
@@ -56,17 +59,7 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
     KUBECONFIG: path.join(home, 'no-kubeconfig'),
   };
   await mkdir(env.HELM_PLUGINS, { recursive: true, mode: 0o700 });
-  const args = [
-    'template',
-    helm.releaseName,
-    run.chartDir,
-    '--namespace',
-    helm.namespace,
-    ...(helm.includeCRDs ? ['--include-crds'] : []),
-    ...(helm.skipTests ? ['--skip-tests'] : []),
-    ...run.valuesFiles.flatMap((file) => ['--values', file]),
-    ...run.set.flatMap((value) => ['--set', value]),
-  ];
+  const args = helmTemplateArgs(run);
   return runBuildTool(
     {
       binary,
@@ -87,6 +80,38 @@ export async function runHelmTemplate(run: HelmRun): Promise<string> {
       quote: (stderr) => cleanError(stderr, run.hide),
     },
   );
+}
+
+/**
+ * `helm template RELEASE CHART --namespace NS [--include-crds] [--skip-tests] [--kube-version V
+ * --api-versions A,...] --values FILE...`: the target cluster's capabilities as helm install reads them
+ * from discovery (helm adds the API versions to its built-in ones, as it does for the flag).
+ * @internal Tests check the arguments.
+ */
+export function helmTemplateArgs(
+  run: Pick<HelmRun, 'helm' | 'chartDir' | 'valuesFiles' | 'capabilities' | 'set'>,
+): string[] {
+  const { helm, capabilities } = run;
+  return [
+    'template',
+    helm.releaseName,
+    run.chartDir,
+    '--namespace',
+    helm.namespace,
+    ...(helm.includeCRDs ? ['--include-crds'] : []),
+    ...(helm.skipTests ? ['--skip-tests'] : []),
+    ...(capabilities === undefined
+      ? []
+      : [
+          '--kube-version',
+          capabilities.kubeVersion,
+          ...(capabilities.apiVersions.length === 0
+            ? []
+            : ['--api-versions', capabilities.apiVersions.join(',')]),
+        ]),
+    ...run.valuesFiles.flatMap((file) => ['--values', file]),
+    ...(run.set ?? []).flatMap((value) => ['--set', value]),
+  ];
 }
 
 function limitDetail(run: HelmRun, why: 'time' | 'memory' | 'output'): string {

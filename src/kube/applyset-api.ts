@@ -198,6 +198,37 @@ function stringsOf(map: JsonValue | undefined, decode: (value: string) => string
   );
 }
 
+/** A ConfigMap that was read: its `data` (binaryData is not read). */
+export interface FoundConfigMap {
+  readonly kind: 'found';
+  readonly data: Readonly<Record<string, string>>;
+}
+
+/**
+ * A ConfigMap an ApplySet names (spec.helm.valuesFrom), read with `client`, the ApplySet's account,
+ * as readSecret reads a Secret: `forbidden` when that account may not get it, `missing` when there is none.
+ */
+export async function readConfigMap(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<FoundConfigMap | { readonly kind: 'missing' } | { readonly kind: 'forbidden' }> {
+  const at = `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`;
+  let configMap;
+  try {
+    configMap = await client.request({ method: 'GET', path: at, signal });
+  } catch (error) {
+    if (error instanceof KubeApiError && error.notFound) return { kind: 'missing' };
+    if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
+    throw error;
+  }
+  return {
+    kind: 'found',
+    data: stringsOf(isJsonObject(configMap) ? configMap['data'] : undefined, (value) => value),
+  };
+}
+
 function resourceVersionOf(object: JsonValue): string | undefined {
   const metadata = isJsonObject(object) ? object['metadata'] : undefined;
   const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;

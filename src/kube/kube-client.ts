@@ -20,6 +20,8 @@ export interface KubeRequest {
   /** Sent byte for byte: the merge engine already encoded patches the way kubectl does. */
   readonly body?: string;
   readonly contentType?: string;
+  /** The Accept header; default `application/json` (aggregated discovery asks for its own media type). */
+  readonly accept?: string;
   readonly signal?: AbortSignal;
   /**
    * Called with the text of each `Warning` header of the answer (RFC 7234 warn-text, as kubectl
@@ -117,6 +119,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const sendOnce = async (req: KubeRequest): Promise<Answer> => {
     req.signal?.throwIfAborted();
     const { url, opts, headers } = await connect(req.path, req.query);
+    if (req.accept !== undefined) headers['accept'] = req.accept;
     if (req.body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(req.body, 'utf8'));

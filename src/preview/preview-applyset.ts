@@ -24,6 +24,7 @@ import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { directoryReader } from '../source/directory-reader.js';
+import { createCapabilitiesSource } from '../kube/cluster-capabilities.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
 import { driftReportOf, previewEntries, type PreviewPolicy } from './preview-entries.js';
 import { dependencyHolds, suspensionHolds } from './preview-holds.js';
@@ -264,6 +265,8 @@ async function readRevision(
     metrics: noMetrics,
     now: Date.now,
     ...kustomizeOf(request),
+    // A chart renders for the cluster previewed against, as the controller renders it for its own.
+    capabilities: createCapabilitiesSource(reader),
   };
   const read = await readSource(sources, spec, access, signal);
   if ('done' in read) return read;

@@ -17,6 +17,8 @@ import { failureOutcome } from '../reconcile/failure-outcome.js';
 import type { Step } from '../api/reconcile-outcome.js';
 import { readFiles, type RevisionReader } from './revision-reader.js';
 import { readSetSecretKeys } from './set-secret.js';
+import type { ChartInputs } from '../helm/chart-inputs.js';
+import { readHelmValuesFrom } from './helm-values-from.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
@@ -37,9 +39,15 @@ export async function readRevisionFiles(
   revisionReader: RevisionReader,
   { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
   spec: ResolvedApplySetSpec,
-  read: { revision: string; signal: AbortSignal; log: Pick<Logger, 'error'>; kustomize?: KustomizeOptions },
+  read: {
+    revision: string;
+    signal: AbortSignal;
+    log: Pick<Logger, 'error'>;
+    kustomize?: KustomizeOptions;
+    capabilities?: ChartInputs['capabilities'];
+  },
 ): Promise<Step<ManifestFile[]>> {
-  const { revision, signal, log } = read;
+  const { revision, signal, log, capabilities, ...passed } = read;
   let identities: string[] | undefined;
   if (spec.decryption !== undefined) {
     try {
@@ -50,14 +58,49 @@ export async function readRevisionFiles(
       return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
     }
   }
+  const chart = await chartInputs({ reader, user, namespace }, spec, { revision, signal, log, capabilities });
+  if ('done' in chart) return chart;
+  // Values from a Secret are secrets: the render's private files go to memory-backed scratch too.
+  const secretValues = chart.value?.valuesFrom.some((document) => document.secret) === true;
   const files = await readFiles(revisionReader, spec, {
-    ...read,
+    ...passed,
+    revision,
+    signal,
+    log,
+    ...(chart.value === undefined ? {} : { chart: chart.value }),
     ...(identities === undefined
-      ? { transform: refuseSops }
+      ? { transform: refuseSops, ...(secretValues ? { inMemory: true } : {}) }
       : { transform: decryptWhenSops(identities), inMemory: true }),
   });
   if ('done' in files) return files;
   return decryptFiles(files.value, identities, spec, { revision, log });
+}
+
+/**
+ * What a chart's render takes from the cluster (spec.helm.valuesFrom, read as the account; the
+ * target's capabilities, asked only if the chart is rendered); undefined without spec.helm.
+ */
+async function chartInputs(
+  who: { reader: KubeClient; user: string | undefined; namespace: string },
+  spec: ResolvedApplySetSpec,
+  read: {
+    revision: string;
+    signal: AbortSignal;
+    log: Pick<Logger, 'error'>;
+    capabilities: ChartInputs['capabilities'];
+  },
+): Promise<Step<ChartInputs | undefined>> {
+  if (spec.helm === undefined) return { value: undefined };
+  const { revision, signal, log, capabilities } = read;
+  try {
+    const valuesFrom = await readHelmValuesFrom(who, spec.helm.valuesFrom, signal);
+    if ('done' in valuesFrom) return { done: { ...valuesFrom.done, revision } };
+    return {
+      value: { valuesFrom: valuesFrom.value, ...(capabilities === undefined ? {} : { capabilities }) },
+    };
+  } catch (error) {
+    return { done: failureOutcome(error, { step: 'load', spec, revision }, log) };
+  }
 }
 
 /** A file a kustomization reads, as kustomize reads it: a sops file decrypted, others as they are. */

@@ -14,7 +14,7 @@ import { KUSTOMIZATION_FILE_NAMES } from '../kustomize/scan-kustomization.js';
 
 export function directoryReader(directory: string): RevisionReader {
   return {
-    read: async (under, { options, signal, transform, inMemory, helm }) => {
+    read: async (under, { options, signal, transform, inMemory, helm, chart }) => {
       const absolute = path.join(directory, under);
       if (helm !== undefined) {
         const request = {
@@ -24,6 +24,7 @@ export function directoryReader(directory: string): RevisionReader {
           signal,
           ...(transform === undefined ? {} : { transform }),
           ...(inMemory === true ? { inMemory } : {}),
+          ...(chart === undefined ? {} : { chart }),
         };
         const label = helmLabel(under);
         const rendered = await scheduledBuild(request, label, (limits) =>

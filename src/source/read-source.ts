@@ -12,6 +12,7 @@ import { stalledStep, type Step } from '../api/reconcile-outcome.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { readRevisionFiles } from './decrypt-revision.js';
+import type { ChartInputs } from '../helm/chart-inputs.js';
 import type { CredentialsParser, SetAccount, SourceAdapters, SourceRequest } from './source-adapter.js';
 
 /** Which Secrets of other namespaces spec.source.secretRef may name: the controller's tenancy flags. */
@@ -36,6 +37,8 @@ export interface ReadSourceAccess extends Pick<SourceRequest, 'maxAgeMs' | 'log'
   readonly secretRefs: SecretRefPolicy;
   /** How a kustomization is built (the build scheduler's slot, the binary, the limits). */
   readonly kustomize?: KustomizeOptions;
+  /** The capabilities of the cluster the set applies to, asked only when a chart is rendered. */
+  readonly capabilities?: ChartInputs['capabilities'];
 }
 
 export async function readSource(
@@ -71,6 +74,7 @@ export async function readSource(
     signal,
     log,
     ...(access.kustomize === undefined ? {} : { kustomize: access.kustomize }),
+    ...(access.capabilities === undefined ? {} : { capabilities: access.capabilities }),
   };
   const files = await readRevisionFiles(tree, account, spec, read);
   if ('done' in files) return files;

@@ -11,6 +11,7 @@ import { excludeFiles } from '../manifests/exclude-files.js';
 import type { FileTransform } from '../manifests/file-transform.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 import type { Logger } from '../observability/create-logger.js';
+import type { ChartInputs } from '../helm/chart-inputs.js';
 
 /**
  * What a revision holds under a path: `kustomize build` of its kustomization, `helm template` of its
@@ -26,6 +27,8 @@ interface RevisionBuild {
   readonly options: KustomizeOptions;
   /** spec.helm: the path is a chart, rendered so (src/helm/), whatever else it holds. */
   readonly helm?: ResolvedHelmSpec;
+  /** With spec.helm: its values from ConfigMaps and Secrets, and the target cluster's capabilities. */
+  readonly chart?: ChartInputs;
   readonly signal: AbortSignal;
   /** Each file the build reads (a chart's values files) passes through it first (sops decryption, or its refusal). */
   readonly transform?: FileTransform;
@@ -59,6 +62,7 @@ export async function readFiles(
     kustomize?: KustomizeOptions;
     transform?: FileTransform;
     inMemory?: boolean;
+    chart?: ChartInputs;
   },
 ): Promise<Step<ManifestFile[]>> {
   const { revision, signal, log, kustomize = DEFAULT_KUSTOMIZE_OPTIONS } = read;
@@ -68,6 +72,7 @@ export async function readFiles(
       options: kustomize,
       signal,
       ...(spec.helm === undefined ? {} : { helm: spec.helm }),
+      ...(read.chart === undefined ? {} : { chart: read.chart }),
       ...(read.transform === undefined ? {} : { transform: read.transform }),
       ...(read.inMemory === true ? { inMemory: true } : {}),
     };

@@ -379,6 +379,7 @@ describe('lenientApplySetSpec', () => {
       ref: undefined,
       secretName: 'git-token',
       secretNamespace: 'shared',
+      valuesFromSecretNames: [],
     });
   });
 
@@ -395,6 +396,7 @@ describe('lenientApplySetSpec', () => {
       ref: undefined,
       secretName: undefined,
       secretNamespace: undefined,
+      valuesFromSecretNames: [],
     });
     expect(lenientApplySetSpec(undefined).intervalMs).toBe(DEFAULT_INTERVAL_MS);
     const source = { source: { url: 'https://git.example/repo.git', ref: { tag: 'v1' } }, prune: 'no' };

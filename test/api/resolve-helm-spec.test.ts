@@ -31,6 +31,7 @@ describe('spec.helm', () => {
       namespace: 'team-a',
       values: {},
       valuesFiles: [],
+      valuesFrom: [],
       includeCRDs: true,
       skipTests: true,
     });
@@ -59,6 +60,7 @@ describe('spec.helm', () => {
       namespace: 'web-ns',
       values,
       valuesFiles: ['charts/web/values-prod.yaml', 'values/shared.yaml', 'charts/web/extra.yaml'],
+      valuesFrom: [],
       includeCRDs: false,
       skipTests: false,
     });

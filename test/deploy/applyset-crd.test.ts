@@ -7,6 +7,7 @@ import { DURATION_PATTERN } from '../../src/api/durations.js';
 import { MAX_INVENTORY_ITEMS } from '../../src/api/status-inventory.js';
 import { resolveApplySetSpec } from '../../src/api/resolve-applyset-spec.js';
 import { MAX_HELM_VALUES_FILES } from '../../src/api/resolve-helm-spec.js';
+import { MAX_HELM_VALUES_FROM } from '../../src/api/resolve-helm-values-from.js';
 import { DNS1123_SUBDOMAIN } from '../../src/api/spec-fields.js';
 import { DRIFT_MODES, PRUNE_DRY_RUN } from '../../src/api/safe-mode-spec.js';
 import { parseJsonPointer } from '../../src/plan/drift-ignore.js';
@@ -115,6 +116,7 @@ describe('the ApplySet CRD', () => {
         namespace: 'n',
         values: {},
         valuesFiles: [],
+        valuesFrom: [{ kind: 'Secret', name: 's', valuesKey: 'values.yaml', targetPath: 'a.b', optional: false }],
         includeCRDs: true,
         skipTests: true,
       },
@@ -146,6 +148,9 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());
     expect(propertyNames(at('spec', 'decryption'))).toEqual(Object.keys(spec.decryption).sort());
     expect(propertyNames(at('spec', 'helm'))).toEqual(Object.keys(spec.helm).sort());
+    expect(propertyNames(at('spec', 'helm', 'valuesFrom', '[]'))).toEqual(
+      Object.keys(spec.helm.valuesFrom?.[0] ?? {}).sort(),
+    );
     expect(at('spec').required).toEqual(['source', 'prune']);
     expect(at('spec', 'source').required).toEqual(['url', 'ref']);
     expect(schema.required).toEqual(['spec']);
@@ -201,6 +206,8 @@ describe('the ApplySet CRD', () => {
     expect(at('spec', 'helm', 'includeCRDs').default).toBe(true);
     expect(at('spec', 'helm', 'skipTests').default).toBe(true);
     expect(at('spec', 'helm', 'valuesFiles').maxItems).toBe(MAX_HELM_VALUES_FILES);
+    expect(at('spec', 'helm', 'valuesFrom').maxItems).toBe(MAX_HELM_VALUES_FROM);
+    expect(at('spec', 'helm', 'valuesFrom', '[]', 'name').pattern).toBe(DNS1123_SUBDOMAIN.source);
     expect(at('spec', 'helm', 'releaseName').pattern).toBe(DNS1123_SUBDOMAIN.source);
   });
 

@@ -11,13 +11,16 @@ import { startControllerWithRepository, stopControllersAndGit } from './controll
 import { applySetBody, cluster, GROUP, PLURAL, VERSION, waitForAppliedCommit } from './e2e-kit.js';
 
 // The preview of a chart bump (issue #36): `applyset diff --applyset-object` renders the chart of a
-// checkout as the controller renders it (--helm-binary), and shows what the bump would change.
+// checkout as the controller renders it (--helm-binary; its valuesFrom and the cluster's capabilities),
+// and shows what the bump would change.
 
 const chart = (version: string): FileTree => ({
   'charts/web/Chart.yaml': `apiVersion: v2\nname: web\nversion: ${version}\n`,
   'charts/web/values.yaml': 'greeting: hello\n',
   'charts/web/templates/main.yaml':
-    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-main\n  labels:\n    chart: {{ .Chart.Name }}-{{ .Chart.Version }}\ndata:\n  greeting: {{ .Values.greeting | quote }}\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-main\n  labels:\n    chart: {{ .Chart.Name }}-{{ .Chart.Version }}\ndata:\n  greeting: {{ .Values.greeting | quote }}\n' +
+    // The cluster's capabilities: the preview renders with them as the controller does.
+    '  kube: {{ .Capabilities.KubeVersion.Version | quote }}\n  applySets: {{ .Capabilities.APIVersions.Has "applyset.dev/v1alpha1/ApplySet" | quote }}\n',
 });
 
 describe('applyset diff --applyset-object on a Helm chart', () => {
@@ -44,13 +47,24 @@ describe('applyset diff --applyset-object on a Helm chart', () => {
       args: ['--helm-binary', binary],
     }));
     checkout = join(await mkdtemp(join(tmpdir(), 'applyset-preview-helm-')), 'checkout');
+    // valuesFrom: the preview reads the ConfigMap as the ApplySet's account, as the controller does.
+    await c.core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'web-values' }, data: { 'values.yaml': 'greeting: from-configmap\n' } },
+    });
     const body = applySetBody(namespace, 'web', { url: git.url, path: 'charts/web', interval: '1h' });
     await c.custom.createNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
       namespace,
       plural: PLURAL,
-      body: { ...body, spec: { ...(body['spec'] as object), helm: {} } },
+      body: {
+        ...body,
+        spec: {
+          ...(body['spec'] as object),
+          helm: { valuesFrom: [{ kind: 'ConfigMap', name: 'web-values' }] },
+        },
+      },
     });
     await waitForAppliedCommit(c, namespace, 'web', await git.revParse('main'), 60_000);
   });

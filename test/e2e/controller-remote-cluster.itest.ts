@@ -26,6 +26,7 @@ import {
 } from './e2e-kit.js';
 import { kubeRequestsByVerb, type Verb } from './controller-metrics.js';
 import { createTenantAccount } from './locked-down-controller.js';
+import { helmBinary } from '../harness/helm-binary.js';
 
 // Issue #26, remote clusters: an ApplySet on cluster A (the shared control plane) with
 // spec.kubeConfig.secretRef is applied to cluster B (a second control plane this suite starts): its
@@ -153,6 +154,10 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
         'health/web.yaml': deploymentYaml('web'),
         'ssa/settings.yaml': SETTINGS({ a: '1', b: '2' }),
         'move/moving.yaml': configMapYaml('moving', { k: 'v' }),
+        // Branches on the ApplySet CRD, which A serves and B does not.
+        'chart/Chart.yaml': 'apiVersion: v2\nname: probe\nversion: 0.1.0\n',
+        'chart/templates/probe.yaml':
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\ndata:\n  applySets: {{ ternary "served" "absent" (.Capabilities.APIVersions.Has "applyset.dev/v1alpha1/ApplySet") | quote }}\n  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}\n',
       },
     });
     // B's own admin kubeconfig: inline CA and token, as a kubeconfig Secret should be.
@@ -167,6 +172,7 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     controller = await startController({
       namespace,
       args: ['--allowed-remote-cluster-hosts', '127.0.0.1', '--concurrency', '1'],
+      env: { APPLYSET_HELM_BINARY: await helmBinary() },
     });
   }, 180_000);
 
@@ -366,6 +372,24 @@ describe('an ApplySet applied to a remote cluster (spec.kubeConfig.secretRef)', 
     expect(await configMapData(onB, namespace, 'settings')).toEqual({ a: '1', c: 'theirs' });
     await deleteApplySet('ssa');
     expect(await configMapData(onB, namespace, 'settings')).toBeUndefined();
+  });
+
+  it("renders a chart with B's capabilities, not A's: the APIs B serves and its version", async () => {
+    await createApplySetWithSpec(
+      a,
+      namespace,
+      'remote-chart',
+      { url: git.url, path: 'chart' },
+      { ...remoteSpec('cluster-b'), helm: {} },
+    );
+    await waitForAppliedCommit(a, namespace, 'remote-chart', await git.revParse('main'), 60_000);
+    const version = await onB.kc.makeApiClient(k8s.VersionApi).getCode();
+    // A serves ApplySets; B, which has no such CRD, does not: the render asked B.
+    expect(await configMapData(onB, namespace, 'probe')).toEqual({
+      applySets: 'absent',
+      kubeVersion: version.gitVersion,
+    });
+    await deleteApplySet('remote-chart');
   });
 
   it('refuses a kubeconfig with an exec plugin, and never runs it', async () => {

@@ -35,6 +35,7 @@ const base: ResolvedHelmSpec = {
   namespace: 'team-a',
   values: {},
   valuesFiles: [],
+  valuesFrom: [],
   includeCRDs: true,
   skipTests: true,
 };

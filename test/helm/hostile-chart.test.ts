@@ -20,6 +20,7 @@ const helm: ResolvedHelmSpec = {
   namespace: 'team-a',
   values: {},
   valuesFiles: [],
+  valuesFrom: [],
   includeCRDs: true,
   skipTests: true,
 };

@@ -54,6 +54,7 @@ describe('a chart with a sops-encrypted values file', () => {
     namespace: 'team-a',
     values: {},
     valuesFiles: ['secrets/prod.yaml'],
+    valuesFrom: [],
     includeCRDs: true,
     skipTests: true,
   };

@@ -7,6 +7,7 @@
 import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
 import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import { createKubeConnection } from '../../kube/kube-connection.js';
+import { createCapabilitiesSource, type ClusterCapabilities } from '../../kube/cluster-capabilities.js';
 import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
 import { LeadershipLostError, type LeaderElection } from './leader-election.js';
@@ -32,6 +33,8 @@ export interface ControllerClients {
   readerAs(user: string | undefined): KubeClient;
   /** The clusters ApplySets name in spec.kubeConfig, connected on first use (see remoteClusters). */
   readonly remoteClusters: RemoteClusters;
+  /** The controller's cluster's version and API versions, for a chart's render; read as the controller, kept. */
+  capabilities(): Promise<ClusterCapabilities>;
 }
 
 interface ControllerClientsOptions {
@@ -81,5 +84,7 @@ export function controllerClients(options: ControllerClientsOptions): Controller
     ...fenced,
     ...(options.hooks === undefined ? {} : { hooks: options.hooks }),
   });
-  return { client, unfenced, engineFor, readerAs, remoteClusters: remote };
+  // Discovery only reads, and answers every user alike: as the controller, unfenced (see sharedEngines).
+  const capabilities = createCapabilitiesSource(createKubeClient({ connection, onRequest: countRequest }));
+  return { client, unfenced, engineFor, readerAs, remoteClusters: remote, capabilities };
 }

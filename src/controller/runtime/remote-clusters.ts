@@ -13,6 +13,7 @@ import { DestinationRefusedError, ResponseTooLargeError } from '../../net/destin
 import { SourceAddressRefusedError } from '../../net/guarded-lookup.js';
 import { KubeTransportError } from '../../kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
+import { createCapabilitiesSource, type ClusterCapabilities } from '../../kube/cluster-capabilities.js';
 import { createKubeConnection, type KubeConnection } from '../../kube/kube-connection.js';
 import { createKubeCredentials, type KubeCredentials } from '../../kube/kube-credentials.js';
 import { KubeConfigError } from '../../kube/kubeconfig-error.js';
@@ -44,6 +45,8 @@ export interface RemoteCluster {
    * its ApplySets one short wait each, not a queue slot held for spec.timeout.
    */
   reachable(timeoutMs: number, signal: AbortSignal): Promise<void>;
+  /** Its version and API versions (discovery, read with the kubeconfig's identity and kept): a chart's `.Capabilities`. */
+  capabilities(): Promise<ClusterCapabilities>;
 }
 
 /**
@@ -136,6 +139,7 @@ function connectRemote(
   const cluster: RemoteCluster = {
     server: credentials.server,
     engineFor,
+    capabilities: createCapabilitiesSource(createKubeClient({ connection, onRequest: countRequest })),
     readerAs: (user) =>
       createKubeClient({
         connection,

@@ -143,6 +143,7 @@ function wireReconciler(
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
     remoteClusters: clients.remoteClusters,
+    capabilities: clients.capabilities,
     tenancy: {
       allowNestedApplySets: config.allowNestedApplySets === true,
       defaultServiceAccountName: config.defaultServiceAccountName,

@@ -10,7 +10,7 @@ interface NamedSecret {
 /** An ApplySet that names Secrets: `namespace/name` and the Secrets, at least one. */
 export interface SecretReference {
   readonly key: string;
-  /** Its Git credentials, spec.decryption and spec.kubeConfig Secrets, those it names, in that order. */
+  /** Its Git credentials, spec.decryption, spec.kubeConfig and spec.helm.valuesFrom Secrets, those it names, in that order. */
   readonly secrets: readonly NamedSecret[];
   /** Who reads them: the ApplySet's account (impersonated), as its reconcile does; undefined: the controller. */
   readonly user?: string;
@@ -60,7 +60,7 @@ export interface SecretChangePoller {
  * The poller's bounds, whatever the number of failing ApplySets (each tenant can make as many as it
  * may create): at most SECRET_POLL_CONCURRENCY GETs at once, and the Secrets of at most
  * SECRET_POLL_MAX_PER_TICK ApplySets per poll, taken in turn, so with the 5 s interval the poller
- * sends at most 20 GETs a second for each Secret an ApplySet names (three at most), and every failing
+ * sends at most 20 GETs a second for each Secret an ApplySet names (four, and the Secrets of spec.helm.valuesFrom, at most), and every failing
  * ApplySet is polled every ceil(failing / 100) polls. A poll starts intervalMs after the previous one ended, never beside it.
  */
 const SECRET_POLL_CONCURRENCY = 4;

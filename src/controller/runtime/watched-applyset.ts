@@ -74,7 +74,8 @@ export function applySetKey(object: JsonObject): string {
 
 /**
  * The Secrets the ApplySet names (its Git credentials, its spec.decryption age keys, its spec.kubeConfig
- * remote cluster, and the kubeconfig of the cluster its objects are still on when a move is held), unless
+ * remote cluster, the kubeconfig of the cluster its objects are still on when a move is held, and its
+ * spec.helm.valuesFrom Secrets), unless
  * it names none or is suspended. Being deleted, only the kubeconfig its finalizer reads: deleting that
  * Secret lets the ApplySet go within a poll, not at the end of its backoff (docs/remote-clusters.md). A Git
  * credentials Secret of another namespace the controller does not trust is left out (the reconcile
@@ -109,6 +110,7 @@ export function secretReferenceOf(
     objectsOn === spec.kubeConfig?.secretName
       ? undefined
       : { namespace: ownNamespace, secretName: objectsOn },
+    ...spec.valuesFromSecretNames.map((secretName) => ({ namespace: ownNamespace, secretName })),
   ].flatMap((secret) =>
     secret?.secretName === undefined ? [] : [{ namespace: secret.namespace, secretName: secret.secretName }],
   );

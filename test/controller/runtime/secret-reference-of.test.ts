@@ -43,6 +43,19 @@ describe('secretReferenceOf', () => {
     ]);
   });
 
+  it('polls the Secrets of spec.helm.valuesFrom, not its ConfigMaps', () => {
+    const helm = {
+      valuesFrom: [
+        { kind: 'ConfigMap', name: 'web-values', valuesKey: 'values.yaml' },
+        { kind: 'Secret', name: 'web-db', valuesKey: 'password' },
+      ],
+    };
+    expect(secretReferenceOf(applySet({ source, helm, kubeConfig }), new Set())?.secrets).toEqual([
+      { namespace: 'team-a', secretName: 'cluster-b' },
+      { namespace: 'team-a', secretName: 'web-db' },
+    ]);
+  });
+
   it('polls only the kubeconfig Secret when the Git one is of a namespace the controller does not trust', () => {
     const elsewhere = { ...source, secretRef: { name: 'git', namespace: 'shared' } };
     expect(secretReferenceOf(applySet({ source: elsewhere, kubeConfig }), new Set())?.secrets).toEqual([
