@@ -77,12 +77,7 @@ function resolveChartSource(
   }
   const path = resolvePath(source, fail);
   if (path !== '') fail('spec.source.path', 'must be empty with spec.helm.chart: the tree read is the chart');
-  const url =
-    written === undefined
-      ? undefined
-      : kind === 'oci'
-        ? `${written.replace(/\/+$/, '')}/${chart.chart}`
-        : written;
+  const url = written === undefined ? undefined : kind === 'oci' ? `${written}/${chart.chart}` : written;
   const ignore = resolveIgnore(source, fail);
   const secret = resolveSecretRef(source['secretRef'], fail);
   const oci = resolveOciOptions(source, kind, fail);
