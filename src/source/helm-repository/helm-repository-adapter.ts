@@ -6,6 +6,7 @@
  */
 import type { FoundSecret } from '../../kube/applyset-api.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
+import { stalledStep } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
 import type { SourceAdapter } from '../source-adapter.js';
@@ -17,8 +18,14 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
       const { spec, log } = request;
       const chart = spec.helm?.chart;
       const { ref } = spec.source;
-      if (chart === undefined || ref.type !== 'semver') {
-        throw new Error(`${spec.source.url} was resolved as a Helm repository without a chart and its range`);
+      if (chart === undefined)
+        throw new Error(`${spec.source.url} was resolved as a Helm repository without a chart`);
+      // A preview's --ref that is no version range (a branch name) is not a version of a chart.
+      if (ref.type !== 'semver') {
+        return stalledStep(
+          'HelmChartVersionNotFound',
+          `a chart of a Helm repository follows a semver range of its versions, not a ${ref.type}; nothing was applied`,
+        );
       }
       const credentials = await request.credentials(basicCredentialsOf);
       if ('done' in credentials) return credentials;
