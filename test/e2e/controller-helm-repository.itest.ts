@@ -113,6 +113,17 @@ describe('ApplySets on charts of a repository', () => {
     );
   });
 
+  it('is refused by the API server with both a ref and a chart, and with neither', async () => {
+    const create = (name: string, source: object, helm: object) =>
+      createApplySetWithSpec(c, namespace, name, { url: 'unused' }, { source, helm });
+    await expect(
+      create('both', { url: repository.url, ref: { tag: 'v1' } }, { chart: 'web' }),
+    ).rejects.toThrow(/spec.source.ref is required, and must not be set with spec.helm.chart/);
+    await expect(create('neither', { url: repository.url }, {})).rejects.toThrow(
+      /spec.source.ref is required, and must not be set with spec.helm.chart/,
+    );
+  });
+
   it('applies a chart helm pushed to an OCI registry, its tag chosen by the range', async () => {
     const tgz = await repository.packageChart('web', chart('2.3.0'));
     await repository.helm(['push', tgz, `oci://${registry.host}/charts`, '--plain-http']);
