@@ -122,6 +122,10 @@ export function createHelmRepositorySource(options: HelmRepositorySourceOptions)
         `${where}: the index gives no http(s) URL for it; nothing was applied`,
       );
     }
+    // An archive the index names by digest and that is extracted already is not downloaded again.
+    if (entry.digest !== undefined && (await isDirectory(extractedPath(options.cacheDir, entry.digest)))) {
+      return chartOf(chart, entry.version, entry.digest, options.cacheDir);
+    }
     const archive = await fetchArchive(archiveUrl, access, { limits, where }, signal);
     const digest = `sha256:${createHash('sha256').update(archive).digest('hex')}`;
     if (entry.digest !== undefined && entry.digest !== digest) {
@@ -129,16 +133,33 @@ export function createHelmRepositorySource(options: HelmRepositorySourceOptions)
         `${where}: the archive downloaded has digest ${digest}, the index says ${entry.digest}; nothing of it was used`,
       );
     }
-    const extracted = path.join(options.cacheDir, digest.replace(':', '-'));
+    const extracted = extractedPath(options.cacheDir, digest);
     if (!(await isDirectory(extracted))) {
       await extractInto(extracted, (target) =>
         extractArtifactLayer(chunksOf(archive), target, { limits, signal, describe: `${where}@${digest}` }),
       );
       await evictOldest(options.cacheDir, options.maxCacheBytes ?? DEFAULT_CHART_CACHE_MAX_BYTES, extracted);
     }
-    const directory = await chartDirectory(extracted, `${where}@${digest}`);
-    return { revision: `${chart}@${entry.version}@${digest}`, digest, directory };
+    return chartOf(chart, entry.version, digest, options.cacheDir);
   };
+}
+
+/** Where the archive of `digest` is extracted: `<cache>/sha256-<hex>`. */
+function extractedPath(cacheDir: string, digest: string): string {
+  return path.join(cacheDir, digest.replace(':', '-'));
+}
+
+async function chartOf(
+  chart: string,
+  version: string,
+  digest: string,
+  cacheDir: string,
+): Promise<FetchedChart> {
+  const directory = await chartDirectory(
+    extractedPath(cacheDir, digest),
+    `chart ${chart} ${version}@${digest}`,
+  );
+  return { revision: `${chart}@${version}@${digest}`, digest, directory };
 }
 
 /** Credentials go only to a host their Secret names, as a Git source's do (credentials-refusal.ts). */

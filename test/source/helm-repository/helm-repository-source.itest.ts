@@ -104,6 +104,8 @@ describe('the Helm repository source', () => {
 
     await read(request('/r1'), signal);
     expect(seen.filter((s) => s.path === '/r1/index.yaml')).toHaveLength(1);
+    // The archive the index names by digest is extracted already: it is not downloaded again.
+    expect(seen.filter((s) => s.path === '/r1/web-1.0.0.tgz')).toHaveLength(1);
     clock = 60_000;
     await read(request('/r1'), signal);
     expect(seen.filter((s) => s.path === '/r1/index.yaml')).toHaveLength(2);
