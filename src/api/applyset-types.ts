@@ -52,9 +52,10 @@ interface GitRefSpec {
 }
 
 interface ApplySetSourceSpec {
-  /** A Git repository (`https://`, `http://`) or an OCI repository (`oci://host/repository`). */
+  /** A Git or OCI repository; with spec.helm.chart, a chart repository (`https://…`, `oci://…`). */
   readonly url: string;
-  readonly ref: GitRefSpec;
+  /** Required, but for a chart of spec.helm.chart (its version is spec.helm.version). */
+  readonly ref?: GitRefSpec;
   /** An `oci://` source over plain HTTP (a registry without TLS, as Flux's `insecure`). */
   readonly insecure?: boolean;
   /** An `oci://` artifact's cosign signature, checked before anything of it is read. */
@@ -81,11 +82,12 @@ interface DecryptionSpec {
   readonly secretRef: { readonly name: string };
 }
 
-/**
- * `spec.helm`: spec.source.path is a Helm chart, rendered as `helm template` renders it (docs/helm.md).
- * The names are Flux's and Argo CD's.
- */
+/** `spec.helm`: a Helm chart rendered as `helm template` renders it (docs/helm.md); Flux's and Argo CD's names. */
 interface HelmSpec {
+  /** The chart of the repository spec.source.url names; unset: the chart at spec.source.path. */
+  readonly chart?: string;
+  /** With chart: a semver range; default the highest stable version, as helm picks one. */
+  readonly version?: string;
   /** Default: the ApplySet's name. */
   readonly releaseName?: string;
   /** `--namespace` of the render; default spec.targetNamespace, else the ApplySet's namespace. */
@@ -269,10 +271,10 @@ export interface ResolvedOciOptions {
 /** The spec with every default applied and durations in milliseconds: what a reconcile works from. */
 export interface ResolvedApplySetSpec {
   readonly source: {
-    /** `git` for an http(s) URL, `oci` for `oci://host/repository`. */
-    readonly kind: 'git' | 'oci';
+    /** `git`, `oci` (`oci://`; a chart's is `<url>/<chart>`), `helm` (a chart of an http(s) repository). */
+    readonly kind: 'git' | 'oci' | 'helm';
     readonly url: string;
-    /** A Git source's is a ResolvedGitRef; an OCI source's a tag, a semver range or a digest. */
+    /** Git: a ResolvedGitRef; OCI: a tag, semver range or digest; a chart's: spec.helm.version's range. */
     readonly ref: ResolvedSourceRef;
     /** Set for an `oci://` source. */
     readonly oci: ResolvedOciOptions | undefined;
@@ -315,6 +317,8 @@ export interface ResolvedApplySetSpec {
 
 /** How a chart is rendered: `helm template <releaseName> <chart> --namespace <namespace> ...`. */
 export interface ResolvedHelmSpec {
+  /** spec.helm.chart: the source is that chart's repository; undefined: the chart is at spec.source.path. */
+  readonly chart: string | undefined;
   readonly releaseName: string;
   readonly namespace: string;
   /** Inline values, given to helm after the files (they win); `{}` when none. */

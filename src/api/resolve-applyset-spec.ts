@@ -11,7 +11,7 @@ import {
   type ResolvedSourceRef,
   type SpecFieldError,
 } from './applyset-types.js';
-import { resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
+import { helmChartRequest, resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
 import { resolveValuesFrom } from './resolve-helm-values-from.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
 import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
@@ -59,7 +59,7 @@ export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): Re
   if (!isRecord(spec)) return { ok: false, errors: [{ field: 'spec', message: 'must be an object' }] };
 
   // Each field is read in the order of the CRD, so the problems are listed in that order.
-  const { url, ref, ...source } = resolveSourceSpec(spec['source'], fail);
+  const { url, ref, ...source } = resolveSourceSpec(spec['source'], helmChartRequest(spec['helm']), fail);
   const decryption = resolveDecryption(spec['decryption'], fail);
   const helm = resolveHelmSpec(
     spec['helm'],
@@ -138,7 +138,11 @@ export function lenientApplySetSpec(spec: unknown): LenientApplySetSpec {
   parses += 1;
   const ignore: SpecFail = () => undefined;
   const raw = isRecord(spec) ? spec : {};
-  const { url, ref, secretName, secretNamespace } = resolveSourceSpec(raw['source'], ignore);
+  const { url, ref, secretName, secretNamespace } = resolveSourceSpec(
+    raw['source'],
+    helmChartRequest(raw['helm']),
+    ignore,
+  );
   return {
     suspend: readBoolean(raw, 'suspend', ignore),
     deletionPolicy: resolveDeletionPolicy(raw['deletionPolicy'], ignore),

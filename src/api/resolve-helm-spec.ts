@@ -1,12 +1,21 @@
 import path from 'node:path';
+import { semverRangeProblem } from '../source/oci/select-semver-tag.js';
 import type { ResolvedHelmSpec } from './applyset-types.js';
 import { resolveValuesFrom } from './resolve-helm-values-from.js';
+import type { HelmChartRequest } from './resolve-source-spec.js';
 import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
 
 /** Helm's own bound on a release name (it goes into names of 63 characters with a suffix). */
 const MAX_RELEASE_NAME_LENGTH = 53;
 /** @internal The most values files one chart is rendered with: the CRD test holds its maxItems to it. */
 export const MAX_HELM_VALUES_FILES = 32;
+
+/**
+ * A chart's name: lowercase letters and digits, words joined by `-`, `_` or `.`, as Helm's own naming
+ * advice has it and as an OCI repository's path component must be (it becomes `<url>/<chart>`).
+ */
+const CHART_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+const MAX_CHART_NAME_LENGTH = 128;
 
 /** Whose spec it is: the defaults of the release name and namespace. */
 export interface ApplySetIdentity {
@@ -31,6 +40,7 @@ export function resolveHelmSpec(
 ): ResolvedHelmSpec | undefined {
   if (raw === undefined) return undefined;
   if (!isRecord(raw)) return fail('spec.helm', 'must be an object');
+  const chart = resolveChart(raw, fail);
   const releaseName = resolveReleaseName(raw, context.owner, fail);
   const namespace = resolveNamespace(raw, context, fail);
   const values = raw['values'] ?? {};
@@ -40,7 +50,34 @@ export function resolveHelmSpec(
   const includeCRDs = readSwitch(raw, 'includeCRDs', fail);
   const skipTests = readSwitch(raw, 'skipTests', fail);
   if (releaseName === undefined || namespace === undefined || !isRecord(values)) return undefined;
-  return { releaseName, namespace, values, valuesFiles, valuesFrom, includeCRDs, skipTests };
+  return { chart, releaseName, namespace, values, valuesFiles, valuesFrom, includeCRDs, skipTests };
+}
+
+/** spec.helm.chart and version as written, for spec.source (resolveSourceSpec); checked by resolveHelmSpec. */
+export function helmChartRequest(raw: unknown): HelmChartRequest | undefined {
+  if (!isRecord(raw) || typeof raw['chart'] !== 'string') return undefined;
+  const version = raw['version'];
+  return { chart: raw['chart'], version: typeof version === 'string' ? version : undefined };
+}
+
+function resolveChart(raw: Readonly<Record<string, unknown>>, fail: SpecFail): string | undefined {
+  const chart = readString(raw, 'chart', 'spec.helm.chart', fail);
+  const version = readString(raw, 'version', 'spec.helm.version', fail);
+  if (version !== undefined) {
+    const problem =
+      chart === undefined
+        ? 'applies only with spec.helm.chart (a chart of a repository)'
+        : semverRangeProblem(version);
+    if (problem !== undefined) fail('spec.helm.version', problem);
+  }
+  if (chart === undefined) return undefined;
+  if (chart.length > MAX_CHART_NAME_LENGTH || !CHART_NAME.test(chart)) {
+    return fail(
+      'spec.helm.chart',
+      `must be a chart name of at most ${MAX_CHART_NAME_LENGTH} characters: lowercase letters and digits, words joined by -, _ or .`,
+    );
+  }
+  return chart;
 }
 
 function resolveReleaseName(

@@ -19,9 +19,20 @@ const SHA1 = /^[0-9a-f]{40}$/;
 
 type ResolvedSource = ResolvedApplySetSpec['source'];
 
-/** `spec.source` with its defaults; undefined url or ref when they are missing or wrong. */
+/** spec.helm.chart and version as written, read leniently: resolveHelmSpec checks them. */
+export interface HelmChartRequest {
+  readonly chart: string;
+  readonly version: string | undefined;
+}
+
+/**
+ * `spec.source` with its defaults; undefined url or ref when they are missing or wrong. With
+ * spec.helm.chart (`chart`), the URL is the chart's repository: an http(s) one is a `helm` source, an
+ * `oci://` one the OCI artifact `<url>/<chart>`, both following the semver range spec.helm.version.
+ */
 export function resolveSourceSpec(
   source: unknown,
+  chart: HelmChartRequest | undefined,
   fail: SpecFail,
 ): Omit<ResolvedSource, 'url' | 'ref'> & { url: string | undefined; ref: ResolvedSourceRef | undefined } {
   if (!isRecord(source)) {
@@ -37,13 +48,40 @@ export function resolveSourceSpec(
     };
   }
   // In the order of the fields, so the problems are listed in that order.
-  const url = resolveUrl(source, fail);
-  const kind = url?.startsWith('oci://') === true ? 'oci' : 'git';
-  const ref = kind === 'oci' ? resolveOciRef(source['ref'], fail) : resolveRef(source['ref'], fail);
+  const written = resolveUrl(source, fail);
+  const oci = written?.startsWith('oci://') === true;
+  if (chart !== undefined) return resolveChartSource(source, chart, written, fail);
+  const kind = oci ? 'oci' : 'git';
+  const ref = oci ? resolveOciRef(source['ref'], fail) : resolveRef(source['ref'], fail);
   const path = resolvePath(source, fail);
   const ignore = resolveIgnore(source, fail);
   const secret = resolveSecretRef(source['secretRef'], fail);
+  const ociOptions = resolveOciOptions(source, kind, fail);
+  return { kind, url: written, ref, oci: ociOptions, path, ...secret, ignore };
+}
+
+/**
+ * A chart of a repository: its version is spec.helm.version (a semver range; `*`, the highest stable
+ * version, by default, as helm picks one), so spec.source.ref is refused, and the tree is the chart,
+ * so spec.source.path must be empty.
+ */
+function resolveChartSource(
+  source: Readonly<Record<string, unknown>>,
+  chart: HelmChartRequest,
+  written: string | undefined,
+  fail: SpecFail,
+): ReturnType<typeof resolveSourceSpec> {
+  const kind = written?.startsWith('oci://') === true ? 'oci' : 'helm';
+  if (source['ref'] !== undefined) {
+    fail('spec.source.ref', "must not be set with spec.helm.chart: the chart's version is spec.helm.version");
+  }
+  const path = resolvePath(source, fail);
+  if (path !== '') fail('spec.source.path', 'must be empty with spec.helm.chart: the tree read is the chart');
+  const url = written === undefined ? undefined : kind === 'oci' ? `${written}/${chart.chart}` : written;
+  const ignore = resolveIgnore(source, fail);
+  const secret = resolveSecretRef(source['secretRef'], fail);
   const oci = resolveOciOptions(source, kind, fail);
+  const ref = { type: 'semver', range: chart.version ?? '*' } as const;
   return { kind, url, ref, oci, path, ...secret, ignore };
 }
 
@@ -108,12 +146,12 @@ function resolveOciRef(ref: unknown, fail: SpecFail): ResolvedSourceRef | undefi
 /** spec.source.insecure and verify: an `oci://` source's alone. */
 function resolveOciOptions(
   source: Readonly<Record<string, unknown>>,
-  kind: 'git' | 'oci',
+  kind: ResolvedSource['kind'],
   fail: SpecFail,
 ): ResolvedOciOptions | undefined {
   const insecure = readBoolean(source, 'insecure', fail);
   const verify = source['verify'];
-  if (kind === 'git') {
+  if (kind !== 'oci') {
     if (insecure) fail('spec.source.insecure', 'applies to an oci:// source only');
     if (verify !== undefined) fail('spec.source.verify', 'applies to an oci:// source only');
     return undefined;

@@ -16,7 +16,7 @@ export interface LocalChart {
   readonly valuesFiles: readonly string[];
   /** `--set`, in order: helm's own syntax, passed to it as typed. */
   readonly set: readonly string[];
-  readonly helm: Omit<ResolvedHelmSpec, 'valuesFiles' | 'values' | 'valuesFrom'>;
+  readonly helm: Omit<ResolvedHelmSpec, 'valuesFiles' | 'values' | 'valuesFrom' | 'chart'>;
   readonly options: KustomizeOptions;
   /** sops values files decrypted on their way to helm (the CLI's age identities). */
   readonly transform?: FileTransform;
@@ -37,7 +37,7 @@ export async function renderLocalChart(local: LocalChart): Promise<ManifestFile>
   const below = (file: string) => path.posix.relative(top, file);
   return renderCheckoutChart(path.join(root, top), {
     sourcePath: below(chart),
-    helm: { ...local.helm, values: {}, valuesFiles: values.map(below), valuesFrom: [] },
+    helm: { ...local.helm, chart: undefined, values: {}, valuesFiles: values.map(below), valuesFrom: [] },
     options: local.options,
     label: `helm template ${local.given}`,
     set: local.set,

@@ -14,7 +14,14 @@ export interface InputBounds {
 }
 
 /** Every kind of tenant input the controller parses, by what reads it. */
-export type InputKind = 'manifest' | 'sops' | 'kustomization' | 'kubeconfig' | 'push-event' | 'registry';
+export type InputKind =
+  | 'manifest'
+  | 'sops'
+  | 'kustomization'
+  | 'kubeconfig'
+  | 'push-event'
+  | 'registry'
+  | 'helm-index';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -34,6 +41,8 @@ const MAX_DEPTH = 1000;
  * - push-event: forge payloads are a few KiB to a few hundred (a push of many commits).
  * - registry: an OCI registry's JSON answers (a manifest, a token, a tag list); the distribution spec
  *   lets a registry refuse manifests over 4 MiB, and real ones are a few KiB.
+ * - helm-index: a Helm repository's index.yaml lists every version of every chart; large public ones
+ *   weigh a few MiB, so 16 MiB (the fetch is bounded the same, HELM_INDEX_MAX_BYTES).
  */
 export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   manifest: { maxBytes: 10 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 10 * MIB },
@@ -42,6 +51,7 @@ export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   kubeconfig: { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
   'push-event': { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 1 * MIB },
   registry: { maxBytes: 4 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
+  'helm-index': { maxBytes: 16 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 32 * MIB },
 };
 
 /** Why the door refused a text: a bound it breaks, or it is not YAML (or JSON) at all. */

@@ -8,6 +8,7 @@ import type { SourceHostList } from './host-list.js';
 export type DestinationKind =
   | 'git'
   | 'oci'
+  | 'helm-repository'
   | 'remote-cluster'
   | 'notification'
   | 'cluster-notification'
@@ -73,6 +74,14 @@ export function cliOciPolicy(registryHosts: SourceHostList): DestinationPolicy {
     reading: { flag: '--oci', hosts: 'registry named by --oci', narrows: false },
     maxBodyBytes: undefined,
   };
+}
+
+/**
+ * Helm chart repositories (spec.helm.chart of an https:// spec.source.url) are sources as Git servers
+ * are: `--allowed-source-hosts`. Each answer is bounded by its caller (the index, the chart's archive).
+ */
+export function helmRepositoryPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts), kind: 'helm-repository' };
 }
 
 /** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */

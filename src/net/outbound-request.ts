@@ -75,7 +75,7 @@ function checkDestination(policy: DestinationPolicy, url: URL): void {
  */
 export function openOutbound(
   request: OutboundRequest,
-): Promise<{ readonly response: IncomingMessage; readonly abort: (error: Error) => void }> {
+): Promise<{ readonly response: IncomingMessage; readonly abort: (error?: Error) => void }> {
   checkDestination(request.policy, request.url);
   request.signal?.throwIfAborted();
   const lookup = request.lookup ?? destinationLookup(request.policy);
@@ -128,7 +128,9 @@ export async function sendOutbound(request: OutboundRequest): Promise<BufferedAn
   const where = `${request.url.host}${request.url.pathname}`;
   const body = await readBounded(response, limit, () => {
     const error = new ResponseTooLargeError(request.policy.kind, where, limit ?? 0);
-    abort(error);
+    // The connection is closed without the error: it is this promise's to say, and an answer already
+    // complete has no listener left for an 'error' event, which would be thrown as uncaught.
+    abort();
     return error;
   });
   return { status: response.statusCode ?? 0, response, body };

@@ -25,6 +25,7 @@ import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { directoryReader } from '../source/directory-reader.js';
 import { createCapabilitiesSource } from '../kube/cluster-capabilities.js';
+import { semverRangeProblem } from '../source/oci/select-semver-tag.js';
 import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
 import { driftReportOf, previewEntries, type PreviewPolicy } from './preview-entries.js';
 import { dependencyHolds, suspensionHolds } from './preview-holds.js';
@@ -295,6 +296,9 @@ function kustomizeOf({ kustomize }: PreviewRequest): { kustomize?: KustomizeOpti
 function previewedOf(source: PreviewSource, applySet: ApplySet): PreviewedRevision {
   if (source.kind === 'local') return { kind: 'local', directory: source.directory };
   if (source.kind === 'ref') return { kind: 'git', revision: source.ref, commit: '' };
+  const chart = applySet.spec?.helm?.chart;
+  if (typeof chart === 'string')
+    return { kind: 'git', revision: `${chart} ${applySet.spec?.helm?.version ?? '*'}`, commit: '' };
   // The ref as written: the spec may be invalid, so it is read leniently.
   const ref: Partial<Record<'branch' | 'tag' | 'commit', unknown>> = applySet.spec?.source?.ref ?? {};
   const named = [ref.commit, typeof ref.tag === 'string' ? `refs/tags/${ref.tag}` : undefined, ref.branch];
@@ -302,10 +306,17 @@ function previewedOf(source: PreviewSource, applySet: ApplySet): PreviewedRevisi
   return { kind: 'git', revision, commit: '' };
 }
 
-/** The spec with `--ref` in place of its own ref: a branch, `refs/tags/NAME`, or a 40-digit commit. */
+/**
+ * The spec with `--ref` in place of its own ref: a branch, `refs/tags/NAME`, or a 40-digit commit; for
+ * a chart of a repository, the version range in place of spec.helm.version (`--ref 1.3.0`).
+ */
 function withPreviewRef(spec: ResolvedApplySetSpec, source: PreviewSource): ResolvedApplySetSpec {
   if (source.kind !== 'ref') return spec;
-  return { ...spec, source: { ...spec.source, ref: gitRefOf(source.ref) } };
+  const ref =
+    spec.helm?.chart !== undefined && semverRangeProblem(source.ref) === undefined
+      ? ({ type: 'semver', range: source.ref } as const)
+      : gitRefOf(source.ref);
+  return { ...spec, source: { ...spec.source, ref } };
 }
 
 /** @internal exported for its unit test */

@@ -5,6 +5,12 @@
 import path from 'node:path';
 import { createGitSource, type GitSource, type GitSourceOptions } from '../git/git-source.js';
 import { gitAdapter } from './git/git-adapter.js';
+import { helmRepositoryAdapter } from './helm-repository/helm-repository-adapter.js';
+import {
+  createHelmRepositorySource,
+  type HelmRepositorySource,
+  type HelmRepositorySourceOptions,
+} from './helm-repository/helm-repository-source.js';
 import { ociAdapter } from './oci/oci-adapter.js';
 import { createOciSource, type OciSource, type OciSourceOptions } from './oci/oci-source.js';
 import type { SourceAdapters } from './source-adapter.js';
@@ -18,6 +24,8 @@ export interface SourceSettings {
   readonly allowedHosts: SourceHostList;
   readonly git?: Omit<GitSourceOptions, 'cacheDir' | 'allowedHosts'>;
   readonly oci?: { readonly limits?: OciSourceOptions['limits']; readonly maxCacheBytes?: number };
+  /** Helm repositories: a chart archive is bounded by the OCI artifact limits (`oci.limits`). */
+  readonly helm?: Pick<HelmRepositorySourceOptions, 'requireCredentialHosts' | 'maxIndexBytes'>;
 }
 
 /** Every source type, made from the settings. */
@@ -31,6 +39,13 @@ export function createSources(settings: SourceSettings): SourceAdapters {
       cacheDir: path.join(cacheDir, '.oci-artifacts'),
       allowedHosts,
     }),
+    // Beside them too, skipped by the Git cache's budget as well.
+    helmRepositorySource: createHelmRepositorySource({
+      ...settings.helm,
+      ...(settings.oci?.limits === undefined ? {} : { limits: settings.oci.limits }),
+      cacheDir: path.join(cacheDir, '.helm-charts'),
+      allowedHosts,
+    }),
   });
 }
 
@@ -38,10 +53,17 @@ export function createSources(settings: SourceSettings): SourceAdapters {
 export function sourceAdapters({
   gitSource,
   ociSource,
+  helmRepositorySource,
 }: {
   readonly gitSource: GitSource;
   /** Undefined: an ApplySet naming an `oci://` source stalls (SourceNotSupported). */
   readonly ociSource?: OciSource | undefined;
+  /** Undefined: an ApplySet naming a chart of an https:// repository stalls (SourceNotSupported). */
+  readonly helmRepositorySource?: HelmRepositorySource | undefined;
 }): SourceAdapters {
-  return { git: gitAdapter(gitSource), ...(ociSource === undefined ? {} : { oci: ociAdapter(ociSource) }) };
+  return {
+    git: gitAdapter(gitSource),
+    ...(ociSource === undefined ? {} : { oci: ociAdapter(ociSource) }),
+    ...(helmRepositorySource === undefined ? {} : { helm: helmRepositoryAdapter(helmRepositorySource) }),
+  };
 }

@@ -61,7 +61,13 @@ export function renderApplySetBody(page: ApplySetPage): SafeHtml {
   const { applySet } = page;
   const row = fleetRow(applySet);
   const source = applySet.spec.source;
-  const ref = source.ref.branch ?? source.ref.tag ?? source.ref.commit ?? '';
+  const chart = applySet.spec.helm?.chart;
+  // A chart of a repository follows spec.helm.version, not a ref.
+  const ref =
+    source.ref?.branch ??
+    source.ref?.tag ??
+    source.ref?.commit ??
+    (chart === undefined ? '' : `${chart} ${applySet.spec.helm?.version ?? '*'}`);
   return html`<p class="crumbs"><a href="/">ApplySets</a> / ${row.namespace}</p>
     <h1>${row.name} <span class="state state-${row.state.toLowerCase()}">${row.state}</span></h1>
     <div id="refreshable">

@@ -112,6 +112,8 @@ describe('the ApplySet CRD', () => {
       },
       decryption: { provider: 'sops', secretRef: { name: 's' } },
       helm: {
+        chart: 'c',
+        version: '*',
         releaseName: 'r',
         namespace: 'n',
         values: {},
@@ -144,7 +146,7 @@ describe('the ApplySet CRD', () => {
       Object.keys(spec.kubeConfig.secretRef).sort(),
     );
     expect(propertyNames(at('spec', 'source'))).toEqual(Object.keys(spec.source).sort());
-    expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref).sort());
+    expect(propertyNames(at('spec', 'source', 'ref'))).toEqual(Object.keys(spec.source.ref ?? {}).sort());
     expect(propertyNames(at('spec', 'source', 'secretRef'))).toEqual(Object.keys(spec.source.secretRef ?? {}).sort());
     expect(propertyNames(at('spec', 'decryption'))).toEqual(Object.keys(spec.decryption).sort());
     expect(propertyNames(at('spec', 'helm'))).toEqual(Object.keys(spec.helm).sort());
@@ -152,7 +154,7 @@ describe('the ApplySet CRD', () => {
       Object.keys(spec.helm.valuesFrom?.[0] ?? {}).sort(),
     );
     expect(at('spec').required).toEqual(['source', 'prune']);
-    expect(at('spec', 'source').required).toEqual(['url', 'ref']);
+    expect(at('spec', 'source').required).toEqual(['url']);
     expect(schema.required).toEqual(['spec']);
   });
 

@@ -1,3 +1,13 @@
+import {
+  HelmChartDigestMismatchError,
+  HelmChartNotFoundError,
+  HelmChartVersionNotFoundError,
+  HelmCredentialsNotForHostError,
+  HelmIndexTooLargeError,
+  HelmRepositoryAuthError,
+  HelmRepositoryInvalidError,
+  HelmRepositoryUnreachableError,
+} from '../../src/source/helm-repository/helm-repository-error.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { BuildsHeldBackError } from '../../src/builds/build-scheduler.js';
 import { DecryptionNotConfiguredError } from '../../src/sops/decryption-not-configured-error.js';
@@ -93,6 +103,14 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new RegistryAuthError('oci://r.example/a: refused'), 'stalled', 'AuthenticationFailed'],
   [new ArtifactNotFoundError('oci://r.example/a: v1 is not in the registry'), 'stalled', 'ArtifactNotFound'],
   [new RegistryUnreachableError('oci://r.example/a: no answer'), 'retryable', 'RegistryUnreachable'],
+  [new HelmChartNotFoundError('https://c.example: no chart web'), 'stalled', 'HelmChartNotFound'],
+  [new HelmChartVersionNotFoundError('https://c.example: no version'), 'stalled', 'HelmChartVersionNotFound'],
+  [new HelmChartDigestMismatchError('https://c.example: digest'), 'stalled', 'HelmChartDigestMismatch'],
+  [new HelmIndexTooLargeError('https://c.example: index.yaml'), 'stalled', 'HelmIndexTooLarge'],
+  [new HelmRepositoryInvalidError('https://c.example: 404'), 'stalled', 'HelmRepositoryInvalid'],
+  [new HelmRepositoryAuthError('https://c.example: 401'), 'stalled', 'AuthenticationFailed'],
+  [new HelmRepositoryUnreachableError('https://c.example: 503'), 'retryable', 'HelmRepositoryUnreachable'],
+  [new HelmCredentialsNotForHostError('credentials not sent'), 'stalled', 'CredentialsNotForHost'],
   [new ArtifactInvalidError('oci://r.example/a: not an artifact'), 'stalled', 'ArtifactInvalid'],
   [new VerificationFailedError('oci://r.example/a@sha256:…: no signature'), 'stalled', 'VerificationFailed'],
   [

@@ -48,6 +48,7 @@ spec:
 };
 
 const helm: ResolvedHelmSpec = {
+  chart: undefined,
   releaseName: 'probe',
   namespace: 'team-a',
   values: { d: 'inline' },

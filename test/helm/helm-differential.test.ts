@@ -31,6 +31,7 @@ async function checkout(files: FileTree): Promise<string> {
 }
 
 const base: ResolvedHelmSpec = {
+  chart: undefined,
   releaseName: 'web',
   namespace: 'team-a',
   values: {},

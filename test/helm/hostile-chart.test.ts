@@ -16,6 +16,7 @@ import { helmBinary } from '../harness/helm-binary.js';
 import { hugeChart, recursiveChart } from './test-charts.js';
 
 const helm: ResolvedHelmSpec = {
+  chart: undefined,
   releaseName: 'r',
   namespace: 'team-a',
   values: {},

@@ -50,6 +50,7 @@ describe('a chart with a sops-encrypted values file', () => {
   });
 
   const helm = {
+    chart: undefined,
     releaseName: 'app',
     namespace: 'team-a',
     values: {},

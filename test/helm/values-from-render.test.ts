@@ -14,6 +14,7 @@ import { DEFAULT_KUSTOMIZE_OPTIONS } from '../../src/kustomize/run-kustomize.js'
 import { helmBinary } from '../harness/helm-binary.js';
 
 const helm: ResolvedHelmSpec = {
+  chart: undefined,
   releaseName: 'app',
   namespace: 'team-a',
   values: {},

@@ -62,6 +62,29 @@ describe('the outbound door', () => {
     }
   });
 
+  it('refuses an answer over its bound that arrived whole, raising nothing but the rejection', async () => {
+    // A short answer is complete before it is read: closing its connection with the error once threw it
+    // as an uncaught 'error' event, which stops the process.
+    const server = http.createServer((_request, response) => response.end('x'.repeat(5000)));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const sent = sendOutbound({
+        url: new URL(`http://127.0.0.1:${port}/index.yaml`),
+        method: 'GET',
+        policy: remoteClusterPolicy(['127.0.0.1']),
+        maxBodyBytes: 1024,
+      });
+      await expect(sent).rejects.toThrow(ResponseTooLargeError);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    }
+  });
+
   it("refuses a tenant's receiver on loopback before connecting, and re-admits it when the operator lists it", async () => {
     const server = await endlessServer(0);
     try {

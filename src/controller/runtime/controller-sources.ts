@@ -17,6 +17,7 @@ export function controllerSources(config: ControllerConfig): SourceAdapters {
       ...optional('cacheMaxBytes', config.gitCacheMaxBytes),
       ...optional('cacheMaxRepositoryBytes', config.gitCacheMaxRepositoryBytes),
     },
+    helm: { requireCredentialHosts: config.requireSecretSourceHosts === true },
     oci: {
       ...optional('limits', config.ociArtifactLimits),
       ...optional('maxCacheBytes', config.ociCacheMaxBytes),

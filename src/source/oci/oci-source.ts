@@ -7,16 +7,17 @@
  * The revision is `tag@sha256:<manifest digest>`, or the digest itself: a tag moved to another
  * manifest is a new revision, as is a new highest tag of a semver range, and a digest never changes.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { ociPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
+import { evictOldest, extractInto, isDirectory } from './artifact-cache.js';
 import { DEFAULT_ARTIFACT_LIMITS, describeArtifactLimit, type ArtifactLimits } from './artifact-limits.js';
 import { ArtifactRefusedError } from './artifact-refused-error.js';
 import { extractArtifactLayer } from './extract-artifact-layer.js';
+import { chartDirectory } from '../helm-repository/chart-directory.js';
 import { parseOciUrl } from './oci-reference.js';
 import type { CredentialsFor } from './pull-secret.js';
 import { createRegistryClient, type RegistryClient } from './registry-client.js';
@@ -73,15 +74,23 @@ export interface FetchedArtifact {
 
 export type OciSource = (request: OciFetchRequest, signal: AbortSignal) => Promise<FetchedArtifact>;
 
-/** The layer types read: Flux's (`flux push artifact`) and a plain OCI tar+gzip layer (`oras push`). */
+/**
+ * The chart archive of an artifact `helm push` made (config `application/vnd.cncf.helm.config.v1+json`):
+ * its tree is the chart's top-level directory. Its provenance layer, if any, is not read.
+ */
+const HELM_CHART_LAYER_TYPE = 'application/vnd.cncf.helm.chart.content.v1.tar+gzip';
+
+/**
+ * The layer types read: Flux's (`flux push artifact`), a plain OCI tar+gzip layer (`oras push`) and a
+ * Helm chart's (`helm push`).
+ */
 const LAYER_TYPES: readonly string[] = [
   'application/vnd.cncf.flux.content.v1.tar+gzip',
   'application/vnd.oci.image.layer.v1.tar+gzip',
+  HELM_CHART_LAYER_TYPE,
 ];
 
 export const DEFAULT_OCI_CACHE_MAX_BYTES = 256 * 1024 * 1024;
-/** An extraction's scratch older than this was left by a process that stopped mid-way. */
-const STALE_SCRATCH_MS = 10 * 60_000;
 
 /** Artifacts whose signature verified, remembered by digest and key set (bounded). */
 const VERIFIED_MEMO_ENTRIES = 4096;
@@ -135,7 +144,11 @@ export function createOciSource(options: OciSourceOptions): OciSource {
       await evictOldest(options.cacheDir, options.maxCacheBytes ?? DEFAULT_OCI_CACHE_MAX_BYTES, directory);
     }
     const revision = request.ref.type === 'digest' ? digest : `${reference}@${digest}`;
-    return { revision, digest, directory };
+    const tree =
+      layer.mediaType === HELM_CHART_LAYER_TYPE
+        ? await chartDirectory(directory, `${where}@${digest}`)
+        : directory;
+    return { revision, digest, directory: tree };
   };
 }
 
@@ -172,7 +185,7 @@ async function referenceOf(
 function artifactLayer(
   manifest: Readonly<Record<string, unknown>>,
   where: string,
-): { digest: string; size: number } {
+): { mediaType: string; digest: string; size: number } {
   const layers = Array.isArray(manifest['layers']) ? (manifest['layers'] as unknown[]) : [];
   const found = layers.find(
     (layer): layer is { mediaType: string; digest: string; size: number } =>
@@ -188,65 +201,5 @@ function artifactLayer(
       `${where} has no tar+gzip layer (${LAYER_TYPES.join(' or ')}): it is not an artifact of manifests; nothing was applied`,
     );
   }
-  return { digest: found.digest, size: found.size };
-}
-
-/** Extracts into a directory of its own, then renames it into place: a half-written layer is never read. */
-async function extractInto(directory: string, extract: (target: string) => Promise<unknown>): Promise<void> {
-  const target = `${directory}.tmp-${randomBytes(6).toString('hex')}`;
-  await mkdir(target, { recursive: true });
-  try {
-    await extract(target);
-    await rename(target, directory).catch(async (error: unknown) => {
-      // Another reconcile extracted the same layer first: its directory is as good as this one.
-      if (!(await isDirectory(directory))) throw error;
-    });
-  } finally {
-    await rm(target, { recursive: true, force: true });
-  }
-}
-
-async function isDirectory(directory: string): Promise<boolean> {
-  try {
-    return (await stat(directory)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Keeps the extracted layers under `maxBytes` in all (and `keep`, just extracted, whatever its size),
- * removing the least recently extracted first, and the scratch of an extraction a crash left behind.
- */
-async function evictOldest(cacheDir: string, maxBytes: number, keep: string): Promise<void> {
-  const names = await readdir(cacheDir);
-  const layers: { path: string; mtimeMs: number; bytes: number }[] = [];
-  for (const name of names) {
-    const entry = path.join(cacheDir, name);
-    const info = await stat(entry).catch(() => undefined);
-    if (info === undefined) continue;
-    if (name.includes('.tmp-')) {
-      if (Date.now() - info.mtimeMs > STALE_SCRATCH_MS) await rm(entry, { recursive: true, force: true });
-      continue;
-    }
-    if (name.startsWith('sha256-'))
-      layers.push({ path: entry, mtimeMs: info.mtimeMs, bytes: await bytesUnder(entry) });
-  }
-  let total = layers.reduce((sum, layer) => sum + layer.bytes, 0);
-  for (const layer of layers.sort((a, b) => a.mtimeMs - b.mtimeMs)) {
-    if (total <= maxBytes) break;
-    if (layer.path === keep) continue;
-    await rm(layer.path, { recursive: true, force: true });
-    total -= layer.bytes;
-  }
-}
-
-/** The bytes of the files under `dir` (an extracted layer holds files and directories only). */
-async function bytesUnder(dir: string): Promise<number> {
-  let bytes = 0;
-  for (const name of await readdir(dir, { recursive: true })) {
-    const info = await stat(path.join(dir, name)).catch(() => undefined);
-    if (info?.isFile() === true) bytes += info.size;
-  }
-  return bytes;
+  return { mediaType: found.mediaType, digest: found.digest, size: found.size };
 }

@@ -1,0 +1,71 @@
+/**
+ * Helm repositories as a source type (spec.helm.chart with an https:// spec.source.url): the chart's
+ * version chosen from the repository's index.yaml and its archive extracted (helm-repository-source.ts),
+ * with the Basic credentials of spec.source.secretRef read as the account the set is applied as. The
+ * tree is the chart's own directory: spec.source.path is empty, and the render reads the chart there.
+ */
+import type { FoundSecret } from '../../kube/applyset-api.js';
+import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
+import { stalledStep } from '../../api/reconcile-outcome.js';
+import { failureOutcome } from '../../reconcile/failure-outcome.js';
+import { directoryReader } from '../directory-reader.js';
+import type { SourceAdapter } from '../source-adapter.js';
+import type { HelmRepositoryCredentials, HelmRepositorySource } from './helm-repository-source.js';
+
+export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapter {
+  return {
+    read: async (request, signal) => {
+      const { spec, log } = request;
+      const chart = spec.helm?.chart;
+      const { ref } = spec.source;
+      if (chart === undefined)
+        throw new Error(`${spec.source.url} was resolved as a Helm repository without a chart`);
+      // A preview's --ref that is no version range (a branch name) is not a version of a chart.
+      if (ref.type !== 'semver') {
+        return stalledStep(
+          'HelmChartVersionNotFound',
+          `a chart of a Helm repository follows a semver range of its versions, not a ${ref.type}; nothing was applied`,
+        );
+      }
+      const credentials = await request.credentials(basicCredentialsOf);
+      if ('done' in credentials) return credentials;
+      try {
+        const fetched = await source(
+          {
+            url: spec.source.url,
+            chart,
+            range: ref.range,
+            credentials: credentials.value,
+            maxAgeMs: request.maxAgeMs,
+          },
+          signal,
+        );
+        log.debug({ revision: fetched.revision }, 'chart read');
+        const { revision, digest, directory } = fetched;
+        return { value: { revision, id: digest, tree: directoryReader(directory) } };
+      } catch (error) {
+        return { done: failureOutcome(error, { step: 'fetch', spec }, log) };
+      }
+    },
+  };
+}
+
+/** A Helm repository's credentials: `username` and `password` (helm repo add's), bound to hosts as Git's are. */
+function basicCredentialsOf(
+  { data, annotations }: FoundSecret,
+  from: string,
+): { credentials: HelmRepositoryCredentials } | { problem: string } {
+  const { username, password } = data;
+  if (username === undefined || password === undefined) {
+    return { problem: 'has no username and password (the Basic credentials of a Helm repository)' };
+  }
+  const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
+  return {
+    credentials: {
+      username,
+      password,
+      from,
+      ...(hostList === undefined ? {} : { hosts: parseSourceHostList(hostList) }),
+    },
+  };
+}
