@@ -27,6 +27,12 @@ export async function readHelmValuesFrom(
   return { value: documents };
 }
 
+/** The condition reasons of a valuesFrom object that cannot be read, by its kind. */
+const REASONS = {
+  ConfigMap: { unreadable: 'ConfigMapNotReadable', missing: 'ConfigMapNotFound' },
+  Secret: { unreadable: 'SecretNotReadable', missing: 'SecretNotFound' },
+} as const;
+
 async function readReference(
   { reader, user, namespace }: { reader: KubeClient; user: string | undefined; namespace: string },
   { kind, name, valuesKey, targetPath, optional }: ResolvedValuesReference,
@@ -42,14 +48,14 @@ async function readReference(
     const who =
       user === undefined ? 'the controller' : `the ApplySet's ServiceAccount ${serviceAccountOf(user)}`;
     return stalledStep(
-      `${kind}NotReadable`,
+      REASONS[kind].unreadable,
       `${who} may not get ${named}; grant it get on that ${kind} (a Role with resourceNames: [${name}]); nothing was applied`,
     );
   }
   if (read.kind === 'missing') {
     if (optional) return { value: undefined };
     return stalledStep(
-      `${kind}NotFound`,
+      REASONS[kind].missing,
       `${named} does not exist; create it, or mark the entry optional; nothing was applied`,
     );
   }
@@ -57,7 +63,7 @@ async function readReference(
   if (text === undefined) {
     if (optional) return { value: undefined };
     return stalledStep(
-      `${kind}NotFound`,
+      REASONS[kind].missing,
       `${named} has no key ${valuesKey} (valuesKey); nothing was applied`,
     );
   }
