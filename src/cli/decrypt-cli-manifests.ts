@@ -1,3 +1,5 @@
+import path from 'node:path';
+import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { FileTransform } from '../manifests/file-transform.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { decryptSopsFile, isSopsFile } from '../sops/decrypt-sops-file.js';
@@ -40,10 +42,31 @@ export async function decryptCliManifests(
  * For `-k`: each file the build reads, decrypted when it is a sops file; with no identities such a
  * file refuses the build, naming it.
  */
-export function cliBuildTransform(identities: readonly string[]): FileTransform {
+function cliBuildTransform(identities: readonly string[]): FileTransform {
   return async (filePath, bytes) => {
     if (!isSopsFile(filePath, bytes)) return bytes;
     if (identities.length === 0) throw new DecryptionNotConfiguredError([filePath], NO_IDENTITY);
     return (await decryptSopsFile(filePath, bytes, identities)) ?? bytes;
+  };
+}
+
+/**
+ * How a build of the CLI runs (`-k`, `--oci` with a kustomization, `--helm-chart`): the kustomize
+ * options of the flags with --decryption-scratch-dir resolved against the working directory, files
+ * decrypted with the CLI's identities, in memory-backed scratch when there are any.
+ */
+export function cliBuild(
+  flags: { readonly kustomizeOptions: KustomizeOptions; readonly decryptionScratchDir: string | undefined },
+  identities: readonly string[],
+  cwd: string,
+): { options: KustomizeOptions; transform: FileTransform; inMemory: boolean } {
+  const scratch = flags.decryptionScratchDir;
+  return {
+    options: {
+      ...flags.kustomizeOptions,
+      ...(scratch === undefined ? {} : { decryptionScratchDir: path.resolve(cwd, scratch) }),
+    },
+    transform: cliBuildTransform(identities),
+    inMemory: identities.length > 0,
   };
 }

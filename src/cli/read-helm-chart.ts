@@ -4,7 +4,7 @@ import { renderLocalChart } from '../helm/render-local-chart.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetFlags } from './apply-set-flags.js';
 import type { CliIo } from './cli-io.js';
-import { cliBuildTransform } from './decrypt-cli-manifests.js';
+import { cliBuild } from './decrypt-cli-manifests.js';
 import type { HelmInput } from './helm-flags.js';
 import { UsageError } from './parse-command-line.js';
 
@@ -40,14 +40,7 @@ export async function readHelmChart(
       includeCRDs: helm.includeCRDs,
       skipTests: helm.skipTests,
     },
-    options: {
-      ...flags.kustomizeOptions,
-      ...(flags.decryptionScratchDir === undefined
-        ? {}
-        : { decryptionScratchDir: resolve(io.cwd, flags.decryptionScratchDir) }),
-    },
-    transform: cliBuildTransform(identities),
-    inMemory: identities.length > 0,
+    ...cliBuild(flags, identities, io.cwd),
   });
 }
 

@@ -22,7 +22,7 @@ import { dockerConfigCredentials, type CredentialsFor } from '../source/oci/pull
 import type { CosignPublicKey } from '../source/oci/verify-cosign.js';
 import type { ApplySetFlags } from './apply-set-flags.js';
 import type { CliIo } from './cli-io.js';
-import { cliBuildTransform, decryptCliManifests } from './decrypt-cli-manifests.js';
+import { cliBuild, decryptCliManifests } from './decrypt-cli-manifests.js';
 import { ociArtifactName, type OciInput } from './oci-flags.js';
 import { UsageError } from './parse-command-line.js';
 import { readManifestDirectory } from '../source/read-manifest-directory.js';
@@ -120,15 +120,9 @@ async function readArtifactPath(
   const isDirectory = info.isDirectory();
   if (isDirectory && KUSTOMIZATION_FILE_NAMES.some((file) => existsSync(path.join(absolute, file)))) {
     // Built as the controller builds an artifact's kustomization (directoryReader), -k's binary and limits.
-    const scratch = flags.decryptionScratchDir;
     const built = await buildCheckoutKustomization(directory, {
       sourcePath: under,
-      options: {
-        ...flags.kustomizeOptions,
-        ...(scratch === undefined ? {} : { decryptionScratchDir: path.resolve(cwd, scratch) }),
-      },
-      transform: cliBuildTransform(identities),
-      inMemory: identities.length > 0,
+      ...cliBuild(flags, identities, cwd),
     });
     return [{ ...built, path: `${built.path} (${name})` }];
   }

@@ -29,7 +29,7 @@ import { readManifestSources } from './read-manifest-sources.js';
 import { OciInputError, readOciManifests } from './read-oci-manifests.js';
 import { SopsDecryptionError } from '../sops/sops-decryption-error.js';
 import { DecryptionNotConfiguredError } from '../sops/decryption-not-configured-error.js';
-import { cliBuildTransform, decryptCliManifests } from './decrypt-cli-manifests.js';
+import { cliBuild, decryptCliManifests } from './decrypt-cli-manifests.js';
 import { readCliAgeIdentities } from './read-cli-age-identities.js';
 
 /** How `apply` and `diff` differ: `diff` is always a dry run and draws no progress line. */
@@ -136,16 +136,11 @@ async function readCheckedManifests(
       files = await decryptCliManifests(read, identities);
     } else {
       files = [
-        await buildLocalKustomization(resolve(io.cwd, flags.kustomize), flags.kustomize, {
-          options: {
-            ...flags.kustomizeOptions,
-            ...(flags.decryptionScratchDir === undefined
-              ? {}
-              : { decryptionScratchDir: resolve(io.cwd, flags.decryptionScratchDir) }),
-          },
-          transform: cliBuildTransform(identities),
-          inMemory: identities.length > 0,
-        }),
+        await buildLocalKustomization(
+          resolve(io.cwd, flags.kustomize),
+          flags.kustomize,
+          cliBuild(flags, identities, io.cwd),
+        ),
       ];
     }
   } catch (error) {
