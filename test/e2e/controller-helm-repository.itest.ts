@@ -1,13 +1,18 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startHelmRepository, type HelmRepository } from '../harness/helm-repository.js';
 import { helmBinary } from '../harness/helm-binary.js';
 import { startOciRegistry, type OciRegistry } from '../harness/oci-registry.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 import {
   cluster,
   condition,
   configMapData,
   installCrd,
+  patchApplySet,
   startController,
   stopAllControllers,
   waitForReady,
@@ -19,6 +24,9 @@ import {
 // NODE_EXTRA_CA_CERTS) or of an OCI registry (`helm push`); the highest version in spec.helm.version is
 // rendered and applied, a new version added to the index is a new revision, and a range nothing
 // satisfies stalls the set naming the versions seen.
+
+const execFileAsync = promisify(execFile);
+const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 const chart = (version: string) => ({
   'Chart.yaml': `apiVersion: v2\nname: web\nversion: ${version}\n`,
@@ -87,6 +95,55 @@ describe('ApplySets on charts of a repository', () => {
       60_000,
     );
     expect(await data('web-main')).toEqual({ greeting: 'from-the-set', version: '1.1.0' });
+  });
+
+  it('previews a chart version bump in markdown, then applies it', async () => {
+    await createApplySetWithSpec(
+      c,
+      namespace,
+      'pinned',
+      { url: 'unused' },
+      { source: { url: repository.url }, helm: { chart: 'web', version: '~1.0.0' }, interval: '1h' },
+    );
+    await waitForReady(c, namespace, 'pinned', 'True', (v) => revisionOf(v).startsWith('web@1.0.0@'), 60_000);
+    // The pull-request review: what would bumping the range to 1.1 change? The CLI, as a user runs it,
+    // trusting the repository's CA as the controller does.
+    const preview = await execFileAsync(
+      process.execPath,
+      [
+        applysetBin,
+        'diff',
+        '--applyset-object',
+        'pinned',
+        '-n',
+        namespace,
+        '--ref',
+        '~1.1.0',
+        '-o',
+        'markdown',
+        '--allowed-source-hosts',
+        '127.0.0.1',
+        '--helm-binary',
+        await helmBinary(),
+      ],
+      {
+        env: { ...process.env, KUBECONFIG: adminKubeconfigPath(), NODE_EXTRA_CA_CERTS: repository.caFile },
+      },
+    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+      // Exit 1: the preview found changes, as kubectl diff says so.
+      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+      throw error;
+    });
+    expect(preview.stdout).toContain('web@1.1.0@sha256:');
+    expect(preview.stdout).toContain('1 to configure');
+    expect(preview.stdout).toContain('pinned-main');
+    expect(preview.stdout).toMatch(/1\.1\.0/);
+    // Nothing was applied by the preview.
+    expect(await data('pinned-main')).toEqual({ greeting: 'hello', version: '1.0.0' });
+
+    await patchApplySet(namespace, 'pinned', { spec: { helm: { version: '~1.1.0' } } });
+    await waitForReady(c, namespace, 'pinned', 'True', (v) => revisionOf(v).startsWith('web@1.1.0@'), 60_000);
+    expect(await data('pinned-main')).toEqual({ greeting: 'hello', version: '1.1.0' });
   });
 
   it('stalls on a range no version satisfies, naming the newest versions listed', async () => {
