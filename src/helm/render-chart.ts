@@ -16,6 +16,7 @@ import type { ChartInputs } from './chart-inputs.js';
 import { HelmError } from './helm-error.js';
 import { runHelmTemplate } from './run-helm.js';
 import { valuesFileText } from './values-from-document.js';
+import { messageOf } from '../errors/message-of.js';
 import { rethrowAbort } from '../errors/rethrow-abort.js';
 import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 
@@ -172,10 +173,9 @@ async function capabilitiesOf(
     return await ask();
   } catch (error) {
     rethrowAbort(error);
-    const why = error instanceof Error ? error.message : String(error);
     throw new HelmError(
       'capabilities',
-      `${label}: the target cluster's version and API versions (helm's .Capabilities) could not be read: ${why}`,
+      `${label}: the target cluster's version and API versions (helm's .Capabilities) could not be read: ${messageOf(error)}`,
       { cause: error },
     );
   }

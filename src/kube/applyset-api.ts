@@ -173,14 +173,9 @@ export async function readSecret(
   name: string,
   signal: AbortSignal,
 ): Promise<FoundSecret | { readonly kind: 'missing' } | { readonly kind: 'forbidden' }> {
-  let secret;
-  try {
-    secret = await client.request({ method: 'GET', path: secretPath(namespace, name), signal });
-  } catch (error) {
-    if (error instanceof KubeApiError && error.notFound) return { kind: 'missing' };
-    if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
-    throw error;
-  }
+  const read = await readAsAccount(client, secretPath(namespace, name), signal);
+  if (read.kind !== 'read') return read;
+  const secret = read.object;
   const metadata = isJsonObject(secret) && isJsonObject(secret['metadata']) ? secret['metadata'] : {};
   return {
     kind: 'found',
@@ -215,18 +210,30 @@ export async function readConfigMap(
   signal: AbortSignal,
 ): Promise<FoundConfigMap | { readonly kind: 'missing' } | { readonly kind: 'forbidden' }> {
   const at = `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${encodeURIComponent(name)}`;
-  let configMap;
+  const read = await readAsAccount(client, at, signal);
+  if (read.kind !== 'read') return read;
+  const configMap = read.object;
+  return {
+    kind: 'found',
+    data: stringsOf(isJsonObject(configMap) ? configMap['data'] : undefined, (value) => value),
+  };
+}
+
+/** GET of an object an ApplySet names, as its account: `missing` (404) and `forbidden` (403) said, not thrown. */
+async function readAsAccount(
+  client: KubeClient,
+  at: string,
+  signal: AbortSignal,
+): Promise<
+  { readonly kind: 'read'; readonly object: JsonValue } | { readonly kind: 'missing' | 'forbidden' }
+> {
   try {
-    configMap = await client.request({ method: 'GET', path: at, signal });
+    return { kind: 'read', object: await client.request({ method: 'GET', path: at, signal }) };
   } catch (error) {
     if (error instanceof KubeApiError && error.notFound) return { kind: 'missing' };
     if (error instanceof KubeApiError && error.status === 403) return { kind: 'forbidden' };
     throw error;
   }
-  return {
-    kind: 'found',
-    data: stringsOf(isJsonObject(configMap) ? configMap['data'] : undefined, (value) => value),
-  };
 }
 
 function resourceVersionOf(object: JsonValue): string | undefined {
