@@ -100,6 +100,7 @@ interface HelmSpec {
   readonly valuesFrom?: readonly HelmValuesReference[];
   /** Render the chart's crds/ too; default true. */
   readonly includeCRDs?: boolean;
+  readonly pruneCRDs?: boolean; // Prune crds/ objects the chart drops; default false: kept (docs/helm.md#crds).
   /** Leave out the chart's test hooks; default true. */
   readonly skipTests?: boolean;
 }
@@ -328,6 +329,7 @@ export interface ResolvedHelmSpec {
   /** `spec.helm.valuesFrom` with its defaults, in order; given after the files, before `values`. */
   readonly valuesFrom: readonly ResolvedValuesReference[];
   readonly includeCRDs: boolean;
+  readonly pruneCRDs: boolean;
   readonly skipTests: boolean;
 }
 

@@ -47,10 +47,21 @@ export function resolveHelmSpec(
   if (!isRecord(values)) fail('spec.helm.values', 'must be an object (the chart values, as in values.yaml)');
   const valuesFiles = resolveValuesFiles(raw['valuesFiles'], context.sourcePath, fail);
   const valuesFrom = resolveValuesFrom(raw['valuesFrom'], fail);
-  const includeCRDs = readSwitch(raw, 'includeCRDs', fail);
-  const skipTests = readSwitch(raw, 'skipTests', fail);
+  const includeCRDs = readSwitch(raw, 'includeCRDs', true, fail);
+  const pruneCRDs = readSwitch(raw, 'pruneCRDs', false, fail);
+  const skipTests = readSwitch(raw, 'skipTests', true, fail);
   if (releaseName === undefined || namespace === undefined || !isRecord(values)) return undefined;
-  return { chart, releaseName, namespace, values, valuesFiles, valuesFrom, includeCRDs, skipTests };
+  return {
+    chart,
+    releaseName,
+    namespace,
+    values,
+    valuesFiles,
+    valuesFrom,
+    includeCRDs,
+    pruneCRDs,
+    skipTests,
+  };
 }
 
 /** spec.helm.chart and version as written, for spec.source (resolveSourceSpec); checked by resolveHelmSpec. */
@@ -139,13 +150,18 @@ function resolveValuesFiles(raw: unknown, sourcePath: string | undefined, fail: 
   return files;
 }
 
-/** includeCRDs and skipTests: true unless set to false. */
-function readSwitch(raw: Readonly<Record<string, unknown>>, key: string, fail: SpecFail): boolean {
+/** includeCRDs, pruneCRDs and skipTests: their default unless set. */
+function readSwitch(
+  raw: Readonly<Record<string, unknown>>,
+  key: string,
+  byDefault: boolean,
+  fail: SpecFail,
+): boolean {
   const value = raw[key];
-  if (value === undefined) return true;
+  if (value === undefined) return byDefault;
   if (typeof value !== 'boolean') {
     fail(`spec.helm.${key}`, 'must be true or false');
-    return true;
+    return byDefault;
   }
   return value;
 }

@@ -30,7 +30,7 @@ credentials are the "auths" of $DOCKER_CONFIG/config.json, else ~/.docker/config
 to its host (credential helpers are not read). --oci-max-layer-bytes 50Mi, --oci-max-expanded-bytes
 200Mi, --oci-max-files 10000 and --oci-max-file-bytes 10Mi bound the artifact, as in the controller.
 A failure to fetch it is one line naming the artifact, exit 2, and nothing is written.
---helm-chart DIR [--values FILE ...] [--set KEY=VALUE ...] [--release-name NAME] [--include-crds=false]
+--helm-chart DIR [--values FILE ...] [--set KEY=VALUE ...] [--release-name NAME] [--include-crds=false] [--prune-crds]
 [--skip-tests=false] instead applies what helm template renders of the chart in DIR, as the
 controller renders an ApplySet's spec.helm: --helm-binary (else APPLYSET_HELM_BINARY, else helm on
 PATH), no cluster access, network or plugins, the --kustomize-* limits, dependencies vendored in

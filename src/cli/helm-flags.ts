@@ -1,6 +1,6 @@
 /**
  * `applyset apply --helm-chart DIR [--values FILE …] [--set KEY=VALUE …] [--release-name NAME]
- * [--include-crds=false] [--skip-tests=false]`: a chart on disk as the input, rendered as an ApplySet's
+ * [--include-crds=false] [--prune-crds] [--skip-tests=false]`: a chart on disk as the input, rendered as an ApplySet's
  * spec.helm renders its chart. Read here into what the render needs.
  */
 import { DNS1123_SUBDOMAIN } from '../api/spec-fields.js';
@@ -12,6 +12,7 @@ export const HELM_FLAGS = {
   set: { type: 'string', repeats: true },
   'release-name': { type: 'string' },
   'include-crds': { type: 'boolean' },
+  'prune-crds': { type: 'boolean' },
   'skip-tests': { type: 'boolean' },
 } as const;
 
@@ -29,6 +30,8 @@ export interface HelmInput {
   /** `--release-name`; undefined: the --applyset name, as an ApplySet's release is its name. */
   readonly releaseName: string | undefined;
   readonly includeCRDs: boolean;
+  /** `--prune-crds`: the objects of the chart's crds/ are pruned like the rest; default kept. */
+  readonly pruneCRDs: boolean;
   readonly skipTests: boolean;
 }
 
@@ -54,6 +57,7 @@ export function helmInputOf(flags: ParsedFlags): HelmInput | undefined {
     set,
     releaseName,
     includeCRDs: flagIsTrue(flags, 'include-crds', true),
+    pruneCRDs: flagIsTrue(flags, 'prune-crds', false),
     skipTests: flagIsTrue(flags, 'skip-tests', true),
   };
 }

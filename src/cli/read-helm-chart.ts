@@ -38,6 +38,7 @@ export async function readHelmChart(
       releaseName: helm.releaseName ?? flags.applyset,
       namespace,
       includeCRDs: helm.includeCRDs,
+      pruneCRDs: helm.pruneCRDs,
       skipTests: helm.skipTests,
     },
     ...cliBuild(flags, identities, io.cwd),

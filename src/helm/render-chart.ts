@@ -14,6 +14,7 @@ import {
 import { sourcePathSegments } from '../manifests/source-path.js';
 import type { ChartInputs } from './chart-inputs.js';
 import { HelmError } from './helm-error.js';
+import { keepChartCrds } from './keep-chart-crds.js';
 import { runHelmTemplate } from './run-helm.js';
 import { valuesFileText } from './values-from-document.js';
 import { messageOf } from '../errors/message-of.js';
@@ -121,7 +122,9 @@ async function renderIn(
     options: request.options,
     ...(request.signal === undefined ? {} : { signal: request.signal }),
   });
-  return { path: label, text };
+  if (!request.helm.includeCRDs || request.helm.pruneCRDs) return { path: label, text };
+  const decode = { maxDocumentBytes: limits.maxFileBytes, maxTotalBytes: limits.maxSetBytes };
+  return { path: label, text: keepChartCrds(text, label, decode) };
 }
 
 /**

@@ -25,7 +25,7 @@ describe('spec.helm', () => {
     expect(helmOf(chart(undefined))).toBeUndefined();
   });
 
-  it("defaults to the ApplySet's name and namespace, CRDs included and tests skipped", () => {
+  it("defaults to the ApplySet's name and namespace, CRDs included and kept, and tests skipped", () => {
     expect(helmOf(chart({}))).toEqual({
       releaseName: 'web',
       namespace: 'team-a',
@@ -33,6 +33,7 @@ describe('spec.helm', () => {
       valuesFiles: [],
       valuesFrom: [],
       includeCRDs: true,
+      pruneCRDs: false,
       skipTests: true,
     });
   });
@@ -52,6 +53,7 @@ describe('spec.helm', () => {
           values,
           valuesFiles: ['values-prod.yaml', '../../values/shared.yaml', './sub/../extra.yaml'],
           includeCRDs: false,
+          pruneCRDs: true,
           skipTests: false,
         }),
       ),
@@ -62,6 +64,7 @@ describe('spec.helm', () => {
       valuesFiles: ['charts/web/values-prod.yaml', 'values/shared.yaml', 'charts/web/extra.yaml'],
       valuesFrom: [],
       includeCRDs: false,
+      pruneCRDs: true,
       skipTests: false,
     });
   });
@@ -78,6 +81,7 @@ describe('spec.helm', () => {
     [{ valuesFiles: ['/etc/passwd'] }, 'spec.helm.valuesFiles[0]', 'must be relative to the chart directory'],
     [{ valuesFiles: ['ok.yaml', '../../../x.yaml'] }, 'spec.helm.valuesFiles[1]', "inside the source's tree"],
     [{ includeCRDs: 'yes' }, 'spec.helm.includeCRDs', 'must be true or false'],
+    [{ pruneCRDs: 'no' }, 'spec.helm.pruneCRDs', 'must be true or false'],
     [{ skipTests: 1 }, 'spec.helm.skipTests', 'must be true or false'],
     ['chart', 'spec.helm', 'must be an object'],
   ])('refuses %j, naming %s', (helm, field, message) => {

@@ -120,6 +120,7 @@ describe('the ApplySet CRD', () => {
         valuesFiles: [],
         valuesFrom: [{ kind: 'Secret', name: 's', valuesKey: 'values.yaml', targetPath: 'a.b', optional: false }],
         includeCRDs: true,
+        pruneCRDs: false,
         skipTests: true,
       },
       interval: '1m',
@@ -206,6 +207,7 @@ describe('the ApplySet CRD', () => {
 
   it('declares spec.helm with the defaults and bounds the resolver uses', () => {
     expect(at('spec', 'helm', 'includeCRDs').default).toBe(true);
+    expect(at('spec', 'helm', 'pruneCRDs').default).toBe(false);
     expect(at('spec', 'helm', 'skipTests').default).toBe(true);
     expect(at('spec', 'helm', 'valuesFiles').maxItems).toBe(MAX_HELM_VALUES_FILES);
     expect(at('spec', 'helm', 'valuesFrom').maxItems).toBe(MAX_HELM_VALUES_FROM);

@@ -55,6 +55,7 @@ const helm: ResolvedHelmSpec = {
   valuesFiles: ['values/prod.yaml'],
   valuesFrom: [],
   includeCRDs: true,
+  pruneCRDs: false,
   skipTests: true,
 };
 

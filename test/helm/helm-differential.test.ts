@@ -38,6 +38,8 @@ const base: ResolvedHelmSpec = {
   valuesFiles: [],
   valuesFrom: [],
   includeCRDs: true,
+  // Byte for byte: the objects of crds/ are not marked to be kept (the default, checked on its own below).
+  pruneCRDs: true,
   skipTests: true,
 };
 
@@ -136,6 +138,36 @@ describe('Helm charts, against helm template', () => {
       return entry.value as { kind: string; metadata: { name: string } };
     });
     check(objects.map((object) => `${object.kind}/${object.metadata.name}`));
+  });
+
+  it('marks the objects of crds/ to be kept by default, and changes nothing else of the render', async () => {
+    const helm = { ...base, pruneCRDs: false };
+    const read = await commitReader(source, { url: git.url, commit }).read('charts/web', {
+      options: options(),
+      helm,
+      signal: AbortSignal.timeout(60_000),
+    });
+    if (read.kind !== 'chart') throw new Error('charts/web was not rendered as a chart');
+    const decode = (text: string) =>
+      decodeManifestFiles([{ path: 'render', text }], manifestLimits()).map((entry) => {
+        if (entry.type === 'error') throw entry.error;
+        return entry.value as { kind: string; metadata: { annotations?: Record<string, string> } };
+      });
+    const ours = decode(read.rendered.text);
+    const theirs = decode(await helmTemplate(helm));
+    const crd = ours.find((object) => object.kind === 'CustomResourceDefinition');
+    expect(crd?.metadata.annotations?.['applyset.dev/prune']).toBe('disabled');
+    const unmarked = ours.map((object) => {
+      const annotations = { ...object.metadata.annotations };
+      delete annotations['applyset.dev/prune'];
+      const { annotations: _marked, ...rest } = object.metadata;
+      const metadata = Object.keys(annotations).length === 0 ? rest : { ...rest, annotations };
+      return { ...object, metadata };
+    });
+    expect(unmarked).toEqual(theirs);
+    expect(
+      ours.filter((object) => object.metadata.annotations?.['applyset.dev/prune'] !== undefined),
+    ).toHaveLength(1);
   });
 
   it('renders a checkout on disk (an OCI artifact, a preview) as it renders a commit', async () => {

@@ -23,6 +23,7 @@ const helm: ResolvedHelmSpec = {
   valuesFiles: [],
   valuesFrom: [],
   includeCRDs: true,
+  pruneCRDs: false,
   skipTests: true,
 };
 

@@ -57,6 +57,7 @@ describe('a chart with a sops-encrypted values file', () => {
     valuesFiles: ['secrets/prod.yaml'],
     valuesFrom: [],
     includeCRDs: true,
+    pruneCRDs: false,
     skipTests: true,
   };
 

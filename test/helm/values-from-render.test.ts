@@ -21,6 +21,7 @@ const helm: ResolvedHelmSpec = {
   valuesFiles: [],
   valuesFrom: [],
   includeCRDs: true,
+  pruneCRDs: false,
   skipTests: true,
 };
 
