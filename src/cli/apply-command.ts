@@ -7,7 +7,7 @@ import { ExitCode } from './exit-codes.js';
 import type { ApplySetProgress } from '../apply/apply-set-contract.js';
 
 const usage = `usage: applyset apply (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS
-                      | --helm-chart DIR HELM-FLAGS)
+                      | --helm-chart CHART HELM-FLAGS)
                      --applyset NAME [-n NAMESPACE]
                      [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                      [--prune] [--dry-run[=client|none]] [--allow-empty] [--force] [--adopt=false]
@@ -30,9 +30,15 @@ credentials are the "auths" of $DOCKER_CONFIG/config.json, else ~/.docker/config
 to its host (credential helpers are not read). --oci-max-layer-bytes 50Mi, --oci-max-expanded-bytes
 200Mi, --oci-max-files 10000 and --oci-max-file-bytes 10Mi bound the artifact, as in the controller.
 A failure to fetch it is one line naming the artifact, exit 2, and nothing is written.
---helm-chart DIR [--values FILE ...] [--set KEY=VALUE ...] [--release-name NAME] [--include-crds=false] [--prune-crds]
-[--skip-tests=false] instead applies what helm template renders of the chart in DIR, as the
-controller renders an ApplySet's spec.helm: --helm-binary (else APPLYSET_HELM_BINARY, else helm on
+--helm-chart DIR|REPO/NAME|oci://HOST/PATH/NAME [--repo URL] [--version RANGE] [--plain-http]
+[--values FILE ...] [--set KEY=VALUE ...] [--release-name NAME] [--include-crds=false] [--prune-crds]
+[--skip-tests=false] instead applies what helm template renders of the chart, as the controller
+renders an ApplySet's spec.helm. A chart that is not a directory is fetched first, as the controller
+fetches one: from a registry (oci://, --plain-http for HTTP), from the repository --repo URL names,
+or REPO/NAME from a repository of helm's repositories.yaml (helm repo add; its username and password
+sent to that host only); --version is a semver range, default the highest stable version. The chart
+has the --oci-max-* defaults; the CRDs of its crds/ are kept when it drops them (--prune-crds prunes
+them). The render: --helm-binary (else APPLYSET_HELM_BINARY, else helm on
 PATH), no cluster access, network or plugins, the --kustomize-* limits, dependencies vendored in
 charts/. The release is --release-name, else the --applyset name; its namespace is the one the objects
 go to (-n, else the context's). --values files are given in order, then --set (helm's own syntax);

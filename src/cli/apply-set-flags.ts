@@ -22,7 +22,7 @@ export interface ApplySetFlags {
   readonly kustomize: string | undefined;
   /** `--oci URL (--tag T | --digest D)`: an OCI artifact's files instead of `-f` or `-k`. */
   readonly oci: OciInput | undefined;
-  /** `--helm-chart DIR [--values F] [--set k=v]`: what `helm template` renders of a chart on disk. */
+  /** `--helm-chart CHART [--values F] [--set k=v]`: what `helm template` renders of a chart (on disk, or fetched). */
   readonly helm: HelmInput | undefined;
   /** How `-k` runs kustomize: `--kustomize-binary` (else APPLYSET_KUSTOMIZE_BINARY) and its limits, as the controller's flags. */
   readonly kustomizeOptions: KustomizeOptions;
@@ -137,7 +137,7 @@ function toApplySetFlags(flags: ParsedFlags, pruneByDefault: boolean, env: CliIo
   }
   if (!inputs.includes(true)) {
     throw new UsageError(
-      '-f FILENAME, -k DIR, --oci URL or --helm-chart DIR is required (a file, a directory, or -; a kustomization directory; an OCI artifact; a Helm chart)',
+      '-f FILENAME, -k DIR, --oci URL or --helm-chart CHART is required (a file, a directory, or -; a kustomization directory; an OCI artifact; a Helm chart)',
     );
   }
   if (filenames.includes('')) throw new UsageError('-f needs a file name, got ""');

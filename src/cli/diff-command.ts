@@ -5,7 +5,7 @@ import { diffApplySetCommand, namesApplySetObject } from './diff-applyset-comman
 import { ExitCode } from './exit-codes.js';
 
 const usage = `usage: applyset diff (-f FILENAME [-f FILENAME ...] [-R] | -k DIR | --oci oci://HOST/REPO OCI-FLAGS
-                     | --helm-chart DIR HELM-FLAGS)
+                     | --helm-chart CHART HELM-FLAGS)
                     --applyset NAME [-n NAMESPACE]
                     [--kustomize-binary PATH] [--kustomize-timeout 60s] [--kustomize-max-memory 256Mi]
                     [--prune[=true|false]] [--allow-empty] [--kubeconfig PATH] [--context NAME]

@@ -7,6 +7,7 @@ import type { CliIo } from './cli-io.js';
 import { cliBuild } from './decrypt-cli-manifests.js';
 import type { HelmInput } from './helm-flags.js';
 import { UsageError } from './parse-command-line.js';
+import { fetchHelmChart } from './fetch-helm-chart.js';
 
 /**
  * What `helm template` renders of `--helm-chart DIR` for the namespace the objects go to, as the
@@ -18,20 +19,44 @@ export async function readHelmChart(
   flags: ApplySetFlags & { readonly helm: HelmInput },
   namespace: string,
   identities: readonly string[],
-  io: Pick<CliIo, 'cwd'>,
+  io: Pick<CliIo, 'cwd' | 'env' | 'stderr'>,
 ): Promise<ManifestFile> {
   const { helm } = flags;
-  const chart = resolve(io.cwd, helm.chart);
-  if (!(await isFile(resolve(chart, 'Chart.yaml')))) {
-    throw new UsageError(`--helm-chart ${helm.chart}: holds no Chart.yaml; name the chart's directory`);
-  }
   const valuesFiles = helm.valuesFiles.map((file) => resolve(io.cwd, file));
   for (const [index, file] of valuesFiles.entries()) {
     if (!(await isFile(file))) throw new UsageError(`--values ${helm.valuesFiles[index]}: no such file`);
   }
+  const fetched = await fetchHelmChart(helm, io);
+  try {
+    const chart = fetched?.directory ?? resolve(io.cwd, helm.chart);
+    if (fetched === undefined && !(await isFile(resolve(chart, 'Chart.yaml')))) {
+      throw new UsageError(
+        `--helm-chart ${helm.chart}: holds no Chart.yaml; name the chart's directory, oci://HOST/PATH/CHART, NAME --repo URL or REPO/NAME`,
+      );
+    }
+    return await renderChart(
+      flags,
+      { chart, given: fetched?.name ?? helm.chart, valuesFiles },
+      namespace,
+      identities,
+      io,
+    );
+  } finally {
+    await fetched?.remove();
+  }
+}
+
+function renderChart(
+  flags: ApplySetFlags & { readonly helm: HelmInput },
+  { chart, given, valuesFiles }: { chart: string; given: string; valuesFiles: string[] },
+  namespace: string,
+  identities: readonly string[],
+  io: Pick<CliIo, 'cwd'>,
+): Promise<ManifestFile> {
+  const { helm } = flags;
   return renderLocalChart({
     chart,
-    given: helm.chart,
+    given,
     valuesFiles,
     set: helm.set,
     helm: {

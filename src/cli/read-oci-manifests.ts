@@ -154,7 +154,7 @@ async function readVerifyKeys(files: readonly string[], cwd: string): Promise<Co
 }
 
 /** The credentials of the user's Docker config, and what to say when it has none for a host. */
-interface DockerCredentials {
+export interface DockerCredentials {
   readonly credentialsFor: CredentialsFor;
   /** Completes `HOST asks for credentials, and …`. */
   readonly missing: (host: string) => string;
@@ -167,7 +167,7 @@ const NOT_READ = 'credential helpers (credsStore, credHelpers) are not read';
  * `$DOCKER_CONFIG/config.json`, else `~/.docker/config.json`; the `auths` entries (`auth`, or `username`
  * and `password`), each for its own host. No file, or no `auths`, is no credentials.
  */
-async function readDockerConfig(env: CliIo['env']): Promise<DockerCredentials> {
+export async function readDockerConfig(env: CliIo['env']): Promise<DockerCredentials> {
   const dir = env['DOCKER_CONFIG'] || (env['HOME'] ? path.join(env['HOME'], '.docker') : undefined);
   const file = dir === undefined ? undefined : path.join(dir, 'config.json');
   const none = {

@@ -84,6 +84,19 @@ export function helmRepositoryPolicy(allowedHosts: SourceHostList): DestinationP
   return { ...gitPolicy(allowedHosts), kind: 'helm-repository' };
 }
 
+/**
+ * The chart repository or registry of `applyset apply --helm-chart` (src/cli/fetch-helm-chart.ts),
+ * admitted as cliOciPolicy admits the registry of `--oci`: the host the user named, any port, may be
+ * loopback or private; a redirect may go to any public host (a CDN serving the archives).
+ */
+export function cliHelmChartPolicy(chartHosts: SourceHostList): DestinationPolicy {
+  return {
+    ...cliOciPolicy(chartHosts),
+    kind: 'helm-repository',
+    reading: { flag: '--helm-chart', hosts: 'repository named by --helm-chart', narrows: false },
+  };
+}
+
 /** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */
 export function remoteClusterPolicy(allowedHosts: SourceHostList): DestinationPolicy {
   return {

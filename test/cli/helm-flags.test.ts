@@ -59,6 +59,28 @@ describe('apply --helm-chart', () => {
     expect(flags).toMatchObject({ helm: { releaseName: 'r1', includeCRDs: false, skipTests: false } });
   });
 
+  it('takes --repo, --version and --plain-http for a chart to fetch', () => {
+    expect(
+      parse([
+        '--helm-chart',
+        'web',
+        '--repo',
+        'https://charts.example/x/',
+        '--version',
+        '^1.2',
+        '--applyset',
+        's',
+      ]).flags,
+    ).toMatchObject({
+      helm: { chart: 'web', repo: 'https://charts.example/x', version: '^1.2', plainHttp: false },
+    });
+    expect(
+      parse(['--helm-chart', 'oci://r.example/charts/web', '--plain-http', '--applyset', 's']).flags,
+    ).toMatchObject({
+      helm: { chart: 'oci://r.example/charts/web', repo: undefined, version: undefined, plainHttp: true },
+    });
+  });
+
   it.each<[readonly string[], string]>([
     [
       ['--helm-chart', 'c', '-f', 'x.yaml', '--applyset', 's'],
@@ -71,7 +93,28 @@ describe('apply --helm-chart', () => {
     [['-f', 'x.yaml', '--values', 'v.yaml', '--applyset', 's'], '--values is for --helm-chart'],
     [['--helm-chart', 'c', '--set', 'novalue', '--applyset', 's'], '--set takes KEY=VALUE, got "novalue"'],
     [['--helm-chart', 'c', '--set', '=x', '--applyset', 's'], '--set takes KEY=VALUE, got "=x"'],
-    [['--helm-chart', '', '--applyset', 's'], '--helm-chart needs a directory, got ""'],
+    [
+      ['--helm-chart', '', '--applyset', 's'],
+      '--helm-chart needs a chart (a directory, oci://…, REPO/NAME), got ""',
+    ],
+    [
+      ['--helm-chart', 'web', '--repo', 'ftp://h/x', '--applyset', 's'],
+      "--repo must be a Helm repository's http(s) URL",
+    ],
+    [
+      ['--helm-chart', 'web', '--repo', 'https://u:p@h/x', '--applyset', 's'],
+      '--repo must not carry credentials',
+    ],
+    [
+      ['--helm-chart', 'a/web', '--repo', 'https://h/x', '--applyset', 's'],
+      "--helm-chart with --repo is a chart's name",
+    ],
+    [
+      ['--helm-chart', 'oci://h/c/web', '--version', 'not a range', '--applyset', 's'],
+      '--version must be a semver range',
+    ],
+    [['--helm-chart', 'web', '--plain-http', '--applyset', 's'], '--plain-http is for an oci:// chart'],
+    [['-f', 'x.yaml', '--repo', 'https://h/x', '--applyset', 's'], '--repo is for --helm-chart'],
     [
       ['--helm-chart', 'c', '--release-name', 'Web_1', '--applyset', 's'],
       '--release-name must be a release name',
@@ -80,7 +123,7 @@ describe('apply --helm-chart', () => {
       ['--helm-chart', 'c', '--applyset', 'x'.repeat(54)],
       '--applyset (the release name without --release-name) must be',
     ],
-    [['--applyset', 's'], '-f FILENAME, -k DIR, --oci URL or --helm-chart DIR is required'],
+    [['--applyset', 's'], '-f FILENAME, -k DIR, --oci URL or --helm-chart CHART is required'],
   ])('refuses %j', (argv, message) => {
     const { flags, stderr } = parse(argv);
     expect(flags).toBe(ExitCode.badInput);

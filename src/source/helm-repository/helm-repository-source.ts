@@ -46,6 +46,8 @@ export interface HelmRepositorySourceOptions {
   readonly cacheDir: string;
   /** `--allowed-source-hosts`: chart repositories are sources as Git servers are. */
   readonly allowedHosts: SourceHostList;
+  /** Another address policy than helmRepositoryPolicy's: the CLI's, for the repository its user named. */
+  readonly policy?: DestinationPolicy;
   /** Refuse credentials whose Secret names no hosts (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
   /** A chart archive is bounded as an OCI layer is (its compressed and expanded bytes, its entries). */
@@ -96,7 +98,7 @@ const INDEX_MEMO_ENTRIES = 64;
 
 export function createHelmRepositorySource(options: HelmRepositorySourceOptions): HelmRepositorySource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
-  const policy = helmRepositoryPolicy(options.allowedHosts);
+  const policy = options.policy ?? helmRepositoryPolicy(options.allowedHosts);
   const now = options.now ?? Date.now;
   const indexes = new LruMap<string, { readonly at: number; readonly index: HelmIndex }>(INDEX_MEMO_ENTRIES);
   return async (request, signal) => {
