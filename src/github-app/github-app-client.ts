@@ -43,7 +43,8 @@ export interface IssuedToken {
 export async function exchangeInstallationToken(exchange: TokenExchange): Promise<IssuedToken> {
   const jwt = githubAppJwt(exchange.app.appId, exchange.key, exchange.nowMs);
   const { installation } = exchange.app;
-  const installationId = 'id' in installation ? installation.id : await findInstallation(exchange, jwt, installation.owner);
+  const installationId =
+    'id' in installation ? installation.id : await findInstallation(exchange, jwt, installation.owner);
   const path = `/app/installations/${encodeURIComponent(installationId)}/access_tokens`;
   const answer = await callGitHub(exchange, 'POST', path, jwt);
   if (answer.status !== 201) throw statusError(exchange, answer.status, `installation ${installationId}`);
@@ -58,7 +59,12 @@ export async function exchangeInstallationToken(exchange: TokenExchange): Promis
 /** The installation of the app on an organisation, else on a user, as GitHub looks either up. */
 async function findInstallation(exchange: TokenExchange, jwt: string, owner: string): Promise<string> {
   for (const kind of ['orgs', 'users'] as const) {
-    const answer = await callGitHub(exchange, 'GET', `/${kind}/${encodeURIComponent(owner)}/installation`, jwt);
+    const answer = await callGitHub(
+      exchange,
+      'GET',
+      `/${kind}/${encodeURIComponent(owner)}/installation`,
+      jwt,
+    );
     if (answer.status === 404) continue;
     if (answer.status !== 200) throw statusError(exchange, answer.status, `the installation on ${owner}`);
     const id = (jsonOf(exchange, answer.body) as { id?: unknown }).id;

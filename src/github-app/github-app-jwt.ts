@@ -18,9 +18,12 @@ export function readAppPrivateKey(pem: string, from: string): KeyObject {
     key = createPrivateKey({ key: pem, format: 'pem' });
   } catch (error) {
     // OpenSSL's message says nothing of the key itself; it is kept as the cause for the log.
-    throw new GitHubAppKeyInvalidError(`${from} has a ${GITHUB_APP_KEYS.privateKey} that is no PEM private key`, {
-      cause: error,
-    });
+    throw new GitHubAppKeyInvalidError(
+      `${from} has a ${GITHUB_APP_KEYS.privateKey} that is no PEM private key`,
+      {
+        cause: error,
+      },
+    );
   }
   if (key.asymmetricKeyType !== 'rsa') {
     throw new GitHubAppKeyInvalidError(

@@ -51,7 +51,10 @@ export function githubAppOf(
   if (privateKey === undefined) {
     return { problem: `has a ${GITHUB_APP_KEYS.appId} but no ${GITHUB_APP_KEYS.privateKey}` };
   }
-  const installation = installationOf(field(GITHUB_APP_KEYS.installationId), field(GITHUB_APP_KEYS.installationOwner));
+  const installation = installationOf(
+    field(GITHUB_APP_KEYS.installationId),
+    field(GITHUB_APP_KEYS.installationOwner),
+  );
   if ('problem' in installation) return installation;
   const baseUrl = (field(GITHUB_APP_KEYS.baseUrl) ?? DEFAULT_GITHUB_API_BASE).replace(/\/+$/, '');
   if (!isHttpUrl(baseUrl)) return { problem: `has a ${GITHUB_APP_KEYS.baseUrl} that is no http(s) URL` };
@@ -81,7 +84,9 @@ function installationOf(
 function isHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
+    return (
+      (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === ''
+    );
   } catch {
     // Not a URL at all: the caller says so.
     return false;
