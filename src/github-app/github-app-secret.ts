@@ -15,10 +15,10 @@ export const GITHUB_APP_KEYS = {
 } as const;
 
 /** github.com's API; GitHub Enterprise Server's is `https://<host>/api/v3`. */
-export const DEFAULT_GITHUB_API_BASE = 'https://api.github.com';
+const DEFAULT_GITHUB_API_BASE = 'https://api.github.com';
 
 /** The installation: its id, or the organisation or user to look it up on. */
-export type GitHubAppInstallation = { readonly id: string } | { readonly owner: string };
+type GitHubAppInstallation = { readonly id: string } | { readonly owner: string };
 
 export interface GitHubApp {
   /** The app id (or its client id): the JWT's `iss`. */

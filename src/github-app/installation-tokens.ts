@@ -11,7 +11,10 @@ import { exchangeInstallationToken, type IssuedToken, type TokenExchange } from 
 import { readAppPrivateKey } from './github-app-jwt.js';
 import type { GitHubApp } from './github-app-secret.js';
 
-/** A token is not used in its last 5 minutes: a fetch that starts with it must not outlive it. */
+/**
+ * A token is not used in its last 5 minutes: a fetch that starts with it must not outlive it.
+ * @internal test seam: the cache tests step their clock to it
+ */
 export const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 const MAX_CACHED = 1000;
 /**
@@ -20,7 +23,7 @@ const MAX_CACHED = 1000;
  */
 const EXCHANGE_TIMEOUT_MS = 60_000;
 
-export interface InstallationToken {
+interface InstallationToken {
   readonly token: string;
   /**
    * Names the app installation without holding its key or token: the same for every token of one

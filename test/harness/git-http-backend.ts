@@ -6,7 +6,7 @@ import http from 'node:http';
 
 const MAX_LOGGED_BODY = 1024 * 1024;
 
-export interface GitServerCredentials {
+interface GitServerCredentials {
   readonly username: string;
   readonly password: string;
 }

@@ -14,7 +14,7 @@ import { gitPolicy } from '../../net/destination-policy.js';
 import type { SourceHostList } from '../../net/host-list.js';
 
 /** A GitHub App Secret, with the hosts it is for and where it came from, as GitAuth has them. */
-export interface GitHubAppAuth {
+interface GitHubAppAuth {
   readonly githubApp: GitHubApp;
   readonly hosts?: SourceHostList;
   readonly from?: string;
