@@ -105,10 +105,8 @@ async function callGitHub(
     // The door's refusals and bounds are said as they are. The signal is the exchange's own deadline
     // (installation-tokens.ts): its abort is GitHub's silence.
     if (error instanceof IntentError) throw error;
-    const why = exchange.signal.aborted || isAbortError(error) ? 'in time' : `(${messageOf(error)})`;
-    throw new GitHubAppUnreachableError(`GitHub API ${exchange.app.baseUrl} did not answer ${why}`, {
-      cause: error,
-    });
+    const why = exchange.signal.aborted || isAbortError(error) ? 'no answer in time' : messageOf(error);
+    throw new GitHubAppUnreachableError(exchange.app.baseUrl, why, { cause: error });
   }
 }
 
@@ -128,7 +126,7 @@ function statusError(exchange: TokenExchange, status: number, what: string): Int
         `GitHub (${baseUrl}) knows no ${what} of GitHub App ${appId} (HTTP 404): check githubAppInstallationID in ${from}, and that the app is installed`,
       );
     default:
-      return new GitHubAppUnreachableError(`GitHub API ${baseUrl} answered HTTP ${status} for ${what}`);
+      return new GitHubAppUnreachableError(baseUrl, `HTTP ${status} for ${what}`);
   }
 }
 
@@ -143,5 +141,5 @@ function jsonOf(exchange: TokenExchange, body: Buffer): unknown {
 }
 
 function notGitHub(exchange: TokenExchange, detail: string): GitHubAppUnreachableError {
-  return new GitHubAppUnreachableError(`GitHub API ${exchange.app.baseUrl} gave ${detail}`);
+  return new GitHubAppUnreachableError(exchange.app.baseUrl, detail);
 }

@@ -33,10 +33,23 @@ export class GitHubAppInstallationNotFoundError extends IntentError {
   readonly reason = 'GitHubAppInstallationNotFound';
 }
 
-/** No answer from GitHub's API in time, a refused or broken connection, 429, 5xx, or an answer that is not GitHub's. */
+/**
+ * No answer from GitHub's API in time, a refused or broken connection, 429, 5xx, or an answer that is
+ * not GitHub's. One message for all, as GitUnreachableError has: `githubAppBaseURL` is the tenant's to
+ * choose, and telling a closed port from a silent one or from another server would make the controller
+ * a port scanner. `detail` says which, for the controller's log only.
+ */
 export class GitHubAppUnreachableError extends IntentError {
   override readonly name = 'GitHubAppUnreachableError';
   readonly code = 'GITHUB_APP_UNREACHABLE';
   readonly intent = 'retryable';
   readonly reason = 'GitHubAppUnreachable';
+  constructor(
+    baseUrl: string,
+    /** What happened (`ECONNREFUSED`, `HTTP 502`, not JSON …): logged, never put in the status. */
+    readonly detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`GitHub API ${baseUrl} unreachable or not GitHub's API`, options);
+  }
 }

@@ -229,7 +229,11 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new GitHubAppKeyInvalidError('Secret a/b: no PEM'), 'stalled', 'GitHubAppKeyInvalid'],
   [new GitHubAppAuthFailedError('GitHub: HTTP 401'), 'stalled', 'GitHubAppAuthFailed'],
   [new GitHubAppInstallationNotFoundError('GitHub: HTTP 404'), 'stalled', 'GitHubAppInstallationNotFound'],
-  [new GitHubAppUnreachableError('GitHub: no answer'), 'retryable', 'GitHubAppUnreachable'],
+  [
+    new GitHubAppUnreachableError('https://api.github.com', 'ECONNRESET'),
+    'retryable',
+    'GitHubAppUnreachable',
+  ],
 ];
 
 describe('classifyFailure', () => {

@@ -106,9 +106,12 @@ describe('exchangeInstallationToken', () => {
   it('retries a GitHub that does not answer', async () => {
     const closed = await startGitHubAppServer([]);
     await closed.close();
-    await expect(exchangeInstallationToken(exchange({ baseUrl: closed.url }))).rejects.toMatchObject({
+    const unreachable = exchangeInstallationToken(exchange({ baseUrl: closed.url }));
+    await expect(unreachable).rejects.toMatchObject({
       reason: 'GitHubAppUnreachable',
       intent: 'retryable',
+      message: `GitHub API ${closed.url} unreachable or not GitHub's API`,
+      detail: expect.stringContaining('ECONNREFUSED') as unknown,
     });
   });
 

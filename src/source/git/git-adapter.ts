@@ -8,6 +8,7 @@ import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { GitUnreachableError } from '../../git/git-error.js';
 import type { GitRef } from '../../git/git-ref.js';
 import type { GitSource } from '../../git/git-source.js';
+import { GitHubAppUnreachableError } from '../../github-app/github-app-error.js';
 import { githubAppOf } from '../../github-app/github-app-secret.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
@@ -49,7 +50,9 @@ export function gitAdapter(
         forgetRefusedToken(auth.value, githubApps, error);
         // The status says only "unreachable or not a Git repository" (no port scan through it); the
         // operator reads here what it was.
-        if (error instanceof GitUnreachableError) log.warn({ detail: error.detail }, error.message);
+        if (error instanceof GitUnreachableError || error instanceof GitHubAppUnreachableError) {
+          log.warn({ detail: error.detail }, error.message);
+        }
         return { done: failureOutcome(error, { step: 'fetch', spec }, log) };
       }
       const { revision, commit } = fetched;
