@@ -47,6 +47,8 @@ export type GitAuth = (BasicCredentials | { readonly token: string }) & {
   readonly hosts?: SourceHostList;
   /** What they are, for messages: `Secret ns/name`. */
   readonly from?: string;
+  /** Names them when their password rotates (a GitHub App's token): else an HMAC of username and password. */
+  readonly identity?: string;
 };
 
 interface GitFetchRequest {
@@ -223,7 +225,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       const caller: Caller = {
         credentials,
-        identity: identityOf(credentials),
+        identity: request.auth?.identity ?? identityOf(credentials),
         windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
       };
       // Credentials are part of the key: a caller never gets an answer fetched with another's.

@@ -21,7 +21,8 @@ export type InputKind =
   | 'kubeconfig'
   | 'push-event'
   | 'registry'
-  | 'helm-index';
+  | 'helm-index'
+  | 'forge-api';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -43,6 +44,7 @@ const MAX_DEPTH = 1000;
  *   lets a registry refuse manifests over 4 MiB, and real ones are a few KiB.
  * - helm-index: a Helm repository's index.yaml lists every version of every chart; large public ones
  *   weigh a few MiB, so 16 MiB (the fetch is bounded the same, HELM_INDEX_MAX_BYTES).
+ * - forge-api: a forge API's small JSON answers (a GitHub App's installation, its token): 64 KiB.
  */
 export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   manifest: { maxBytes: 10 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 10 * MIB },
@@ -52,6 +54,7 @@ export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   'push-event': { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 1 * MIB },
   registry: { maxBytes: 4 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
   'helm-index': { maxBytes: 16 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 32 * MIB },
+  'forge-api': { maxBytes: 64 * KIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 64 * KIB },
 };
 
 /** Why the door refused a text: a bound it breaks, or it is not YAML (or JSON) at all. */

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/create-logger.js';
 import { createNotificationDispatcher, type DispatcherSettings } from './notification-dispatcher.js';
 import type { NotificationObjects } from './notification-objects.js';
 import { createNotifier, type Notifier } from './notifier.js';
+import { createInstallationTokens } from '../github-app/installation-tokens.js';
 
 /**
  * The controller's notifications: one dispatcher for every Notification, its results counted in
@@ -32,5 +33,10 @@ export function controllerNotifications(options: {
     warn: (receiver, message) => log.warn({ notification: receiver }, message),
   });
   options.signal.addEventListener('abort', () => dispatcher.close(), { once: true });
-  return createNotifier({ ...options, dispatcher, now: Date.now, log, count });
+  // Installation tokens of GitHub Apps, asked of their API under the receivers' host policy.
+  const githubApps = {
+    tokens: createInstallationTokens(),
+    internalHosts: options.settings?.internalHosts ?? [],
+  };
+  return createNotifier({ ...options, dispatcher, githubApps, now: Date.now, log, count });
 }

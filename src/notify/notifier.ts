@@ -32,6 +32,11 @@ import {
 } from './notification-spec.js';
 import { FORGES, receiverOf, type ReceiverSecret } from './receiver-of.js';
 import {
+  defaultNotificationGitHubApps,
+  receiverAppToken,
+  type NotificationGitHubApps,
+} from './receiver-app-token.js';
+import {
   forgetSent,
   lastSyncRevision,
   syncStateIn,
@@ -68,6 +73,8 @@ interface NotifierOptions {
   /** Where ClusterNotifications' Secrets are (the controller's own namespace); undefined: none are read. */
   readonly controllerNamespace?: string | undefined;
   readonly dispatcher: NotificationDispatcher;
+  /** GitHub Apps' installation tokens, for github Notifications whose Secret holds an app. */
+  readonly githubApps?: NotificationGitHubApps;
   readonly cluster: string;
   readonly now: () => number;
   readonly log: Pick<Logger, 'warn'>;
@@ -202,6 +209,7 @@ async function listAllFor(
  */
 function sender(options: NotifierOptions) {
   const warnOnce = onceEach(options.log);
+  const apps = options.githubApps ?? defaultNotificationGitHubApps();
   return async (
     { applySet, lenient, account }: ApplySetView,
     notifications: readonly ListedNotification[],
@@ -217,7 +225,7 @@ function sender(options: NotifierOptions) {
       if (selected.length === 0) continue;
       // A ClusterNotification's Secret is the platform's, in the controller's namespace: read as it.
       const reader = config.acrossNamespaces === undefined ? options.readerAs(user) : options.client;
-      const secret = await readReceiverSecret(reader, config, options.signal);
+      const secret = await readReceiverSecret(reader, config, apps, options.signal);
       if ('problem' in secret) {
         options.log.warn({ notification: receiverIdOf(config) }, secret.problem);
         for (const _ of selected) options.count('dropped');
@@ -302,6 +310,7 @@ async function listNotifications(
 async function readReceiverSecret(
   reader: KubeClient,
   config: NotificationConfig,
+  apps: NotificationGitHubApps,
   signal: AbortSignal,
 ): Promise<ReceiverSecret | { readonly problem: string }> {
   const cluster = config.acrossNamespaces !== undefined;
@@ -323,7 +332,9 @@ async function readReceiverSecret(
   const hosts = hostList === undefined ? undefined : parseSourceHostList(hostList);
   const refusal = credentialsRefusal(address, hosts, true);
   if (refusal !== undefined) return { problem: `${what} ${refusal}; nothing was sent` };
-  const token = field('token');
+  const app = await receiverAppToken({ data, address, hosts }, what, config, apps, signal);
+  if (app !== undefined && 'problem' in app) return app;
+  const token = app?.token ?? field('token');
   const hmacKey = field('hmacKey');
   // An unsigned generic webhook could be forged by anyone who can reach the receiver.
   if (config.provider === 'webhook' && (hmacKey === undefined || hmacKey === '')) {

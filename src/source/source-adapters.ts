@@ -5,6 +5,8 @@
 import path from 'node:path';
 import { createGitSource, type GitSource, type GitSourceOptions } from '../git/git-source.js';
 import { gitAdapter } from './git/git-adapter.js';
+import type { GitHubAppSettings } from './git/github-app-auth.js';
+import { createInstallationTokens } from '../github-app/installation-tokens.js';
 import { helmRepositoryAdapter } from './helm-repository/helm-repository-adapter.js';
 import {
   createHelmRepositorySource,
@@ -33,6 +35,12 @@ export function createSources(settings: SourceSettings): SourceAdapters {
   const { cacheDir, allowedHosts } = settings;
   return sourceAdapters({
     gitSource: createGitSource({ ...settings.git, cacheDir, allowedHosts }),
+    // GitHub Apps' installation tokens, asked of an API host under the same host policy as Git's.
+    githubApps: {
+      tokens: createInstallationTokens(),
+      allowedHosts,
+      requireCredentialHosts: settings.git?.requireCredentialHosts === true,
+    },
     // A directory the Git cache's budget skips (a dot name).
     ociSource: createOciSource({
       ...settings.oci,
@@ -54,15 +62,18 @@ export function sourceAdapters({
   gitSource,
   ociSource,
   helmRepositorySource,
+  githubApps,
 }: {
   readonly gitSource: GitSource;
+  /** Undefined: a token cache of its own, any API host (the Git source's policy still applies to Git). */
+  readonly githubApps?: GitHubAppSettings | undefined;
   /** Undefined: an ApplySet naming an `oci://` source stalls (SourceNotSupported). */
   readonly ociSource?: OciSource | undefined;
   /** Undefined: an ApplySet naming a chart of an https:// repository stalls (SourceNotSupported). */
   readonly helmRepositorySource?: HelmRepositorySource | undefined;
 }): SourceAdapters {
   return {
-    git: gitAdapter(gitSource),
+    git: githubApps === undefined ? gitAdapter(gitSource) : gitAdapter(gitSource, githubApps),
     ...(ociSource === undefined ? {} : { oci: ociAdapter(ociSource) }),
     ...(helmRepositorySource === undefined ? {} : { helm: helmRepositoryAdapter(helmRepositorySource) }),
   };

@@ -72,6 +72,12 @@ import { ManifestError, ManifestSetError } from '../../src/manifests/manifest-er
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
 import { UiReviewUnavailableError } from '../../src/ui/cluster-access.js';
 import { NotificationSendError } from '../../src/notify/notification-send-error.js';
+import {
+  GitHubAppAuthFailedError,
+  GitHubAppInstallationNotFoundError,
+  GitHubAppKeyInvalidError,
+  GitHubAppUnreachableError,
+} from '../../src/github-app/github-app-error.js';
 
 const url = 'https://git.example.com/team/repo.git';
 const revision = 'main@sha1:0123abc';
@@ -220,6 +226,14 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'ReviewUnavailable',
   ],
   [new NotificationSendError('team-a/chat', 'answered HTTP 500'), 'retryable', 'NotificationFailed'],
+  [new GitHubAppKeyInvalidError('Secret a/b: no PEM'), 'stalled', 'GitHubAppKeyInvalid'],
+  [new GitHubAppAuthFailedError('GitHub: HTTP 401'), 'stalled', 'GitHubAppAuthFailed'],
+  [new GitHubAppInstallationNotFoundError('GitHub: HTTP 404'), 'stalled', 'GitHubAppInstallationNotFound'],
+  [
+    new GitHubAppUnreachableError('https://api.github.com', 'ECONNRESET'),
+    'retryable',
+    'GitHubAppUnreachable',
+  ],
 ];
 
 describe('classifyFailure', () => {

@@ -6,10 +6,20 @@ import http from 'node:http';
 
 const MAX_LOGGED_BODY = 1024 * 1024;
 
-export interface GitServerCredentials {
+interface GitServerCredentials {
   readonly username: string;
   readonly password: string;
 }
+
+/**
+ * Credentials that change while the server runs (a GitHub App's installation tokens, issued by the test's
+ * stand-in for GitHub): `accepts` is asked for each request's Basic username and password.
+ */
+export interface GitServerCredentialCheck {
+  readonly accepts: (username: string, password: string) => boolean;
+}
+
+export type GitServerAuth = GitServerCredentials | GitServerCredentialCheck;
 
 /** One request the server answered, for tests that assert what a client asked for. */
 export interface GitServerRequest {
@@ -28,7 +38,7 @@ export interface GitServerRequest {
 interface BackendHandlerOptions {
   readonly projectRoot: string;
   readonly baseEnv: NodeJS.ProcessEnv;
-  readonly auth: GitServerCredentials | undefined;
+  readonly auth: GitServerAuth | undefined;
   readonly onChild: (child: ReturnType<typeof spawn>) => void;
   readonly onRequest: (request: GitServerRequest) => void;
 }
@@ -131,7 +141,7 @@ export function createBackendHandler(options: BackendHandlerOptions): http.Reque
 /** The user name when the credentials match (or auth is off: undefined); false when they do not. */
 function authenticate(
   header: string | undefined,
-  auth: GitServerCredentials | undefined,
+  auth: GitServerAuth | undefined,
 ): string | undefined | false {
   if (auth === undefined) return undefined;
   const match = /^Basic\s+(\S+)$/i.exec(header ?? '');
@@ -141,6 +151,7 @@ function authenticate(
   if (colon < 0) return false;
   const username = decoded.slice(0, colon);
   const password = decoded.slice(colon + 1);
+  if ('accepts' in auth) return auth.accepts(username, password) ? username : false;
   return username === auth.username && password === auth.password ? username : false;
 }
 

@@ -14,11 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  createBackendHandler,
-  type GitServerCredentials,
-  type GitServerRequest,
-} from './git-http-backend.js';
+import { createBackendHandler, type GitServerAuth, type GitServerRequest } from './git-http-backend.js';
 import { runGit } from './run-git.js';
 
 /** Repository path → file content. A path with '/' creates directories. */
@@ -31,8 +27,8 @@ export interface GitServerOptions {
   readonly branch?: string;
   /** The repository's path on the server; default `repo.git`. */
   readonly repositoryName?: string;
-  /** When set, every request needs these credentials (HTTP basic). */
-  readonly auth?: GitServerCredentials;
+  /** When set, every request needs these credentials (HTTP basic), or ones the check accepts. */
+  readonly auth?: GitServerAuth;
 }
 
 interface ChangeOptions {
@@ -222,7 +218,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
 
   const url = `http://127.0.0.1:${port}/${repositoryName}`;
   const urlWithCredentials =
-    options.auth === undefined
+    options.auth === undefined || 'accepts' in options.auth
       ? url
       : `http://${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@127.0.0.1:${port}/${repositoryName}`;
 

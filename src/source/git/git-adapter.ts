@@ -7,13 +7,25 @@ import type { FoundSecret } from '../../kube/applyset-api.js';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { GitUnreachableError } from '../../git/git-error.js';
 import type { GitRef } from '../../git/git-ref.js';
-import type { GitAuth, GitSource } from '../../git/git-source.js';
+import type { GitSource } from '../../git/git-source.js';
+import { GitHubAppUnreachableError } from '../../github-app/github-app-error.js';
+import { githubAppOf } from '../../github-app/github-app-secret.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import type { SourceAdapter } from '../source-adapter.js';
 import { commitReader } from './commit-reader.js';
+import {
+  defaultGitHubAppSettings,
+  forgetRefusedToken,
+  resolveGitAuth,
+  type GitCredentials,
+  type GitHubAppSettings,
+} from './github-app-auth.js';
 
-export function gitAdapter(gitSource: GitSource): SourceAdapter {
+export function gitAdapter(
+  gitSource: GitSource,
+  githubApps: GitHubAppSettings = defaultGitHubAppSettings(),
+): SourceAdapter {
   return {
     read: async (request, signal) => {
       const { spec, metrics, log } = request;
@@ -22,20 +34,25 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
       const started = request.now();
       let fetched;
       try {
+        const gitAuth =
+          auth.value === undefined ? undefined : await resolveGitAuth(auth.value, githubApps, signal);
         fetched = await gitSource.fetch(
           {
             url: spec.source.url,
             ref: gitRefOf(spec.source.ref),
-            ...(auth.value === undefined ? {} : { auth: auth.value }),
+            ...(gitAuth === undefined ? {} : { auth: gitAuth }),
           },
           { signal, timeoutMs: spec.timeoutMs, maxAgeMs: request.maxAgeMs },
         );
         metrics.observeGitFetch('success', (request.now() - started) / 1000);
       } catch (error) {
         metrics.observeGitFetch('failure', (request.now() - started) / 1000);
+        forgetRefusedToken(auth.value, githubApps, error);
         // The status says only "unreachable or not a Git repository" (no port scan through it); the
         // operator reads here what it was.
-        if (error instanceof GitUnreachableError) log.warn({ detail: error.detail }, error.message);
+        if (error instanceof GitUnreachableError || error instanceof GitHubAppUnreachableError) {
+          log.warn({ detail: error.detail }, error.message);
+        }
         return { done: failureOutcome(error, { step: 'fetch', spec }, log) };
       }
       const { revision, commit } = fetched;
@@ -47,17 +64,21 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
   };
 }
 
-/** The credentials a Git credentials Secret holds: a token, or a username and password. */
+/** The credentials a Git credentials Secret holds: a GitHub App, a token, or a username and password. */
 function gitAuthOf(
   { data, annotations }: FoundSecret,
   from: string,
-): { credentials: GitAuth } | { problem: string } {
+): { credentials: GitCredentials } | { problem: string } {
   // Which hosts the credentials are for; the Git source refuses to send them anywhere else.
   const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
   const scope = {
     from,
     ...(hostList === undefined ? {} : { hosts: parseSourceHostList(hostList) }),
   };
+  const githubApp = githubAppOf(data, from);
+  if (githubApp !== undefined) {
+    return 'problem' in githubApp ? githubApp : { credentials: { githubApp: githubApp.app, ...scope } };
+  }
   const token = data['token'];
   if (token !== undefined && token !== '') return { credentials: { token, ...scope } };
   const username = data['username'];
