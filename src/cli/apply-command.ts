@@ -40,7 +40,7 @@ sent to that host only); --version is a semver range, default the highest stable
 has the --oci-max-* defaults; the CRDs of its crds/ are kept when it drops them (--prune-crds prunes
 them). The render: --helm-binary (else APPLYSET_HELM_BINARY, else helm on
 PATH), no cluster access, network or plugins, the --kustomize-* limits, dependencies vendored in
-charts/. The release is --release-name, else the --applyset name; its namespace is the one the objects
+charts/, and .Capabilities those of the target cluster (its version and API versions). The release is --release-name, else the --applyset name; its namespace is the one the objects
 go to (-n, else the context's). --values files are given in order, then --set (helm's own syntax);
 a sops-encrypted values file is decrypted as -f files are.
 With --prune, objects the set applied before and that are in none of the files are deleted, if this

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { renderLocalChart } from '../helm/render-local-chart.js';
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { ApplySetFlags } from './apply-set-flags.js';
 import type { CliIo } from './cli-io.js';
@@ -9,15 +10,21 @@ import type { HelmInput } from './helm-flags.js';
 import { UsageError } from './parse-command-line.js';
 import { fetchHelmChart } from './fetch-helm-chart.js';
 
+/** Where the chart's objects go: the release's namespace, and the cluster's capabilities. */
+export interface HelmTarget {
+  readonly namespace: string;
+  readonly capabilities: () => Promise<ClusterCapabilities>;
+}
+
 /**
- * What `helm template` renders of `--helm-chart DIR` for the namespace the objects go to, as the
- * controller renders an ApplySet's chart (src/helm/): the same sandbox, limits and sops transform of
- * the values files. A chart directory without Chart.yaml, or a values file that is not there, is a
+ * What `helm template` renders of `--helm-chart` for the namespace the objects go to and the
+ * capabilities of their cluster, as the controller renders an ApplySet's chart (src/helm/): the same
+ * sandbox, limits and sops transform of the values files. A chart directory without Chart.yaml, or a values file that is not there, is a
  * usage error before helm runs.
  */
 export async function readHelmChart(
   flags: ApplySetFlags & { readonly helm: HelmInput },
-  namespace: string,
+  target: HelmTarget,
   identities: readonly string[],
   io: Pick<CliIo, 'cwd' | 'env' | 'stderr'>,
 ): Promise<ManifestFile> {
@@ -37,7 +44,7 @@ export async function readHelmChart(
     return await renderChart(
       flags,
       { chart, given: fetched?.name ?? helm.chart, valuesFiles },
-      namespace,
+      target,
       identities,
       io,
     );
@@ -49,7 +56,7 @@ export async function readHelmChart(
 function renderChart(
   flags: ApplySetFlags & { readonly helm: HelmInput },
   { chart, given, valuesFiles }: { chart: string; given: string; valuesFiles: string[] },
-  namespace: string,
+  { namespace, capabilities }: HelmTarget,
   identities: readonly string[],
   io: Pick<CliIo, 'cwd'>,
 ): Promise<ManifestFile> {
@@ -67,6 +74,7 @@ function renderChart(
       skipTests: helm.skipTests,
     },
     ...cliBuild(flags, identities, io.cwd),
+    capabilities,
   });
 }
 

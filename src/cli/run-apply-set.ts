@@ -7,6 +7,7 @@ import { messageOf } from '../errors/message-of.js';
 import { configMapParent } from '../apply/config-map-parent.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { KubeTransportError } from '../kube/kube-api-error.js';
+import { createCapabilitiesSource } from '../kube/cluster-capabilities.js';
 import { createKubeClient } from '../kube/kube-client.js';
 import { createKubeCredentials, type KubeCredentials } from '../kube/kube-credentials.js';
 import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-cache.js';
@@ -24,7 +25,7 @@ import { UsageError } from './parse-command-line.js';
 import { buildLocalKustomization } from '../kustomize/build-kustomization.js';
 import { KustomizeError } from '../kustomize/kustomize-error.js';
 import { HelmError } from '../helm/helm-error.js';
-import { readHelmChart } from './read-helm-chart.js';
+import { readHelmChart, type HelmTarget } from './read-helm-chart.js';
 import { readManifestSources } from './read-manifest-sources.js';
 import { OciInputError, readOciManifests } from './read-oci-manifests.js';
 import { SopsDecryptionError } from '../sops/sops-decryption-error.js';
@@ -123,9 +124,7 @@ async function readCheckedManifests(
     if (flags.oci !== undefined) {
       files = await readOciManifests({ ...flags, oci: flags.oci }, identities, io);
     } else if (flags.helm !== undefined) {
-      files = [
-        await readHelmChart({ ...flags, helm: flags.helm }, renderNamespace(flags, io), identities, io),
-      ];
+      files = [await readHelmChart({ ...flags, helm: flags.helm }, helmTarget(flags, io), identities, io)];
     } else if (flags.kustomize === undefined) {
       const read = await readManifestSources(flags.filenames, {
         cwd: io.cwd,
@@ -151,7 +150,8 @@ async function readCheckedManifests(
       return fail(error.message.replace(/nothing was applied$/, 'nothing was written'), ExitCode.badInput);
     }
     if (error instanceof HelmError) {
-      return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
+      const theirs = error.failure === 'internal' || error.failure === 'capabilities';
+      return fail(error.message, theirs ? ExitCode.failure : ExitCode.badInput);
     }
     if (error instanceof KustomizeError) {
       return fail(error.message, error.failure === 'internal' ? ExitCode.failure : ExitCode.badInput);
@@ -167,13 +167,16 @@ async function readCheckedManifests(
 }
 
 /**
- * The namespace a chart is rendered for: where its objects go, -n else the kubeconfig context's (the
- * kubeconfig is read for it here, before any connection; step 3 reads it again for the engine).
+ * Where a chart is rendered for: the namespace its objects go to (-n, else the kubeconfig context's),
+ * and the capabilities of that cluster, asked when helm runs (the kubeconfig is read for them here;
+ * step 3 reads it again for the engine). A cluster that cannot be reached fails the render.
  */
-function renderNamespace(flags: ApplySetFlags, io: CliIo): string {
-  if (flags.namespace !== undefined) return flags.namespace;
+function helmTarget(flags: ApplySetFlags, io: CliIo): HelmTarget {
   const kubeconfig = flags.kubeconfig === undefined ? undefined : resolve(io.cwd, flags.kubeconfig);
-  return contextNamespace(loadKubeConfig(io.env, kubeconfig, flags.context).kubeConfig);
+  const loaded = loadKubeConfig(io.env, kubeconfig, flags.context);
+  const namespace = flags.namespace ?? contextNamespace(loaded.kubeConfig);
+  const client = createKubeClient({ credentials: createKubeCredentials(loaded.kubeConfig) });
+  return { namespace, capabilities: createCapabilitiesSource(client) };
 }
 
 /** The engine's request for the command's flags, with a ConfigMap as the apply-config object. */

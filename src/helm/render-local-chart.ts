@@ -3,6 +3,7 @@ import type { ResolvedHelmSpec } from '../api/applyset-types.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { FileTransform } from '../manifests/file-transform.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
+import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 import { commonAncestor } from '../manifests/source-path.js';
 import { renderCheckoutChart } from './render-chart.js';
 
@@ -21,6 +22,8 @@ export interface LocalChart {
   /** sops values files decrypted on their way to helm (the CLI's age identities). */
   readonly transform?: FileTransform;
   readonly inMemory?: boolean;
+  /** The target cluster's version and API versions (helm's .Capabilities); undefined: helm's defaults. */
+  readonly capabilities?: () => Promise<ClusterCapabilities>;
 }
 
 /**
@@ -43,5 +46,8 @@ export async function renderLocalChart(local: LocalChart): Promise<ManifestFile>
     set: local.set,
     ...(local.transform === undefined ? {} : { transform: local.transform }),
     ...(local.inMemory === undefined ? {} : { inMemory: local.inMemory }),
+    ...(local.capabilities === undefined
+      ? {}
+      : { chart: { valuesFrom: [], capabilities: local.capabilities } }),
   });
 }

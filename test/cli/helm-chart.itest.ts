@@ -218,4 +218,48 @@ describe('applyset apply --helm-chart', () => {
     const { stdout } = await kubectl(['get', 'configmaps,deployments', '-n', ns, '-o', 'name']);
     expect(stdout).not.toContain('web');
   });
+
+  it("renders with the target cluster's version and API versions, as helm install would see them", async () => {
+    const ns = await freshNamespace('helm-cli-capabilities');
+    // A kind only this cluster serves: a CRD of the test's own.
+    const plural = `probes${ns.slice(-8).replace(/[^a-z0-9]/g, '')}`;
+    const crd = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ${plural}.example.com}
+spec:
+  group: example.com
+  names: {kind: Probe, plural: ${plural}, singular: ${plural.slice(0, -1)}, listKind: ProbeList}
+  scope: Namespaced
+  versions:
+    - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+`;
+    const crdDir = await writeSetDirectory({ 'crd.yaml': crd });
+    await kubectl(['apply', '-f', path.join(crdDir, 'crd.yaml')]);
+    await kubectl(['wait', '--for=condition=Established', `crd/${plural}.example.com`, '--timeout=60s']);
+    const probe = await writeSetDirectory({
+      'probe/Chart.yaml': 'apiVersion: v2\nname: probe\nversion: 1.0.0\n',
+      'probe/templates/capabilities.yaml': `apiVersion: v1
+kind: ConfigMap
+metadata: {name: capabilities}
+data:
+  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}
+  probes: {{ .Capabilities.APIVersions.Has "example.com/v1/Probe" | quote }}
+`,
+    });
+    const run = await runCli(applyCommand, ['--helm-chart', 'probe', '--applyset', 'probe', '-n', ns], {
+      env,
+      cwd: probe,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(ExitCode.ok);
+    const { stdout } = await kubectl(['get', 'configmap', 'capabilities', '-n', ns, '-o', 'json']);
+    const data = (JSON.parse(stdout) as { data: Record<string, string> }).data;
+    const server = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as {
+      serverVersion: { gitVersion: string };
+    };
+    // helm's offline default is another version, and knows nothing of this cluster's CRDs.
+    expect(data['kubeVersion']).toBe(server.serverVersion.gitVersion);
+    expect(data['probes']).toBe('true');
+    await kubectl(['delete', 'crd', `${plural}.example.com`, '--wait=false']);
+  });
 });
