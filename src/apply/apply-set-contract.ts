@@ -61,6 +61,12 @@ export interface ApplySetRequest {
    */
   readonly hooks?: HookRequest;
   /**
+   * Sync waves (docs/hooks.md#waves): objects are applied by their `applyset.dev/wave` (or Argo CD's
+   * sync-wave), each wave healthy within `timeoutMs` before the next; prunes in reverse. Undefined: the
+   * annotation means nothing, as for kubectl (the CLI).
+   */
+  readonly syncWaves?: { readonly timeoutMs: number };
+  /**
    * Called after each object of the set was applied and each prune candidate handled, with the
    * counts so far and the plan's totals, so the command can draw a progress line on long runs.
    * Called from the engine's queue: it must be quick and must not throw.

@@ -197,7 +197,7 @@ export function planRun(
   desired: readonly ManifestObject[],
   parent: ParentState,
   live: LiveObjects,
-  request: Pick<ApplySetRequest, 'write' | 'prune'>,
+  request: Pick<ApplySetRequest, 'write' | 'prune' | 'syncWaves'>,
   ownerUid: string | undefined,
 ): Plan {
   const planned = buildPlan({
@@ -210,6 +210,7 @@ export function planRun(
       adopt: request.write.adopt,
       ...pruneProperties(request.prune),
       parent: parent.ref,
+      syncWaves: request.syncWaves !== undefined,
     },
   });
   if (!planned.ok) {

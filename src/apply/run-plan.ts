@@ -4,7 +4,7 @@ import { applySetMemberMetadata } from '../inventory/applyset-metadata.js';
 import type { Inventory } from '../inventory/inventory.js';
 import { liveResourceVersion } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
-import { objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
+import { describeObjectRef, objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
 import { narrowedInventory } from '../plan/narrowed-inventory.js';
 import type { Plan, PlanStep } from '../plan/plan.js';
 import type { ApplySetRequest, ApplySetResult, ObjectOutcome } from './apply-set-contract.js';
@@ -17,6 +17,8 @@ import type { ParentState } from './prepare-run.js';
 import { pruneAction, type PruneContext } from './prune-object.js';
 import type { ObjectContext, RunContext } from './run-context.js';
 import { waitForCrds } from './wait-for-crds.js';
+import { waitForHealth } from './wait-for-health.js';
+import { DEFAULT_SYNC_WAVE_TIMEOUT_MS, SyncWaveNotHealthyError } from './sync-wave-error.js';
 
 /** What the steps of one run have done so far, and what they share. */
 interface PlanRun {
@@ -112,6 +114,9 @@ async function runStep(step: PlanStep, run: PlanRun): Promise<void> {
     case 'wait-for-crds':
       if (!dryRun) await waitForCrds(appliedCrds(step.crds, run.outcomes), run.context, run.request.signal);
       return;
+    case 'wait-for-sync-wave':
+      if (!dryRun) await awaitSyncWave(step, run);
+      return;
     case 'prune-wave':
       return pruneWave(step, run);
     case 'narrow-inventory':
@@ -172,6 +177,38 @@ async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: P
     if (result.action === 'prune-skipped' && result.released === true) run.released.push(result.ref);
     run.outcomes.push(result);
   }
+}
+
+/**
+ * The objects of a sync wave are healthy, or the run stops before the next wave (nothing of it written,
+ * nothing pruned; the inventory stays widened, as after a crash, and the next run goes on from there).
+ */
+async function awaitSyncWave(
+  step: Extract<PlanStep, { type: 'wait-for-sync-wave' }>,
+  run: PlanRun,
+): Promise<void> {
+  if (run.applyFailed) {
+    throw new SyncWaveNotHealthyError(step.wave, 'an object of it could not be applied (see the errors)');
+  }
+  const refs = step.refs.filter((ref) =>
+    run.outcomes.some((o) => objectRefKey(o.ref) === objectRefKey(ref) && o.action !== 'conflict'),
+  );
+  const timeoutMs = run.request.syncWaves?.timeoutMs ?? DEFAULT_SYNC_WAVE_TIMEOUT_MS;
+  const { health, timedOut } = await waitForHealth(refs, run.context, run.request.signal, { timeoutMs });
+  const unhealthy = health.filter((report) => report.status !== 'Current');
+  if (unhealthy.length === 0) return;
+  const named = unhealthy
+    .slice(0, 5)
+    .map(
+      (report) =>
+        `${describeObjectRef(report.ref)} is ${report.status}${report.message === '' ? '' : `: ${report.message}`}`,
+    )
+    .join('; ');
+  const more = unhealthy.length > 5 ? ` and ${unhealthy.length - 5} more` : '';
+  throw new SyncWaveNotHealthyError(
+    step.wave,
+    `${timedOut ? `not healthy within ${timeoutMs / 1000} s` : 'an object of it failed'}: ${named}${more}`,
+  );
 }
 
 /** The CRDs of the step that this run applied (not failed, not in conflict): only these are awaited. */

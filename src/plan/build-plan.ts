@@ -5,6 +5,7 @@ import {
   isNamespace,
 } from '../manifests/apply-waves.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { groupIntoSyncWaves, syncWaveOf } from '../manifests/sync-waves.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import { describeObjectRef, objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
 import { differenceInventories, toInventory, unionInventories } from '../inventory/inventory.js';
@@ -29,6 +30,8 @@ export interface PlanPolicy {
   readonly allowEmpty: boolean;
   /** The apply-config object itself, which must not be a member of its own set. */
   readonly parent?: ObjectRef;
+  /** Order by the objects' sync waves (applyset.dev/wave); false: the annotation means nothing (kubectl). */
+  readonly syncWaves?: boolean;
 }
 
 export interface PlanInput {
@@ -92,18 +95,26 @@ export function buildPlan(input: PlanInput): PlanResult {
   const steps: PlanStep[] = [
     { type: 'widen-inventory', inventory: unionInventories(inventoryOld, inventoryNew) },
   ];
-  for (const { wave, items } of groupIntoApplyWaves(applyActions, (action) => action.ref)) {
-    steps.push({ type: 'apply-wave', wave, actions: items });
-    const crds = items
-      .filter(
-        (action) =>
-          (action.type === 'create' || action.type === 'update') && isCustomResourceDefinition(action.ref),
-      )
-      .map((action) => action.ref);
-    if (crds.length > 0) steps.push({ type: 'wait-for-crds', crds });
+  const waveOf = (object: JsonObject | undefined) => (policy.syncWaves === true ? syncWaveOf(object) : 0);
+  const syncWaves = groupIntoSyncWaves(applyActions, (action) => waveOf(action.object.manifest));
+  for (const [index, { wave: syncWave, items: waveActions }] of syncWaves.entries()) {
+    steps.push(...applySteps(waveActions));
+    // Each sync wave is healthy before the next is applied (none to wait for with one wave).
+    if (index < syncWaves.length - 1) {
+      const refs = waveActions
+        .filter((action) => action.type === 'create' || action.type === 'update')
+        .map((action) => action.ref);
+      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, refs });
+    }
   }
-  for (const { wave, items } of groupIntoPruneWaves(pruneActions, (action) => action.ref)) {
-    steps.push({ type: 'prune-wave', wave, actions: items });
+  // Prunes in the reverse sync-wave order, as each object's live annotation says.
+  const pruneSyncWaves = groupIntoSyncWaves(pruneActions, (action) =>
+    action.type === 'delete' ? waveOf(action.live) : 0,
+  ).reverse();
+  for (const { items: waveActions } of pruneSyncWaves) {
+    for (const { wave, items } of groupIntoPruneWaves(waveActions, (action) => action.ref)) {
+      steps.push({ type: 'prune-wave', wave, actions: items });
+    }
   }
   const retained = pruneActions.filter(
     (action) => action.type === 'skip' && keepsInventoryEntry(action.reason),
@@ -122,6 +133,22 @@ export function buildPlan(input: PlanInput): PlanResult {
   steps.push({ type: 'narrow-inventory', keep, deleting }, { type: 'write-hash' });
 
   return { ok: true, plan: { steps, inventoryOld, inventoryNew } };
+}
+
+/** One sync wave's applies, in the kind waves, each wave of CRDs awaited Established. */
+function applySteps(actions: readonly ApplyAction[]): PlanStep[] {
+  const steps: PlanStep[] = [];
+  for (const { wave, items } of groupIntoApplyWaves(actions, (action) => action.ref)) {
+    steps.push({ type: 'apply-wave', wave, actions: items });
+    const crds = items
+      .filter(
+        (action) =>
+          (action.type === 'create' || action.type === 'update') && isCustomResourceDefinition(action.ref),
+      )
+      .map((action) => action.ref);
+    if (crds.length > 0) steps.push({ type: 'wait-for-crds', crds });
+  }
+  return steps;
 }
 
 function refuse(input: PlanInput, oldCount: number): PlanRefusal[] {

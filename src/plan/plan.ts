@@ -64,6 +64,11 @@ export type PlanStep =
   | { readonly type: 'apply-wave'; readonly wave: ApplyWave; readonly actions: readonly ApplyAction[] }
   /** After the foundation wave: wait until these CRDs are Established, then refresh the REST mapping. */
   | { readonly type: 'wait-for-crds'; readonly crds: readonly ObjectRef[] }
+  /**
+   * Between two sync waves (applyset.dev/wave): wait until the objects this wave applied are healthy;
+   * a wave that is not stops the run before the next is applied (nothing is pruned).
+   */
+  | { readonly type: 'wait-for-sync-wave'; readonly wave: number; readonly refs: readonly ObjectRef[] }
   /** (3) Prune one wave, in reverse wave order. */
   | { readonly type: 'prune-wave'; readonly wave: PruneWave; readonly actions: readonly PruneAction[] }
   /**

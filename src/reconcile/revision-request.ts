@@ -53,6 +53,7 @@ function engineRequest(
     ...(spec.wait ? { wait: { timeoutMs: spec.timeoutMs, healthChecks: spec.healthChecks } } : {}),
     // Hooks run when a new revision or spec is applied, never on a steady run (docs/hooks.md).
     hooks: { run: !steady, timeoutMs: spec.timeoutMs },
+    syncWaves: { timeoutMs: spec.timeoutMs },
     signal,
   };
 }

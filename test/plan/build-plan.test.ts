@@ -61,6 +61,8 @@ function outline(p: Plan): string[] {
         return `apply ${step.wave}: ${step.actions.map((a) => `${a.type} ${name(a.ref)}`).join(', ')}`;
       case 'wait-for-crds':
         return `wait ${step.crds.map(name).join(',')}`;
+      case 'wait-for-sync-wave':
+        return `healthy wave ${step.wave}: ${step.refs.map(name).join(',')}`;
       case 'prune-wave':
         return `prune ${step.wave}: ${step.actions
           .map((a: PruneAction) =>
@@ -150,6 +152,54 @@ describe('buildPlan', () => {
       'prune dependencies: delete Role/r',
       'prune crds: delete CustomResourceDefinition/widgets.example.com',
       'prune namespaces: delete Namespace/shop',
+    ]);
+  });
+
+  it('applies sync waves in order, each awaited healthy, and prunes them in reverse', () => {
+    const waved = (r: ObjectRef, wave: string, annotation = 'applyset.dev/wave'): ManifestObject => {
+      const object = desired(r);
+      const metadata = {
+        ...(object.manifest['metadata'] as JsonObject),
+        annotations: { [annotation]: wave },
+      };
+      return { ...object, manifest: { ...object.manifest, metadata } };
+    };
+    const migrate = ref('Job', 'migrate', 'default', 'batch');
+    const web = ref('Deployment', 'web', 'default', 'apps');
+    const config = ref('ConfigMap', 'config');
+    const oldFirst = ref('ConfigMap', 'old-first');
+    const oldLast = ref('Service', 'old-last');
+    const input = {
+      desired: [waved(web, '1'), waved(migrate, '-1', 'argocd.argoproj.io/sync-wave'), desired(config)],
+      inventoryOld: [oldFirst, oldLast],
+      live: liveMap([
+        [migrate, { status: 'absent' }],
+        [web, { status: 'absent' }],
+        [config, { status: 'absent' }],
+        [
+          oldFirst,
+          liveObject(oldFirst, { 'kubectl.kubernetes.io/apply-owner': OURS, 'applyset.dev/wave': '-1' }),
+        ],
+        [
+          oldLast,
+          liveObject(oldLast, { 'kubectl.kubernetes.io/apply-owner': OURS, 'applyset.dev/wave': '2' }),
+        ],
+      ]),
+    };
+    expect(outline(plan({ ...input, policy: { ...policy, syncWaves: true } })).slice(1, -2)).toEqual([
+      'apply workloads: create Job/migrate',
+      'healthy wave -1: Job/migrate',
+      'apply dependencies: create ConfigMap/config',
+      'healthy wave 0: ConfigMap/config',
+      'apply workloads: create Deployment/web',
+      'prune dependencies: delete Service/old-last',
+      'prune dependencies: delete ConfigMap/old-first',
+    ]);
+    // Without sync waves (the CLI, as kubectl): the annotation means nothing.
+    expect(outline(plan(input)).slice(1, -2)).toEqual([
+      'apply dependencies: create ConfigMap/config',
+      'apply workloads: create Deployment/web, create Job/migrate',
+      'prune dependencies: delete ConfigMap/old-first, delete Service/old-last',
     ]);
   });
 
