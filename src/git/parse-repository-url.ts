@@ -7,7 +7,7 @@ export interface BasicCredentials {
 }
 
 /** Where an ssh:// (or scp-like) repository is: the account, the server and what upload-pack is told. */
-export interface SshTarget {
+interface SshTarget {
   /** The ssh account (`git` on the forges); a name, not a secret. Default `git`. */
   readonly username: string;
   readonly host: string;

@@ -55,7 +55,10 @@ export function checkHostKey(
   return { accepted: false, fingerprint: keyFingerprint(blob), keyType: blobKeyType(blob) ?? 'unknown' };
 }
 
-/** `SHA256:` and the unpadded base64 of the key blob's SHA-256, as `ssh-keygen -l` prints it. */
+/**
+ * `SHA256:` and the unpadded base64 of the key blob's SHA-256, as `ssh-keygen -l` prints it.
+ * @internal test seam: its tests compare with ssh-keygen's output
+ */
 export function keyFingerprint(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }

@@ -103,7 +103,11 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   ],
   [new GitAuthError(url, 401), 'stalled', 'AuthenticationFailed'],
   [new GitSshAuthError(url, 'the server refused the key for git'), 'stalled', 'AuthenticationFailed'],
-  [new GitHostKeyMismatchError(url, 'git.example.com', 'SHA256:abc', 'ssh-ed25519'), 'stalled', 'HostKeyMismatch'],
+  [
+    new GitHostKeyMismatchError(url, 'git.example.com', 'SHA256:abc', 'ssh-ed25519'),
+    'stalled',
+    'HostKeyMismatch',
+  ],
   [new RegistryAuthError('oci://r.example/a: refused'), 'stalled', 'AuthenticationFailed'],
   [new ArtifactNotFoundError('oci://r.example/a: v1 is not in the registry'), 'stalled', 'ArtifactNotFound'],
   [new RegistryUnreachableError('oci://r.example/a: no answer'), 'retryable', 'RegistryUnreachable'],

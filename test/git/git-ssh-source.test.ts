@@ -11,7 +11,6 @@ import {
   GitRepositoryNotFoundError,
   GitSourceNotAllowedError,
   GitSshAuthError,
-  GitUnreachableError,
 } from '../../src/git/git-error.js';
 import { createGitSource, type GitAuth } from '../../src/git/git-source.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
