@@ -93,7 +93,8 @@ function classifySshError(error: unknown, url: string): GitSourceError | undefin
   }
   // ssh2's own failures (a handshake that timed out, a protocol error) carry the stage as `level`.
   const level = errorProperty(error, 'level');
-  if (typeof level === 'string')
+  // A socket's error (`ECONNREFUSED`) keeps its code, as over HTTP.
+  if (typeof level === 'string' && typeof errorProperty(error, 'code') !== 'string')
     return new GitUnreachableError(url, `ssh ${level}: ${messageOf(error)}`, { cause: error });
   return undefined;
 }

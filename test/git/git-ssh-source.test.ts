@@ -13,6 +13,8 @@ import {
   GitSshAuthError,
 } from '../../src/git/git-error.js';
 import { createGitSource, type GitAuth } from '../../src/git/git-source.js';
+import { guardedLookup } from '../../src/net/guarded-lookup.js';
+import { freePort } from '../harness/api-get.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import {
   generateSshKey,
@@ -142,5 +144,35 @@ describe('the Git source over SSH', () => {
     await expect(open.fetch({ url, ref: { branch: 'main' }, auth: auth() })).rejects.toBeInstanceOf(
       GitSourceNotAllowedError,
     );
+  });
+
+  it('resolves the host with the guarded lookup when connecting, and its key is looked up by that name', async () => {
+    const lookup = guardedLookup(
+      (hostname, _options, callback) =>
+        callback(null, [{ address: hostname === 'git.test' ? '127.0.0.1' : '169.254.169.254', family: 4 }]),
+      ['git.test', 'rebind.test'],
+    );
+    const gitSource = createGitSource({ cacheDir, lookup });
+    const [, type, blob] = sshd.knownHostsLine.split(' ');
+    const knownHosts = `[git.test]:${sshd.port} ${type} ${blob}\n`;
+    const url = `ssh://${sshd.user}@git.test:${sshd.port}${git.repositoryDir}`;
+    const fetched = await gitSource.fetch({ url, ref: { branch: 'main' }, auth: auth({ knownHosts }) });
+    expect(fetched.commit).toBe(await git.revParse('main'));
+
+    const rebound = `ssh://${sshd.user}@rebind.test:${sshd.port}${git.repositoryDir}`;
+    const error = await gitSource
+      .fetch({ url: rebound, ref: { branch: 'main' }, auth: auth() })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GitSourceNotAllowedError);
+    expect((error as Error).message).toContain('rebind.test resolves to 169.254.169.254');
+  });
+
+  it('says the server is unreachable when nothing listens on its port', async () => {
+    const port = await freePort();
+    const url = `ssh://git@127.0.0.1:${port}${git.repositoryDir}`;
+    await expect(source().fetch({ url, ref: { branch: 'main' }, auth: auth() })).rejects.toMatchObject({
+      name: 'GitUnreachableError',
+      detail: 'ECONNREFUSED',
+    });
   });
 });
