@@ -48,11 +48,38 @@ export function checkHostKey(
   port: number,
   blob: Buffer,
 ): HostKeyVerdict {
-  const name = port === 22 ? host.toLowerCase() : `[${host.toLowerCase()}]:${port}`;
+  const name = hostName(host, port);
   const forHost = knownHosts.filter((entry) => entry.patterns.some((pattern) => patternNames(pattern, name)));
   const same = forHost.filter((entry) => entry.blob.equals(blob));
   if (same.length > 0 && same.every((entry) => !entry.revoked)) return { accepted: true };
   return { accepted: false, fingerprint: keyFingerprint(blob), keyType: blobKeyType(blob) ?? 'unknown' };
+}
+
+/** The signature algorithms of each key type known_hosts may list (an RSA key signs with SHA-2 first). */
+const ALGORITHMS_OF: Readonly<Record<string, readonly string[]>> = {
+  'ssh-rsa': ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'],
+};
+
+/**
+ * The host key algorithms to offer a server: those of the key types known_hosts lists for it, in their
+ * order, as OpenSSH's client does. A server with an ed25519 and an ECDSA key, of which known_hosts has the
+ * ECDSA one only, is then asked for that one (else it would show its ed25519 key and be refused).
+ * Undefined when none is listed: the server is refused whatever it shows.
+ */
+export function hostKeyAlgorithms(
+  knownHosts: readonly KnownHostKey[],
+  host: string,
+  port: number,
+): string[] | undefined {
+  const name = hostName(host, port);
+  const types = knownHosts
+    .filter((entry) => !entry.revoked && entry.patterns.some((pattern) => patternNames(pattern, name)))
+    .flatMap((entry) => ALGORITHMS_OF[entry.keyType] ?? [entry.keyType]);
+  return types.length === 0 ? undefined : [...new Set(types)];
+}
+
+function hostName(host: string, port: number): string {
+  return port === 22 ? host.toLowerCase() : `[${host.toLowerCase()}]:${port}`;
 }
 
 /**

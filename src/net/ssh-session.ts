@@ -1,11 +1,11 @@
 import { connect, type LookupFunction } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { Client, type ClientChannel } from 'ssh2';
+import { Client, type ClientChannel, type ServerHostKeyAlgorithm } from 'ssh2';
 import { CONNECT_TIMEOUT_MS, type DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
 import { destinationUrlRefusal } from './destination-url-refusal.js';
 import { destinationLookup } from './outbound-request.js';
-import { checkHostKey, parseKnownHosts } from './known-hosts.js';
+import { checkHostKey, hostKeyAlgorithms, parseKnownHosts } from './known-hosts.js';
 import { SshAuthRefusedError, SshHostKeyError } from './ssh-errors.js';
 
 /** The key an SSH session authenticates with and the host keys it accepts (a Git credentials Secret). */
@@ -102,6 +102,7 @@ export function execOverSsh(request: SshCommand): Promise<SshExec> {
         privateKey: request.access.identity,
         ...(request.access.passphrase === undefined ? {} : { passphrase: request.access.passphrase }),
         readyTimeout: CONNECT_TIMEOUT_MS,
+        ...serverHostKeyOption(hostKeyAlgorithms(knownHosts, host, port)),
         hostVerifier: (key: Buffer) => {
           const verdict = checkHostKey(knownHosts, host, port, key);
           if (!verdict.accepted)
@@ -116,6 +117,28 @@ export function execOverSsh(request: SshCommand): Promise<SshExec> {
     }
   });
 }
+
+/** ssh2 takes only the algorithms it implements: an unknown type listed in known_hosts is left out. */
+function serverHostKeyOption(algorithms: string[] | undefined): {
+  algorithms?: { serverHostKey: ServerHostKeyAlgorithm[] };
+} {
+  const supported = algorithms?.filter((name): name is ServerHostKeyAlgorithm =>
+    SUPPORTED_HOST_KEYS.has(name),
+  );
+  return supported === undefined || supported.length === 0
+    ? {}
+    : { algorithms: { serverHostKey: supported } };
+}
+
+const SUPPORTED_HOST_KEYS: ReadonlySet<string> = new Set([
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+]);
 
 function running(channel: ClientChannel, end: () => void): SshExec {
   let stderr = '';

@@ -112,6 +112,15 @@ describe('the Git source over SSH', () => {
     expect((error as Error).message).toContain(`[127.0.0.1]:${sshd.port}`);
   });
 
+  it('asks the server for the key type known_hosts lists: its ECDSA key, though it would show ed25519 first', async () => {
+    const fetched = await source().fetch({
+      url: sshd.urlOf(git.repositoryDir),
+      ref: { branch: 'main' },
+      auth: auth({ knownHosts: `${sshd.ecdsaKnownHostsLine}\n` }),
+    });
+    expect(fetched.commit).toBe(await git.revParse('main'));
+  });
+
   it('says the key was refused when the server does not know it', async () => {
     const stranger = await generateSshKey();
     const error = await source()

@@ -30,6 +30,8 @@ export interface SshGitServer {
   readonly user: string;
   /** The server's known_hosts line, `[127.0.0.1]:<port> ssh-ed25519 …`. */
   readonly knownHostsLine: string;
+  /** Its other host key's line, `[127.0.0.1]:<port> ecdsa-sha2-nistp256 …` (sshd offers ed25519 first). */
+  readonly ecdsaKnownHostsLine: string;
   /** The host key's fingerprint, `SHA256:…`, as ssh-keygen -l prints it. */
   readonly hostKeyFingerprint: string;
   /** `ssh://<user>@127.0.0.1:<port><repositoryDir>`. */
@@ -62,7 +64,9 @@ export async function startSshGitServer(): Promise<SshGitServer> {
   const host = '127.0.0.1';
   const port = await freePort();
   const hostKey = path.join(dir, 'host_ed25519');
+  const ecdsaHostKey = path.join(dir, 'host_ecdsa');
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test-host', '-f', hostKey]);
+  await run('ssh-keygen', ['-q', '-t', 'ecdsa', '-N', '', '-C', 'test-host', '-f', ecdsaHostKey]);
   const authorizedKeys = path.join(dir, 'authorized_keys');
   await writeFile(authorizedKeys, '', { mode: 0o600 });
   const config = path.join(dir, 'sshd_config');
@@ -72,6 +76,7 @@ export async function startSshGitServer(): Promise<SshGitServer> {
       `Port ${port}`,
       `ListenAddress ${host}`,
       `HostKey ${hostKey}`,
+      `HostKey ${ecdsaHostKey}`,
       `AuthorizedKeysFile ${authorizedKeys}`,
       `PidFile ${path.join(dir, 'sshd.pid')}`,
       'StrictModes no',
@@ -92,8 +97,10 @@ export async function startSshGitServer(): Promise<SshGitServer> {
     log = (log + chunk.toString('utf8')).slice(-8192);
   });
   await waitForListening(child, host, port, () => log);
-  const publicHostKey = (await readFile(`${hostKey}.pub`, 'utf8')).trim().split(' ');
-  const knownHostsLine = `[${host}]:${port} ${publicHostKey[0]} ${publicHostKey[1]}`;
+  const knownHostsLineOf = async (key: string) => {
+    const [type, blob] = (await readFile(`${key}.pub`, 'utf8')).trim().split(' ');
+    return `[${host}]:${port} ${type} ${blob}`;
+  };
   const fingerprint = (await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${hostKey}.pub`])).stdout.split(
     ' ',
   )[1];
@@ -102,7 +109,8 @@ export async function startSshGitServer(): Promise<SshGitServer> {
     host,
     port,
     user,
-    knownHostsLine,
+    knownHostsLine: await knownHostsLineOf(hostKey),
+    ecdsaKnownHostsLine: await knownHostsLineOf(ecdsaHostKey),
     hostKeyFingerprint: fingerprint ?? '',
     urlOf: (repositoryDir) => `ssh://${user}@${host}:${port}${repositoryDir}`,
     authorize: (publicKey) => appendFile(authorizedKeys, `${publicKey}\n`),

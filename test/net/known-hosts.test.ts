@@ -1,5 +1,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { checkHostKey, keyFingerprint, parseKnownHosts } from '../../src/net/known-hosts.js';
+import {
+  checkHostKey,
+  hostKeyAlgorithms,
+  keyFingerprint,
+  parseKnownHosts,
+} from '../../src/net/known-hosts.js';
 
 /** A key blob as the SSH wire format has it: the type, length-prefixed, then the key's bytes. */
 function blob(type: string, body: Buffer = randomBytes(32)): Buffer {
@@ -71,5 +76,22 @@ describe('known_hosts', () => {
     // ssh-keygen -l of this key prints SHA256:… with the unpadded base64 of its blob's SHA-256.
     const key = Buffer.from('AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl', 'base64');
     expect(keyFingerprint(key)).toBe('SHA256:+DiY3wvvV6TuJJhbpZisF/zLDA0zPMSvHdkr4UvCOqU');
+  });
+
+  it("offers the server the algorithms of the key types listed for it, in order, RSA's SHA-2 ones first", () => {
+    const knownHosts = parseKnownHosts(
+      [
+        line('other.example', ed25519),
+        line('[git.example.com]:2222', ecdsa),
+        line('[git.example.com]:2222', rsa),
+      ].join('\n'),
+    );
+    expect(hostKeyAlgorithms(knownHosts, 'git.example.com', 2222)).toEqual([
+      'ecdsa-sha2-nistp256',
+      'rsa-sha2-512',
+      'rsa-sha2-256',
+      'ssh-rsa',
+    ]);
+    expect(hostKeyAlgorithms(knownHosts, 'git.example.com', 22)).toBeUndefined();
   });
 });
