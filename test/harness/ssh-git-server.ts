@@ -6,6 +6,7 @@
  * served by their absolute path (`urlOf(server.repositoryDir)`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import os from 'node:os';
@@ -60,6 +61,7 @@ export async function generateSshKey(
 }
 
 export async function startSshGitServer(): Promise<SshGitServer> {
+  if (!existsSync(SSHD)) throw new Error(`no sshd at ${SSHD}: run scripts/install-ssh-server.sh`);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'applyset-sshd-'));
   const host = '127.0.0.1';
   const port = await freePort();
