@@ -72,6 +72,9 @@ function resolveChartSource(
   fail: SpecFail,
 ): ReturnType<typeof resolveSourceSpec> {
   const kind = written?.startsWith('oci://') === true ? 'oci' : 'helm';
+  if (written !== undefined && kind === 'helm' && !/^https?:\/\//i.test(written)) {
+    fail('spec.source.url', 'a chart repository is an http(s) or oci:// URL, not ssh');
+  }
   if (source['ref'] !== undefined) {
     fail('spec.source.ref', "must not be set with spec.helm.chart: the chart's version is spec.helm.version");
   }
@@ -96,6 +99,10 @@ export function normalizeSourcePath(path: string): string | undefined {
   if (segments.includes('..')) return undefined;
   return segments.join('/');
 }
+
+const URL_FORMS = 'must be an http, https or ssh URL, or git@host:path';
+/** git's scp-like form, `user@host:path`, as src/git/parse-repository-url.ts reads it (a user is required). */
+const SCP_LIKE_URL = /^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):[^\s]+$/;
 
 const NO_SECRET = { secretName: undefined, secretNamespace: undefined };
 
@@ -187,14 +194,19 @@ function resolveVerify(verify: unknown, fail: SpecFail): string | undefined {
  * @internal A pure step the tests exercise alone.
  */
 export function sourceUrlProblem(url: string): string | undefined {
+  if (SCP_LIKE_URL.test(url)) return undefined;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return 'must be an http or https URL';
+    return URL_FORMS;
+  }
+  if (parsed.protocol === 'ssh:' && !/\s/.test(url)) {
+    // An ssh URL names its account (`git@`); a password there is a credential.
+    return parsed.password === '' ? undefined : 'credentials must not be part of the URL; use secretRef';
   }
   if ((parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || /\s/.test(url)) {
-    return 'must be an http or https URL';
+    return URL_FORMS;
   }
   if (parsed.username !== '' || parsed.password !== '') {
     return 'credentials must not be part of the URL; use secretRef';

@@ -1,4 +1,4 @@
-import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from '../net/destination-policy.js';
 import { gitHttpRequest } from '../net/git-http-client.js';
@@ -8,6 +8,8 @@ export interface AbortableHttpClientOptions {
   readonly policy: DestinationPolicy;
   /** Resolves host names for the sockets (a guardedLookup); default the policy's. */
   readonly lookup?: LookupFunction;
+  /** Sends one request; default over HTTP (gitHttpRequest), an ssh:// source's runs upload-pack over SSH. */
+  readonly send?: (request: GitHttpRequest) => Promise<GitHttpResponse>;
 }
 
 /**
@@ -21,7 +23,7 @@ export function abortableHttpClient(
   signal: AbortSignal,
   options: AbortableHttpClientOptions,
 ): HttpClient & { readonly close: () => Promise<void> } {
-  const send = gitHttpRequest(options.policy, options.lookup);
+  const send = options.send ?? gitHttpRequest(options.policy, options.lookup);
   const opened: AsyncIterableIterator<Uint8Array>[] = [];
   return {
     request: async (request) => {

@@ -1,7 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { LruMap } from '../kube/lru-map.js';
-import { GitAuthError, GitUnreachableError } from './git-error.js';
-import type { BasicCredentials } from './parse-repository-url.js';
+import type { FetchCredentials } from './fetch-credentials.js';
+import {
+  GitAuthError,
+  GitRepositoryNotFoundError,
+  GitSshAuthError,
+  GitUnreachableError,
+} from './git-error.js';
 
 /**
  * The longest a caller's proof of access to a repository serves it from the shared cache: a credential
@@ -45,13 +50,24 @@ export function createAccessProofs(now: () => number, maxEntries = 10_000): Acce
  * with the same credentials share an identity (and their fetches), while neither a key in memory, a heap
  * dump nor a log line lets anyone test a guessed password against it. `anonymous` for none.
  */
-export function credentialIdentity(key: Buffer): (credentials: BasicCredentials | undefined) => string {
+export function credentialIdentity(key: Buffer): (credentials: FetchCredentials | undefined) => string {
   return (credentials) =>
     credentials === undefined
       ? 'anonymous'
       : createHmac('sha256', key)
-          .update(JSON.stringify([credentials.username, credentials.password]))
+          .update(JSON.stringify(identityParts(credentials)))
           .digest('hex');
+}
+
+/**
+ * An SSH key is an identity of its own (two keys never share a proof of access), and so is what it
+ * trusts: a proof made under one known_hosts does not serve a caller whose known_hosts says otherwise.
+ */
+function identityParts(credentials: FetchCredentials): readonly string[] {
+  if ('identity' in credentials) {
+    return ['ssh', credentials.identity, credentials.passphrase ?? '', credentials.knownHosts];
+  }
+  return [credentials.username, credentials.password];
 }
 
 /** A fresh HMAC key for credentialIdentity. */
@@ -61,7 +77,7 @@ export function identityKey(): Buffer {
 
 /** Who asks for a fetch: its credentials, their identity and how old a proof of its access may be. */
 export interface Caller {
-  readonly credentials: BasicCredentials | undefined;
+  readonly credentials: FetchCredentials | undefined;
   readonly identity: string;
   readonly windowMs: number;
 }
@@ -90,9 +106,15 @@ export async function withAccessProof<T extends { readonly askedServer: boolean 
   return resolved;
 }
 
-/** The server said no to these credentials: 401, 403, or 404 (how GitHub hides a repository from them). */
+/**
+ * The server said no to these credentials: 401, 403, or 404 (how GitHub hides a repository from them);
+ * over SSH, a refused key or a repository this key is not shown.
+ */
 function isRefusal(error: unknown): boolean {
   return (
-    error instanceof GitAuthError || (error instanceof GitUnreachableError && error.detail === 'HTTP 404')
+    error instanceof GitAuthError ||
+    error instanceof GitSshAuthError ||
+    error instanceof GitRepositoryNotFoundError ||
+    (error instanceof GitUnreachableError && error.detail === 'HTTP 404')
   );
 }

@@ -2,6 +2,9 @@ import { messageOf } from '../errors/message-of.js';
 import {
   GitAuthError,
   GitFetchError,
+  GitHostKeyMismatchError,
+  GitRepositoryNotFoundError,
+  GitSshAuthError,
   GitRefNotFoundError,
   GitSourceNotAllowedError,
   GitUnreachableError,
@@ -9,6 +12,7 @@ import {
   type GitSourceError,
 } from './git-error.js';
 import { SourceAddressRefusedError } from '../net/guarded-lookup.js';
+import { SshAuthRefusedError, SshCommandError, SshHostKeyError } from '../net/ssh-errors.js';
 
 /**
  * Node's own error codes (system calls, DNS, TLS, the HTTP parser: `ECONNREFUSED`, `EPROTO`,
@@ -36,6 +40,8 @@ export function classifyGitError(error: unknown, context: GitErrorContext): GitS
   if (error instanceof SourceAddressRefusedError) {
     return new GitSourceNotAllowedError(url, error.message, { cause: error });
   }
+  const ssh = classifySshError(error, url);
+  if (ssh !== undefined) return ssh;
   const code = errorProperty(error, 'code');
   if (code === 'HttpError') {
     const statusCode = Number(errorProperty(errorProperty(error, 'data'), 'statusCode'));
@@ -60,6 +66,37 @@ export function classifyGitError(error: unknown, context: GitErrorContext): GitS
   }
   const detail = messageOf(error);
   return new GitFetchError(url, detail, { cause: error });
+}
+
+/**
+ * An SSH session's failure: the host key, the key, or upload-pack's own answer (git's servers and the
+ * forges say "does not appear to be a git repository" or "not found" for a repository they will not
+ * show this key). Undefined for anything else.
+ */
+function classifySshError(error: unknown, url: string): GitSourceError | undefined {
+  if (error instanceof SshHostKeyError) {
+    const host = error.port === 22 ? error.host : `[${error.host}]:${error.port}`;
+    return new GitHostKeyMismatchError(url, host, error.fingerprint, error.keyType, { cause: error });
+  }
+  if (error instanceof SshAuthRefusedError) {
+    const detail =
+      error.unreadable === undefined ? `the server refused the key for ${error.username}` : error.message;
+    return new GitSshAuthError(url, detail, { cause: error });
+  }
+  if (error instanceof SshCommandError) {
+    if (/not appear to be a git repository|not found|no such/i.test(error.stderr)) {
+      return new GitRepositoryNotFoundError(url, 'the SSH server has no such repository for this key', {
+        cause: error,
+      });
+    }
+    return new GitUnreachableError(url, error.message, { cause: error });
+  }
+  // ssh2's own failures (a handshake that timed out, a protocol error) carry the stage as `level`.
+  const level = errorProperty(error, 'level');
+  // A socket's error (`ECONNREFUSED`) keeps its code, as over HTTP.
+  if (typeof level === 'string' && typeof errorProperty(error, 'code') !== 'string')
+    return new GitUnreachableError(url, `ssh ${level}: ${messageOf(error)}`, { cause: error });
+  return undefined;
 }
 
 function errorProperty(value: unknown, key: string): unknown {

@@ -7,6 +7,7 @@ import {
 import { GitCredentialsNotForHostError, GitSourceNotAllowedError } from './git-error.js';
 import type { RepositoryUrl } from './parse-repository-url.js';
 import { destinationUrlRefusal } from '../net/destination-url-refusal.js';
+import { gitPolicy } from '../net/destination-policy.js';
 
 /**
  * Why credentials must not be sent to `url`, or undefined when they may, phrased to follow their subject
@@ -37,7 +38,7 @@ export function refuseDisallowedSource(
   allowedHosts: SourceHostList,
   requireCredentialHosts: boolean,
 ): void {
-  const sourceRefusal = destinationUrlRefusal(repository.url, allowedHosts);
+  const sourceRefusal = destinationUrlRefusal(repository.url, allowedHosts, gitPolicy(allowedHosts).reading);
   if (sourceRefusal !== undefined) throw new GitSourceNotAllowedError(repository.url, sourceRefusal);
   if (auth === undefined) return;
   const refusal = credentialsRefusal(repository.url, auth.hosts, requireCredentialHosts);

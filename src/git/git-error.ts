@@ -19,7 +19,9 @@ type GitErrorCode =
   | 'GIT_INVALID_PATH'
   | 'GIT_PATH_NOT_FOUND'
   | 'GIT_UNSAFE_TREE'
-  | 'GIT_REPOSITORY_TOO_LARGE';
+  | 'GIT_REPOSITORY_TOO_LARGE'
+  | 'GIT_SSH_AUTH_FAILED'
+  | 'GIT_HOST_KEY_MISMATCH';
 
 abstract class GitError extends IntentError {
   abstract readonly code: GitErrorCode;
@@ -56,6 +58,47 @@ export class GitAuthError extends GitError {
         ? 'the repository needs credentials: set spec.source.secretRef'
         : `check username/password or token in Secret ${at.secretName}`;
     return `${this.message}: ${hint}`;
+  }
+}
+
+/**
+ * An ssh source's key was refused by the server or could not be read (a wrong passphrase), or the source
+ * has no SSH key to offer: the Secret (identity, password, known_hosts) needs fixing.
+ */
+export class GitSshAuthError extends GitError {
+  override readonly name = 'GitSshAuthError';
+  readonly code = 'GIT_SSH_AUTH_FAILED';
+  readonly reason = 'AuthenticationFailed';
+  readonly intent = 'stalled';
+  constructor(url: string, detail: string, options?: { cause?: unknown }) {
+    super(`SSH authentication failed for ${url}: ${detail}`, url, options);
+  }
+}
+
+/**
+ * The SSH server showed a host key that known_hosts of the source's Secret does not list for it (no trust
+ * on first use): a server that changed its key, or another server in its place. Nothing was sent to it.
+ * The message names the key seen as ssh does, to compare with the one the server's owner publishes.
+ */
+export class GitHostKeyMismatchError extends GitError {
+  override readonly name = 'GitHostKeyMismatchError';
+  readonly code = 'GIT_HOST_KEY_MISMATCH';
+  readonly reason = 'HostKeyMismatch';
+  readonly intent = 'stalled';
+  constructor(
+    url: string,
+    /** `host` on port 22, else `[host]:port`, as known_hosts names it. */
+    readonly host: string,
+    /** `SHA256:…` of the key the server showed. */
+    readonly fingerprint: string,
+    readonly keyType: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `host key mismatch for ${url}: the server's ${keyType} key ${fingerprint} is not in known_hosts for ${host}`,
+      url,
+      options,
+    );
   }
 }
 
@@ -219,7 +262,9 @@ export type GitSourceError =
   | GitFetchError
   | GitSourceNotAllowedError
   | GitCredentialsNotForHostError
-  | GitRepositoryTooLargeError;
+  | GitRepositoryTooLargeError
+  | GitSshAuthError
+  | GitHostKeyMismatchError;
 
 export function isGitSourceError(error: unknown): error is GitSourceError {
   return error instanceof GitError;

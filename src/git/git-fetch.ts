@@ -8,15 +8,17 @@ import type { GitFetchLimits } from './git-fetch-limits.js';
 import { packCheckingFs } from './fetch-limit-guards.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
 import { hasErrorCode } from './has-error-code.js';
-import type { BasicCredentials } from './parse-repository-url.js';
+import { basicCredentialsOf, type FetchCredentials } from './fetch-credentials.js';
 
 /** How deep git's `--unshallow` asks for (its INFINITE_DEPTH). */
 const UNSHALLOW_DEPTH = 0x7fffffff;
 
 export interface CacheFetchInput {
   readonly url: string;
+  /** The URL isomorphic-git is given (an ssh:// source's only names the requests `http` answers). */
+  readonly remoteUrl: string;
   readonly ref: GitRef;
-  readonly credentials: BasicCredentials | undefined;
+  readonly credentials: FetchCredentials | undefined;
   /** The cache's bare repository for `url`. */
   readonly gitdir: string;
   readonly signal: AbortSignal;
@@ -77,7 +79,8 @@ interface FetchSession {
 }
 
 async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit> {
-  const { url, ref, credentials, gitdir, signal, http, limits } = input;
+  const { url, ref, gitdir, signal, http, limits } = input;
+  const credentials = basicCredentialsOf(input.credentials);
   await ensureRepository(gitdir, url);
   const cache = {};
   const session: FetchSession = {
@@ -88,7 +91,7 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
       fs: packCheckingFs(url, limits),
       http,
       gitdir,
-      url,
+      url: input.remoteUrl,
       cache,
       onAuth: credentials === undefined ? undefined : () => ({ ...credentials }),
     },
@@ -177,10 +180,9 @@ async function resolveBranchOrTag(
  * the cheapest request whose answer says whether they may read the repository. Refused as a fetch would be.
  */
 async function advertiseRefs(session: FetchSession, sha: string): Promise<void> {
-  const { url } = session;
-  const { http, onAuth } = session.common;
+  const { http, onAuth, url } = session.common;
   try {
-    await git.getRemoteInfo({ http, url, ...(onAuth === undefined ? {} : { onAuth }) });
+    await git.getRemoteInfo({ http, url: url ?? session.url, ...(onAuth === undefined ? {} : { onAuth }) });
   } catch (error) {
     throw session.classify(error, sha);
   }

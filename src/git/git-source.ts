@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import path from 'node:path';
 import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
-import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
+import { raceSignal } from './abortable-http-client.js';
 import {
   createAccessProofs,
   credentialIdentity,
@@ -14,7 +14,6 @@ import {
 } from './access-proofs.js';
 import { refuseDisallowedSource } from './credentials-refusal.js';
 import { createFetchFlights } from './fetch-flights.js';
-import { followRedirects } from './follow-redirects.js';
 import { fetchIntoCache } from './git-fetch.js';
 import { GitUnreachableError } from './git-error.js';
 import {
@@ -23,12 +22,13 @@ import {
   GitCacheBudget,
 } from './git-cache-budget.js';
 import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
-import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
-import { gitPolicy } from '../net/destination-policy.js';
 import { guardedLookup } from '../net/guarded-lookup.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
+import type { SshAccess } from '../net/ssh-session.js';
+import { fetchCredentialsOf } from './fetch-credentials.js';
+import { fetchTransport } from './fetch-transport.js';
 import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
 import { readUnderLock } from './read-under-lock.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
@@ -39,7 +39,7 @@ import type { SourceHostList } from '../net/host-list.js';
  * password, which GitHub, GitLab, Gitea and Bitbucket all accept for personal access tokens (the forge
  * ignores the username); it is what `git clone https://git:<token>@host/…` does.
  */
-export type GitAuth = (BasicCredentials | { readonly token: string }) & {
+export type GitAuth = (BasicCredentials | { readonly token: string } | SshAccess) & {
   /**
    * The hosts these credentials may be sent to (their Secret's `applyset.dev/source-hosts`); undefined when
    * the Secret names none, which only `requireCredentialHosts` refuses.
@@ -222,7 +222,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       refuseDisallowedSource(repository, request.auth, allowedHosts, options.requireCredentialHosts === true);
       const callerSignal = fetchOptions.signal;
       callerSignal?.throwIfAborted();
-      const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
+      const credentials = fetchCredentialsOf(repository, request.auth);
       const caller: Caller = {
         credentials,
         identity: request.auth?.identity ?? identityOf(credentials),
@@ -296,14 +296,11 @@ async function fetchShared(
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const client = abortableHttpClient(signal, { policy: gitPolicy(allowedHosts), lookup });
-  const redirecting = followRedirects(client, {
-    repositoryUrl: repository.url,
-    allowedHosts,
+  const transport = fetchTransport({
+    ...{ repository, credentials: caller.credentials, signal, allowedHosts, lookup, limits },
+    overLimit: (refusal) => overLimit.abort(refusal),
   });
-  const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
-    overLimit.abort(refusal),
-  );
+  const { http, remoteUrl } = transport;
   const work = lock
     .run(repository.cacheKey, 'write', async () => {
       // The fetch may start the cache over: packs cached for the reads before it may be gone after it.
@@ -312,7 +309,7 @@ async function fetchShared(
       try {
         return await withAccessProof(context.proofs, repository.cacheKey, caller, (accessProven) =>
           fetchIntoCache({
-            ...{ url: repository.url, ref, credentials: caller.credentials, gitdir, signal, http },
+            ...{ url: repository.url, remoteUrl, ref, credentials: caller.credentials, gitdir, signal, http },
             ...{ maxPackFiles: context.maxPackFiles, limits, accessProven },
           }),
         );
@@ -320,7 +317,7 @@ async function fetchShared(
         await budget.afterFetch(repository.cacheKey);
       }
     })
-    .finally(() => client.close())
+    .finally(() => transport.close())
     .then(async (resolved) => {
       // Outside the lock: evicting takes other repositories' write locks.
       await budget.evict(repository.cacheKey);
@@ -339,10 +336,4 @@ async function fetchShared(
     }
     throw error;
   }
-}
-
-function toBasicCredentials(auth: GitAuth | undefined): BasicCredentials | undefined {
-  if (auth === undefined) return undefined;
-  if ('token' in auth) return { username: 'git', password: auth.token };
-  return { username: auth.username, password: auth.password };
 }

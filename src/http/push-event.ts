@@ -113,12 +113,15 @@ export function parsePushPayload(
  * The form two URLs of one repository share: host in lower case with its default port dropped, path
  * without a trailing `/` or `.git`; scheme, credentials, query and fragment ignored. So
  * `https://git.example.com/team/app.git` (the clone URL) and `https://git.example.com/team/app` (the
- * web URL a payload may give) match the URL an ApplySet names.
+ * web URL a payload may give) match the URL an ApplySet names, also over SSH on its default port
+ * (`ssh://git@git.example.com/team/app.git`, `git@git.example.com:team/app.git`).
  */
 export function repositoryIdentity(url: string): string | undefined {
+  // An ApplySet's ssh source in git's scp-like form (`git@host:team/app.git`) is its ssh:// URL.
+  const scp = url.includes('://') ? null : /^[A-Za-z0-9._-]+@([A-Za-z0-9.-]+):\/*(.+)$/.exec(url);
   let parsed: URL;
   try {
-    parsed = new URL(url);
+    parsed = new URL(scp === null ? url : `ssh://${scp[1]}/${scp[2]}`);
   } catch {
     return undefined;
   }

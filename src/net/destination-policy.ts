@@ -41,13 +41,21 @@ const NOTIFICATION_BODY_BYTES = 64 * 1024;
 /** How long a TCP (and TLS) connection may take to open, for every kind. */
 export const CONNECT_TIMEOUT_MS = 10_000;
 
-/** Git sources: `--allowed-source-hosts`; the body is bounded by the fetch limits (docs/git-sources.md). */
+const SOURCE_HOSTS_READING: HostListReading = {
+  flag: '--allowed-source-hosts',
+  hosts: 'allowed source hosts',
+};
+
+/**
+ * Git sources: `--allowed-source-hosts`, over https, http or ssh (one list for all three); the body is
+ * bounded by the fetch limits (docs/git-sources.md).
+ */
 export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
   return {
     kind: 'git',
     checkAddresses: true,
     allowedHosts,
-    reading: { flag: '--allowed-source-hosts', hosts: 'allowed source hosts' },
+    reading: { ...SOURCE_HOSTS_READING, schemes: ['https:', 'http:', 'ssh:'] },
     maxBodyBytes: undefined,
   };
 }
@@ -57,7 +65,7 @@ export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
  * answer is bounded by its caller (a manifest, a token, a layer's own limit).
  */
 export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'oci' };
+  return { ...gitPolicy(allowedHosts), kind: 'oci', reading: SOURCE_HOSTS_READING };
 }
 
 /**
@@ -81,7 +89,7 @@ export function cliOciPolicy(registryHosts: SourceHostList): DestinationPolicy {
  * are: `--allowed-source-hosts`. Each answer is bounded by its caller (the index, the chart's archive).
  */
 export function helmRepositoryPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'helm-repository' };
+  return { ...gitPolicy(allowedHosts), kind: 'helm-repository', reading: SOURCE_HOSTS_READING };
 }
 
 /**

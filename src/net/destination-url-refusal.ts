@@ -3,6 +3,8 @@ import { forbiddenAddressReason, isMetadataHostName } from './forbidden-address.
 import { internalAddressReason, isLoopbackHostName, privateAddressReason } from './internal-address.js';
 import { sourceHostListAllows, sourceHostOf, type SourceHostList } from './host-list.js';
 
+const HTTP_SCHEMES: readonly string[] = ['https:', 'http:'];
+
 /** How a list of hosts is read, and how messages name it. */
 export interface HostListReading {
   /** The flag that lists the hosts, as messages name it. */
@@ -16,11 +18,13 @@ export interface HostListReading {
   readonly narrows?: boolean;
   /** Also refuse private (cluster-internal) addresses unless the list names the host. Default false. */
   readonly refusePrivate?: boolean;
+  /** The URL schemes this kind connects with; default `https:` and `http:`. */
+  readonly schemes?: readonly string[];
 }
 
 /**
  * Why the controller must not connect to `url` (a source URL, a redirect's target, a remote server, a
- * receiver), or undefined when it may: a scheme other than http(s), a well-known cloud metadata host name,
+ * receiver), or undefined when it may: a scheme other than http(s) (or the kind's `schemes`), a well-known cloud metadata host name,
  * an IP literal that is link-local or a metadata address, `localhost` or an IP literal that is loopback or
  * the pod's own (or private, when `named.refusePrivate`) unless `allowedHosts` names the host, or a host
  * outside a narrowing `allowedHosts` (empty: any host). A host name passes here and is checked again on what
@@ -38,8 +42,9 @@ export function destinationUrlRefusal(
   } catch {
     return 'not a valid URL';
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return `unsupported scheme ${parsed.protocol} (use https or http)`;
+  const schemes = named.schemes ?? HTTP_SCHEMES;
+  if (!schemes.includes(parsed.protocol)) {
+    return `unsupported scheme ${parsed.protocol} (use ${schemes.map((scheme) => scheme.slice(0, -1)).join(' or ')})`;
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isMetadataHostName(host)) return `${host} is a cloud metadata host name`;

@@ -16,6 +16,8 @@ export function parseSourceHostList(text: string): SourceHostList {
     .filter((item) => item !== '');
 }
 
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'https:': '443', 'http:': '80', 'ssh:': '22' };
+
 /**
  * True when the URL's host is listed: an entry without a port matches any port of that host, `host:port` only that
  * port (the URL's default port counts, so `git.example.com:443` matches `https://git.example.com/`).
@@ -23,7 +25,7 @@ export function parseSourceHostList(text: string): SourceHostList {
 export function sourceHostListAllows(list: SourceHostList, url: string): boolean {
   const parsed = new URL(url);
   const host = parsed.hostname.toLowerCase().replace(/\.$/, '');
-  const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'https:' ? '443' : '80';
+  const port = parsed.port !== '' ? parsed.port : (DEFAULT_PORTS[parsed.protocol] ?? '80');
   return list.some((entry) => entry === host || entry === `${host}:${port}`);
 }
 

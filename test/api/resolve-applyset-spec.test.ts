@@ -228,11 +228,38 @@ describe('resolveApplySetSpec', () => {
     source: { ...minimal.source, ...source },
   });
 
+  it.each([
+    ['an ssh url', 'ssh://git@git.example.com:2222/team/repo.git'],
+    ['the scp-like form', 'git@git.example.com:team/repo.git'],
+  ])('reads %s as a Git source', (_case, url) => {
+    const result = resolveApplySetSpec(withSource({ url }));
+    expect(result.ok && result.spec.source).toMatchObject({ kind: 'git', url });
+  });
+
+  it('refuses an ssh url as a chart repository', () => {
+    const result = resolveApplySetSpec({
+      ...withSource({ url: 'git@host:charts.git', ref: undefined }),
+      helm: { chart: 'web' },
+    });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toContainEqual({
+      field: 'spec.source.url',
+      message: expect.stringContaining('not ssh'),
+    });
+  });
+
   it.each<[string, unknown, string, string]>([
     ['not an object', 'spec', 'spec', 'must be an object'],
     ['no source', { prune: true }, 'spec.source', 'is required'],
     ['no url', withSource({ url: undefined }), 'spec.source.url', 'is required'],
-    ['an ssh url', withSource({ url: 'ssh://git@host/repo' }), 'spec.source.url', 'http or https'],
+    ['a file url', withSource({ url: 'file:///srv/repo' }), 'spec.source.url', 'http, https or ssh'],
+    [
+      'a password in an ssh url',
+      withSource({ url: 'ssh://git:p@host/repo' }),
+      'spec.source.url',
+      'secretRef',
+    ],
     ['credentials in the url', withSource({ url: 'https://u:p@host/r' }), 'spec.source.url', 'secretRef'],
     [
       'credentials after a third slash',

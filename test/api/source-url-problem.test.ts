@@ -28,12 +28,25 @@ describe('sourceUrlProblem', () => {
   });
 
   it.each([
-    ['ssh', 'ssh://git@host/repo.git'],
+    ['an ssh URL', 'ssh://git@host/repo.git'],
+    ['an ssh URL with a port', 'ssh://git@host:2222/org/repo.git'],
+    ['the scp-like form', 'git@github.com:org/repo.git'],
+  ])('accepts %s', (_, url) => {
+    expect(sourceUrlProblem(url)).toBeUndefined();
+  });
+
+  it('refuses a password in an ssh URL', () => {
+    expect(sourceUrlProblem('ssh://git:hunter2@host/repo.git')).toBe(CREDENTIALS);
+  });
+
+  it.each([
     ['a file URL', 'file:///etc/passwd'],
+    ['an ext:: remote helper', 'ext::sh -c touch% /tmp/pwned'],
+    ['the scp-like form without a user', 'host:repo.git'],
     ['no URL at all', 'git.example.com/repo.git'],
     ['whitespace', 'https://git.example.com/re po.git'],
     ['an encoded @ in the host', 'https://host%40evil.example/repo.git'],
-  ])('refuses %s as no http(s) URL', (_, url) => {
-    expect(sourceUrlProblem(url)).toBe('must be an http or https URL');
+  ])('refuses %s as no http(s) or ssh URL', (_, url) => {
+    expect(sourceUrlProblem(url)).toBe('must be an http, https or ssh URL, or git@host:path');
   });
 });

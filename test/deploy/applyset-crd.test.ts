@@ -261,6 +261,8 @@ describe('the ApplySet CRD', () => {
   it.each<[string, string[], string]>([
     ['url', ['spec', 'source', 'url'], 'https://git.example/r.git'],
     ['url over http', ['spec', 'source', 'url'], 'http://127.0.0.1:9999/r.git'],
+    ['url over ssh', ['spec', 'source', 'url'], 'ssh://git@git.example/r.git'],
+    ['scp-like url', ['spec', 'source', 'url'], 'git@git.example:org/r.git'],
     ['commit', ['spec', 'source', 'ref', 'commit'], '0123456789abcdef0123456789abcdef01234567'],
     ['targetNamespace', ['spec', 'targetNamespace'], 'team-a'],
     ['serviceAccountName', ['spec', 'serviceAccountName'], 'deployer.v2'],
@@ -274,7 +276,9 @@ describe('the ApplySet CRD', () => {
   });
 
   it.each<[string, string[], string]>([
-    ['url', ['spec', 'source', 'url'], 'git@host:r.git'],
+    ['url', ['spec', 'source', 'url'], 'file:///r.git'],
+    ['ext:: url', ['spec', 'source', 'url'], 'ext::sh -c id'],
+    ['scp-like url without a user', ['spec', 'source', 'url'], 'host:r.git'],
     ['commit', ['spec', 'source', 'ref', 'commit'], 'ABC'],
     ['targetNamespace', ['spec', 'targetNamespace'], 'Team_A'],
     ['serviceAccountName', ['spec', 'serviceAccountName'], '-sa'],

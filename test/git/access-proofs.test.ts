@@ -17,6 +17,16 @@ describe('credentialIdentity', () => {
     expect(identity(undefined)).toBe('anonymous');
   });
 
+  it('tells SSH keys apart, and what they trust, and never takes one for a password', () => {
+    const identity = credentialIdentity(identityKey());
+    const deploy = { identity: 'key-a', knownHosts: 'host ssh-ed25519 AAAA' };
+    expect(identity({ ...deploy })).toBe(identity(deploy));
+    expect(identity({ ...deploy, identity: 'key-b' })).not.toBe(identity(deploy));
+    expect(identity({ ...deploy, passphrase: 'x' })).not.toBe(identity(deploy));
+    expect(identity({ ...deploy, knownHosts: 'host ssh-ed25519 BBBB' })).not.toBe(identity(deploy));
+    expect(identity({ username: 'ssh', password: 'key-a' })).not.toBe(identity(deploy));
+  });
+
   it('is keyed: another process (key) names them otherwise, and a plain digest of them says nothing', () => {
     const first = credentialIdentity(identityKey())(alice);
     expect(credentialIdentity(identityKey())(alice)).not.toBe(first);

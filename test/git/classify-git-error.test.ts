@@ -2,9 +2,13 @@ import { classifyGitError } from '../../src/git/classify-git-error.js';
 import {
   GitAuthError,
   GitFetchError,
+  GitHostKeyMismatchError,
   GitRefNotFoundError,
+  GitRepositoryNotFoundError,
+  GitSshAuthError,
   GitUnreachableError,
 } from '../../src/git/git-error.js';
+import { SshAuthRefusedError, SshCommandError, SshHostKeyError } from '../../src/net/ssh-errors.js';
 
 const context = { url: 'https://git.example.com/repo.git', ref: 'branch main', remoteRef: 'refs/heads/main' };
 
@@ -45,6 +49,43 @@ describe('classifyGitError', () => {
     ['connection reset', nodeError('ECONNRESET'), GitUnreachableError, 'retryable'],
     ['simple-get timeout', new Error('Request timed out'), GitUnreachableError, 'retryable'],
     ['anything else', new Error('pack is corrupt'), GitFetchError, 'retryable'],
+    [
+      'an SSH host key not in known_hosts',
+      new SshHostKeyError('h', 22, 'SHA256:x', 'ssh-ed25519'),
+      GitHostKeyMismatchError,
+      'stalled',
+    ],
+    ['an SSH key refused', new SshAuthRefusedError('git'), GitSshAuthError, 'stalled'],
+    [
+      'an SSH key that cannot be read',
+      new SshAuthRefusedError('git', 'bad passphrase'),
+      GitSshAuthError,
+      'stalled',
+    ],
+    [
+      'upload-pack without the repository',
+      new SshCommandError(128, "fatal: '/srv/x.git' does not appear to be a git repository"),
+      GitRepositoryNotFoundError,
+      'stalled',
+    ],
+    [
+      'upload-pack failing otherwise',
+      new SshCommandError(1, 'fatal: out of memory'),
+      GitUnreachableError,
+      'retryable',
+    ],
+    [
+      'an SSH handshake timeout',
+      Object.assign(new Error('Timed out while waiting for handshake'), { level: 'client-timeout' }),
+      GitUnreachableError,
+      'retryable',
+    ],
+    [
+      'an SSH socket refused',
+      Object.assign(nodeError('ECONNREFUSED'), { level: 'client-socket' }),
+      GitUnreachableError,
+      'retryable',
+    ],
   ])('maps %s', (_name, error, expectedClass, intent) => {
     const classified = classifyGitError(error, context);
     expect(classified).toBeInstanceOf(expectedClass);
@@ -94,5 +135,16 @@ describe('classifyGitError', () => {
   it('passes our own errors through', () => {
     const error = new GitAuthError(context.url, 401);
     expect(classifyGitError(error, context)).toBe(error);
+  });
+
+  it('names the host as known_hosts does and the key the server showed', () => {
+    const error = classifyGitError(
+      new SshHostKeyError('git.example.com', 2222, 'SHA256:abc', 'ssh-ed25519'),
+      context,
+    );
+    expect(error.message).toBe(
+      "host key mismatch for https://git.example.com/repo.git: the server's ssh-ed25519 key SHA256:abc is not in known_hosts for [git.example.com]:2222",
+    );
+    expect(error.reason).toBe('HostKeyMismatch');
   });
 });

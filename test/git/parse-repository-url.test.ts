@@ -28,7 +28,70 @@ describe('parseRepositoryUrl', () => {
     );
   });
 
-  it.each(['ssh://git@example.com/repo.git', 'file:///tmp/repo', 'not a url'])('refuses %j', (url) => {
+  it.each([
+    [
+      'an ssh URL',
+      'ssh://git@Git.Example.com/org/repo.git/',
+      { port: 22, path: '/org/repo.git' },
+      'ssh://git@git.example.com/org/repo.git',
+    ],
+    [
+      'a port',
+      'ssh://git@example.com:2222/repo.git',
+      { port: 2222, path: '/repo.git' },
+      'ssh://git@example.com:2222/repo.git',
+    ],
+    [
+      'no user (git)',
+      'ssh://example.com/repo.git',
+      { port: 22, path: '/repo.git' },
+      'ssh://git@example.com/repo.git',
+    ],
+    [
+      'a home-relative path',
+      'ssh://git@example.com/~/repo.git',
+      { port: 22, path: '~/repo.git' },
+      'ssh://git@example.com/~/repo.git',
+    ],
+    [
+      'the scp-like form',
+      'git@example.com:org/repo.git',
+      { port: 22, path: 'org/repo.git' },
+      'ssh://git@example.com/org/repo.git',
+    ],
+    [
+      'the scp-like form, absolute',
+      'me@example.com:/srv/repo.git',
+      { port: 22, path: '/srv/repo.git' },
+      'ssh://me@example.com/srv/repo.git',
+    ],
+  ])('reads %s as an SSH target', (_, raw, target, url) => {
+    const parsed = parseRepositoryUrl(raw);
+    expect(parsed.url).toBe(url);
+    expect(parsed.credentials).toBeUndefined();
+    expect(parsed.ssh).toEqual(
+      expect.objectContaining({
+        host: raw.includes('Example') ? 'git.example.com' : 'example.com',
+        ...target,
+      }),
+    );
+  });
+
+  it('gives an ssh URL and its scp-like form one cache key, and another than the https URL', () => {
+    const ssh = parseRepositoryUrl('ssh://git@example.com/org/repo.git').cacheKey;
+    expect(parseRepositoryUrl('git@example.com:org/repo.git').cacheKey).toBe(ssh);
+    expect(parseRepositoryUrl('https://example.com/org/repo.git').cacheKey).not.toBe(ssh);
+  });
+
+  it.each([
+    'ssh://git:secret@example.com/repo.git',
+    'ssh://git@example.com/',
+    "ssh://git@example.com/repo'; rm -rf ~'",
+    'example.com:repo.git',
+    'ext::sh -c touch% /tmp/pwned',
+    'file:///tmp/repo',
+    'not a url',
+  ])('refuses %j', (url) => {
     expect(() => parseRepositoryUrl(url)).toThrow(GitRepositoryNotFoundError);
   });
 

@@ -293,6 +293,8 @@ describe('push payloads and repository identity', () => {
     ['https://git.example.com/team/app.git', 'https://git.example.com/team/app'],
     ['https://Git.Example.com/team/app/', 'http://git.example.com/team/app.git'],
     ['https://user:pw@git.example.com:443/team/app', 'https://git.example.com/team/app'],
+    ['ssh://git@git.example.com/team/app.git', 'https://git.example.com/team/app'],
+    ['git@git.example.com:team/app.git', 'https://git.example.com/team/app'],
   ])('%s and %s name one repository', (a, b) => {
     expect(repositoryIdentity(a)).toBe(repositoryIdentity(b));
   });

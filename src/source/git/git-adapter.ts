@@ -64,7 +64,11 @@ export function gitAdapter(
   };
 }
 
-/** The credentials a Git credentials Secret holds: a GitHub App, a token, or a username and password. */
+/**
+ * The credentials a Git credentials Secret holds: a GitHub App, an SSH key (`identity`, with `known_hosts`, and its
+ * passphrase in `password` when it is encrypted, as Flux's Secrets have them), a token, or a username
+ * and password.
+ */
 function gitAuthOf(
   { data, annotations }: FoundSecret,
   from: string,
@@ -79,6 +83,17 @@ function gitAuthOf(
   if (githubApp !== undefined) {
     return 'problem' in githubApp ? githubApp : { credentials: { githubApp: githubApp.app, ...scope } };
   }
+  const identity = data['identity'];
+  if (identity !== undefined && identity !== '') {
+    const knownHosts = data['known_hosts'];
+    if (knownHosts === undefined || knownHosts.trim() === '') {
+      return { problem: 'has an identity but no known_hosts (the SSH host key is always checked)' };
+    }
+    const passphrase = data['password'];
+    return {
+      credentials: { identity, knownHosts, ...(passphrase === undefined ? {} : { passphrase }), ...scope },
+    };
+  }
   const token = data['token'];
   if (token !== undefined && token !== '') return { credentials: { token, ...scope } };
   const username = data['username'];
@@ -86,7 +101,7 @@ function gitAuthOf(
   if (username !== undefined && password !== undefined) {
     return { credentials: { username, password, ...scope } };
   }
-  return { problem: 'has neither token nor username and password' };
+  return { problem: 'has neither identity and known_hosts, nor token, nor username and password' };
 }
 
 function gitRefOf(ref: ResolvedSourceRef): GitRef {
