@@ -67,6 +67,7 @@ import { KubeConfigError } from '../../src/kube/kubeconfig-error.js';
 import { KustomizeError } from '../../src/kustomize/kustomize-error.js';
 import { HelmError } from '../../src/helm/helm-error.js';
 import { HookFailedError } from '../../src/apply/hooks/run-hooks.js';
+import { SyncWaveNotHealthyError } from '../../src/apply/sync-wave-error.js';
 import { RemoteClusterUnreachableError } from '../../src/controller/remote-cluster-unreachable-error.js';
 import { RemoteKubeConfigRefusedError } from '../../src/controller/remote-kube-config.js';
 import { ManifestExpansionError } from '../../src/manifests/decode-documents.js';
@@ -228,6 +229,7 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
   [new HelmError('failed', 'helm template . failed'), 'stalled', 'HelmTemplateFailed'],
   [new HelmError('internal', 'helm is not installed'), 'retryable', 'HelmUnavailable'],
   [new HookFailedError([]), 'retryable', 'HookFailed'],
+  [new SyncWaveNotHealthyError(1, 'x'), 'retryable', 'SyncWaveNotHealthy'],
   [
     new UiReviewUnavailableError('TokenReview', { cause: new Error('503') }),
     'retryable',
