@@ -2,12 +2,15 @@ import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from '../net/destination-policy.js';
 import { gitHttpRequest } from '../net/git-http-client.js';
+import type { TlsMaterial } from '../net/outbound-tls.js';
 
 export interface AbortableHttpClientOptions {
   /** Where requests may go: the outbound door's Git policy (src/net). */
   readonly policy: DestinationPolicy;
   /** Resolves host names for the sockets (a guardedLookup); default the policy's. */
   readonly lookup?: LookupFunction;
+  /** The source's TLS material (a private CA, a client certificate). */
+  readonly tls?: TlsMaterial;
 }
 
 /**
@@ -21,7 +24,7 @@ export function abortableHttpClient(
   signal: AbortSignal,
   options: AbortableHttpClientOptions,
 ): HttpClient & { readonly close: () => Promise<void> } {
-  const send = gitHttpRequest(options.policy, options.lookup);
+  const send = gitHttpRequest(options.policy, options.lookup, options.tls);
   const opened: AsyncIterableIterator<Uint8Array>[] = [];
   return {
     request: async (request) => {

@@ -27,6 +27,7 @@ import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { gitPolicy } from '../net/destination-policy.js';
 import { guardedLookup } from '../net/guarded-lookup.js';
+import { tlsMaterialIdentity, type TlsMaterial } from '../net/outbound-tls.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
 import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
@@ -54,6 +55,8 @@ interface GitFetchRequest {
   readonly url: string;
   readonly ref: GitRef;
   readonly auth?: GitAuth;
+  /** A private CA, a client certificate: part of the caller's identity, as its credentials are. */
+  readonly tls?: TlsMaterial;
 }
 
 interface GitFetchOptions {
@@ -121,10 +124,7 @@ export interface GitSourceOptions {
   readonly cacheDir: string;
   /** Default deadline of one fetch, lock wait included. Default 60 s. */
   readonly timeoutMs?: number;
-  /**
-   * isomorphic-git cannot repack: every fetch adds a pack file. Past this many, the repository's cache is
-   * dropped and the next fetch starts fresh (cheap with depth 1). Default 50.
-   */
+  /** isomorphic-git cannot repack: past this many pack files the cache starts over (depth 1). Default 50. */
   readonly maxPackFiles?: number;
   /** Hosts a source URL and its redirects may name (`--allowed-source-hosts`); empty or undefined: any. */
   readonly allowedHosts?: SourceHostList;
@@ -146,9 +146,8 @@ const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_PACK_FILES = 50;
 
 interface RepositoryCachePaths {
-  /** Everything the cache holds for one repository URL. */
+  /** Everything the cache holds for one repository URL, and the bare repository fetches go into. */
   readonly root: string;
-  /** The bare repository that fetches go into. */
   readonly gitdir: string;
 }
 
@@ -223,7 +222,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       const caller: Caller = {
         credentials,
-        identity: identityOf(credentials),
+        identity: identityOf(credentials) + tlsMaterialIdentity(request.tls),
         windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
       };
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
@@ -235,7 +234,12 @@ export function createGitSource(options: GitSourceOptions): GitSource {
         caller.identity,
       ].join('\n');
       const result = flights.join(key, caller.windowMs, () =>
-        fetchShared(shared, repository, request.ref, caller, fetchOptions.timeoutMs ?? timeoutMs),
+        fetchShared(
+          shared,
+          { repository, ref: request.ref, tls: request.tls },
+          caller,
+          fetchOptions.timeoutMs ?? timeoutMs,
+        ),
       );
       if (callerSignal === undefined) return result;
       try {
@@ -282,8 +286,7 @@ interface SharedFetchContext {
  */
 async function fetchShared(
   context: SharedFetchContext,
-  repository: RepositoryUrl,
-  ref: GitRef,
+  { repository, ref, tls }: { repository: RepositoryUrl; ref: GitRef; tls: TlsMaterial | undefined },
   caller: Caller,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
@@ -294,11 +297,12 @@ async function fetchShared(
   // isomorphic-git's HTTP requests each listen on it while a fetch runs.
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
-  const client = abortableHttpClient(signal, { policy: gitPolicy(allowedHosts), lookup });
-  const redirecting = followRedirects(client, {
-    repositoryUrl: repository.url,
-    allowedHosts,
+  const client = abortableHttpClient(signal, {
+    policy: gitPolicy(allowedHosts),
+    lookup,
+    ...(tls === undefined ? {} : { tls }),
   });
+  const redirecting = followRedirects(client, { repositoryUrl: repository.url, allowedHosts });
   const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>
     overLimit.abort(refusal),
   );

@@ -2,6 +2,7 @@ import type { GitHttpRequest, GitHttpResponse } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from './destination-policy.js';
 import { openOutbound } from './outbound-request.js';
+import type { TlsMaterial } from './outbound-tls.js';
 
 /**
  * isomorphic-git's HTTP request, sent through the outbound door under the Git policy: the URL is checked
@@ -13,6 +14,8 @@ export function gitHttpRequest(
   policy: DestinationPolicy,
   /** A guardedLookup over another resolver (tests that play DNS rebinding); default the policy's. */
   lookup?: LookupFunction,
+  /** The source's `ca.crt`, `tls.crt`, `tls.key`: on every connection of this fetch. */
+  tls?: TlsMaterial,
 ): (request: GitHttpRequest) => Promise<GitHttpResponse> {
   return async (request) => {
     const method = request.method ?? 'GET';
@@ -27,6 +30,7 @@ export function gitHttpRequest(
       ...(body === undefined ? {} : { body }),
       signal: request.signal,
       ...(lookup === undefined ? {} : { lookup }),
+      ...(tls === undefined ? {} : { transport: tls }),
     });
     const flat: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {

@@ -11,13 +11,15 @@ import type { GitAuth, GitSource } from '../../git/git-source.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import type { SourceAdapter } from '../source-adapter.js';
+import { tlsMaterialOf } from '../tls-material-of.js';
+import type { TlsMaterial } from '../../net/outbound-tls.js';
 import { commitReader } from './commit-reader.js';
 
 export function gitAdapter(gitSource: GitSource): SourceAdapter {
   return {
     read: async (request, signal) => {
       const { spec, metrics, log } = request;
-      const auth = await request.credentials(gitAuthOf);
+      const auth = await request.credentials(gitSecretOf);
       if ('done' in auth) return auth;
       const started = request.now();
       let fetched;
@@ -26,7 +28,7 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
           {
             url: spec.source.url,
             ref: gitRefOf(spec.source.ref),
-            ...(auth.value === undefined ? {} : { auth: auth.value }),
+            ...auth.value,
           },
           { signal, timeoutMs: spec.timeoutMs, maxAgeMs: request.maxAgeMs },
         );
@@ -45,6 +47,22 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
       };
     },
   };
+}
+
+/**
+ * What a Git credentials Secret holds: credentials (gitAuthOf), TLS material (`ca.crt`, `tls.crt`,
+ * `tls.key`), or both; a Secret with only TLS material is for a server that needs no credentials.
+ */
+function gitSecretOf(
+  secret: FoundSecret,
+  from: string,
+): { credentials: { auth?: GitAuth; tls?: TlsMaterial } } | { problem: string } {
+  const material = tlsMaterialOf(secret.data);
+  if ('problem' in material) return material;
+  const tls = material.tls === undefined ? {} : { tls: material.tls };
+  const auth = gitAuthOf(secret, from);
+  if ('problem' in auth) return material.tls === undefined ? auth : { credentials: tls };
+  return { credentials: { auth: auth.credentials, ...tls } };
 }
 
 /** The credentials a Git credentials Secret holds: a token, or a username and password. */
