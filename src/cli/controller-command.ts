@@ -6,6 +6,7 @@ import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
 import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
+import { proxyEnvironmentOf } from '../net/proxy-environment.js';
 import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
@@ -161,6 +162,7 @@ function parseControllerFlags(
       leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
       ...durationFlags(values),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
+      proxies: proxyEnvironmentOf(env),
       ...tenancy,
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       remoteKubeConfig: {

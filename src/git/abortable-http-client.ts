@@ -2,6 +2,7 @@ import type { GitHttpResponse, HttpClient } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from '../net/destination-policy.js';
 import { gitHttpRequest } from '../net/git-http-client.js';
+import type { OutboundProxy } from '../net/outbound-proxy.js';
 import type { TlsMaterial } from '../net/outbound-tls.js';
 
 export interface AbortableHttpClientOptions {
@@ -11,6 +12,8 @@ export interface AbortableHttpClientOptions {
   readonly lookup?: LookupFunction;
   /** The source's TLS material (a private CA, a client certificate). */
   readonly tls?: TlsMaterial;
+  /** A tenant's proxy; default the policy's. */
+  readonly proxy?: OutboundProxy;
 }
 
 /**
@@ -24,7 +27,7 @@ export function abortableHttpClient(
   signal: AbortSignal,
   options: AbortableHttpClientOptions,
 ): HttpClient & { readonly close: () => Promise<void> } {
-  const send = gitHttpRequest(options.policy, options.lookup, options.tls);
+  const send = gitHttpRequest(options.policy, options.lookup, { tls: options.tls, proxy: options.proxy });
   const opened: AsyncIterableIterator<Uint8Array>[] = [];
   return {
     request: async (request) => {

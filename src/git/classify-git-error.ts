@@ -9,6 +9,7 @@ import {
   type GitSourceError,
 } from './git-error.js';
 import { SourceAddressRefusedError } from '../net/guarded-lookup.js';
+import { ProxyRefusedError } from '../net/proxy-refused-error.js';
 import { tlsFailureOf, type TlsCertificateError } from '../net/tls-certificate-error.js';
 
 /**
@@ -33,8 +34,8 @@ export interface GitErrorContext {
 export function classifyGitError(
   error: unknown,
   context: GitErrorContext,
-): GitSourceError | TlsCertificateError {
-  if (isGitSourceError(error)) return error;
+): GitSourceError | TlsCertificateError | ProxyRefusedError {
+  if (isGitSourceError(error) || error instanceof ProxyRefusedError) return error;
   const { url } = context;
   // Raised by the socket's lookup, before a connection to the refused address was made.
   if (error instanceof SourceAddressRefusedError) {

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
-import path from 'node:path';
 import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { abortableHttpClient, raceSignal } from './abortable-http-client.js';
 import {
@@ -27,11 +26,14 @@ import { byteCountingHttpClient } from './fetch-limit-guards.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { gitPolicy } from '../net/destination-policy.js';
 import { guardedLookup } from '../net/guarded-lookup.js';
+import type { OutboundProxy } from '../net/outbound-proxy.js';
 import { tlsMaterialIdentity, type TlsMaterial } from '../net/outbound-tls.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
 import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
 import { readUnderLock } from './read-under-lock.js';
+import { repositoryCachePaths } from './repository-cache-paths.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
 import type { SourceHostList } from '../net/host-list.js';
 
@@ -57,6 +59,8 @@ interface GitFetchRequest {
   readonly auth?: GitAuth;
   /** A private CA, a client certificate: part of the caller's identity, as its credentials are. */
   readonly tls?: TlsMaterial;
+  /** A tenant's proxy (spec.source.proxySecretRef); default the operator's (`proxies`). */
+  readonly proxy?: OutboundProxy;
 }
 
 interface GitFetchOptions {
@@ -130,6 +134,8 @@ export interface GitSourceOptions {
   readonly allowedHosts?: SourceHostList;
   /** Refuse credentials that do not say which hosts they are for (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY, for every fetch without a proxy of its own. */
+  readonly proxies?: ProxyEnvironment;
   /** Resolves host names at connect time; default guardedLookup over the system resolver and allowedHosts. */
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
@@ -144,21 +150,6 @@ export interface GitSourceOptions {
 
 const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_PACK_FILES = 50;
-
-interface RepositoryCachePaths {
-  /** Everything the cache holds for one repository URL, and the bare repository fetches go into. */
-  readonly root: string;
-  readonly gitdir: string;
-}
-
-/**
- * Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`.
- * @internal test seam: where the tests find the cache on disk
- */
-export function repositoryCachePaths(cacheDir: string, cacheKey: string): RepositoryCachePaths {
-  const root = path.join(cacheDir, cacheKey);
-  return { root, gitdir: path.join(root, 'repo.git') };
-}
 
 /**
  * The controller's Git source: fetches a ref into a cache shared by every caller of the same repository
@@ -202,6 +193,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     objectCaches,
     lookup: options.lookup ?? guardedLookup(undefined, allowedHosts),
     allowedHosts,
+    proxies: options.proxies,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
     proofs: createAccessProofs(options.now ?? Date.now),
     limits: { ...DEFAULT_GIT_FETCH_LIMITS, ...options.fetchLimits },
@@ -222,7 +214,8 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const credentials = toBasicCredentials(request.auth) ?? repository.credentials;
       const caller: Caller = {
         credentials,
-        identity: identityOf(credentials) + tlsMaterialIdentity(request.tls),
+        identity:
+          identityOf(credentials) + tlsMaterialIdentity(request.tls) + (request.proxy?.url.href ?? ''),
         windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
       };
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
@@ -234,12 +227,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
         caller.identity,
       ].join('\n');
       const result = flights.join(key, caller.windowMs, () =>
-        fetchShared(
-          shared,
-          { repository, ref: request.ref, tls: request.tls },
-          caller,
-          fetchOptions.timeoutMs ?? timeoutMs,
-        ),
+        fetchShared(shared, { ...request, repository }, caller, fetchOptions.timeoutMs ?? timeoutMs),
       );
       if (callerSignal === undefined) return result;
       try {
@@ -275,6 +263,7 @@ interface SharedFetchContext {
   readonly objectCaches: RepositoryObjectCaches;
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
+  readonly proxies: ProxyEnvironment | undefined;
   readonly maxPackFiles: number;
   readonly proofs: AccessProofs;
   readonly limits: GitFetchLimits;
@@ -286,7 +275,7 @@ interface SharedFetchContext {
  */
 async function fetchShared(
   context: SharedFetchContext,
-  { repository, ref, tls }: { repository: RepositoryUrl; ref: GitRef; tls: TlsMaterial | undefined },
+  { repository, ref, tls, proxy }: GitFetchRequest & { repository: RepositoryUrl },
   caller: Caller,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
@@ -298,9 +287,9 @@ async function fetchShared(
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
   const client = abortableHttpClient(signal, {
-    policy: gitPolicy(allowedHosts),
-    lookup,
+    ...{ policy: { ...gitPolicy(allowedHosts), proxies: context.proxies }, lookup },
     ...(tls === undefined ? {} : { tls }),
+    ...(proxy === undefined ? {} : { proxy }),
   });
   const redirecting = followRedirects(client, { repositoryUrl: repository.url, allowedHosts });
   const http = byteCountingHttpClient(redirecting, repository.url, limits, (refusal) =>

@@ -1,5 +1,6 @@
 import type { HostListReading } from './destination-url-refusal.js';
 import type { SourceHostList } from './host-list.js';
+import type { ProxyEnvironment } from './proxy-environment.js';
 
 /**
  * The kinds of place the controller connects to. Each has its own address policy, its own flag that
@@ -26,6 +27,8 @@ export interface DestinationPolicy {
   readonly reading: HostListReading;
   /** Bytes of one answer's body read at most; undefined: no bound at this door (see the kind). */
   readonly maxBodyBytes: number | undefined;
+  /** The operator's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none for the controller's API server. */
+  readonly proxies?: ProxyEnvironment | undefined;
 }
 
 const MIB = 1024 * 1024;

@@ -15,6 +15,7 @@ import { ociAdapter } from './oci/oci-adapter.js';
 import { createOciSource, type OciSource, type OciSourceOptions } from './oci/oci-source.js';
 import type { SourceAdapters } from './source-adapter.js';
 import type { SourceHostList } from '../net/host-list.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 
 /** Where sources are cached, which hosts they may reach, and each type's own limits. */
 export interface SourceSettings {
@@ -22,6 +23,8 @@ export interface SourceSettings {
   readonly cacheDir: string;
   /** `--allowed-source-hosts`: Git servers and registries alike. */
   readonly allowedHosts: SourceHostList;
+  /** The operator's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), for every source type. */
+  readonly proxies?: ProxyEnvironment;
   readonly git?: Omit<GitSourceOptions, 'cacheDir' | 'allowedHosts'>;
   readonly oci?: { readonly limits?: OciSourceOptions['limits']; readonly maxCacheBytes?: number };
   /** Helm repositories: a chart archive is bounded by the OCI artifact limits (`oci.limits`). */
@@ -30,9 +33,14 @@ export interface SourceSettings {
 
 /** Every source type, made from the settings. */
 export function createSources(settings: SourceSettings): SourceAdapters {
-  const { cacheDir, allowedHosts } = settings;
+  const { cacheDir, allowedHosts, proxies } = settings;
   return sourceAdapters({
-    gitSource: createGitSource({ ...settings.git, cacheDir, allowedHosts }),
+    gitSource: createGitSource({
+      ...settings.git,
+      cacheDir,
+      allowedHosts,
+      ...(proxies === undefined ? {} : { proxies }),
+    }),
     // A directory the Git cache's budget skips (a dot name).
     ociSource: createOciSource({
       ...settings.oci,
