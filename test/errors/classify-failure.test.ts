@@ -39,6 +39,7 @@ import {
   GitUnsafeTreeError,
 } from '../../src/git/git-error.js';
 import { SourceAddressRefusedError } from '../../src/net/guarded-lookup.js';
+import { ProxyRefusedError } from '../../src/net/proxy-refused-error.js';
 import { TlsCertificateError } from '../../src/net/tls-certificate-error.js';
 import { DestinationRefusedError, ResponseTooLargeError } from '../../src/net/destination-refused-error.js';
 import { SopsDecryptionError } from '../../src/sops/sops-decryption-error.js';
@@ -145,6 +146,8 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'stalled',
     'CertificateUntrusted',
   ],
+  [new ProxyRefusedError('proxy.corp:3128', 'git.example:443', 407), 'stalled', 'ProxyRefused'],
+  [new ProxyRefusedError('proxy.corp:3128', 'git.example:443', 502), 'retryable', 'ProxyRefused'],
   [
     new TlsCertificateError('CertificateInvalid', 'git.example:443', 'CERT_HAS_EXPIRED', 'x'),
     'retryable',

@@ -11,6 +11,7 @@ import type { GitAuth, GitSource } from '../../git/git-source.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import type { SourceAdapter } from '../source-adapter.js';
+import { readSourceConnection } from '../source-connection.js';
 import { tlsMaterialOf } from '../tls-material-of.js';
 import type { TlsMaterial } from '../../net/outbound-tls.js';
 import { commitReader } from './commit-reader.js';
@@ -21,6 +22,8 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
       const { spec, metrics, log } = request;
       const auth = await request.credentials(gitSecretOf);
       if ('done' in auth) return auth;
+      const connection = await readSourceConnection(request, signal);
+      if ('done' in connection) return connection;
       const started = request.now();
       let fetched;
       try {
@@ -29,6 +32,8 @@ export function gitAdapter(gitSource: GitSource): SourceAdapter {
             url: spec.source.url,
             ref: gitRefOf(spec.source.ref),
             ...auth.value,
+            // certSecretRef's material, when named, over the credentials Secret's (as Flux has it).
+            ...connection.value,
           },
           { signal, timeoutMs: spec.timeoutMs, maxAgeMs: request.maxAgeMs },
         );
