@@ -32,13 +32,14 @@ describe('the controller behind an HTTP proxy', () => {
 
   const secret = (name: string, stringData: Record<string, string>) =>
     c.core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData } });
-  const create = (name: string, source: object) =>
+  // Each set its own directory: two sets may not apply the same object.
+  const create = (name: string, path: string, source: object) =>
     createApplySetWithSpec(
       c,
       namespace,
       name,
       { url: git.url },
-      { source: { url: git.url, ref: { branch: 'main' }, ...source } },
+      { source: { url: git.url, ref: { branch: 'main' }, path, ...source } },
     );
 
   beforeAll(async () => {
