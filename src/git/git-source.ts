@@ -287,7 +287,7 @@ async function fetchShared(
   setMaxListeners(0, signal);
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
   const client = abortableHttpClient(signal, {
-    ...{ policy: { ...gitPolicy(allowedHosts), proxies: context.proxies }, lookup },
+    ...{ policy: gitPolicy(allowedHosts, context.proxies), lookup },
     ...(tls === undefined ? {} : { tls }),
     ...(proxy === undefined ? {} : { proxy }),
   });

@@ -45,13 +45,14 @@ const NOTIFICATION_BODY_BYTES = 64 * 1024;
 export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** Git sources: `--allowed-source-hosts`; the body is bounded by the fetch limits (docs/git-sources.md). */
-export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+export function gitPolicy(allowedHosts: SourceHostList, proxies?: ProxyEnvironment): DestinationPolicy {
   return {
     kind: 'git',
     checkAddresses: true,
     allowedHosts,
     reading: { flag: '--allowed-source-hosts', hosts: 'allowed source hosts' },
     maxBodyBytes: undefined,
+    proxies,
   };
 }
 
@@ -59,8 +60,8 @@ export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
  * OCI registries (an oci:// spec.source.url) are sources as Git servers are: `--allowed-source-hosts`. Each
  * answer is bounded by its caller (a manifest, a token, a layer's own limit).
  */
-export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'oci' };
+export function ociPolicy(allowedHosts: SourceHostList, proxies?: ProxyEnvironment): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts, proxies), kind: 'oci' };
 }
 
 /**
@@ -83,8 +84,11 @@ export function cliOciPolicy(registryHosts: SourceHostList): DestinationPolicy {
  * Helm chart repositories (spec.helm.chart of an https:// spec.source.url) are sources as Git servers
  * are: `--allowed-source-hosts`. Each answer is bounded by its caller (the index, the chart's archive).
  */
-export function helmRepositoryPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'helm-repository' };
+export function helmRepositoryPolicy(
+  allowedHosts: SourceHostList,
+  proxies?: ProxyEnvironment,
+): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts, proxies), kind: 'helm-repository' };
 }
 
 /** Remote clusters (spec.kubeConfig.secretRef): `--allowed-remote-cluster-hosts`. */

@@ -46,6 +46,7 @@ export function createSources(settings: SourceSettings): SourceAdapters {
       ...settings.oci,
       cacheDir: path.join(cacheDir, '.oci-artifacts'),
       allowedHosts,
+      ...(proxies === undefined ? {} : { proxies }),
     }),
     // Beside them too, skipped by the Git cache's budget as well.
     helmRepositorySource: createHelmRepositorySource({
@@ -53,6 +54,7 @@ export function createSources(settings: SourceSettings): SourceAdapters {
       ...(settings.oci?.limits === undefined ? {} : { limits: settings.oci.limits }),
       cacheDir: path.join(cacheDir, '.helm-charts'),
       allowedHosts,
+      proxies,
     }),
   });
 }

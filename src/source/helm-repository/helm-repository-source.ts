@@ -14,6 +14,7 @@ import { readYamlValue } from '../../input/read-yaml-value.js';
 import { INPUT_BOUNDS, InputParseError } from '../../input/input-bounds.js';
 import { ResponseTooLargeError } from '../../net/destination-refused-error.js';
 import { helmRepositoryPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
@@ -46,6 +47,8 @@ export interface HelmRepositorySourceOptions {
   readonly cacheDir: string;
   /** `--allowed-source-hosts`: chart repositories are sources as Git servers are. */
   readonly allowedHosts: SourceHostList;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  readonly proxies?: ProxyEnvironment | undefined;
   /** Refuse credentials whose Secret names no hosts (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
   /** A chart archive is bounded as an OCI layer is (its compressed and expanded bytes, its entries). */
@@ -96,7 +99,7 @@ const INDEX_MEMO_ENTRIES = 64;
 
 export function createHelmRepositorySource(options: HelmRepositorySourceOptions): HelmRepositorySource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
-  const policy = helmRepositoryPolicy(options.allowedHosts);
+  const policy = helmRepositoryPolicy(options.allowedHosts, options.proxies);
   const now = options.now ?? Date.now;
   const indexes = new LruMap<string, { readonly at: number; readonly index: HelmIndex }>(INDEX_MEMO_ENTRIES);
   return async (request, signal) => {

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { ociPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
 import { evictOldest, extractInto, isDirectory } from './artifact-cache.js';
@@ -38,6 +39,8 @@ export type OciSourceOptions = {
   | {
       /** `--allowed-source-hosts`: registries are sources as Git servers are (ociPolicy). */
       readonly allowedHosts: SourceHostList;
+      /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+      readonly proxies?: ProxyEnvironment;
     }
   | {
       /** Another address policy: the CLI's cliOciPolicy, for the registry its user named. */
@@ -97,7 +100,7 @@ const VERIFIED_MEMO_ENTRIES = 4096;
 
 export function createOciSource(options: OciSourceOptions): OciSource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
-  const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts);
+  const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts, options.proxies);
   // A digest names content that never changes: once its signature verified with a set of keys, it
   // verifies with them for good. A reconcile at rest then asks the registry only for the tag's digest;
   // a new digest, or another set of keys (a rotation), is verified again.
