@@ -10,6 +10,7 @@ import { IntentError } from '../../errors/intent-error.js';
 import { isAbortError } from '../../errors/rethrow-abort.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
+import { tlsFailureOf } from '../../net/tls-certificate-error.js';
 import { sendOutbound } from '../../net/outbound-request.js';
 import {
   HelmRepositoryAuthError,
@@ -70,9 +71,12 @@ export async function helmGet(
   } catch (error) {
     // The door's refusals and bounds (ResponseTooLargeError among them) are said as they are.
     if (error instanceof IntentError || isAbortError(error)) throw error;
-    throw new HelmRepositoryUnreachableError(`${request.what}: no answer (${messageOf(error)})`, {
-      cause: error,
-    });
+    throw (
+      tlsFailureOf(error, target.host) ??
+      new HelmRepositoryUnreachableError(`${request.what}: no answer (${messageOf(error)})`, {
+        cause: error,
+      })
+    );
   }
 }
 

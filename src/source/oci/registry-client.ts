@@ -13,6 +13,7 @@ import { messageOf } from '../../errors/message-of.js';
 import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
+import { tlsFailureOf } from '../../net/tls-certificate-error.js';
 import { openOutbound, sendOutbound } from '../../net/outbound-request.js';
 import { checkedBlob } from './checked-blob.js';
 import { listRegistryTags } from './list-registry-tags.js';
@@ -337,5 +338,8 @@ function statusError(status: number, what: string): IntentError {
 /** A failure on the way: the door's refusals and bounds as they are; the network's, unreachable. */
 function asRegistryError(error: unknown, where: string): unknown {
   if (error instanceof IntentError || isAbortError(error)) return error;
+  // A certificate's failure says which and why (docs/tls-and-proxies.md).
+  const tls = tlsFailureOf(error, where);
+  if (tls !== undefined) return tls;
   return new RegistryUnreachableError(`${where}: no answer (${messageOf(error)})`, { cause: error });
 }
