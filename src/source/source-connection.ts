@@ -6,6 +6,7 @@
  */
 import { stalledStep, type Step } from '../api/reconcile-outcome.js';
 import { outboundProxyOf, type OutboundProxy } from '../net/outbound-proxy.js';
+import type { OutboundRequest } from '../net/outbound-request.js';
 import type { TlsMaterial } from '../net/outbound-tls.js';
 import { readSetSecret } from './set-secret.js';
 import type { SetAccount, SourceRequest } from './source-adapter.js';
@@ -14,6 +15,16 @@ import { tlsMaterialOf } from './tls-material-of.js';
 export interface SourceConnection {
   readonly tls?: TlsMaterial;
   readonly proxy?: OutboundProxy;
+}
+
+/** The connection as the outbound door takes it: the TLS material on the socket, the tenant's proxy. */
+export function outboundConnection(
+  connection: SourceConnection | undefined,
+): Pick<OutboundRequest, 'transport' | 'proxy'> {
+  return {
+    ...(connection?.tls === undefined ? {} : { transport: connection.tls }),
+    ...(connection?.proxy === undefined ? {} : { proxy: connection.proxy }),
+  };
 }
 
 export async function readSourceConnection(

@@ -15,6 +15,8 @@ import { INPUT_BOUNDS, InputParseError } from '../../input/input-bounds.js';
 import { ResponseTooLargeError } from '../../net/destination-refused-error.js';
 import { helmRepositoryPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
 import type { ProxyEnvironment } from '../../net/proxy-environment.js';
+import { tlsMaterialIdentity } from '../../net/outbound-tls.js';
+import type { SourceConnection } from '../source-connection.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
@@ -78,6 +80,8 @@ interface HelmChartFetch {
   readonly credentials: HelmRepositoryCredentials | undefined;
   /** An index read younger than this is used as it is. */
   readonly maxAgeMs: number;
+  /** spec.source.certSecretRef's TLS material, proxySecretRef's proxy. */
+  readonly connection?: SourceConnection;
 }
 
 interface FetchedChart {
@@ -108,9 +112,9 @@ export function createHelmRepositorySource(options: HelmRepositorySourceOptions)
     const origin = new URL(url).origin;
     const authorization =
       credentials === undefined ? undefined : basicAuthorization(credentials.username, credentials.password);
-    const access = { policy, origin, authorization };
-    // The index is kept per repository and credentials: one Secret's read never serves another's.
-    const key = `${url}\0${authorization === undefined ? '' : createHash('sha256').update(authorization).digest('hex')}`;
+    const access = { policy, origin, authorization, connection: request.connection };
+    // The index is kept per repository, credentials and TLS material: one Secret's read never serves another's.
+    const key = `${url}\0${authorization === undefined ? '' : createHash('sha256').update(authorization).digest('hex')}${tlsMaterialIdentity(request.connection?.tls)}`;
     const kept = indexes.get(key);
     let index = kept !== undefined && now() - kept.at < request.maxAgeMs ? kept.index : undefined;
     if (index === undefined) {
@@ -184,6 +188,7 @@ interface Access {
   readonly policy: DestinationPolicy;
   readonly origin: string;
   readonly authorization: string | undefined;
+  readonly connection: SourceConnection | undefined;
 }
 
 async function fetchIndex(

@@ -22,6 +22,7 @@ import { chartDirectory } from '../helm-repository/chart-directory.js';
 import { parseOciUrl } from './oci-reference.js';
 import type { CredentialsFor } from './pull-secret.js';
 import { createRegistryClient, type RegistryClient } from './registry-client.js';
+import type { SourceConnection } from '../source-connection.js';
 import { ArtifactInvalidError } from './registry-error.js';
 import { selectSemverTag } from './select-semver-tag.js';
 import { verifyCosignSignature, type CosignPublicKey } from './verify-cosign.js';
@@ -58,6 +59,8 @@ interface OciFetchRequest {
   readonly keys: readonly CosignPublicKey[] | undefined;
   /** How messages name where credentials and keys come from; the ApplySet's fields by default. */
   readonly wording?: OciWording;
+  /** spec.source.certSecretRef's TLS material, proxySecretRef's proxy. */
+  readonly connection?: SourceConnection;
 }
 
 interface OciWording {
@@ -110,6 +113,7 @@ export function createOciSource(options: OciSourceOptions): OciSource {
     if ('problem' in repository) throw new ArtifactInvalidError(`spec.source.url ${repository.problem}`);
     const client = createRegistryClient(repository, {
       policy,
+      connection: request.connection,
       plainHttp: request.insecure,
       credentialsFor: request.credentialsFor,
       ...(request.wording?.noCredentials === undefined

@@ -14,6 +14,7 @@ import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
 import { tlsFailureOf } from '../../net/tls-certificate-error.js';
+import { outboundConnection, type SourceConnection } from '../source-connection.js';
 import { openOutbound, sendOutbound } from '../../net/outbound-request.js';
 import { checkedBlob } from './checked-blob.js';
 import { listRegistryTags } from './list-registry-tags.js';
@@ -33,6 +34,8 @@ export interface RegistryCredentials {
 
 export interface RegistryClientOptions {
   readonly policy: DestinationPolicy;
+  /** spec.source.certSecretRef's TLS material and proxySecretRef's proxy, on every request. */
+  readonly connection?: SourceConnection | undefined;
   /** `http://` rather than `https://` (spec.source.insecure). */
   readonly plainHttp: boolean;
   /** What the pull Secret holds for `host` (`host` or `host:port`); sent to no other host. */
@@ -157,6 +160,7 @@ async function get(
       url: target,
       method: 'GET',
       policy: session.options.policy,
+      ...outboundConnection(session.options.connection),
       headers,
       signal,
       idleTimeoutMs: session.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -226,6 +230,7 @@ async function authorize(
     url,
     method: 'GET',
     policy: options.policy,
+    ...outboundConnection(options.connection),
     headers: credentials === undefined ? {} : { authorization: basic(credentials) },
     signal,
     maxBodyBytes: MAX_TOKEN_BYTES,
