@@ -3,6 +3,7 @@ import { IntentError } from '../errors/intent-error.js';
 import { messageOf } from '../errors/message-of.js';
 import { notificationPolicy } from '../net/destination-policy.js';
 import type { ProxyEnvironment } from '../net/proxy-environment.js';
+import { tlsFailureOf } from '../net/tls-certificate-error.js';
 import type { SourceHostList } from '../net/host-list.js';
 import { sendOutbound } from '../net/outbound-request.js';
 import { CLUSTER_RECEIVERS } from './notification-spec.js';
@@ -17,6 +18,8 @@ export interface Delivery {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** The receiver Secret's `ca.crt`: trusted for this receiver instead of the system's store. */
+  readonly ca?: string;
 }
 
 /** Where messages go: its id (the Notification's key) and how an event becomes a request. */
@@ -228,11 +231,16 @@ function postDelivery(internalHosts: SourceHostList, proxies: ProxyEnvironment |
         policy: { ...notificationPolicy(internalHosts, sender), proxies },
         headers: { 'content-type': 'application/json', ...delivery.headers },
         body: delivery.body,
+        ...(delivery.ca === undefined ? {} : { transport: { ca: delivery.ca } }),
         signal,
       }));
     } catch (error) {
       if (isStalled(error)) throw error;
-      throw new NotificationSendError(receiver, networkProblem(error, signal), { cause: error });
+      // A certificate's failure names the host (never the path: a receiver's URL may hold a credential).
+      const tls = tlsFailureOf(error, new URL(delivery.url).host);
+      throw new NotificationSendError(receiver, tls?.message ?? networkProblem(error, signal), {
+        cause: error,
+      });
     }
     if (status < 200 || status > 299) {
       throw new NotificationSendError(receiver, `answered HTTP ${status}`);
