@@ -49,9 +49,12 @@ interface ProxyCredentials {
   readonly password: string;
 }
 
+/** The TLS options a tunnel's handshake takes from its request. */
+export type TunnelTls = Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'>;
+
 /** What a tunnel's TLS needs: the request's material, the deadline, the proxy socket's lookup. */
 interface TunnelOptions {
-  readonly tls: Pick<ConnectionOptions, 'ca' | 'cert' | 'key'>;
+  readonly tls: TunnelTls;
   readonly lookup: LookupFunction | undefined;
   readonly signal: AbortSignal | undefined;
   readonly timeoutMs: number;
@@ -99,11 +102,11 @@ export function openTunnel(proxy: OutboundProxy, target: URL, options: TunnelOpt
         return;
       }
       const secure = tlsConnect({
-        ...options.tls,
         socket,
         host,
-        // SNI names a host, never an address (RFC 6066).
+        // SNI names a host, never an address (RFC 6066); a kubeconfig's tls-server-name wins.
         ...(isIP(host) === 0 ? { servername: host } : {}),
+        ...options.tls,
       });
       secure.once('error', fail);
       secure.once('secureConnect', () => {

@@ -14,7 +14,7 @@ import { CONNECT_TIMEOUT_MS, type DestinationPolicy } from './destination-policy
 import { DestinationRefusedError, ResponseTooLargeError } from './destination-refused-error.js';
 import { destinationUrlRefusal } from './destination-url-refusal.js';
 import { guardedLookup } from './guarded-lookup.js';
-import { openTunnel, outboundProxyOf, type OutboundProxy } from './outbound-proxy.js';
+import { openTunnel, outboundProxyOf, type OutboundProxy, type TunnelTls } from './outbound-proxy.js';
 import { proxyFor } from './proxy-environment.js';
 
 /** What a caller may set on the connection: TLS material and a keep-alive agent, nothing of the address. */
@@ -183,14 +183,15 @@ function routeOf(
   };
 }
 
-function pick(transport: OutboundTransport | undefined): Pick<RequestOptions, 'ca' | 'cert' | 'key'> {
+/** What of the caller's transport the tunnel's TLS takes: trust, a client certificate, a kubeconfig's TLS settings. */
+function pick(transport: OutboundTransport | undefined): TunnelTls {
   if (transport === undefined) return {};
-  const { ca, cert, key } = transport;
-  return {
-    ...(ca === undefined ? {} : { ca }),
-    ...(cert === undefined ? {} : { cert }),
-    ...(key === undefined ? {} : { key }),
-  };
+  const { ca, cert, key, servername, rejectUnauthorized } = transport;
+  return Object.fromEntries(
+    Object.entries({ ca, cert, key, servername, rejectUnauthorized }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
 }
 
 /**
