@@ -7,6 +7,7 @@
 import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
 import type { HelmValuesReference, ResolvedValuesReference } from './helm-values-reference.js';
 import type { DriftMode, PRUNE_DRY_RUN } from './safe-mode-spec.js';
+import type { ResolvedSourceConnection, SourceConnectionSpec } from './source-connection-spec.js';
 
 export const APPLYSET_GROUP = 'applyset.dev';
 export const APPLYSET_VERSION = 'v1alpha1';
@@ -51,7 +52,7 @@ interface GitRefSpec {
   readonly digest?: string;
 }
 
-interface ApplySetSourceSpec {
+interface ApplySetSourceSpec extends SourceConnectionSpec {
   /** A Git or OCI repository; with spec.helm.chart, a chart repository (`https://…`, `oci://…`). */
   readonly url: string;
   /** Required, but for a chart of spec.helm.chart (its version is spec.helm.version). */
@@ -67,9 +68,8 @@ interface ApplySetSourceSpec {
 }
 
 /**
- * `spec.source.secretRef`. `namespace` defaults to the ApplySet's own; another namespace is refused
- * unless the controller runs with `--allow-secret-refs-from` naming it (and without
- * `--no-cross-namespace-refs`).
+ * `spec.source.secretRef`. `namespace` defaults to the ApplySet's own; another is refused unless the
+ * controller runs with `--allow-secret-refs-from` naming it (and without `--no-cross-namespace-refs`).
  */
 interface SecretReference {
   readonly name: string;
@@ -271,7 +271,7 @@ export interface ResolvedOciOptions {
 
 /** The spec with every default applied and durations in milliseconds: what a reconcile works from. */
 export interface ResolvedApplySetSpec {
-  readonly source: {
+  readonly source: ResolvedSourceConnection & {
     /** `git`, `oci` (`oci://`; a chart's is `<url>/<chart>`), `helm` (a chart of an http(s) repository). */
     readonly kind: 'git' | 'oci' | 'helm';
     readonly url: string;

@@ -9,6 +9,7 @@ import {
   readString,
   type SpecFail,
 } from './spec-fields.js';
+import { resolveSourceConnection } from './source-connection-spec.js';
 
 /*
  * `spec.source`: where the manifests come from. Checked as the CRD checks it, and a little more: a URL
@@ -57,7 +58,8 @@ export function resolveSourceSpec(
   const ignore = resolveIgnore(source, fail);
   const secret = resolveSecretRef(source['secretRef'], fail);
   const ociOptions = resolveOciOptions(source, kind, fail);
-  return { kind, url: written, ref, oci: ociOptions, path, ...secret, ignore };
+  const connection = resolveSourceConnection(source, fail);
+  return { kind, url: written, ref, oci: ociOptions, path, ...secret, ignore, ...connection };
 }
 
 /**
@@ -85,7 +87,7 @@ function resolveChartSource(
   const secret = resolveSecretRef(source['secretRef'], fail);
   const oci = resolveOciOptions(source, kind, fail);
   const ref = { type: 'semver', range: chart.version ?? '*' } as const;
-  return { kind, url, ref, oci, path, ...secret, ignore };
+  return { kind, url, ref, oci, path, ...secret, ignore, ...resolveSourceConnection(source, fail) };
 }
 
 /**

@@ -6,6 +6,7 @@ import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
 import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
+import { proxyEnvironmentOf, type ProxyEnvironment } from '../net/proxy-environment.js';
 import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
@@ -143,6 +144,7 @@ function parseControllerFlags(
   // missing, a proxy-url…: refused now, not at the first request.
   const credentials = createKubeCredentials(kubeConfig);
   const env = io.env;
+  const proxies = proxiesOf(env);
   const gitCacheDir =
     values['git-cache-dir'] ??
     nonEmpty(env['APPLYSET_GIT_CACHE_DIR']) ??
@@ -161,21 +163,32 @@ function parseControllerFlags(
       leaseNamespace: nonEmpty(env['POD_NAMESPACE']) ?? values.namespace ?? 'default',
       ...durationFlags(values),
       allowedSourceHosts: parseSourceHostList(values['allowed-source-hosts']),
+      proxies,
       ...tenancy,
       ...(values['allow-nested-applysets'] ? { allowNestedApplySets: true } : {}),
       remoteKubeConfig: {
         allowExec: values['allow-remote-kubeconfig-exec'],
         allowFiles: values['allow-remote-kubeconfig-files'],
         allowedHosts: parseSourceHostList(values['allowed-remote-cluster-hosts']),
+        proxies,
       },
       ...webhook,
       ...ui,
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values, env),
       builds: buildLimits(values),
-      notifications: notificationSettings(values),
+      notifications: { ...notificationSettings(values), proxies },
     },
   };
+}
+
+/** HTTPS_PROXY, HTTP_PROXY, NO_PROXY; a proxy that is not an http:// address is refused at start. */
+function proxiesOf(env: CliIo['env']): ProxyEnvironment {
+  try {
+    return proxyEnvironmentOf(env);
+  } catch (error) {
+    throw new UsageError(messageOf(error));
+  }
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { IntentError } from '../errors/intent-error.js';
 import { messageOf } from '../errors/message-of.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 import type { SourceHostList } from '../net/host-list.js';
 import { destinationUrlRefusal } from '../net/destination-url-refusal.js';
 import {
@@ -29,6 +30,8 @@ export interface RemoteKubeConfigPolicy {
   readonly allowFiles: boolean;
   /** `--allowed-remote-cluster-hosts`: the only servers allowed (empty: any); re-admits loopback. */
   readonly allowedHosts: SourceHostList;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  readonly proxies?: ProxyEnvironment;
 }
 
 /** A remote kubeconfig the controller will not use: a human must change the Secret or the flags. */

@@ -2,6 +2,8 @@ import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from '../net/destination-policy.js';
 import { gitHttpRequest } from '../net/git-http-client.js';
+import type { OutboundProxy } from '../net/outbound-proxy.js';
+import type { TlsMaterial } from '../net/outbound-tls.js';
 
 export interface AbortableHttpClientOptions {
   /** Where requests may go: the outbound door's Git policy (src/net). */
@@ -10,6 +12,10 @@ export interface AbortableHttpClientOptions {
   readonly lookup?: LookupFunction;
   /** Sends one request; default over HTTP (gitHttpRequest), an ssh:// source's runs upload-pack over SSH. */
   readonly send?: (request: GitHttpRequest) => Promise<GitHttpResponse>;
+  /** The source's TLS material (a private CA, a client certificate). */
+  readonly tls?: TlsMaterial;
+  /** A tenant's proxy; default the policy's. */
+  readonly proxy?: OutboundProxy;
 }
 
 /**
@@ -23,7 +29,9 @@ export function abortableHttpClient(
   signal: AbortSignal,
   options: AbortableHttpClientOptions,
 ): HttpClient & { readonly close: () => Promise<void> } {
-  const send = options.send ?? gitHttpRequest(options.policy, options.lookup);
+  const send =
+    options.send ??
+    gitHttpRequest(options.policy, options.lookup, { tls: options.tls, proxy: options.proxy });
   const opened: AsyncIterableIterator<Uint8Array>[] = [];
   return {
     request: async (request) => {

@@ -13,6 +13,8 @@ import {
 } from './git-error.js';
 import { SourceAddressRefusedError } from '../net/guarded-lookup.js';
 import { SshAuthRefusedError, SshCommandError, SshHostKeyError } from '../net/ssh-errors.js';
+import { ProxyRefusedError } from '../net/proxy-refused-error.js';
+import { tlsFailureOf, type TlsCertificateError } from '../net/tls-certificate-error.js';
 
 /**
  * Node's own error codes (system calls, DNS, TLS, the HTTP parser: `ECONNREFUSED`, `EPROTO`,
@@ -33,8 +35,11 @@ export interface GitErrorContext {
  * Maps what isomorphic-git and Node throw to our errors with intent. Abort errors are not passed here:
  * the caller rethrows the signal's reason itself.
  */
-export function classifyGitError(error: unknown, context: GitErrorContext): GitSourceError {
-  if (isGitSourceError(error)) return error;
+export function classifyGitError(
+  error: unknown,
+  context: GitErrorContext,
+): GitSourceError | TlsCertificateError | ProxyRefusedError {
+  if (isGitSourceError(error) || error instanceof ProxyRefusedError) return error;
   const { url } = context;
   // Raised by the socket's lookup, before a connection to the refused address was made.
   if (error instanceof SourceAddressRefusedError) {
@@ -57,6 +62,9 @@ export function classifyGitError(error: unknown, context: GitErrorContext): GitS
       cause: error,
     });
   }
+  // A certificate's failure says which and why: the tenant fixes it in a Secret (docs/tls-and-proxies.md).
+  const tls = tlsFailureOf(error, new URL(url).host);
+  if (tls !== undefined) return tls;
   if (typeof code === 'string' && NODE_ERROR_CODE.test(code)) {
     return new GitUnreachableError(url, code, { cause: error });
   }

@@ -1,6 +1,9 @@
 import type { HttpClient } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import { gitPolicy } from '../net/destination-policy.js';
+import type { OutboundProxy } from '../net/outbound-proxy.js';
+import type { TlsMaterial } from '../net/outbound-tls.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 import { gitSshRequest } from '../net/git-ssh-client.js';
 import type { SourceHostList } from '../net/host-list.js';
 import { abortableHttpClient } from './abortable-http-client.js';
@@ -18,6 +21,11 @@ interface FetchTransportInput {
   readonly allowedHosts: SourceHostList;
   readonly lookup: LookupFunction;
   readonly limits: GitFetchLimits;
+  /** The source's TLS material (a private CA, a client certificate), for https. */
+  readonly tls?: TlsMaterial | undefined;
+  /** A tenant's proxy (spec.source.proxySecretRef); default the environment's, `proxies`. */
+  readonly proxy?: OutboundProxy | undefined;
+  readonly proxies?: ProxyEnvironment | undefined;
   /** Called when an answer goes over a fetch limit. */
   readonly overLimit: (refusal: GitRepositoryTooLargeError) => void;
 }
@@ -38,7 +46,7 @@ interface FetchTransport {
  */
 export function fetchTransport(input: FetchTransportInput): FetchTransport {
   const { repository, credentials, signal, allowedHosts, lookup, limits } = input;
-  const policy = gitPolicy(allowedHosts);
+  const policy = gitPolicy(allowedHosts, input.proxies);
   const ssh = repository.ssh;
   if (ssh !== undefined && credentials !== undefined && 'identity' in credentials) {
     const client = abortableHttpClient(signal, {
@@ -50,7 +58,11 @@ export function fetchTransport(input: FetchTransportInput): FetchTransport {
     const host = ssh.host.includes(':') ? `[${ssh.host}]` : ssh.host;
     return { http, remoteUrl: `https://${host}${port}/${ssh.path.replace(/^\/+/, '')}`, close: client.close };
   }
-  const client = abortableHttpClient(signal, { policy, lookup });
+  const client = abortableHttpClient(signal, {
+    ...{ policy, lookup },
+    ...(input.tls === undefined ? {} : { tls: input.tls }),
+    ...(input.proxy === undefined ? {} : { proxy: input.proxy }),
+  });
   const redirecting = followRedirects(client, { repositoryUrl: repository.url, allowedHosts });
   const http = byteCountingHttpClient(redirecting, repository.url, limits, input.overLimit);
   return { http, remoteUrl: repository.url, close: client.close };

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import type { LookupFunction } from 'node:net';
-import path from 'node:path';
 import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { raceSignal } from './abortable-http-client.js';
 import {
@@ -24,13 +23,17 @@ import {
 import { DEFAULT_GIT_FETCH_LIMITS, type GitFetchLimits } from './git-fetch-limits.js';
 import { formatRevision, type GitRef } from './git-ref.js';
 import { guardedLookup } from '../net/guarded-lookup.js';
+import type { OutboundProxy } from '../net/outbound-proxy.js';
+import { tlsMaterialIdentity, type TlsMaterial } from '../net/outbound-tls.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 import { KeyedReadWriteLock } from './keyed-read-write-lock.js';
 import { parseRepositoryUrl, type BasicCredentials, type RepositoryUrl } from './parse-repository-url.js';
 import type { SshAccess } from '../net/ssh-session.js';
-import { fetchCredentialsOf } from './fetch-credentials.js';
+import { fetchCredentialsOf, type FetchCredentials } from './fetch-credentials.js';
 import { fetchTransport } from './fetch-transport.js';
 import { openCachedCommit, readCachedManifests, type CachedCommit } from './read-cached-manifests.js';
 import { readUnderLock } from './read-under-lock.js';
+import { repositoryCachePaths } from './repository-cache-paths.js';
 import { RepositoryObjectCaches } from './repository-object-caches.js';
 import type { SourceHostList } from '../net/host-list.js';
 
@@ -56,6 +59,10 @@ interface GitFetchRequest {
   readonly url: string;
   readonly ref: GitRef;
   readonly auth?: GitAuth;
+  /** A private CA, a client certificate: part of the caller's identity, as its credentials are. */
+  readonly tls?: TlsMaterial;
+  /** A tenant's proxy (spec.source.proxySecretRef); default the operator's (`proxies`). */
+  readonly proxy?: OutboundProxy;
 }
 
 interface GitFetchOptions {
@@ -123,15 +130,14 @@ export interface GitSourceOptions {
   readonly cacheDir: string;
   /** Default deadline of one fetch, lock wait included. Default 60 s. */
   readonly timeoutMs?: number;
-  /**
-   * isomorphic-git cannot repack: every fetch adds a pack file. Past this many, the repository's cache is
-   * dropped and the next fetch starts fresh (cheap with depth 1). Default 50.
-   */
+  /** isomorphic-git cannot repack: past this many pack files the cache starts over (depth 1). Default 50. */
   readonly maxPackFiles?: number;
   /** Hosts a source URL and its redirects may name (`--allowed-source-hosts`); empty or undefined: any. */
   readonly allowedHosts?: SourceHostList;
   /** Refuse credentials that do not say which hosts they are for (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY, for every fetch without a proxy of its own. */
+  readonly proxies?: ProxyEnvironment;
   /** Resolves host names at connect time; default guardedLookup over the system resolver and allowedHosts. */
   readonly lookup?: LookupFunction;
   /** The clock for the age of a finished fetch; default Date.now. */
@@ -146,22 +152,6 @@ export interface GitSourceOptions {
 
 const DEFAULT_GIT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_PACK_FILES = 50;
-
-interface RepositoryCachePaths {
-  /** Everything the cache holds for one repository URL. */
-  readonly root: string;
-  /** The bare repository that fetches go into. */
-  readonly gitdir: string;
-}
-
-/**
- * Where the cache of the repository with `cacheKey` (see parseRepositoryUrl) lives under `cacheDir`.
- * @internal test seam: where the tests find the cache on disk
- */
-export function repositoryCachePaths(cacheDir: string, cacheKey: string): RepositoryCachePaths {
-  const root = path.join(cacheDir, cacheKey);
-  return { root, gitdir: path.join(root, 'repo.git') };
-}
 
 /**
  * The controller's Git source: fetches a ref into a cache shared by every caller of the same repository
@@ -205,6 +195,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
     objectCaches,
     lookup: options.lookup ?? guardedLookup(undefined, allowedHosts),
     allowedHosts,
+    proxies: options.proxies,
     maxPackFiles: options.maxPackFiles ?? DEFAULT_MAX_PACK_FILES,
     proofs: createAccessProofs(options.now ?? Date.now),
     limits: { ...DEFAULT_GIT_FETCH_LIMITS, ...options.fetchLimits },
@@ -223,11 +214,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
       const callerSignal = fetchOptions.signal;
       callerSignal?.throwIfAborted();
       const credentials = fetchCredentialsOf(repository, request.auth);
-      const caller: Caller = {
-        credentials,
-        identity: request.auth?.identity ?? identityOf(credentials),
-        windowMs: Math.min(fetchOptions.maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
-      };
+      const caller = callerOf(request, credentials, identityOf(credentials), fetchOptions.maxAgeMs);
       // Credentials are part of the key: a caller never gets an answer fetched with another's.
       // A repository removed from disk counts in the key: a finished fetch of it must not answer again.
       const key = [
@@ -237,7 +224,7 @@ export function createGitSource(options: GitSourceOptions): GitSource {
         caller.identity,
       ].join('\n');
       const result = flights.join(key, caller.windowMs, () =>
-        fetchShared(shared, repository, request.ref, caller, fetchOptions.timeoutMs ?? timeoutMs),
+        fetchShared(shared, { ...request, repository }, caller, fetchOptions.timeoutMs ?? timeoutMs),
       );
       if (callerSignal === undefined) return result;
       try {
@@ -265,6 +252,26 @@ export function createGitSource(options: GitSourceOptions): GitSource {
   };
 }
 
+/**
+ * Who asks: the credentials' identity (an app's own, stable across its tokens), with the TLS material
+ * and a tenant's proxy: a fetch through another CA or proxy is not another caller's answer.
+ */
+function callerOf(
+  request: GitFetchRequest,
+  credentials: FetchCredentials | undefined,
+  credentialsIdentity: string,
+  maxAgeMs: number | undefined,
+): Caller {
+  return {
+    credentials,
+    identity:
+      (request.auth?.identity ?? credentialsIdentity) +
+      tlsMaterialIdentity(request.tls) +
+      (request.proxy?.url.href ?? ''),
+    windowMs: Math.min(maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),
+  };
+}
+
 /** What a shared fetch needs of its source: the cache, the repository locks, the network policy. */
 interface SharedFetchContext {
   readonly cacheDir: string;
@@ -273,6 +280,7 @@ interface SharedFetchContext {
   readonly objectCaches: RepositoryObjectCaches;
   readonly lookup: LookupFunction;
   readonly allowedHosts: SourceHostList;
+  readonly proxies: ProxyEnvironment | undefined;
   readonly maxPackFiles: number;
   readonly proofs: AccessProofs;
   readonly limits: GitFetchLimits;
@@ -284,8 +292,7 @@ interface SharedFetchContext {
  */
 async function fetchShared(
   context: SharedFetchContext,
-  repository: RepositoryUrl,
-  ref: GitRef,
+  { repository, ref, tls, proxy }: GitFetchRequest & { repository: RepositoryUrl },
   caller: Caller,
   deadlineMs: number,
 ): Promise<FetchedCommit> {
@@ -298,6 +305,7 @@ async function fetchShared(
   const { gitdir } = repositoryCachePaths(cacheDir, repository.cacheKey);
   const transport = fetchTransport({
     ...{ repository, credentials: caller.credentials, signal, allowedHosts, lookup, limits },
+    ...{ tls, proxy, proxies: context.proxies },
     overLimit: (refusal) => overLimit.abort(refusal),
   });
   const { http, remoteUrl } = transport;

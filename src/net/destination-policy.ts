@@ -1,5 +1,6 @@
 import type { HostListReading } from './destination-url-refusal.js';
 import type { SourceHostList } from './host-list.js';
+import type { ProxyEnvironment } from './proxy-environment.js';
 
 /**
  * The kinds of place the controller connects to. Each has its own address policy, its own flag that
@@ -26,6 +27,8 @@ export interface DestinationPolicy {
   readonly reading: HostListReading;
   /** Bytes of one answer's body read at most; undefined: no bound at this door (see the kind). */
   readonly maxBodyBytes: number | undefined;
+  /** The operator's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none for the controller's API server. */
+  readonly proxies?: ProxyEnvironment | undefined;
 }
 
 const MIB = 1024 * 1024;
@@ -50,13 +53,14 @@ const SOURCE_HOSTS_READING: HostListReading = {
  * Git sources: `--allowed-source-hosts`, over https, http or ssh (one list for all three); the body is
  * bounded by the fetch limits (docs/git-sources.md).
  */
-export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
+export function gitPolicy(allowedHosts: SourceHostList, proxies?: ProxyEnvironment): DestinationPolicy {
   return {
     kind: 'git',
     checkAddresses: true,
     allowedHosts,
     reading: { ...SOURCE_HOSTS_READING, schemes: ['https:', 'http:', 'ssh:'] },
     maxBodyBytes: undefined,
+    proxies,
   };
 }
 
@@ -64,8 +68,8 @@ export function gitPolicy(allowedHosts: SourceHostList): DestinationPolicy {
  * OCI registries (an oci:// spec.source.url) are sources as Git servers are: `--allowed-source-hosts`. Each
  * answer is bounded by its caller (a manifest, a token, a layer's own limit).
  */
-export function ociPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'oci', reading: SOURCE_HOSTS_READING };
+export function ociPolicy(allowedHosts: SourceHostList, proxies?: ProxyEnvironment): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts, proxies), kind: 'oci', reading: SOURCE_HOSTS_READING };
 }
 
 /**
@@ -88,8 +92,11 @@ export function cliOciPolicy(registryHosts: SourceHostList): DestinationPolicy {
  * Helm chart repositories (spec.helm.chart of an https:// spec.source.url) are sources as Git servers
  * are: `--allowed-source-hosts`. Each answer is bounded by its caller (the index, the chart's archive).
  */
-export function helmRepositoryPolicy(allowedHosts: SourceHostList): DestinationPolicy {
-  return { ...gitPolicy(allowedHosts), kind: 'helm-repository', reading: SOURCE_HOSTS_READING };
+export function helmRepositoryPolicy(
+  allowedHosts: SourceHostList,
+  proxies?: ProxyEnvironment,
+): DestinationPolicy {
+  return { ...gitPolicy(allowedHosts, proxies), kind: 'helm-repository', reading: SOURCE_HOSTS_READING };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { GitHttpRequest, GitHttpResponse } from 'isomorphic-git';
 import type { LookupFunction } from 'node:net';
 import type { DestinationPolicy } from './destination-policy.js';
 import { openOutbound } from './outbound-request.js';
+import type { OutboundProxy } from './outbound-proxy.js';
+import type { TlsMaterial } from './outbound-tls.js';
 
 /**
  * isomorphic-git's HTTP request, sent through the outbound door under the Git policy: the URL is checked
@@ -13,6 +15,8 @@ export function gitHttpRequest(
   policy: DestinationPolicy,
   /** A guardedLookup over another resolver (tests that play DNS rebinding); default the policy's. */
   lookup?: LookupFunction,
+  /** The source's `ca.crt`, `tls.crt`, `tls.key` and a tenant's proxy: on every connection of this fetch. */
+  { tls, proxy }: { tls?: TlsMaterial | undefined; proxy?: OutboundProxy | undefined } = {},
 ): (request: GitHttpRequest) => Promise<GitHttpResponse> {
   return async (request) => {
     const method = request.method ?? 'GET';
@@ -27,6 +31,8 @@ export function gitHttpRequest(
       ...(body === undefined ? {} : { body }),
       signal: request.signal,
       ...(lookup === undefined ? {} : { lookup }),
+      ...(tls === undefined ? {} : { transport: tls }),
+      ...(proxy === undefined ? {} : { proxy }),
     });
     const flat: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {

@@ -14,6 +14,8 @@ import { CONNECT_TIMEOUT_MS, type DestinationPolicy } from './destination-policy
 import { DestinationRefusedError, ResponseTooLargeError } from './destination-refused-error.js';
 import { destinationUrlRefusal } from './destination-url-refusal.js';
 import { guardedLookup } from './guarded-lookup.js';
+import { openTunnel, outboundProxyOf, type OutboundProxy, type TunnelTls } from './outbound-proxy.js';
+import { proxyFor } from './proxy-environment.js';
 
 /** What a caller may set on the connection: TLS material and a keep-alive agent, nothing of the address. */
 type OutboundTransport = Omit<
@@ -37,6 +39,8 @@ export interface OutboundRequest {
   readonly connectTimeoutMs?: number;
   /** A guardedLookup over another resolver (tests that play DNS rebinding); default the policy's. */
   readonly lookup?: LookupFunction;
+  /** A tenant's proxy (spec.source.proxySecretRef); default the policy's proxies (HTTPS_PROXY …), if any. */
+  readonly proxy?: OutboundProxy | undefined;
 }
 
 /** An answer read whole, within its bound. */
@@ -77,17 +81,20 @@ export function openOutbound(
   request: OutboundRequest,
 ): Promise<{ readonly response: IncomingMessage; readonly abort: (error?: Error) => void }> {
   checkDestination(request.policy, request.url);
+  const proxy = request.proxy ?? operatorProxy(request.policy, request.url);
+  // A tenant's proxy is a destination the tenant names: checked as the source itself is.
+  if (proxy?.tenant === true) checkDestination(request.policy, proxy.url);
   request.signal?.throwIfAborted();
   const lookup = request.lookup ?? destinationLookup(request.policy);
-  const send = request.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const route = routeOf(request, proxy, lookup);
   return new Promise((resolve, reject) => {
-    const outgoing = send(
-      request.url,
+    const outgoing = route.send(
+      route.target,
       {
         ...request.transport,
-        ...(lookup === undefined ? {} : { lookup }),
+        ...route.options,
         method: request.method,
-        headers: { ...request.headers },
+        headers: { ...request.headers, ...route.headers },
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         ...(request.idleTimeoutMs === undefined ? {} : { timeout: request.idleTimeoutMs }),
       },
@@ -115,6 +122,76 @@ export function openOutbound(
     );
     outgoing.end(request.body);
   });
+}
+
+/** The operator's proxy of the URL (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), for the kinds given them. */
+function operatorProxy(policy: DestinationPolicy, url: URL): OutboundProxy | undefined {
+  const address = proxyFor(policy.proxies, url);
+  return address === undefined ? undefined : outboundProxyOf(address, false);
+}
+
+/**
+ * How the request reaches its server: directly; through a CONNECT tunnel for https (the tunnel made in
+ * createConnection, so the request itself is sent as without a proxy); or as an absolute-form request to
+ * the proxy for http. The target's name is checked before (checkDestination); through a proxy the proxy
+ * resolves it, so the connect-time check of DNS's answer (guardedLookup) applies to a tenant's proxy's own
+ * address only (docs/tls-and-proxies.md).
+ */
+function routeOf(
+  request: OutboundRequest,
+  proxy: OutboundProxy | undefined,
+  lookup: LookupFunction | undefined,
+) {
+  const proxyLookup = proxy?.tenant === true && lookup !== undefined ? { lookup } : {};
+  const https = request.url.protocol === 'https:';
+  if (proxy === undefined) {
+    return {
+      send: https ? httpsRequest : httpRequest,
+      target: request.url,
+      options: lookup === undefined ? {} : { lookup },
+      headers: {},
+    };
+  }
+  if (!https) {
+    const authorization =
+      proxy.authorization === undefined ? {} : { 'proxy-authorization': proxy.authorization };
+    return {
+      send: httpRequest,
+      target: proxy.url,
+      options: { ...proxyLookup, path: request.url.href, agent: undefined },
+      headers: { host: request.url.host, ...authorization },
+    };
+  }
+  const tunnel = {
+    tls: { ...pick(request.transport) },
+    lookup: proxyLookup.lookup,
+    signal: request.signal,
+    timeoutMs: request.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  };
+  const createConnection: RequestOptions['createConnection'] = (_options, oncreate) => {
+    openTunnel(proxy, request.url, tunnel).then(
+      (socket) => oncreate(null, socket),
+      (error: Error) => oncreate(error, undefined as never),
+    );
+    return undefined;
+  };
+  return {
+    send: httpsRequest,
+    target: request.url,
+    options: { agent: undefined, createConnection },
+    headers: {},
+  };
+}
+
+/** What of the caller's transport the tunnel's TLS takes: trust, a client certificate, a kubeconfig's TLS settings. */
+function pick(transport: OutboundTransport | undefined): TunnelTls {
+  if (transport === undefined) return {};
+  const { ca, cert, key, servername, rejectUnauthorized } = transport;
+  return Object.fromEntries(
+    Object.entries({ ca, cert, key, servername, rejectUnauthorized }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
 }
 
 /**

@@ -2,6 +2,8 @@ import PQueue from 'p-queue';
 import { IntentError } from '../errors/intent-error.js';
 import { messageOf } from '../errors/message-of.js';
 import { notificationPolicy } from '../net/destination-policy.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
+import { tlsFailureOf } from '../net/tls-certificate-error.js';
 import type { SourceHostList } from '../net/host-list.js';
 import { sendOutbound } from '../net/outbound-request.js';
 import { CLUSTER_RECEIVERS } from './notification-spec.js';
@@ -16,6 +18,8 @@ export interface Delivery {
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+  /** The receiver Secret's `ca.crt`: trusted for this receiver instead of the system's store. */
+  readonly ca?: string;
 }
 
 /** Where messages go: its id (the Notification's key) and how an event becomes a request. */
@@ -46,13 +50,15 @@ export interface DispatcherOptions {
   readonly perSecond?: number;
   /** Hosts a receiver may have on an internal address (`--internal-notification-hosts`). */
   readonly internalHosts?: SourceHostList;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  readonly proxies?: ProxyEnvironment;
 }
 
 /** The settings an operator chooses (the controller's `--notification-*` flags). */
 export type DispatcherSettings = Required<
   Pick<DispatcherOptions, 'perSecond' | 'timeoutMs' | 'attempts' | 'queueLimit'>
 > &
-  Pick<DispatcherOptions, 'internalHosts'>;
+  Pick<DispatcherOptions, 'internalHosts' | 'proxies'>;
 
 export interface NotificationDispatcher {
   /** Queues the event for the receiver and returns at once; never throws, never waits. */
@@ -88,9 +94,9 @@ export const DISPATCHER_DEFAULTS = {
  * receiver was already given (or has queued) is filtered.
  */
 export function createNotificationDispatcher(options: DispatcherOptions): NotificationDispatcher {
-  const { internalHosts: _hosts, ...rest } = options;
+  const { internalHosts: _hosts, proxies: _proxies, ...rest } = options;
   const settings = { ...DISPATCHER_DEFAULTS, ...withoutUndefined(rest) };
-  const post = options.post ?? postDelivery(options.internalHosts ?? []);
+  const post = options.post ?? postDelivery(options.internalHosts ?? [], options.proxies);
   const closing = new AbortController();
   const queues = new Map<string, { readonly queue: PQueue; readonly stop: AbortController }>();
   // receiver + ApplySet + topic → the key of the last message queued for it.
@@ -212,7 +218,7 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * receiver's answer must not send the message, and the credential in it, to a host its Secret does not
  * name. The answer's body is not read: its status says whether the message was taken.
  */
-function postDelivery(internalHosts: SourceHostList) {
+function postDelivery(internalHosts: SourceHostList, proxies: ProxyEnvironment | undefined) {
   return async (receiver: string, delivery: Delivery, signal: AbortSignal): Promise<void> => {
     const sender = receiver.startsWith(CLUSTER_RECEIVERS) ? 'cluster-notification' : 'notification';
     // The socket is opened on a later turn: notify() runs in a reconcile and never waits on a receiver.
@@ -222,14 +228,19 @@ function postDelivery(internalHosts: SourceHostList) {
       ({ status } = await sendOutbound({
         url: new URL(delivery.url),
         method: 'POST',
-        policy: notificationPolicy(internalHosts, sender),
+        policy: { ...notificationPolicy(internalHosts, sender), proxies },
         headers: { 'content-type': 'application/json', ...delivery.headers },
         body: delivery.body,
+        ...(delivery.ca === undefined ? {} : { transport: { ca: delivery.ca } }),
         signal,
       }));
     } catch (error) {
       if (isStalled(error)) throw error;
-      throw new NotificationSendError(receiver, networkProblem(error, signal), { cause: error });
+      // A certificate's failure names the host (never the path: a receiver's URL may hold a credential).
+      const tls = tlsFailureOf(error, new URL(delivery.url).host);
+      throw new NotificationSendError(receiver, tls?.message ?? networkProblem(error, signal), {
+        cause: error,
+      });
     }
     if (status < 200 || status > 299) {
       throw new NotificationSendError(receiver, `answered HTTP ${status}`);

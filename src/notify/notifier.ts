@@ -340,8 +340,10 @@ async function readReceiverSecret(
   if (config.provider === 'webhook' && (hmacKey === undefined || hmacKey === '')) {
     return { problem: `${what} has no hmacKey, which a webhook Notification needs` };
   }
+  const ca = field('ca.crt');
   return {
     address,
+    ...(ca === undefined || ca === '' ? {} : { ca }),
     ...(token === undefined ? {} : { token }),
     ...(hmacKey === undefined ? {} : { hmacKey }),
   };

@@ -18,6 +18,8 @@ import { signedWebhook } from './signed-webhook.js';
 /** What a Notification's Secret holds: where to send, and the token or HMAC key when the type needs one. */
 export interface ReceiverSecret {
   readonly address: string;
+  /** `ca.crt`: the authority a receiver's certificate is signed by, trusted for it alone. */
+  readonly ca?: string;
   readonly token?: string;
   readonly hmacKey?: string;
 }
@@ -76,7 +78,7 @@ export function receiverOf(
       ok: true,
       receiver: {
         id: receiverIdOf(config),
-        delivery: (event) => commitStatusDelivery(forge, event, context.cluster),
+        delivery: (event) => withCa(commitStatusDelivery(forge, event, context.cluster), secret),
         wants: (event) => commitOf(event) !== undefined && commitStateOf(event.state) !== undefined,
       },
     };
@@ -115,7 +117,15 @@ function chatReceiver(
         return json(slackPayload(event, context.cluster));
     }
   };
-  return { id: receiverIdOf(config), delivery, wants: () => true };
+  return {
+    id: receiverIdOf(config),
+    delivery: (event) => withCa(delivery(event), secret),
+    wants: () => true,
+  };
+}
+
+function withCa(delivery: Delivery, { ca }: ReceiverSecret): Delivery {
+  return ca === undefined ? delivery : { ...delivery, ca };
 }
 
 function forgeOf(

@@ -17,6 +17,7 @@ import { ociAdapter } from './oci/oci-adapter.js';
 import { createOciSource, type OciSource, type OciSourceOptions } from './oci/oci-source.js';
 import type { SourceAdapters } from './source-adapter.js';
 import type { SourceHostList } from '../net/host-list.js';
+import type { ProxyEnvironment } from '../net/proxy-environment.js';
 
 /** Where sources are cached, which hosts they may reach, and each type's own limits. */
 export interface SourceSettings {
@@ -24,6 +25,8 @@ export interface SourceSettings {
   readonly cacheDir: string;
   /** `--allowed-source-hosts`: Git servers and registries alike. */
   readonly allowedHosts: SourceHostList;
+  /** The operator's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), for every source type. */
+  readonly proxies?: ProxyEnvironment;
   readonly git?: Omit<GitSourceOptions, 'cacheDir' | 'allowedHosts'>;
   readonly oci?: { readonly limits?: OciSourceOptions['limits']; readonly maxCacheBytes?: number };
   /** Helm repositories: a chart archive is bounded by the OCI artifact limits (`oci.limits`). */
@@ -32,20 +35,27 @@ export interface SourceSettings {
 
 /** Every source type, made from the settings. */
 export function createSources(settings: SourceSettings): SourceAdapters {
-  const { cacheDir, allowedHosts } = settings;
+  const { cacheDir, allowedHosts, proxies } = settings;
   return sourceAdapters({
-    gitSource: createGitSource({ ...settings.git, cacheDir, allowedHosts }),
+    gitSource: createGitSource({
+      ...settings.git,
+      cacheDir,
+      allowedHosts,
+      ...(proxies === undefined ? {} : { proxies }),
+    }),
     // GitHub Apps' installation tokens, asked of an API host under the same host policy as Git's.
     githubApps: {
       tokens: createInstallationTokens(),
       allowedHosts,
       requireCredentialHosts: settings.git?.requireCredentialHosts === true,
+      proxies,
     },
     // A directory the Git cache's budget skips (a dot name).
     ociSource: createOciSource({
       ...settings.oci,
       cacheDir: path.join(cacheDir, '.oci-artifacts'),
       allowedHosts,
+      ...(proxies === undefined ? {} : { proxies }),
     }),
     // Beside them too, skipped by the Git cache's budget as well.
     helmRepositorySource: createHelmRepositorySource({
@@ -53,6 +63,7 @@ export function createSources(settings: SourceSettings): SourceAdapters {
       ...(settings.oci?.limits === undefined ? {} : { limits: settings.oci.limits }),
       cacheDir: path.join(cacheDir, '.helm-charts'),
       allowedHosts,
+      proxies,
     }),
   });
 }

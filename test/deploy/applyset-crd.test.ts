@@ -109,6 +109,8 @@ describe('the ApplySet CRD', () => {
         secretRef: { name: 's', namespace: 'n' },
         insecure: false,
         verify: { provider: 'cosign', secretRef: { name: 'k' } },
+        certSecretRef: { name: 'c' },
+        proxySecretRef: { name: 'p' },
       },
       decryption: { provider: 'sops', secretRef: { name: 's' } },
       helm: {

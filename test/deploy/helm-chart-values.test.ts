@@ -17,6 +17,29 @@ useHelm();
 
 describe('the chart values', () => {
   it(
+    'set the proxy environment from proxy.https, proxy.http and proxy.noProxy, and none by default',
+    async () => {
+      const proxied = controllerContainer(
+        await render({
+          'proxy.https': 'http://proxy.corp:3128',
+          'proxy.http': 'http://proxy.corp:3128',
+          'proxy.noProxy': '.svc\\,.cluster.local',
+        }),
+      ).container;
+      expect(proxied.env).toEqual(
+        expect.arrayContaining([
+          { name: 'HTTPS_PROXY', value: 'http://proxy.corp:3128' },
+          { name: 'HTTP_PROXY', value: 'http://proxy.corp:3128' },
+          { name: 'NO_PROXY', value: '.svc,.cluster.local' },
+        ]),
+      );
+      const direct = controllerContainer(await render({})).container;
+      expect(direct.env.map((variable) => variable.name)).not.toContain('HTTPS_PROXY');
+    },
+    HELM_TIMEOUT_MS,
+  );
+
+  it(
     'set image, replicas, concurrency, log level and the watched namespace',
     async () => {
       const objects = await render({

@@ -41,6 +41,8 @@ import {
   GitUnsafeTreeError,
 } from '../../src/git/git-error.js';
 import { SourceAddressRefusedError } from '../../src/net/guarded-lookup.js';
+import { ProxyRefusedError } from '../../src/net/proxy-refused-error.js';
+import { TlsCertificateError } from '../../src/net/tls-certificate-error.js';
 import { DestinationRefusedError, ResponseTooLargeError } from '../../src/net/destination-refused-error.js';
 import { SopsDecryptionError } from '../../src/sops/sops-decryption-error.js';
 import {
@@ -154,6 +156,18 @@ const everyError: ReadonlyArray<readonly [Error, Failure['intent'], string]> = [
     'SourceNotAllowed',
   ],
   [new ResponseTooLargeError('remote-cluster', 'example.com/version', 65536), 'stalled', 'ResponseTooLarge'],
+  [
+    new TlsCertificateError('CertificateUntrusted', 'git.example:443', 'SELF_SIGNED_CERT_IN_CHAIN', 'x'),
+    'stalled',
+    'CertificateUntrusted',
+  ],
+  [new ProxyRefusedError('proxy.corp:3128', 'git.example:443', 407), 'stalled', 'ProxyRefused'],
+  [new ProxyRefusedError('proxy.corp:3128', 'git.example:443', 502), 'retryable', 'ProxyRefused'],
+  [
+    new TlsCertificateError('CertificateInvalid', 'git.example:443', 'CERT_HAS_EXPIRED', 'x'),
+    'retryable',
+    'CertificateInvalid',
+  ],
   [new KubeApiError('GET', '/p', 503, 'ServiceUnavailable', 'x'), 'retryable', 'ApplyFailed'],
   [new KubeApiError('PATCH', '/p', 422, 'Invalid', 'x'), 'stalled', 'ApplyFailed'],
   [

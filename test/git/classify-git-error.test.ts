@@ -9,6 +9,7 @@ import {
   GitUnreachableError,
 } from '../../src/git/git-error.js';
 import { SshAuthRefusedError, SshCommandError, SshHostKeyError } from '../../src/net/ssh-errors.js';
+import { TlsCertificateError } from '../../src/net/tls-certificate-error.js';
 
 const context = { url: 'https://git.example.com/repo.git', ref: 'branch main', remoteRef: 'refs/heads/main' };
 
@@ -42,7 +43,6 @@ describe('classifyGitError', () => {
     ],
     ['not a smart server', isoGitError('SmartHttpError', {}), GitUnreachableError, 'retryable'],
     ['a TLS failure', nodeError('EPROTO'), GitUnreachableError, 'retryable'],
-    ['a certificate refused', nodeError('CERT_HAS_EXPIRED'), GitUnreachableError, 'retryable'],
     ['an answer that is not HTTP', nodeError('HPE_INVALID_CONSTANT'), GitUnreachableError, 'retryable'],
     ['connection refused', nodeError('ECONNREFUSED'), GitUnreachableError, 'retryable'],
     ['DNS failure', nodeError('ENOTFOUND'), GitUnreachableError, 'retryable'],
@@ -91,7 +91,7 @@ describe('classifyGitError', () => {
     expect(classified).toBeInstanceOf(expectedClass);
     expect(classified.intent).toBe(intent);
     expect(classified.cause).toBe(error);
-    expect(classified.url).toBe(context.url);
+    expect((classified as GitUnreachableError).url).toBe(context.url);
     expect(classified.message).toContain(context.url);
   });
 
@@ -130,6 +130,18 @@ describe('classifyGitError', () => {
       'HTTP 200',
       'the server does not speak the smart HTTP protocol',
     ]);
+  });
+
+  it.each([
+    ['SELF_SIGNED_CERT_IN_CHAIN', 'CertificateUntrusted', 'stalled'],
+    ['CERT_HAS_EXPIRED', 'CertificateInvalid', 'retryable'],
+    ['ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'ClientCertificateRefused', 'stalled'],
+  ])('says which certificate failed on %s, naming the host', (code, reason, intent) => {
+    const classified = classifyGitError(nodeError(code), context);
+    expect(classified).toBeInstanceOf(TlsCertificateError);
+    expect([classified.reason, classified.intent]).toEqual([reason, intent]);
+    expect(classified.message).toContain(`TLS to git.example.com failed`);
+    expect(classified.message).toContain(code);
   });
 
   it('passes our own errors through', () => {

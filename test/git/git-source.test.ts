@@ -9,12 +9,12 @@ import { inspect } from 'node:util';
 import { GitAuthError, GitRefNotFoundError, GitUnreachableError } from '../../src/git/git-error.js';
 import {
   createGitSource,
-  repositoryCachePaths,
   type FetchedCommit,
   type GitSource,
   type GitSourceOptions,
 } from '../../src/git/git-source.js';
 import { parseRepositoryUrl } from '../../src/git/parse-repository-url.js';
+import { repositoryCachePaths } from '../../src/git/repository-cache-paths.js';
 import { startGitServer, type GitServerOptions, type GitTestServer } from '../harness/git-server.js';
 
 const files = {

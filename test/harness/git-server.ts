@@ -11,6 +11,7 @@
 import type { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +30,8 @@ export interface GitServerOptions {
   readonly repositoryName?: string;
   /** When set, every request needs these credentials (HTTP basic), or ones the check accepts. */
   readonly auth?: GitServerAuth;
+  /** Serve HTTPS with this certificate; with `clientCa`, only to clients whose certificate it signed (mTLS). */
+  readonly tls?: { readonly cert: string; readonly key: string; readonly clientCa?: string };
 }
 
 interface ChangeOptions {
@@ -211,16 +214,21 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     else held.push(() => handler(req, res));
   };
 
-  let server = http.createServer(gate);
+  const serve = () =>
+    options.tls === undefined
+      ? http.createServer(gate)
+      : https.createServer({ ...options.tls, ...clientCertificates(options.tls.clientCa) }, gate);
+  let server = serve();
   await listen(server, 0);
   const port = (server.address() as AddressInfo).port;
   let online = true;
 
-  const url = `http://127.0.0.1:${port}/${repositoryName}`;
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  const url = `${scheme}://127.0.0.1:${port}/${repositoryName}`;
   const urlWithCredentials =
     options.auth === undefined || 'accepts' in options.auth
       ? url
-      : `http://${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@127.0.0.1:${port}/${repositoryName}`;
+      : `${scheme}://${encodeURIComponent(options.auth.username)}:${encodeURIComponent(options.auth.password)}@127.0.0.1:${port}/${repositoryName}`;
 
   const goOffline = async (): Promise<void> => {
     if (!online) return;
@@ -289,7 +297,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     goOffline,
     goOnline: async () => {
       if (online) return;
-      server = http.createServer(gate);
+      server = serve();
       await listen(server, port);
       online = true;
     },
@@ -315,6 +323,11 @@ export async function readFileTree(dir: string): Promise<FileTree> {
   };
   await walk(dir, '');
   return tree;
+}
+
+/** With a CA: every client must present a certificate it signed, or the handshake fails. */
+function clientCertificates(ca: string | undefined): https.ServerOptions {
+  return ca === undefined ? {} : { ca, requestCert: true, rejectUnauthorized: true };
 }
 
 function listen(server: http.Server, port: number): Promise<void> {

@@ -1,6 +1,7 @@
 import type { ArtifactLimits } from '../../source/oci/artifact-limits.js';
 import { hostname } from 'node:os';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import type { GitFetchLimits } from '../../git/git-fetch-limits.js';
 import type { KustomizeOptions } from '../../kustomize/run-kustomize.js';
@@ -52,6 +53,8 @@ export interface ControllerConfig {
   readonly watchStallTimeoutMs?: number;
   /** Hosts a source URL may name (`--allowed-source-hosts`); empty: any. */
   readonly allowedSourceHosts?: SourceHostList;
+  /** HTTPS_PROXY, HTTP_PROXY, NO_PROXY of the controller's environment: sources, notifications, remote clusters. */
+  readonly proxies?: ProxyEnvironment;
   /**
    * Refuse Git credentials Secrets without `applyset.dev/source-hosts`: on from the command line unless
    * `--apply-as-controller` (without `--require-secret-source-hosts`).

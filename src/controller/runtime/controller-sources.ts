@@ -11,6 +11,7 @@ export function controllerSources(config: ControllerConfig): SourceAdapters {
   return createSources({
     cacheDir: config.gitCacheDir,
     allowedHosts: config.allowedSourceHosts ?? [],
+    ...optional('proxies', config.proxies),
     git: {
       requireCredentialHosts: config.requireSecretSourceHosts === true,
       ...optional('fetchLimits', config.gitFetchLimits),

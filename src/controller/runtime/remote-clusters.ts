@@ -122,7 +122,7 @@ function connectRemote(
   // metadata or the controller's own addresses; an answer is read up to the remote cluster's bound.
   const connection: KubeConnection = createKubeConnection({
     credentials,
-    policy: remoteClusterPolicy(options.policy.allowedHosts),
+    policy: { ...remoteClusterPolicy(options.policy.allowedHosts), proxies: options.policy.proxies },
   });
   const { logger, writeFence, hooks } = options;
   // Counted under this cluster's own label, not with the controller's requests to its own cluster.

@@ -13,6 +13,9 @@ import { githubAppOf } from '../../github-app/github-app-secret.js';
 import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import type { SourceAdapter } from '../source-adapter.js';
+import { readSourceConnection } from '../source-connection.js';
+import { tlsMaterialOf } from '../tls-material-of.js';
+import type { TlsMaterial } from '../../net/outbound-tls.js';
 import { commitReader } from './commit-reader.js';
 import {
   defaultGitHubAppSettings,
@@ -29,25 +32,32 @@ export function gitAdapter(
   return {
     read: async (request, signal) => {
       const { spec, metrics, log } = request;
-      const auth = await request.credentials(gitAuthOf);
+      const auth = await request.credentials(gitSecretOf);
       if ('done' in auth) return auth;
+      const connection = await readSourceConnection(request, signal);
+      if ('done' in connection) return connection;
       const started = request.now();
       let fetched;
       try {
         const gitAuth =
-          auth.value === undefined ? undefined : await resolveGitAuth(auth.value, githubApps, signal);
+          auth.value?.auth === undefined
+            ? undefined
+            : await resolveGitAuth(auth.value.auth, githubApps, signal);
         fetched = await gitSource.fetch(
           {
             url: spec.source.url,
             ref: gitRefOf(spec.source.ref),
             ...(gitAuth === undefined ? {} : { auth: gitAuth }),
+            ...(auth.value?.tls === undefined ? {} : { tls: auth.value.tls }),
+            // certSecretRef's material, when named, over the credentials Secret's (as Flux has it).
+            ...connection.value,
           },
           { signal, timeoutMs: spec.timeoutMs, maxAgeMs: request.maxAgeMs },
         );
         metrics.observeGitFetch('success', (request.now() - started) / 1000);
       } catch (error) {
         metrics.observeGitFetch('failure', (request.now() - started) / 1000);
-        forgetRefusedToken(auth.value, githubApps, error);
+        forgetRefusedToken(auth.value?.auth, githubApps, error);
         // The status says only "unreachable or not a Git repository" (no port scan through it); the
         // operator reads here what it was.
         if (error instanceof GitUnreachableError || error instanceof GitHubAppUnreachableError) {
@@ -65,9 +75,26 @@ export function gitAdapter(
 }
 
 /**
- * The credentials a Git credentials Secret holds: a GitHub App, an SSH key (`identity`, with `known_hosts`, and its
- * passphrase in `password` when it is encrypted, as Flux's Secrets have them), a token, or a username
- * and password.
+/**
+ * What a Git credentials Secret holds: credentials (gitAuthOf), TLS material (`ca.crt`, `tls.crt`,
+ * `tls.key`), or both; a Secret with only TLS material is for a server that needs no credentials.
+ */
+function gitSecretOf(
+  secret: FoundSecret,
+  from: string,
+): { credentials: { auth?: GitCredentials; tls?: TlsMaterial } } | { problem: string } {
+  const material = tlsMaterialOf(secret.data);
+  if ('problem' in material) return material;
+  const tls = material.tls === undefined ? {} : { tls: material.tls };
+  const auth = gitAuthOf(secret, from);
+  if ('problem' in auth) return material.tls === undefined ? auth : { credentials: tls };
+  return { credentials: { auth: auth.credentials, ...tls } };
+}
+
+/**
+ * The credentials a Git credentials Secret holds: a GitHub App, an SSH key (`identity`, with
+ * `known_hosts`, and its passphrase in `password` when it is encrypted, as Flux's Secrets have them), a
+ * token, or a username and password.
  */
 function gitAuthOf(
   { data, annotations }: FoundSecret,

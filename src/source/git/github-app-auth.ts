@@ -11,6 +11,7 @@ import type { GitAuth } from '../../git/git-source.js';
 import type { GitHubApp } from '../../github-app/github-app-secret.js';
 import { createInstallationTokens, type InstallationTokens } from '../../github-app/installation-tokens.js';
 import { gitPolicy } from '../../net/destination-policy.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import type { SourceHostList } from '../../net/host-list.js';
 
 /** A GitHub App Secret, with the hosts it is for and where it came from, as GitAuth has them. */
@@ -30,6 +31,8 @@ export interface GitHubAppSettings {
   readonly allowedHosts: SourceHostList;
   /** `--require-secret-source-hosts`. */
   readonly requireCredentialHosts: boolean;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as for the Git server itself. */
+  readonly proxies?: ProxyEnvironment | undefined;
 }
 
 /** A cache of its own, any host: for a Git source made without the controller's settings (tests). */
@@ -49,7 +52,11 @@ export async function resolveGitAuth(
   if (refusal !== undefined) {
     throw new GitCredentialsNotForHostError(app.baseUrl, `${from ?? 'they'} ${refusal}`);
   }
-  const { token, identity } = await settings.tokens.tokenFor(app, gitPolicy(settings.allowedHosts), signal);
+  const { token, identity } = await settings.tokens.tokenFor(
+    app,
+    gitPolicy(settings.allowedHosts, settings.proxies),
+    signal,
+  );
   return {
     username: 'x-access-token',
     password: token,
@@ -66,5 +73,5 @@ export function forgetRefusedToken(
   error: unknown,
 ): void {
   if (credentials === undefined || !('githubApp' in credentials) || !(error instanceof GitAuthError)) return;
-  settings.tokens.forget(credentials.githubApp, gitPolicy(settings.allowedHosts));
+  settings.tokens.forget(credentials.githubApp, gitPolicy(settings.allowedHosts, settings.proxies));
 }

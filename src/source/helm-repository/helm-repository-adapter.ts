@@ -9,6 +9,7 @@ import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-lis
 import { stalledStep } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
+import { readSourceConnection } from '../source-connection.js';
 import type { SourceAdapter } from '../source-adapter.js';
 import type { HelmRepositoryCredentials, HelmRepositorySource } from './helm-repository-source.js';
 
@@ -29,6 +30,8 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
       }
       const credentials = await request.credentials(basicCredentialsOf);
       if ('done' in credentials) return credentials;
+      const connection = await readSourceConnection(request, signal);
+      if ('done' in connection) return connection;
       try {
         const fetched = await source(
           {
@@ -37,6 +40,7 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
             range: ref.range,
             credentials: credentials.value,
             maxAgeMs: request.maxAgeMs,
+            connection: connection.value,
           },
           signal,
         );

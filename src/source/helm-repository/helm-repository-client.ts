@@ -10,6 +10,8 @@ import { IntentError } from '../../errors/intent-error.js';
 import { isAbortError } from '../../errors/rethrow-abort.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
+import { tlsFailureOf } from '../../net/tls-certificate-error.js';
+import { outboundConnection, type SourceConnection } from '../source-connection.js';
 import { sendOutbound } from '../../net/outbound-request.js';
 import {
   HelmRepositoryAuthError,
@@ -25,6 +27,8 @@ export interface HelmGet {
   readonly maxBytes: number;
   /** What is fetched, for messages: `https://charts.example.com: index.yaml`. */
   readonly what: string;
+  /** spec.source.certSecretRef's TLS material, proxySecretRef's proxy. */
+  readonly connection?: SourceConnection | undefined;
 }
 
 const MAX_REDIRECTS = 5;
@@ -51,6 +55,7 @@ export async function helmGet(
         url: target,
         method: 'GET',
         policy,
+        ...outboundConnection(request.connection),
         headers,
         signal,
         maxBodyBytes: request.maxBytes,
@@ -70,9 +75,12 @@ export async function helmGet(
   } catch (error) {
     // The door's refusals and bounds (ResponseTooLargeError among them) are said as they are.
     if (error instanceof IntentError || isAbortError(error)) throw error;
-    throw new HelmRepositoryUnreachableError(`${request.what}: no answer (${messageOf(error)})`, {
-      cause: error,
-    });
+    throw (
+      tlsFailureOf(error, target.host) ??
+      new HelmRepositoryUnreachableError(`${request.what}: no answer (${messageOf(error)})`, {
+        cause: error,
+      })
+    );
   }
 }
 

@@ -14,6 +14,9 @@ import { readYamlValue } from '../../input/read-yaml-value.js';
 import { INPUT_BOUNDS, InputParseError } from '../../input/input-bounds.js';
 import { ResponseTooLargeError } from '../../net/destination-refused-error.js';
 import { helmRepositoryPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
+import { tlsMaterialIdentity } from '../../net/outbound-tls.js';
+import type { SourceConnection } from '../source-connection.js';
 import { messageOf } from '../../errors/message-of.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
@@ -48,6 +51,8 @@ export interface HelmRepositorySourceOptions {
   readonly allowedHosts: SourceHostList;
   /** Another address policy than helmRepositoryPolicy's: the CLI's, for the repository its user named. */
   readonly policy?: DestinationPolicy;
+  /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+  readonly proxies?: ProxyEnvironment | undefined;
   /** Refuse credentials whose Secret names no hosts (`--require-secret-source-hosts`). */
   readonly requireCredentialHosts?: boolean;
   /** A chart archive is bounded as an OCI layer is (its compressed and expanded bytes, its entries). */
@@ -77,6 +82,8 @@ interface HelmChartFetch {
   readonly credentials: HelmRepositoryCredentials | undefined;
   /** An index read younger than this is used as it is. */
   readonly maxAgeMs: number;
+  /** spec.source.certSecretRef's TLS material, proxySecretRef's proxy. */
+  readonly connection?: SourceConnection;
 }
 
 interface FetchedChart {
@@ -98,7 +105,7 @@ const INDEX_MEMO_ENTRIES = 64;
 
 export function createHelmRepositorySource(options: HelmRepositorySourceOptions): HelmRepositorySource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
-  const policy = options.policy ?? helmRepositoryPolicy(options.allowedHosts);
+  const policy = options.policy ?? helmRepositoryPolicy(options.allowedHosts, options.proxies);
   const now = options.now ?? Date.now;
   const indexes = new LruMap<string, { readonly at: number; readonly index: HelmIndex }>(INDEX_MEMO_ENTRIES);
   return async (request, signal) => {
@@ -107,9 +114,9 @@ export function createHelmRepositorySource(options: HelmRepositorySourceOptions)
     const origin = new URL(url).origin;
     const authorization =
       credentials === undefined ? undefined : basicAuthorization(credentials.username, credentials.password);
-    const access = { policy, origin, authorization };
-    // The index is kept per repository and credentials: one Secret's read never serves another's.
-    const key = `${url}\0${authorization === undefined ? '' : createHash('sha256').update(authorization).digest('hex')}`;
+    const access = { policy, origin, authorization, connection: request.connection };
+    // The index is kept per repository, credentials and TLS material: one Secret's read never serves another's.
+    const key = `${url}\0${authorization === undefined ? '' : createHash('sha256').update(authorization).digest('hex')}${tlsMaterialIdentity(request.connection?.tls)}`;
     const kept = indexes.get(key);
     let index = kept !== undefined && now() - kept.at < request.maxAgeMs ? kept.index : undefined;
     if (index === undefined) {
@@ -183,6 +190,7 @@ interface Access {
   readonly policy: DestinationPolicy;
   readonly origin: string;
   readonly authorization: string | undefined;
+  readonly connection: SourceConnection | undefined;
 }
 
 async function fetchIndex(

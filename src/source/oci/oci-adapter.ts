@@ -9,6 +9,7 @@ import type { Step } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
 import { readSetSecretKeys } from '../set-secret.js';
+import { readSourceConnection } from '../source-connection.js';
 import type { SetAccount, SourceAdapter } from '../source-adapter.js';
 import type { OciSource } from './oci-source.js';
 import { pullCredentialsOf, type CredentialsFor } from './pull-secret.js';
@@ -30,6 +31,8 @@ export function ociAdapter(ociSource: OciSource): SourceAdapter {
           ? undefined
           : await readKeys(request.account, oci.verifySecretName, signal);
       if (keys !== undefined && 'done' in keys) return keys;
+      const connection = await readSourceConnection(request, signal);
+      if ('done' in connection) return connection;
       try {
         const artifact = await ociSource(
           {
@@ -38,6 +41,7 @@ export function ociAdapter(ociSource: OciSource): SourceAdapter {
             insecure: oci.insecure,
             credentialsFor: credentials.value ?? (() => undefined),
             keys: keys?.value,
+            connection: connection.value,
           },
           signal,
         );

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { ResolvedSourceRef } from '../../api/applyset-types.js';
 import { ociPolicy, type DestinationPolicy } from '../../net/destination-policy.js';
+import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import type { SourceHostList } from '../../net/host-list.js';
 import { LruMap } from '../../kube/lru-map.js';
 import { evictOldest, extractInto, isDirectory } from './artifact-cache.js';
@@ -21,6 +22,7 @@ import { chartDirectory } from '../helm-repository/chart-directory.js';
 import { parseOciUrl } from './oci-reference.js';
 import type { CredentialsFor } from './pull-secret.js';
 import { createRegistryClient, type RegistryClient } from './registry-client.js';
+import type { SourceConnection } from '../source-connection.js';
 import { ArtifactInvalidError } from './registry-error.js';
 import { selectSemverTag } from './select-semver-tag.js';
 import { verifyCosignSignature, type CosignPublicKey } from './verify-cosign.js';
@@ -38,6 +40,8 @@ export type OciSourceOptions = {
   | {
       /** `--allowed-source-hosts`: registries are sources as Git servers are (ociPolicy). */
       readonly allowedHosts: SourceHostList;
+      /** The operator's HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+      readonly proxies?: ProxyEnvironment;
     }
   | {
       /** Another address policy: the CLI's cliOciPolicy, for the registry its user named. */
@@ -55,6 +59,8 @@ interface OciFetchRequest {
   readonly keys: readonly CosignPublicKey[] | undefined;
   /** How messages name where credentials and keys come from; the ApplySet's fields by default. */
   readonly wording?: OciWording;
+  /** spec.source.certSecretRef's TLS material, proxySecretRef's proxy. */
+  readonly connection?: SourceConnection;
 }
 
 interface OciWording {
@@ -97,7 +103,7 @@ const VERIFIED_MEMO_ENTRIES = 4096;
 
 export function createOciSource(options: OciSourceOptions): OciSource {
   const limits = options.limits ?? DEFAULT_ARTIFACT_LIMITS;
-  const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts);
+  const policy = 'policy' in options ? options.policy : ociPolicy(options.allowedHosts, options.proxies);
   // A digest names content that never changes: once its signature verified with a set of keys, it
   // verifies with them for good. A reconcile at rest then asks the registry only for the tag's digest;
   // a new digest, or another set of keys (a rotation), is verified again.
@@ -107,6 +113,7 @@ export function createOciSource(options: OciSourceOptions): OciSource {
     if ('problem' in repository) throw new ArtifactInvalidError(`spec.source.url ${repository.problem}`);
     const client = createRegistryClient(repository, {
       policy,
+      connection: request.connection,
       plainHttp: request.insecure,
       credentialsFor: request.credentialsFor,
       ...(request.wording?.noCredentials === undefined

@@ -13,6 +13,8 @@ import { messageOf } from '../../errors/message-of.js';
 import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { DestinationPolicy } from '../../net/destination-policy.js';
+import { tlsFailureOf } from '../../net/tls-certificate-error.js';
+import { outboundConnection, type SourceConnection } from '../source-connection.js';
 import { openOutbound, sendOutbound } from '../../net/outbound-request.js';
 import { checkedBlob } from './checked-blob.js';
 import { listRegistryTags } from './list-registry-tags.js';
@@ -32,6 +34,8 @@ export interface RegistryCredentials {
 
 export interface RegistryClientOptions {
   readonly policy: DestinationPolicy;
+  /** spec.source.certSecretRef's TLS material and proxySecretRef's proxy, on every request. */
+  readonly connection?: SourceConnection | undefined;
   /** `http://` rather than `https://` (spec.source.insecure). */
   readonly plainHttp: boolean;
   /** What the pull Secret holds for `host` (`host` or `host:port`); sent to no other host. */
@@ -156,6 +160,7 @@ async function get(
       url: target,
       method: 'GET',
       policy: session.options.policy,
+      ...outboundConnection(session.options.connection),
       headers,
       signal,
       idleTimeoutMs: session.options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -225,6 +230,7 @@ async function authorize(
     url,
     method: 'GET',
     policy: options.policy,
+    ...outboundConnection(options.connection),
     headers: credentials === undefined ? {} : { authorization: basic(credentials) },
     signal,
     maxBodyBytes: MAX_TOKEN_BYTES,
@@ -337,5 +343,8 @@ function statusError(status: number, what: string): IntentError {
 /** A failure on the way: the door's refusals and bounds as they are; the network's, unreachable. */
 function asRegistryError(error: unknown, where: string): unknown {
   if (error instanceof IntentError || isAbortError(error)) return error;
+  // A certificate's failure says which and why (docs/tls-and-proxies.md).
+  const tls = tlsFailureOf(error, where);
+  if (tls !== undefined) return tls;
   return new RegistryUnreachableError(`${where}: no answer (${messageOf(error)})`, { cause: error });
 }
