@@ -50,8 +50,11 @@ export type GitAuth = (BasicCredentials | { readonly token: string } | SshAccess
   readonly hosts?: SourceHostList;
   /** What they are, for messages: `Secret ns/name`. */
   readonly from?: string;
-  /** Names them when their password rotates (a GitHub App's token): else an HMAC of username and password. */
-  readonly identity?: string;
+  /**
+   * Names them when their password rotates (a GitHub App's token): else an HMAC of username and password.
+   * (Not `identity`: that is an SSH key's field, which tells SSH access from the others.)
+   */
+  readonly accessIdentity?: string;
 };
 
 interface GitFetchRequest {
@@ -265,7 +268,7 @@ function callerOf(
   return {
     credentials,
     identity:
-      (request.auth?.identity ?? credentialsIdentity) +
+      (request.auth?.accessIdentity ?? credentialsIdentity) +
       tlsMaterialIdentity(request.tls) +
       (request.proxy?.url.href ?? ''),
     windowMs: Math.min(maxAgeMs ?? 0, MAX_ACCESS_PROOF_AGE_MS),

@@ -60,7 +60,7 @@ export async function resolveGitAuth(
   return {
     username: 'x-access-token',
     password: token,
-    identity,
+    accessIdentity: identity,
     ...(hosts === undefined ? {} : { hosts }),
     ...(from === undefined ? {} : { from }),
   };

@@ -37,7 +37,7 @@ describe('resolveGitAuth', () => {
     const hosts = ['github.com', 'api.github.com'];
     const auth = await resolveGitAuth({ githubApp: app, hosts, from: app.from }, settings, signal);
     expect(auth).toMatchObject({ username: 'x-access-token', password: 'ghs_1', hosts, from: app.from });
-    expect((auth as { identity?: string }).identity).toMatch(/^github-app:/);
+    expect((auth as { accessIdentity?: string }).accessIdentity).toMatch(/^github-app:/);
     expect(exchanges[0]?.policy).toMatchObject({ kind: 'git', allowedHosts: settings.allowedHosts });
   });
 
