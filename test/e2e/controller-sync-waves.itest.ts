@@ -1,0 +1,136 @@
+import * as k8s from '@kubernetes/client-node';
+import type { GitTestServer } from '../harness/git-server.js';
+import { uniqueName } from '../harness/test-cluster.js';
+import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
+import {
+  applySetBody,
+  cluster,
+  condition,
+  configMapData,
+  GROUP,
+  PLURAL,
+  VERSION,
+  waitFor,
+  waitForAppliedCommit,
+  waitForReady,
+} from './e2e-kit.js';
+
+// Issue #38: sync waves on ordinary objects. A Job of wave -1 (Argo CD's sync-wave annotation, as a
+// repository moved from Argo CD has it) must be healthy before wave 0 is applied, and wave 0 before
+// wave 1 (applyset.dev/wave). This profile runs no Job controller: the test plays it, writing the Job's
+// status. A wave that does not become healthy within spec.timeout stops the run, with its reason, and
+// nothing after it is written.
+
+const job = (name: string, annotations: Record<string, string>) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+  annotations: ${JSON.stringify(annotations)}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: main, image: registry.example/migrate:v1}]
+`;
+
+const configMap = (name: string, annotations: Record<string, string> = {}) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ${name}
+  annotations: ${JSON.stringify(annotations)}
+data: {wave: "${annotations['applyset.dev/wave'] ?? '0'}"}
+`;
+
+const files = {
+  'ordered/migrate.yaml': job('migrate', { 'argocd.argoproj.io/sync-wave': '-1' }),
+  'ordered/app.yaml': configMap('app'),
+  'ordered/smoke.yaml': configMap('smoke', { 'applyset.dev/wave': '1' }),
+  'stuck/stuck.yaml': job('stuck', {}),
+  'stuck/late.yaml': configMap('late', { 'applyset.dev/wave': '1' }),
+};
+
+describe('sync waves of an ApplySet', () => {
+  const c = cluster();
+  const batch = c.kc.makeApiClient(k8s.BatchV1Api);
+  const namespace = uniqueName('e2e-waves');
+  let git: GitTestServer;
+
+  beforeAll(async () => {
+    ({ git } = await startControllerWithRepository(c, namespace, files));
+  });
+
+  afterAll(() => stopControllersAndGit(git));
+
+  const readJob = (name: string) =>
+    batch.readNamespacedJob({ namespace, name }).catch((error: { code?: number }) => {
+      if (error.code === 404) return undefined;
+      throw error;
+    });
+
+  /** Ends the Job as its controller would, with the conditions the API server requires. */
+  async function completeJob(name: string): Promise<void> {
+    const created = await waitFor(`Job ${name} created`, () => readJob(name), 60_000);
+    const now = new Date();
+    await batch.replaceNamespacedJobStatus({
+      namespace,
+      name,
+      body: {
+        ...created,
+        status: {
+          startTime: now,
+          completionTime: now,
+          succeeded: 1,
+          conditions: [
+            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now },
+            { type: 'Complete', status: 'True', lastTransitionTime: now },
+          ],
+        } as k8s.V1JobStatus,
+      },
+    });
+  }
+
+  const create = (name: string, path: string, timeout: string) =>
+    c.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      body: (() => {
+        const body = applySetBody(namespace, name, { url: git.url, path, interval: '1h' });
+        return { ...body, spec: { ...(body['spec'] as object), timeout } };
+      })(),
+    });
+
+  it('applies each wave once the one before it is healthy', async () => {
+    await create('ordered', 'ordered', '2m');
+    await waitFor('the Job of wave -1', () => readJob('migrate'), 60_000);
+    // Wave -1 is not healthy yet: nothing of wave 0 or 1 exists.
+    expect(await configMapData(c, namespace, 'app')).toBeUndefined();
+    expect(await configMapData(c, namespace, 'smoke')).toBeUndefined();
+    await completeJob('migrate');
+    await waitForAppliedCommit(c, namespace, 'ordered', await git.revParse('main'), 90_000);
+    expect(await configMapData(c, namespace, 'app')).toEqual({ wave: '0' });
+    expect(await configMapData(c, namespace, 'smoke')).toEqual({ wave: '1' });
+  });
+
+  it('stops at a wave that is not healthy within spec.timeout, saying which and why', async () => {
+    await create('stuck', 'stuck', '3s');
+    const view = await waitForReady(
+      c,
+      namespace,
+      'stuck',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'SyncWaveNotHealthy',
+      90_000,
+    );
+    expect(condition(view, 'Ready')?.message).toMatch(
+      /^sync wave 0 is not healthy, so the waves after it were not applied and nothing was pruned: not healthy within 3 s: job\.batch\/stuck -n e2e-waves-\S+ is InProgress/,
+    );
+    expect(await configMapData(c, namespace, 'late')).toBeUndefined();
+    // Healthy at last: the next run goes on to wave 1.
+    await completeJob('stuck');
+    await waitForAppliedCommit(c, namespace, 'stuck', await git.revParse('main'), 90_000);
+    expect(await configMapData(c, namespace, 'late')).toEqual({ wave: '1' });
+  });
+});
