@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import {
   generateSshKey,
@@ -5,7 +9,7 @@ import {
   type SshGitServer,
   type SshKeyPair,
 } from '../harness/ssh-git-server.js';
-import { uniqueName } from '../harness/test-cluster.js';
+import { adminKubeconfigPath, uniqueName } from '../harness/test-cluster.js';
 import { startControllerInNamespace, stopControllersAndGit } from './controller-testbed.js';
 import {
   applySetBody,
@@ -29,6 +33,9 @@ import { coreRule, createTenantAccount } from './locked-down-controller.js';
 // (`identity`, `password` for its passphrase) and `known_hosts`, and names its host; the server's key is
 // always checked, so a known_hosts without it stalls with HostKeyMismatch and the key the server showed,
 // and a key the server does not know stalls with AuthenticationFailed.
+
+const execFileAsync = promisify(execFile);
+const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 describe('the controller fetching Git over SSH', () => {
   const c = cluster();
@@ -90,8 +97,12 @@ describe('the controller fetching Git over SSH', () => {
     await sshd?.close();
   });
 
+  /** The repository of the first test, which the CLI's preview reads after it. */
+  let overSsh: GitTestServer | undefined;
+
   it('applies a branch fetched over ssh://, then its new commit', async () => {
     const git = await repository('over-ssh');
+    overSsh = git;
     await createSecret('deploy-key', { identity: key.privateKey, known_hosts: `${ssh().knownHostsLine}\n` });
     const url = ssh().urlOf(git.repositoryDir);
     await createApplySet(c, namespace, 'over-ssh', {
@@ -104,6 +115,35 @@ describe('the controller fetching Git over SSH', () => {
 
     const next = await git.writeFiles({ 'cm.yaml': configMapYaml('over-ssh-config', { round: '2' }) });
     await waitForAppliedCommit(c, namespace, 'over-ssh', next, 60_000);
+    expect(await configMapData(c, namespace, 'over-ssh-config')).toEqual({ round: '2' });
+  }, 120_000);
+
+  it('previews another branch over SSH with the CLI, as users run it, and applies nothing', async () => {
+    const git = overSsh;
+    if (git === undefined) throw new Error('the first test did not start its repository');
+    await git.writeFiles({ 'cm.yaml': configMapYaml('over-ssh-config', { round: '3' }) }, { branch: 'next' });
+    const preview = await execFileAsync(
+      process.execPath,
+      [
+        applysetBin,
+        'diff',
+        '--applyset-object',
+        'over-ssh',
+        '-n',
+        namespace,
+        '--ref',
+        'next',
+        '--allowed-source-hosts',
+        '127.0.0.1',
+      ],
+      { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() } },
+    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+      // Exit 1: the preview found changes, as kubectl diff says so.
+      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+      throw error;
+    });
+    expect(preview.stdout).toContain(`~ configmap/over-ssh-config -n ${namespace}`);
+    expect(preview.stdout).toContain('data.round: "2" → "3"');
     expect(await configMapData(c, namespace, 'over-ssh-config')).toEqual({ round: '2' });
   }, 120_000);
 
