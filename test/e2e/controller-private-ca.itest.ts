@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import {
   privateCertificateAuthority,
   type PrivateCertificateAuthority,
 } from '../harness/private-certificate-authority.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   condition,
@@ -20,6 +24,9 @@ import {
 // says which certificate failed and why; with `ca.crt` in its Secret it is applied; a server that
 // requires a client certificate (mTLS) gets the Secret's `tls.crt`/`tls.key`, and without them the set
 // says the server refused the client certificate.
+
+const execFileAsync = promisify(execFile);
+const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 describe('Git servers of a private certificate authority, through the controller', () => {
   const c = cluster();
@@ -82,6 +89,32 @@ describe('Git servers of a private certificate authority, through the controller
     await createApplySet(c, namespace, 'mutual', { url: mutual.url, secretName: 'client-cert' });
     await waitForReady(c, namespace, 'mutual', 'True');
     expect(await configMapData(c, namespace, 'over-mtls')).toEqual({ via: 'tls.crt' });
+  });
+
+  it('previews the mTLS set with the CLI, as users run it, through the same Secret', async () => {
+    await mutual.writeFiles({ 'cm.yaml': configMapYaml('over-mtls', { via: 'next' }) }, { branch: 'next' });
+    const preview = await execFileAsync(
+      process.execPath,
+      [
+        applysetBin,
+        'diff',
+        '--applyset-object',
+        'mutual',
+        '-n',
+        namespace,
+        '--ref',
+        'next',
+        '--allowed-source-hosts',
+        '127.0.0.1',
+      ],
+      { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() } },
+    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
+      // Exit 1: the preview found changes, as kubectl diff says so.
+      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
+      throw error;
+    });
+    expect(preview.stdout).toContain(`~ configmap/over-mtls -n ${namespace}`);
+    expect(preview.stdout).toContain('data.via: "tls.crt" → "next"');
   });
 
   it('says the server refused the client certificate when the Secret has none', async () => {
