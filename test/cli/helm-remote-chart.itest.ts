@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { kubectl } from '../apply/apply-test-kit.js';
 import { cliHome } from '../harness/cli-home.js';
 import { helmBinary } from '../harness/helm-binary.js';
 import { startHelmRepository, type HelmRepository } from '../harness/helm-repository.js';
 import { startOciRegistry, type OciRegistry } from '../harness/oci-registry.js';
+import { runShippedCli } from '../harness/shipped-cli.js';
 import { adminKubeconfigPath } from '../harness/test-cluster.js';
 import { freshNamespace } from './cli-test-kit.js';
 
@@ -19,7 +19,6 @@ import { freshNamespace } from './cli-test-kit.js';
 // a real OCI registry; --version picks the version as spec.helm.version does.
 
 const execFileAsync = promisify(execFile);
-const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 const chart = (version: string) => ({
   'Chart.yaml': `apiVersion: v2\nname: web\nversion: ${version}\n`,
@@ -27,12 +26,6 @@ const chart = (version: string) => ({
   'templates/main.yaml':
     'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-main\ndata:\n  greeting: {{ .Values.greeting | quote }}\n  version: {{ .Chart.Version | quote }}\n',
 });
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe('applyset apply --helm-chart of a repository or a registry', () => {
   let repository: HelmRepository;
@@ -77,15 +70,7 @@ describe('applyset apply --helm-chart of a repository or a registry', () => {
     await rm(helmHome, { recursive: true, force: true });
   });
 
-  async function applyset(args: readonly string[]): Promise<Run> {
-    try {
-      const { stdout, stderr } = await execFileAsync(process.execPath, [applysetBin, ...args], { env });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code?: number; stdout?: string; stderr?: string };
-      return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-    }
-  }
+  const applyset = (args: readonly string[]) => runShippedCli(args, env);
 
   const versionIn = async (namespace: string) =>
     (await kubectl(['get', 'configmap', 'web-main', '-n', namespace, '-o', 'jsonpath={.data.version}']))

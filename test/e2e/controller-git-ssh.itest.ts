@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runShippedCli } from '../harness/shipped-cli.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import {
   generateSshKey,
@@ -33,9 +30,6 @@ import { coreRule, createTenantAccount } from './locked-down-controller.js';
 // (`identity`, `password` for its passphrase) and `known_hosts`, and names its host; the server's key is
 // always checked, so a known_hosts without it stalls with HostKeyMismatch and the key the server showed,
 // and a key the server does not know stalls with AuthenticationFailed.
-
-const execFileAsync = promisify(execFile);
-const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 describe('the controller fetching Git over SSH', () => {
   const c = cluster();
@@ -122,10 +116,8 @@ describe('the controller fetching Git over SSH', () => {
     const git = overSsh;
     if (git === undefined) throw new Error('the first test did not start its repository');
     await git.writeFiles({ 'cm.yaml': configMapYaml('over-ssh-config', { round: '3' }) }, { branch: 'next' });
-    const preview = await execFileAsync(
-      process.execPath,
+    const preview = await runShippedCli(
       [
-        applysetBin,
         'diff',
         '--applyset-object',
         'over-ssh',
@@ -136,12 +128,13 @@ describe('the controller fetching Git over SSH', () => {
         '--allowed-source-hosts',
         '127.0.0.1',
       ],
-      { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() } },
-    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
-      // Exit 1: the preview found changes, as kubectl diff says so.
-      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-      throw error;
-    });
+      {
+        ...process.env,
+        KUBECONFIG: adminKubeconfigPath(),
+      },
+    );
+    // Exit 1: the preview found changes, as kubectl diff says so.
+    expect(preview.code).toBe(1);
     expect(preview.stdout).toContain(`~ configmap/over-ssh-config -n ${namespace}`);
     expect(preview.stdout).toContain('data.round: "2" → "3"');
     expect(await configMapData(c, namespace, 'over-ssh-config')).toEqual({ round: '2' });

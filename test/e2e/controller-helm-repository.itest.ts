@@ -1,9 +1,6 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { startHelmRepository, type HelmRepository } from '../harness/helm-repository.js';
 import { helmBinary } from '../harness/helm-binary.js';
+import { runShippedCli } from '../harness/shipped-cli.js';
 import { startOciRegistry, type OciRegistry } from '../harness/oci-registry.js';
 import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { createApplySetWithSpec } from './create-applyset-with-spec.js';
@@ -24,9 +21,6 @@ import {
 // NODE_EXTRA_CA_CERTS) or of an OCI registry (`helm push`); the highest version in spec.helm.version is
 // rendered and applied, a new version added to the index is a new revision, and a range nothing
 // satisfies stalls the set naming the versions seen.
-
-const execFileAsync = promisify(execFile);
-const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 const chart = (version: string) => ({
   'Chart.yaml': `apiVersion: v2\nname: web\nversion: ${version}\n`,
@@ -108,10 +102,8 @@ describe('ApplySets on charts of a repository', () => {
     await waitForReady(c, namespace, 'pinned', 'True', (v) => revisionOf(v).startsWith('web@1.0.0@'), 60_000);
     // The pull-request review: what would bumping the range to 1.1 change? The CLI, as a user runs it,
     // trusting the repository's CA as the controller does.
-    const preview = await execFileAsync(
-      process.execPath,
+    const preview = await runShippedCli(
       [
-        applysetBin,
         'diff',
         '--applyset-object',
         'pinned',
@@ -126,14 +118,10 @@ describe('ApplySets on charts of a repository', () => {
         '--helm-binary',
         await helmBinary(),
       ],
-      {
-        env: { ...process.env, KUBECONFIG: adminKubeconfigPath(), NODE_EXTRA_CA_CERTS: repository.caFile },
-      },
-    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
-      // Exit 1: the preview found changes, as kubectl diff says so.
-      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-      throw error;
-    });
+      { ...process.env, KUBECONFIG: adminKubeconfigPath(), NODE_EXTRA_CA_CERTS: repository.caFile },
+    );
+    // Exit 1: the preview found changes, as kubectl diff says so.
+    expect(preview.code).toBe(1);
     expect(preview.stdout).toContain('web@1.1.0@sha256:');
     expect(preview.stdout).toContain('1 to configure');
     expect(preview.stdout).toContain('pinned-main');

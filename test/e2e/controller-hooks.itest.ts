@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
+import { finishJob as finishJobIn, jobYaml, readJob as readJobIn } from './job-status.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   applySetBody,
@@ -24,18 +25,7 @@ import {
 // Helm test hook is skipped with a Warning event; hooks are never in the inventory; a failed PreSync
 // stops the run before anything else is written, with its reason.
 
-const job = (name: string, annotations: Record<string, string>) => `apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ${name}
-  annotations: ${JSON.stringify(annotations)}
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: main, image: registry.example/migrate:v1}]
-`;
+const job = jobYaml;
 
 const files = (data: string) => ({
   'pre.yaml': job('migrate', {
@@ -72,50 +62,9 @@ describe('hooks of an ApplySet', () => {
 
   afterAll(() => stopControllersAndGit(git));
 
-  const readJob = (name: string) =>
-    batch.readNamespacedJob({ namespace, name }).catch((error: { code?: number }) => {
-      if (error.code === 404) return undefined;
-      throw error;
-    });
-
-  /** Ends the Job as its controller would, with the conditions the API server requires. */
-  async function finishJob(name: string, outcome: 'Complete' | 'Failed'): Promise<void> {
-    const created = await waitFor(`Job ${name} created`, () => readJob(name), 60_000);
-    const now = new Date();
-    const conditions =
-      outcome === 'Complete'
-        ? [
-            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now },
-            { type: 'Complete', status: 'True', lastTransitionTime: now },
-          ]
-        : [
-            {
-              type: 'FailureTarget',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              lastTransitionTime: now,
-            },
-            {
-              type: 'Failed',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              message: 'Job has reached the specified backoff limit',
-              lastTransitionTime: now,
-            },
-          ];
-    await batch.replaceNamespacedJobStatus({
-      namespace,
-      name,
-      body: {
-        ...created,
-        status: {
-          startTime: now,
-          ...(outcome === 'Complete' ? { completionTime: now, succeeded: 1 } : { failed: 1 }),
-          conditions,
-        } as k8s.V1JobStatus,
-      },
-    });
-  }
+  const readJob = (name: string) => readJobIn(batch, namespace, name);
+  const finishJob = (name: string, outcome: 'Complete' | 'Failed') =>
+    finishJobIn(batch, namespace, name, outcome);
 
   const events = async (reason: string) =>
     (await c.core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=web' })).items

@@ -1,7 +1,4 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runShippedCli } from '../harness/shipped-cli.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import {
   privateCertificateAuthority,
@@ -24,9 +21,6 @@ import {
 // says which certificate failed and why; with `ca.crt` in its Secret it is applied; a server that
 // requires a client certificate (mTLS) gets the Secret's `tls.crt`/`tls.key`, and without them the set
 // says the server refused the client certificate.
-
-const execFileAsync = promisify(execFile);
-const applysetBin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/applyset.js');
 
 describe('Git servers of a private certificate authority, through the controller', () => {
   const c = cluster();
@@ -93,10 +87,8 @@ describe('Git servers of a private certificate authority, through the controller
 
   it('previews the mTLS set with the CLI, as users run it, through the same Secret', async () => {
     await mutual.writeFiles({ 'cm.yaml': configMapYaml('over-mtls', { via: 'next' }) }, { branch: 'next' });
-    const preview = await execFileAsync(
-      process.execPath,
+    const preview = await runShippedCli(
       [
-        applysetBin,
         'diff',
         '--applyset-object',
         'mutual',
@@ -107,12 +99,13 @@ describe('Git servers of a private certificate authority, through the controller
         '--allowed-source-hosts',
         '127.0.0.1',
       ],
-      { env: { ...process.env, KUBECONFIG: adminKubeconfigPath() } },
-    ).catch((error: { code?: number; stdout?: string; stderr?: string }) => {
-      // Exit 1: the preview found changes, as kubectl diff says so.
-      if (error.code === 1) return { stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-      throw error;
-    });
+      {
+        ...process.env,
+        KUBECONFIG: adminKubeconfigPath(),
+      },
+    );
+    // Exit 1: the preview found changes, as kubectl diff says so.
+    expect(preview.code).toBe(1);
     expect(preview.stdout).toContain(`~ configmap/over-mtls -n ${namespace}`);
     expect(preview.stdout).toContain('data.via: "tls.crt" → "next"');
   });

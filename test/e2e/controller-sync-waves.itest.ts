@@ -1,6 +1,7 @@
 import * as k8s from '@kubernetes/client-node';
 import type { GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
+import { finishJob, jobYaml, readJob as readJobIn } from './job-status.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import {
   applySetBody,
@@ -21,18 +22,7 @@ import {
 // status. A wave that does not become healthy within spec.timeout stops the run, with its reason, and
 // nothing after it is written.
 
-const job = (name: string, annotations: Record<string, string>) => `apiVersion: batch/v1
-kind: Job
-metadata:
-  name: ${name}
-  annotations: ${JSON.stringify(annotations)}
-spec:
-  backoffLimit: 0
-  template:
-    spec:
-      restartPolicy: Never
-      containers: [{name: main, image: registry.example/migrate:v1}]
-`;
+const job = jobYaml;
 
 const configMap = (name: string, annotations: Record<string, string> = {}) => `apiVersion: v1
 kind: ConfigMap
@@ -62,33 +52,8 @@ describe('sync waves of an ApplySet', () => {
 
   afterAll(() => stopControllersAndGit(git));
 
-  const readJob = (name: string) =>
-    batch.readNamespacedJob({ namespace, name }).catch((error: { code?: number }) => {
-      if (error.code === 404) return undefined;
-      throw error;
-    });
-
-  /** Ends the Job as its controller would, with the conditions the API server requires. */
-  async function completeJob(name: string): Promise<void> {
-    const created = await waitFor(`Job ${name} created`, () => readJob(name), 60_000);
-    const now = new Date();
-    await batch.replaceNamespacedJobStatus({
-      namespace,
-      name,
-      body: {
-        ...created,
-        status: {
-          startTime: now,
-          completionTime: now,
-          succeeded: 1,
-          conditions: [
-            { type: 'SuccessCriteriaMet', status: 'True', lastTransitionTime: now },
-            { type: 'Complete', status: 'True', lastTransitionTime: now },
-          ],
-        } as k8s.V1JobStatus,
-      },
-    });
-  }
+  const readJob = (name: string) => readJobIn(batch, namespace, name);
+  const completeJob = (name: string) => finishJob(batch, namespace, name, 'Complete');
 
   const create = (name: string, path: string, timeout: string) =>
     c.custom.createNamespacedCustomObject({
