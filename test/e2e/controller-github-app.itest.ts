@@ -1,6 +1,7 @@
 import { generateAppKey, startGitHubAppServer, type GitHubAppServer } from '../harness/github-app-server.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { runShippedCli } from '../harness/shipped-cli.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import {
   cluster,
   condition,
@@ -147,6 +148,32 @@ describe('the controller with a GitHub App', () => {
       context: `applyset/e2e/${namespace}/site`,
     });
     expect(exchangesOf(4503)).toBe(1);
+  });
+
+  it('previews another branch with the CLI, as users run it, through its own installation token', async () => {
+    await git.writeFiles({ 'site/cm.yaml': configMapYaml('site', { v: 'next' }) }, { branch: 'next' });
+    const exchanges = exchangesOf(4501);
+    const preview = await runShippedCli(
+      [
+        'diff',
+        '--applyset-object',
+        'site',
+        '-n',
+        namespace,
+        '--ref',
+        'next',
+        '--allowed-source-hosts',
+        '127.0.0.1',
+      ],
+      { ...process.env, KUBECONFIG: adminKubeconfigPath() },
+    );
+    // Exit 1: the preview found changes, as kubectl diff says so.
+    expect(preview.code).toBe(1);
+    expect(preview.stdout).toContain(`~ configmap/site -n ${namespace}`);
+    expect(preview.stdout).toContain('data.v: "2" → "next"');
+    // The CLI is a process of its own: it made the JWT and asked for its own token.
+    expect(exchangesOf(4501)).toBe(exchanges + 1);
+    expect(await configMapData(c, namespace, 'site')).toEqual({ v: '2' });
   });
 
   it('asks for a new token when the one it has is about to expire', async () => {
