@@ -65,7 +65,7 @@ export interface ApplySetRequest {
    * sync-wave), each wave healthy within `timeoutMs` before the next; prunes in reverse. Undefined: the
    * annotation means nothing, as for kubectl (the CLI).
    */
-  readonly syncWaves?: { readonly timeoutMs: number };
+  readonly syncWaves?: { readonly timeoutMs: number; readonly deadline?: number };
   /**
    * Called after each object of the set was applied and each prune candidate handled, with the
    * counts so far and the plan's totals, so the command can draw a progress line on long runs.
@@ -278,6 +278,8 @@ export interface HookRequest {
   readonly run: boolean;
   /** How long each phase may take (spec.timeout). */
   readonly timeoutMs: number;
+  /** When the run itself ends (a moment before spec.timeout aborts it): no hook is waited for past it. */
+  readonly deadline?: number;
   /** Hears each hook as it ends, and each object annotated as a hook that is not run. */
   readonly onHook?: (run: HookRun) => void;
   readonly onSkipped?: (skipped: SkippedHook) => void;

@@ -194,7 +194,11 @@ async function awaitSyncWave(
     run.outcomes.some((o) => objectRefKey(o.ref) === objectRefKey(ref) && o.action !== 'conflict'),
   );
   const timeoutMs = run.request.syncWaves?.timeoutMs ?? DEFAULT_SYNC_WAVE_TIMEOUT_MS;
-  const { health, timedOut } = await waitForHealth(refs, run.context, run.request.signal, { timeoutMs });
+  const deadline = run.request.syncWaves?.deadline;
+  const { health, timedOut } = await waitForHealth(refs, run.context, run.request.signal, {
+    timeoutMs,
+    ...(deadline === undefined ? {} : { deadline }),
+  });
   const unhealthy = health.filter((report) => report.status !== 'Current');
   if (unhealthy.length === 0) return;
   const named = unhealthy
@@ -207,7 +211,7 @@ async function awaitSyncWave(
   const more = unhealthy.length > 5 ? ` and ${unhealthy.length - 5} more` : '';
   throw new SyncWaveNotHealthyError(
     step.wave,
-    `${timedOut ? `not healthy within ${timeoutMs / 1000} s` : 'an object of it failed'}: ${named}${more}`,
+    `${timedOut ? `not healthy within spec.timeout (${timeoutMs / 1000} s)` : 'an object of it failed'}: ${named}${more}`,
   );
 }
 

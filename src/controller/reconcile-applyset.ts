@@ -4,6 +4,7 @@
  * there is anything to apply; 5 to 11 run it and end in an outcome, never a throw; 12 reports it.
  */
 import { hookEvents } from './hook-events.js';
+import type { ApplySetRequest, HookRequest } from '../apply/apply-set-contract.js';
 import { setMaxListeners } from 'node:events';
 import {
   APPLYSET_FINALIZER,
@@ -233,11 +234,7 @@ async function applyRevision(
   const allowNested = tenancy.allowNestedApplySets === true;
   const built = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
   const { steady } = built;
-  // spec.timeout covers the whole run: the wait ends a moment before the run's abort, so a set not
-  // healthy in time reads HealthCheckFailed naming its objects, not a bare Timeout.
-  const wait = built.request.wait && { ...built.request.wait, deadline: runDeadline - WAIT_MARGIN_MS };
-  const hooks = built.request.hooks && { ...built.request.hooks, ...hookEvents(ctx, applySet) };
-  const request = { ...built.request, ...(wait === undefined ? {} : { wait }), ...(hooks ? { hooks } : {}) };
+  const request = withDeadlines(built.request, runDeadline - WAIT_MARGIN_MS, hookEvents(ctx, applySet));
   // A new revision: a forge marks its commit pending until the outcome is reported.
   if (!steady) ctx.notify?.applying(view, revision);
   const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
@@ -250,6 +247,25 @@ async function applyRevision(
   return remote === undefined
     ? ended
     : remoteEngineOutcome(ended, remote.value.server, { namespace, serviceAccount });
+}
+
+/**
+ * spec.timeout covers the whole run: the health wait, each hook and each sync wave end a moment before
+ * the run's abort, so a set not healthy in time reads HealthCheckFailed, HookFailed or
+ * SyncWaveNotHealthy naming its objects, not a bare Timeout.
+ */
+function withDeadlines(
+  request: ApplySetRequest,
+  deadline: number,
+  events: Pick<HookRequest, 'onHook' | 'onSkipped'>,
+): ApplySetRequest {
+  const { wait, hooks, syncWaves } = request;
+  return {
+    ...request,
+    ...(wait === undefined ? {} : { wait: { ...wait, deadline } }),
+    ...(hooks === undefined ? {} : { hooks: { ...hooks, ...events, deadline } }),
+    ...(syncWaves === undefined ? {} : { syncWaves: { ...syncWaves, deadline } }),
+  };
 }
 
 /** Whether the ApplySet's inventory lists anything (plain or compressed). */

@@ -38,6 +38,8 @@ const files = {
   'ordered/smoke.yaml': configMap('smoke', { 'applyset.dev/wave': '1' }),
   'stuck/stuck.yaml': job('stuck', {}),
   'stuck/late.yaml': configMap('late', { 'applyset.dev/wave': '1' }),
+  'hook/pre.yaml': job('never', { 'applyset.dev/hook': 'PreSync' }),
+  'hook/app.yaml': configMap('held'),
 };
 
 describe('sync waves of an ApplySet', () => {
@@ -80,7 +82,7 @@ describe('sync waves of an ApplySet', () => {
   });
 
   it('stops at a wave that is not healthy within spec.timeout, saying which and why', async () => {
-    await create('stuck', 'stuck', '3s');
+    await create('stuck', 'stuck', '8s');
     const view = await waitForReady(
       c,
       namespace,
@@ -90,12 +92,28 @@ describe('sync waves of an ApplySet', () => {
       90_000,
     );
     expect(condition(view, 'Ready')?.message).toMatch(
-      /^sync wave 0 is not healthy, so the waves after it were not applied and nothing was pruned: not healthy within 3 s: job\.batch\/stuck -n e2e-waves-\S+ is InProgress/,
+      /^sync wave 0 is not healthy, so the waves after it were not applied and nothing was pruned: not healthy within spec\.timeout \(8 s\): job\.batch\/stuck -n e2e-waves-\S+ is InProgress/,
     );
     expect(await configMapData(c, namespace, 'late')).toBeUndefined();
     // Healthy at last: the next run goes on to wave 1.
     await completeJob('stuck');
     await waitForAppliedCommit(c, namespace, 'stuck', await git.revParse('main'), 90_000);
     expect(await configMapData(c, namespace, 'late')).toEqual({ wave: '1' });
+  });
+
+  it('fails a PreSync hook that never finishes at spec.timeout, with its exact condition, writing nothing', async () => {
+    await create('hooked', 'hook', '8s');
+    const view = await waitForReady(
+      c,
+      namespace,
+      'hooked',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'HookFailed',
+      90_000,
+    );
+    expect(condition(view, 'Ready')?.message).toMatch(
+      /^PreSync hook job\.batch\/never -n e2e-waves-\S+ failed: did not finish within spec\.timeout \(InProgress: /,
+    );
+    expect(await configMapData(c, namespace, 'held')).toBeUndefined();
   });
 });

@@ -48,6 +48,7 @@ export function syncHooks(
         hooks,
         setId,
         timeoutMs: options.timeoutMs,
+        ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
         ...(request.signal === undefined ? {} : { signal: request.signal }),
         ...(options.onHook === undefined ? {} : { onHook: options.onHook }),
       },
@@ -77,6 +78,7 @@ export function syncHooks(
         // PostSync waits for the set to be healthy even when the request does not wait.
         const { health, timedOut } = await waitForHealth(applied, context, request.signal, {
           timeoutMs: options.timeoutMs,
+          ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
         });
         if (timedOut || health.some((report) => report.status !== 'Current')) {
           await phase('SyncFail');
