@@ -15,7 +15,13 @@ export interface ObjectError {
  * wrong, the step knows where (the repository, the path asked for, the revision).
  */
 export type FailureStep =
-  | { readonly step: 'fetch'; readonly url: string; readonly secretName: string | undefined }
+  | {
+      readonly step: 'fetch';
+      readonly url: string;
+      readonly secretName: string | undefined;
+      /** spec.source.certSecretRef's Secret: its TLS material is used over secretRef's. */
+      readonly certSecretName?: string | undefined;
+    }
   | { readonly step: 'load'; readonly path: string; readonly revision: string }
   | { readonly step: 'apply'; readonly revision: string; readonly timedOut: boolean };
 

@@ -31,10 +31,7 @@ export class TlsCertificateError extends IntentError {
 
   /** At the fetch, what to change: which key of which Secret. */
   override describe(at: FailureStep | undefined): string {
-    const secret =
-      at?.step === 'fetch' && at.secretName !== undefined
-        ? `Secret ${at.secretName}`
-        : 'a Secret named by spec.source.secretRef or spec.source.certSecretRef';
+    const secret = at?.step === 'fetch' ? tlsSecretOf(at) : UNNAMED_TLS_SECRET;
     switch (this.reason) {
       case 'CertificateUntrusted':
         return `${this.message}: put the certificate authority that signed it in ca.crt of ${secret}`;
@@ -44,6 +41,18 @@ export class TlsCertificateError extends IntentError {
         return `${this.message}: put a client certificate the server accepts in tls.crt and tls.key of ${secret}`;
     }
   }
+}
+
+const UNNAMED_TLS_SECRET = 'a Secret named by spec.source.secretRef or spec.source.certSecretRef';
+
+/**
+ * The Secret the TLS material comes from: certSecretRef's when the spec names one (its material is used
+ * over secretRef's, as Flux has it), else secretRef's.
+ */
+function tlsSecretOf(at: Extract<FailureStep, { step: 'fetch' }>): string {
+  if (at.certSecretName !== undefined) return `Secret ${at.certSecretName} (spec.source.certSecretRef)`;
+  if (at.secretName !== undefined) return `Secret ${at.secretName} (spec.source.secretRef)`;
+  return UNNAMED_TLS_SECRET;
 }
 
 function whichCertificate(reason: TlsFailureReason): string {

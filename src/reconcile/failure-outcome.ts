@@ -40,7 +40,12 @@ export function failureOutcome(
 function stepOf(at: FailedStep): FailureStep {
   switch (at.step) {
     case 'fetch':
-      return { step: 'fetch', url: at.spec.source.url, secretName: at.spec.source.secretName };
+      return {
+        step: 'fetch',
+        url: at.spec.source.url,
+        secretName: at.spec.source.secretName,
+        certSecretName: at.spec.source.certSecretName,
+      };
     case 'load':
       return { step: 'load', path: at.spec.source.path, revision: at.revision };
     case 'apply':

@@ -27,6 +27,19 @@ export function outboundConnection(
   };
 }
 
+/**
+ * The connection with the TLS material of spec.source.secretRef's Secret when certSecretRef gives none:
+ * certSecretRef's is used over it, as Flux has it.
+ */
+export function withSecretTls(
+  connection: SourceConnection,
+  secretTls: TlsMaterial | undefined,
+): SourceConnection {
+  return connection.tls !== undefined || secretTls === undefined
+    ? connection
+    : { ...connection, tls: secretTls };
+}
+
 export async function readSourceConnection(
   { spec, account }: Pick<SourceRequest, 'spec' | 'account'>,
   signal: AbortSignal,

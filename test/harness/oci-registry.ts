@@ -1,6 +1,7 @@
 /**
  * A real OCI registry for tests: distribution's `registry`, built from its Go module by
- * scripts/build-oci-tools.sh, run on 127.0.0.1 over plain HTTP with its storage in a temp dir. It is
+ * scripts/build-oci-tools.sh, run on 127.0.0.1 over plain HTTP (or its own `http.tls`, with a certificate
+ * of a private authority and, for mTLS, `clientcas`) with its storage in a temp dir. It is
  * what Flux users push their artifacts to: the basic authentication is its own htpasswd, the token
  * authentication its own `auth: token` (with registry-token-server.ts as the token service), and the push
  * notifications are its own, `{"events": [...]}` envelopes of media type
@@ -9,12 +10,14 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import https from 'node:https';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { freePort } from './api-get.js';
+import type { PrivateCertificateAuthority } from './private-certificate-authority.js';
 import { ociToolsBin } from './oci-tools.js';
 import { startProcess, stopProcesses, tail, waitForProcess } from './start-process.js';
 
@@ -41,12 +44,17 @@ export interface OciRegistryOptions {
   readonly token?: RegistryTokenAuth;
   /** An endpoint the registry POSTs its event envelopes to (pushes and pulls), with these headers. */
   readonly notify?: { readonly url: string; readonly headers?: Readonly<Record<string, string>> };
+  /**
+   * HTTPS with the authority's server certificate (for 127.0.0.1); `mutual`: every client must present
+   * a certificate the authority signed (`http.tls.clientcas`), as its client certificate is.
+   */
+  readonly tls?: { readonly authority: PrivateCertificateAuthority; readonly mutual?: boolean };
 }
 
 export interface OciRegistry {
   /** `127.0.0.1:<port>`: the registry part of a reference such as `127.0.0.1:5000/app:v1`. */
   readonly host: string;
-  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  /** `http://127.0.0.1:<port>` (`https://` with `tls`), without a trailing slash. */
   readonly url: string;
   /** Kills the registry and removes its temp dir, storage included. */
   stop(): Promise<void>;
@@ -93,6 +101,49 @@ function authConfig(options: OciRegistryOptions, workDir: string): Record<string
   };
 }
 
+/** The `http.tls` section: the server's certificate, and the authority clients must be signed by. */
+function tlsConfig(options: OciRegistryOptions, workDir: string): Record<string, unknown> {
+  if (options.tls === undefined) return {};
+  const { mutual = false } = options.tls;
+  return {
+    tls: {
+      certificate: path.join(workDir, 'server.crt'),
+      key: path.join(workDir, 'server.key'),
+      ...(mutual ? { clientcas: [path.join(workDir, 'client-ca.crt')] } : {}),
+    },
+  };
+}
+
+async function writeTlsFiles(options: OciRegistryOptions, workDir: string): Promise<void> {
+  if (options.tls === undefined) return;
+  const { authority } = options.tls;
+  await writeFile(path.join(workDir, 'server.crt'), authority.server.cert);
+  await writeFile(path.join(workDir, 'server.key'), authority.server.key, { mode: 0o600 });
+  await writeFile(path.join(workDir, 'client-ca.crt'), authority.ca);
+}
+
+/**
+ * The `docker-distribution-api-version` header of `GET /v2/`, trusting the authority (and presenting
+ * its client certificate) when the registry serves HTTPS.
+ */
+function apiVersionOf(url: string, options: OciRegistryOptions): Promise<string | undefined> {
+  if (options.tls === undefined) {
+    return fetch(`${url}/v2/`, { signal: AbortSignal.timeout(2000) }).then(
+      (response) => response.headers.get('docker-distribution-api-version') ?? undefined,
+    );
+  }
+  const { authority, mutual = false } = options.tls;
+  const tls = { ca: authority.ca, ...(mutual ? authority.client : {}) };
+  return new Promise((resolve, reject) => {
+    const request = https.get(`${url}/v2/`, { ...tls, signal: AbortSignal.timeout(2000) }, (response) => {
+      response.resume();
+      const version = response.headers['docker-distribution-api-version'];
+      resolve(typeof version === 'string' ? version : undefined);
+    });
+    request.on('error', reject);
+  });
+}
+
 function registryConfig(workDir: string, port: number, options: OciRegistryOptions): Record<string, unknown> {
   return {
     version: '0.1',
@@ -103,7 +154,11 @@ function registryConfig(workDir: string, port: number, options: OciRegistryOptio
       // Nothing else writes to the storage: uploads left over are never purged while a test runs.
       maintenance: { uploadpurging: { enabled: false } },
     },
-    http: { addr: `127.0.0.1:${port}`, secret: randomBytes(16).toString('hex') },
+    http: {
+      addr: `127.0.0.1:${port}`,
+      secret: randomBytes(16).toString('hex'),
+      ...tlsConfig(options, workDir),
+    },
     ...authConfig(options, workDir),
     ...(options.notify === undefined
       ? {}
@@ -132,7 +187,7 @@ export async function startOciRegistry(options: OciRegistryOptions = {}): Promis
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'applyset-oci-registry-'));
   const port = await freePort();
   const host = `127.0.0.1:${port}`;
-  const url = `http://${host}`;
+  const url = `${options.tls === undefined ? 'http' : 'https'}://${host}`;
   const config = path.join(workDir, 'config.yml');
   const log = path.join(workDir, 'registry.log');
   try {
@@ -143,6 +198,7 @@ export async function startOciRegistry(options: OciRegistryOptions = {}): Promis
     if (options.token !== undefined) {
       await writeFile(path.join(workDir, 'token-root.pem'), options.token.certificate);
     }
+    await writeTlsFiles(options, workDir);
     await writeFile(config, stringify(registryConfig(workDir, port, options)));
   } catch (error) {
     await rm(workDir, { recursive: true, force: true });
@@ -164,10 +220,7 @@ export async function startOciRegistry(options: OciRegistryOptions = {}): Promis
     // `/v2/` answers 200, or 401 with auth, once the registry serves: its API version header says so.
     await waitForProcess(
       'registry',
-      async () =>
-        (await fetch(`${url}/v2/`, { signal: AbortSignal.timeout(2000) })).headers.get(
-          'docker-distribution-api-version',
-        ) === 'registry/2.0',
+      async () => (await apiVersionOf(url, options)) === 'registry/2.0',
       START_TIMEOUT_MS,
       exited,
     );

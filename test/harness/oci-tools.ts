@@ -9,7 +9,8 @@ import { gzipSync } from 'node:zlib';
 // The real OCI clients, built from the Go module proxy by scripts/build-oci-tools.sh: oras pushes
 // artifacts as `flux push artifact` shapes them, and cosign makes key pairs and signs with a key,
 // offline (no transparency log, no Fulcio, no TUF). Everything goes to the harness's registry on
-// loopback over plain HTTP (oci-registry.ts). A missing build fails the test file.
+// loopback over plain HTTP (oci-registry.ts), or HTTPS for a host whose authority the tools were told to
+// trust (oras's --ca-file, and --cert-file/--key-file for mTLS). A missing build fails the test file.
 
 const execFileAsync = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,6 +35,11 @@ interface PushOptions {
   readonly rawLayer?: Uint8Array;
 }
 
+interface TlsKeyPair {
+  readonly cert: string;
+  readonly key: string;
+}
+
 interface CosignKeyPair {
   /** The PEM of `cosign.pub`. */
   readonly publicKey: string;
@@ -45,6 +51,11 @@ interface CosignKeyPair {
 export interface OciTools {
   /** Writes the credentials of `host` into the clients' Docker config, as `docker login` would. */
   login(host: string, credentials: { readonly username: string; readonly password: string }): Promise<void>;
+  /**
+   * Reaches `host` over HTTPS, trusting the certificate authority `ca` (PEM) for it, and presenting
+   * `client` when the registry asks for a client certificate (mTLS).
+   */
+  trust(host: string, tls: { readonly ca: string; readonly client?: TlsKeyPair }): Promise<void>;
   /**
    * Pushes a directory, or `files`, as one tar+gzip layer to `reference` (`host/repo:tag`) with oras;
    * returns the manifest's digest (`sha256:<hex>`).
@@ -99,6 +110,8 @@ export async function startOciTools(): Promise<OciTools> {
   const registryConfig = path.join(dockerConfig, 'config.json');
   await mkdir(dockerConfig);
   const auths: Record<string, { auth: string }> = {};
+  /** Host → oras's flags for it: the file of its authority, the client certificate's files. */
+  const tlsFlags = new Map<string, readonly string[]>();
   await writeFile(registryConfig, JSON.stringify({ auths }));
   // The clients read no configuration, key or credential of the machine: HOME, the Docker config and
   // cosign's TUF cache are all in this directory.
@@ -137,6 +150,17 @@ export async function startOciTools(): Promise<OciTools> {
       auths[host] = { auth: Buffer.from(`${username}:${password}`).toString('base64') };
       await writeFile(registryConfig, JSON.stringify({ auths }));
     },
+    async trust(host, { ca, client }) {
+      const work = await scratch('tls');
+      const file = (name: string, pem: string) => writeFile(path.join(work, name), pem, { mode: 0o600 });
+      await file('ca.crt', ca);
+      const flags = ['--ca-file', path.join(work, 'ca.crt')];
+      if (client !== undefined) {
+        await Promise.all([file('tls.crt', client.cert), file('tls.key', client.key)]);
+        flags.push('--cert-file', path.join(work, 'tls.crt'), '--key-file', path.join(work, 'tls.key'));
+      }
+      tlsFlags.set(host, flags);
+    },
     async pushArtifact(reference, content, { shape = 'flux', annotations = {}, rawLayer } = {}) {
       const work = await scratch('push');
       let source = content;
@@ -149,7 +173,8 @@ export async function startOciTools(): Promise<OciTools> {
       }
       // oras names the layer by the file's path as given (its org.opencontainers.image.title): a bare name.
       await writeFile(path.join(work, 'artifact.tgz'), rawLayer ?? (await tarGzip(source)));
-      const args = ['push', '--plain-http', '--registry-config', registryConfig, '--format', 'json'];
+      const transport = tlsFlags.get(reference.slice(0, reference.indexOf('/'))) ?? ['--plain-http'];
+      const args = ['push', ...transport, '--registry-config', registryConfig, '--format', 'json'];
       for (const [name, value] of Object.entries(annotations)) args.push('--annotation', `${name}=${value}`);
       if (shape === 'flux') {
         // `flux push artifact` writes an empty JSON object as the config.

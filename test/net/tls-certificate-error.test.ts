@@ -50,7 +50,7 @@ describe('tlsFailureOf', () => {
   it('says which key of which Secret fixes an untrusted or refused certificate', () => {
     const untrusted = tlsFailureOf(nodeError('SELF_SIGNED_CERT_IN_CHAIN', 'x'), 'git.corp.example');
     expect(untrusted?.describe(fetchStep)).toMatch(
-      /: put the certificate authority .* in ca\.crt of Secret team\/git$/,
+      /: put the certificate authority .* in ca\.crt of Secret team\/git \(spec\.source\.secretRef\)$/,
     );
     const refused = tlsFailureOf(
       nodeError('ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED', 'x'),
@@ -59,5 +59,21 @@ describe('tlsFailureOf', () => {
     expect(refused?.describe(undefined)).toContain(
       'in tls.crt and tls.key of a Secret named by spec.source.secretRef or spec.source.certSecretRef',
     );
+  });
+
+  it.each([
+    [{ secretName: 'git', certSecretName: 'corp-ca' }, 'Secret corp-ca (spec.source.certSecretRef)'],
+    [{ secretName: undefined, certSecretName: 'corp-ca' }, 'Secret corp-ca (spec.source.certSecretRef)'],
+    [{ secretName: 'git', certSecretName: undefined }, 'Secret git (spec.source.secretRef)'],
+    [
+      { secretName: undefined, certSecretName: undefined },
+      'a Secret named by spec.source.secretRef or spec.source.certSecretRef',
+    ],
+  ])('names the Secret the TLS material comes from (%o)', (names, named) => {
+    const at = { step: 'fetch', url: 'oci://registry.corp.example/app', ...names } as const;
+    const untrusted = tlsFailureOf(nodeError('SELF_SIGNED_CERT_IN_CHAIN', 'x'), 'registry.corp.example');
+    expect(untrusted?.describe(at)).toContain(`in ca.crt of ${named}`);
+    const refused = tlsFailureOf(nodeError('ERR_SSL_TLSV1_ALERT_UNKNOWN_CA', 'x'), 'registry.corp.example');
+    expect(refused?.describe(at)).toContain(`in tls.crt and tls.key of ${named}`);
   });
 });

@@ -1,17 +1,17 @@
 /**
  * Helm repositories as a source type (spec.helm.chart with an https:// spec.source.url): the chart's
  * version chosen from the repository's index.yaml and its archive extracted (helm-repository-source.ts),
- * with the Basic credentials of spec.source.secretRef read as the account the set is applied as. The
- * tree is the chart's own directory: spec.source.path is empty, and the render reads the chart there.
+ * with the Basic credentials (and TLS material) of spec.source.secretRef read as the account the set is
+ * applied as (helm-repository-secret.ts). The tree is the chart's own directory: spec.source.path is
+ * empty, and the render reads the chart there.
  */
-import type { FoundSecret } from '../../kube/applyset-api.js';
-import { parseSourceHostList, SOURCE_HOSTS_ANNOTATION } from '../../net/host-list.js';
 import { stalledStep } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
-import { readSourceConnection } from '../source-connection.js';
+import { readSourceConnection, withSecretTls } from '../source-connection.js';
 import type { SourceAdapter } from '../source-adapter.js';
-import type { HelmRepositoryCredentials, HelmRepositorySource } from './helm-repository-source.js';
+import { helmRepositorySecretOf } from './helm-repository-secret.js';
+import type { HelmRepositorySource } from './helm-repository-source.js';
 
 export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapter {
   return {
@@ -28,7 +28,7 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
           `a chart of a Helm repository follows a semver range of its versions, not a ${ref.type}; nothing was applied`,
         );
       }
-      const credentials = await request.credentials(basicCredentialsOf);
+      const credentials = await request.credentials(helmRepositorySecretOf);
       if ('done' in credentials) return credentials;
       const connection = await readSourceConnection(request, signal);
       if ('done' in connection) return connection;
@@ -38,9 +38,9 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
             url: spec.source.url,
             chart,
             range: ref.range,
-            credentials: credentials.value,
+            credentials: credentials.value?.basic,
             maxAgeMs: request.maxAgeMs,
-            connection: connection.value,
+            connection: withSecretTls(connection.value, credentials.value?.tls),
           },
           signal,
         );
@@ -50,26 +50,6 @@ export function helmRepositoryAdapter(source: HelmRepositorySource): SourceAdapt
       } catch (error) {
         return { done: failureOutcome(error, { step: 'fetch', spec }, log) };
       }
-    },
-  };
-}
-
-/** A Helm repository's credentials: `username` and `password` (helm repo add's), bound to hosts as Git's are. */
-function basicCredentialsOf(
-  { data, annotations }: FoundSecret,
-  from: string,
-): { credentials: HelmRepositoryCredentials } | { problem: string } {
-  const { username, password } = data;
-  if (username === undefined || password === undefined) {
-    return { problem: 'has no username and password (the Basic credentials of a Helm repository)' };
-  }
-  const hostList = annotations[SOURCE_HOSTS_ANNOTATION];
-  return {
-    credentials: {
-      username,
-      password,
-      from,
-      ...(hostList === undefined ? {} : { hosts: parseSourceHostList(hostList) }),
     },
   };
 }

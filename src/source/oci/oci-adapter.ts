@@ -9,10 +9,10 @@ import type { Step } from '../../api/reconcile-outcome.js';
 import { failureOutcome } from '../../reconcile/failure-outcome.js';
 import { directoryReader } from '../directory-reader.js';
 import { readSetSecretKeys } from '../set-secret.js';
-import { readSourceConnection } from '../source-connection.js';
+import { readSourceConnection, withSecretTls } from '../source-connection.js';
 import type { SetAccount, SourceAdapter } from '../source-adapter.js';
 import type { OciSource } from './oci-source.js';
-import { pullCredentialsOf, type CredentialsFor } from './pull-secret.js';
+import { pullSecretOf, type PullSecret } from './pull-secret.js';
 import type { CosignPublicKey } from './verify-cosign.js';
 
 /** The data keys of the verify Secret that hold cosign public keys (Flux's convention). */
@@ -24,7 +24,7 @@ export function ociAdapter(ociSource: OciSource): SourceAdapter {
       const { spec, log } = request;
       const oci = spec.source.oci;
       if (oci === undefined) throw new Error(`${spec.source.url} was resolved without its OCI settings`);
-      const credentials = await request.credentials(pullSecretOf);
+      const credentials = await request.credentials(pullSecretCredentialsOf);
       if ('done' in credentials) return credentials;
       const keys =
         oci.verifySecretName === undefined
@@ -39,9 +39,9 @@ export function ociAdapter(ociSource: OciSource): SourceAdapter {
             url: spec.source.url,
             ref: spec.source.ref,
             insecure: oci.insecure,
-            credentialsFor: credentials.value ?? (() => undefined),
+            credentialsFor: credentials.value?.credentialsFor ?? (() => undefined),
             keys: keys?.value,
-            connection: connection.value,
+            connection: withSecretTls(connection.value, credentials.value?.tls),
           },
           signal,
         );
@@ -55,12 +55,12 @@ export function ociAdapter(ociSource: OciSource): SourceAdapter {
   };
 }
 
-function pullSecretOf(
+function pullSecretCredentialsOf(
   secret: FoundSecret,
   from: string,
-): { credentials: CredentialsFor } | { problem: string } {
-  const read = pullCredentialsOf(secret.data, from);
-  return 'problem' in read ? read : { credentials: read.credentialsFor };
+): { credentials: PullSecret } | { problem: string } {
+  const read = pullSecretOf(secret.data, from);
+  return 'problem' in read ? read : { credentials: read.pullSecret };
 }
 
 /** The cosign public keys of the verify Secret, read as the account. */

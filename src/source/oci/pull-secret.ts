@@ -2,23 +2,53 @@
  * The credentials of a `kubernetes.io/dockerconfigjson` Secret (spec.source.secretRef of an `oci://`
  * source), as `kubectl create secret docker-registry` writes it: `{"auths": {"HOST": {"username",
  * "password"} or {"auth": base64("user:password")}}}`. Each entry's credentials are for its host alone.
+ * It may hold TLS material too (`ca.crt`, `tls.crt`, `tls.key`), as Flux reads a HelmRepository's
+ * secretRef; spec.source.certSecretRef's is used over it.
  */
 import { messageOf } from '../../errors/message-of.js';
 import { readJsonValue } from '../../input/read-json-value.js';
 import { isJsonObject } from '../../manifests/json-value.js';
+import type { TlsMaterial } from '../../net/outbound-tls.js';
+import { tlsMaterialOf } from '../tls-material-of.js';
 import type { RegistryCredentials } from './registry-client.js';
 
 export type CredentialsFor = (host: string) => RegistryCredentials | undefined;
 
+/** What a pull Secret holds: credentials per host, TLS material, or both. */
+export interface PullSecret {
+  readonly credentialsFor: CredentialsFor;
+  readonly tls?: TlsMaterial;
+}
+
+/**
+ * The credentials and TLS material of a pull Secret. A Secret with TLS material and no
+ * `.dockerconfigjson` is for a registry that needs no credentials; one whose `.dockerconfigjson` cannot
+ * be read is a problem whatever else it holds.
+ */
+export function pullSecretOf(
+  data: Readonly<Record<string, string>>,
+  from: string,
+): { readonly pullSecret: PullSecret } | { readonly problem: string } {
+  const material = tlsMaterialOf(data);
+  if ('problem' in material) return material;
+  const tls = material.tls === undefined ? {} : { tls: material.tls };
+  if (data['.dockerconfigjson'] === undefined && material.tls !== undefined) {
+    return { pullSecret: { credentialsFor: () => undefined, ...tls } };
+  }
+  const read = pullCredentialsOf(data, from);
+  return 'problem' in read ? read : { pullSecret: { credentialsFor: read.credentialsFor, ...tls } };
+}
+
 /** The credentials per host of the Secret's `.dockerconfigjson`; a problem in words when it has none. */
-export function pullCredentialsOf(
+function pullCredentialsOf(
   data: Readonly<Record<string, string>>,
   from: string,
 ): { readonly credentialsFor: CredentialsFor } | { readonly problem: string } {
   const text = data['.dockerconfigjson'];
   if (text === undefined) {
     return {
-      problem: 'has no .dockerconfigjson key: an oci:// source takes a kubernetes.io/dockerconfigjson Secret',
+      problem:
+        'has no .dockerconfigjson key (nor ca.crt, nor tls.crt and tls.key): an oci:// source takes a kubernetes.io/dockerconfigjson Secret',
     };
   }
   let credentialsFor: CredentialsFor | undefined;

@@ -199,7 +199,7 @@ async function ask(
     retried.response.resume();
     throw tokenRefused(session, session.token, retried.response.headers['www-authenticate']);
   } catch (error) {
-    throw asRegistryError(error, session.where);
+    throw asRegistryError(error, session);
   }
 }
 
@@ -341,10 +341,10 @@ function statusError(status: number, what: string): IntentError {
 }
 
 /** A failure on the way: the door's refusals and bounds as they are; the network's, unreachable. */
-function asRegistryError(error: unknown, where: string): unknown {
+function asRegistryError(error: unknown, { where, repository }: Session): unknown {
   if (error instanceof IntentError || isAbortError(error)) return error;
-  // A certificate's failure says which and why (docs/tls-and-proxies.md).
-  const tls = tlsFailureOf(error, where);
+  // A certificate's failure says which and why (docs/tls-and-proxies.md), naming `host:port` as Git's.
+  const tls = tlsFailureOf(error, repository.host);
   if (tls !== undefined) return tls;
   return new RegistryUnreachableError(`${where}: no answer (${messageOf(error)})`, { cause: error });
 }
