@@ -6,7 +6,6 @@ import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
 import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
-import { proxyEnvironmentOf, type ProxyEnvironment } from '../net/proxy-environment.js';
 import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
@@ -22,6 +21,7 @@ import { ExitCode } from './exit-codes.js';
 import { GIT_LIMIT_OPTIONS, gitLimitConfig } from './git-limit-flags.js';
 import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
 import { NOTIFICATION_OPTIONS, notificationSettings } from './notification-flags.js';
+import { proxiesOf } from './cli-proxies.js';
 import { UsageError } from './parse-command-line.js';
 import { reportUnexpected } from './report-unexpected.js';
 import { CONTROLLER_USAGE as usage } from './controller-usage.js';
@@ -180,15 +180,6 @@ function parseControllerFlags(
       notifications: { ...notificationSettings(values), proxies },
     },
   };
-}
-
-/** HTTPS_PROXY, HTTP_PROXY, NO_PROXY; a proxy that is not an http:// address is refused at start. */
-function proxiesOf(env: CliIo['env']): ProxyEnvironment {
-  try {
-    return proxyEnvironmentOf(env);
-  } catch (error) {
-    throw new UsageError(messageOf(error));
-  }
 }
 
 /**

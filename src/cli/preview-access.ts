@@ -5,6 +5,7 @@ import { createOpenApiDiskCache, openApiCacheDir } from '../kube/openapi-disk-ca
 import type { PreviewAccess } from '../preview/preview-applyset.js';
 import type { ApplySetAccess } from './applyset-access.js';
 import type { CliIo } from './cli-io.js';
+import { proxiesOf } from './cli-proxies.js';
 import { single, type ParsedFlags } from './parse-command-line.js';
 
 /**
@@ -25,6 +26,8 @@ export function previewAccessOf(
     sources: createSources({
       cacheDir: join(dirname(openApiDir), 'git'),
       allowedHosts: parseSourceHostList(single(flags, 'allowed-source-hosts') ?? ''),
+      // The user's HTTPS_PROXY, HTTP_PROXY and NO_PROXY, as the controller's.
+      proxies: proxiesOf(io.env),
     }),
     openApiStore: createOpenApiDiskCache(openApiDir),
   };

@@ -1,6 +1,7 @@
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { privateCertificateAuthority } from '../harness/private-certificate-authority.js';
-import { createNamespace, uniqueName } from '../harness/test-cluster.js';
+import { runShippedCli } from '../harness/shipped-cli.js';
+import { adminKubeconfigPath, createNamespace, uniqueName } from '../harness/test-cluster.js';
 import { startTinyproxy, type Tinyproxy } from '../harness/tinyproxy.js';
 import { createApplySetWithSpec } from './create-applyset-with-spec.js';
 import {
@@ -75,6 +76,33 @@ describe('the controller behind an HTTP proxy', () => {
     await waitForReady(c, namespace, 'through-env', 'True');
     expect(await configMapData(c, namespace, 'via-env')).toEqual({ via: 'HTTPS_PROXY' });
     expect(await operatorProxy.connects()).toContain(gitHost);
+  });
+
+  it("previews the set with the CLI through the user's own HTTPS_PROXY, as users run it", async () => {
+    const userProxy = await startTinyproxy({ connectPorts: [Number(new URL(git.url).port)] });
+    try {
+      await git.writeFiles({ 'env/cm.yaml': configMapYaml('via-env', { via: 'next' }) }, { branch: 'next' });
+      const preview = await runShippedCli(
+        [
+          'diff',
+          '--applyset-object',
+          'through-env',
+          '-n',
+          namespace,
+          '--ref',
+          'next',
+          '--allowed-source-hosts',
+          '127.0.0.1',
+        ],
+        { ...process.env, KUBECONFIG: adminKubeconfigPath(), HTTPS_PROXY: userProxy.url, NO_PROXY: '' },
+      );
+      // Exit 1: the preview found changes, as kubectl diff says so.
+      expect(preview.code).toBe(1);
+      expect(preview.stdout).toContain('data.via: "HTTPS_PROXY" → "next"');
+      expect(await userProxy.connects()).toContain(gitHost);
+    } finally {
+      await userProxy.stop();
+    }
   });
 
   it("fetches through the ApplySet's proxySecretRef with its credentials", async () => {
