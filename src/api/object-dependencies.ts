@@ -31,7 +31,7 @@ export type ObjectDependencyRead =
   | { readonly kind: 'unreadable'; readonly message: string };
 
 /** `Deployment db/postgres`, or `ClusterRole view` for a cluster-scoped kind. */
-export function describeObjectDependency(kind: string, namespace: string, name: string): string {
+function describeObjectDependency(kind: string, namespace: string, name: string): string {
   return namespace === '' ? `${kind} ${name}` : `${kind} ${namespace}/${name}`;
 }
 

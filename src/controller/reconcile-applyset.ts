@@ -176,8 +176,7 @@ async function applyRevision(
   const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
   const account = { reader: options.readerAs(user), user, namespace };
-  const refs = { noCrossNamespaceRefs: tenancy.noCrossNamespaceRefs, signal };
-  const awaited = await checkObjectDependencies(options.restMapper, account, spec, refs);
+  const awaited = await checkObjectDependencies(options.restMapper, account, spec, { ...tenancy, signal });
   if (awaited !== undefined) return { outcome: awaited };
 
   // 8. The source, in one call whatever its type (src/source/read-source.ts): its credentials Secret
