@@ -7,7 +7,10 @@ import { APPLYSET_API_VERSION, APPLYSET_KIND } from './applyset-types.js';
 import type { DependencyReference, ObjectDependency } from './dependency-types.js';
 import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
 
-/** The CRD's CEL rule on each entry says the same. */
+/**
+ * The CRD's CEL rule on each entry says the same.
+ * @internal The CRD test holds the rule's message to it.
+ */
 export const API_VERSION_AND_KIND_TOGETHER = 'apiVersion and kind must be given together';
 
 export interface ResolvedDependsOn {
