@@ -6,6 +6,7 @@ import {
   condition,
   configMapData,
   configMapYaml,
+  getApplySet,
   kubectl,
   kubectlApply,
   waitForReady,
@@ -41,6 +42,8 @@ describe('spec.dependsOn naming objects', () => {
       'after-cm/cm.yaml': configMapYaml('after-cm', { set: 'after-cm' }),
       'after-deploy/cm.yaml': configMapYaml('after-deploy', { set: 'after-deploy' }),
       'denied/cm.yaml': configMapYaml('denied', { set: 'denied' }),
+      'cluster-scoped/cm.yaml': configMapYaml('cluster-scoped', { set: 'cluster-scoped' }),
+      'foreign/cm.yaml': configMapYaml('foreign', { set: 'foreign' }),
     }));
   });
 
@@ -143,5 +146,43 @@ describe('spec.dependsOn naming objects', () => {
         'nothing was fetched or applied',
     );
     expect(await configMapData(c, namespace, 'denied')).toBeUndefined();
+  });
+
+  it('ignores the namespace of a cluster-scoped kind, and refuses an object of another namespace by default', async () => {
+    // The controller runs with its default, refusing every reference to another namespace.
+    await create(
+      'cluster-scoped',
+      { path: 'cluster-scoped' },
+      {
+        dependsOn: [
+          {
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind: 'ClusterRole',
+            name: 'view',
+            namespace: 'elsewhere',
+          },
+        ],
+      },
+    );
+    await create(
+      'foreign',
+      { path: 'foreign' },
+      {
+        dependsOn: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings', namespace: 'kube-system' }],
+      },
+    );
+    const scoped = await waitForReady(c, namespace, 'cluster-scoped', 'True', undefined, 60_000).catch(
+      async (error: unknown) => {
+        const view = await getApplySet(c, namespace, 'cluster-scoped');
+        throw new Error(`${String(error)}; Ready: ${JSON.stringify(condition(view, 'Ready'))}`);
+      },
+    );
+    expect(condition(scoped, 'Ready')?.reason).toBe('ReconciliationSucceeded');
+    expect(await configMapData(c, namespace, 'cluster-scoped')).toEqual({ set: 'cluster-scoped' });
+    const refused = await notReady('foreign', 'CrossNamespaceRefRefused', 'ConfigMap kube-system/settings');
+    expect(condition(refused, 'Ready')?.message).toBe(
+      'spec.dependsOn names ConfigMap kube-system/settings of another namespace, and the controller refuses every reference to another namespace (it runs without --allow-cross-namespace-refs); nothing was fetched or applied',
+    );
+    expect(await configMapData(c, namespace, 'foreign')).toBeUndefined();
   });
 });
