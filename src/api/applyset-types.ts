@@ -8,6 +8,7 @@ import type { DriftIgnoreRule } from '../plan/drift-ignore.js';
 import type { HelmValuesReference, ResolvedValuesReference } from './helm-values-reference.js';
 import type { DriftMode, PRUNE_DRY_RUN } from './safe-mode-spec.js';
 import type { ResolvedSourceConnection, SourceConnectionSpec } from './source-connection-spec.js';
+import type { DependencyReference, DependsOnEntry, ObjectDependency } from './dependency-types.js';
 
 export const APPLYSET_GROUP = 'applyset.dev';
 export const APPLYSET_VERSION = 'v1alpha1';
@@ -114,15 +115,6 @@ interface HealthCheckSpec {
 }
 
 /**
- * One entry of `spec.dependsOn`: an ApplySet that must be Ready at its current generation before this
- * one is fetched and applied. `namespace` defaults to the ApplySet's own.
- */
-export interface DependencyReference {
-  readonly name: string;
-  readonly namespace?: string;
-}
-
-/**
  * `spec` as stored: durations are strings such as `1m30s`.
  * @internal The CRD test holds crds/ to it.
  */
@@ -151,8 +143,8 @@ export interface ApplySetSpec {
   readonly wait?: boolean;
   /** Objects outside the set to wait for as well. */
   readonly healthChecks?: readonly HealthCheckSpec[];
-  /** ApplySets to wait for: Ready at their current generation. */
-  readonly dependsOn?: readonly DependencyReference[];
+  /** ApplySets (Ready at their generation) and other objects (Current) to wait for. */
+  readonly dependsOn?: readonly DependsOnEntry[];
   readonly suspend?: boolean;
   readonly targetNamespace?: string;
   readonly serviceAccountName?: string;
@@ -306,8 +298,10 @@ export interface ResolvedApplySetSpec {
   readonly wait: boolean;
   /** `spec.healthChecks` as object identities (the group from the apiVersion). */
   readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
-  /** `spec.dependsOn` in order; a missing namespace is the ApplySet's own. */
+  /** The ApplySets of `spec.dependsOn` in order; a missing namespace is the ApplySet's own. */
   readonly dependsOn: readonly DependencyReference[];
+  /** The other objects of `spec.dependsOn` in order, read as the ApplySet's account. */
+  readonly dependsOnObjects: readonly ObjectDependency[];
   readonly suspend: boolean;
   readonly targetNamespace: string | undefined;
   readonly serviceAccountName: string | undefined;

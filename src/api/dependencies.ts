@@ -6,7 +6,8 @@
  * the ApplySets (src/controller/check-dependencies.ts); everything it decides is here.
  */
 
-import type { ApplySet, DependencyReference } from './applyset-types.js';
+import { APPLYSET_API_VERSION, APPLYSET_KIND, type ApplySet } from './applyset-types.js';
+import type { DependencyReference } from './dependency-types.js';
 import type { ReconcileOutcome } from './reconcile-outcome.js';
 
 /** `namespace/name`, as the work queue keys ApplySets. */
@@ -15,8 +16,9 @@ export function dependencyKey(reference: DependencyReference, ownNamespace: stri
 }
 
 /**
- * The keys an ApplySet's spec.dependsOn names, read leniently: the informer's objects are as stored,
- * and an entry without a string name names nothing (resolving the spec reports it).
+ * The keys of the ApplySets an ApplySet's spec.dependsOn names, read leniently: the informer's objects
+ * are as stored, and an entry without a string name names nothing (resolving the spec reports it). An
+ * entry with another apiVersion or kind names an object, not an ApplySet: no status change wakes on it.
  */
 export function dependencyKeysOf(applySet: Pick<ApplySet, 'metadata' | 'spec'>): string[] {
   const raw: unknown = applySet.spec?.dependsOn;
@@ -24,7 +26,7 @@ export function dependencyKeysOf(applySet: Pick<ApplySet, 'metadata' | 'spec'>):
   return raw
     .filter(
       (entry): entry is DependencyReference =>
-        typeof entry === 'object' && entry !== null && typeof entry.name === 'string',
+        typeof entry === 'object' && entry !== null && typeof entry.name === 'string' && namesApplySet(entry),
     )
     .map((entry) =>
       dependencyKey(
@@ -32,6 +34,12 @@ export function dependencyKeysOf(applySet: Pick<ApplySet, 'metadata' | 'spec'>):
         applySet.metadata.namespace,
       ),
     );
+}
+
+/** Neither apiVersion nor kind, or the ApplySet's own: as src/api/resolve-depends-on.ts reads it. */
+function namesApplySet(entry: { readonly apiVersion?: unknown; readonly kind?: unknown }): boolean {
+  if (entry.apiVersion === undefined && entry.kind === undefined) return true;
+  return entry.apiVersion === APPLYSET_API_VERSION && entry.kind === APPLYSET_KIND;
 }
 
 /**

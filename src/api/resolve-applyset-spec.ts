@@ -4,7 +4,6 @@ import {
   DEFAULT_TIMEOUT_MS,
   DELETION_POLICIES,
   type DeletionPolicy,
-  type DependencyReference,
   type ResolveApplySetSpecResult,
   type ResolvedApplySetSpec,
   type RemoteKubeConfigRef,
@@ -13,6 +12,7 @@ import {
 } from './applyset-types.js';
 import { helmChartRequest, resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
 import { resolveValuesFrom } from './resolve-helm-values-from.js';
+import { resolveDependsOn } from './resolve-depends-on.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
 import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
 import { resolveSourceSpec } from './resolve-source-spec.js';
@@ -73,7 +73,7 @@ export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): Re
   const switches = resolveSwitches(spec, fail);
   const pruneLimit = resolvePruneLimit(spec['pruneLimit'], fail);
   const healthChecks = resolveHealthChecks(spec['healthChecks'], fail);
-  const dependsOn = resolveDependsOn(spec['dependsOn'], fail);
+  const { dependsOn, dependsOnObjects } = resolveDependsOn(spec['dependsOn'], fail);
   const names = resolveNames(spec, fail);
   const deletionPolicy = resolveDeletionPolicy(spec['deletionPolicy'], fail);
   const kubeConfig = resolveKubeConfigRef(spec['kubeConfig'], fail);
@@ -99,6 +99,7 @@ export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): Re
       wait: switches.wait,
       healthChecks,
       dependsOn,
+      dependsOnObjects,
       suspend: switches.suspend,
       ...names,
       deletionPolicy,
@@ -246,29 +247,6 @@ function resolveHealthCheck(entry: unknown, field: string, fail: SpecFail): Heal
   if (apiVersion === undefined || kind === undefined || name === undefined) return undefined;
   const slash = apiVersion.indexOf('/');
   return { group: slash < 0 ? '' : apiVersion.slice(0, slash), kind, namespace, name };
-}
-
-/** `spec.dependsOn`: names of ApplySets, each with its namespace when not the ApplySet's own. */
-function resolveDependsOn(raw: unknown, fail: SpecFail): DependencyReference[] {
-  const dependsOn: DependencyReference[] = [];
-  if (raw === undefined) return dependsOn;
-  if (!Array.isArray(raw)) {
-    fail('spec.dependsOn', 'must be a list');
-    return dependsOn;
-  }
-  raw.forEach((entry: unknown, index) => {
-    const field = `spec.dependsOn[${index}]`;
-    if (!isRecord(entry)) return fail(field, 'must be an object');
-    const name = readString(entry, 'name', `${field}.name`, fail, { required: true });
-    const namespace = readString(entry, 'namespace', `${field}.namespace`, fail);
-    if (name !== undefined && !(DNS1123_SUBDOMAIN.test(name) && name.length <= 253))
-      return fail(`${field}.name`, 'must be a DNS-1123 subdomain');
-    if (namespace !== undefined && !isNamespaceName(namespace))
-      return fail(`${field}.namespace`, 'must be a DNS-1123 label');
-    if (name !== undefined) dependsOn.push(namespace === undefined ? { name } : { name, namespace });
-    return undefined;
-  });
-  return dependsOn;
 }
 
 function resolveNames(

@@ -22,6 +22,7 @@ import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/r
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, subjectOf } from '../kube/applyset-api.js';
 import { checkDependencies } from '../reconcile/check-dependencies.js';
+import { checkObjectDependencies } from '../reconcile/check-object-dependencies.js';
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
 import { checkedSpec, missingServiceAccount } from '../reconcile/account-step.js';
 import { revisionRequest } from '../reconcile/revision-request.js';
@@ -89,9 +90,8 @@ async function reconcile(
   // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
   // records no children yet gets it with the engine's inventory widen, the write before any child
   // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
-  // From here on the run works on the ApplySet as the server last answered (the GET, or this PATCH):
-  // every later write of it is conditional on that object's resourceVersion, and the engine takes
-  // it rather than GET it again.
+  // From here the run works on the ApplySet as last answered (the GET, or this PATCH): every later
+  // write of it is conditional on its resourceVersion, and the engine takes it, not a new GET.
   const held = read.metadata.finalizers ?? [];
   const applySet =
     !held.includes(APPLYSET_FINALIZER) && recordsChildren(read)
@@ -158,7 +158,7 @@ async function applyRevision(
   if ('done' in checked) return { outcome: checked.done };
   const spec = checked.value;
 
-  // 6. spec.dependsOn: nothing is fetched or applied until every dependency is Ready at its generation.
+  // 6. spec.dependsOn: nothing is fetched or applied until every ApplySet is Ready at its generation.
   const blocked = await checkDependencies(ctx.api, given, spec, {
     noCrossNamespaceRefs: tenancy.noCrossNamespaceRefs,
     signal: ctx.signal,
@@ -170,20 +170,20 @@ async function applyRevision(
   setMaxListeners(0, signal);
   const runDeadline = Date.now() + spec.timeoutMs;
 
-  // 7. The account the set is applied as must exist before anything is fetched or written: an
-  // impersonated account that does not exist has no rights, and would fail object by object.
+  // 7. The account the set is applied as must exist before anything is fetched or written (one that
+  // does not has no rights). Then the objects spec.dependsOn names, read as it: each Current, or wait.
   const { serviceAccount, user } = view.account;
   const missing = await missingServiceAccount(ctx, spec, serviceAccount, signal);
   if (missing !== undefined) return { outcome: missing };
+  const account = { reader: options.readerAs(user), user, namespace };
+  const awaited = await checkObjectDependencies(options.restMapper, account, spec, { ...tenancy, signal });
+  if (awaited !== undefined) return { outcome: awaited };
 
   // 8. The source, in one call whatever its type (src/source/read-source.ts): its credentials Secret
   // read as that account, the revision fetched into the shared cache, the files under spec.source.path
-  // read (or the kustomization there built), and the sops files among them decrypted in memory with
-  // the age identities of spec.decryption's Secret, read as that account too. A reconcile on schedule
-  // takes a fetch of the same source younger than its interval (another ApplySet's, on a fleet sharing
-  // one repository); one asked for (a new spec, a reconcile request) goes to the network. Anything
-  // wrong with the source stops the run here, before any object moves or is written.
-  const account = { reader: options.readerAs(user), user, namespace };
+  // read (or the kustomization built), the sops files decrypted in memory with spec.decryption's age
+  // identities, read as that account too. A reconcile on schedule takes a fetch of the same source
+  // younger than its interval; one asked for goes to the network. Anything wrong stops the run here.
   // A chart is rendered for the cluster the set applies to (src/controller/target-cluster.ts).
   const target = targetCluster(
     {

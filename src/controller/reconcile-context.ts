@@ -10,6 +10,7 @@ import type { ApplySetEngine } from '../apply/apply-set-contract.js';
 import type { BuildScheduler } from '../builds/build-scheduler.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
+import type { RestMapper } from '../kube/rest-mapper.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
 import type { Notifier } from '../notify/notifier.js';
@@ -50,6 +51,8 @@ export interface ReconcilerOptions {
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
   /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */
   readonly readerAs: (user: string | undefined) => KubeClient;
+  /** Discovery of the controller's cluster, made once from its client: it answers every account alike. */
+  readonly restMapper: RestMapper;
   /** The clusters of spec.kubeConfig; undefined: ApplySets naming one stall. */
   readonly remoteClusters?: RemoteClusters;
   /** The controller's cluster's capabilities, for a chart's render; undefined: helm's built-in defaults. */

@@ -21,7 +21,7 @@ const ready = (status: ApplySetCondition['status'], reason: string, observedGene
 function applySet(
   key: string,
   options: {
-    dependsOn?: { name: string; namespace?: string }[];
+    dependsOn?: { name: string; namespace?: string; apiVersion?: string; kind?: string }[];
     generation?: number;
     conditions?: ApplySetCondition[];
     observedGeneration?: number;
@@ -107,6 +107,18 @@ describe('dependencyKeysOf and dependentsOf', () => {
   it('reads the namespace of each dependency, the ApplySet`s own by default', () => {
     expect(dependencyKeysOf(app)).toEqual(['t/db', 'infra/queue']);
     expect(dependencyKeysOf(applySet('t/x'))).toEqual([]);
+  });
+
+  it('ignores the entries naming other objects, but reads an ApplySet named by its kind', () => {
+    const mixed = applySet('t/mixed', {
+      dependsOn: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'settings' },
+        { apiVersion: 'applyset.dev/v1alpha1', kind: 'ApplySet', name: 'db' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', name: 'postgres', namespace: 'data' },
+      ],
+    });
+    expect(dependencyKeysOf(mixed)).toEqual(['t/db']);
+    expect(dependentsOf('t/settings', [mixed])).toEqual([]);
   });
 
   it('finds the ApplySets that name a key', () => {

@@ -1,3 +1,4 @@
+import { createRestMapper } from '../../src/kube/rest-mapper.js';
 import type { ApplySetEngine, ApplySetRequest, ApplySetResult } from '../../src/apply/apply-set-contract.js';
 import { ApplySetInputRejectedError } from '../../src/apply/apply-set-input-error.js';
 import { CrdNotEstablishedError } from '../../src/apply/crd-not-established-error.js';
@@ -120,6 +121,7 @@ async function reconcile(stubs: Stubs) {
       return engine;
     },
     readerAs: () => client,
+    restMapper: createRestMapper(client),
     tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false },
     sources: sourceAdapters({ gitSource }),
     recordEvent: async () => undefined,

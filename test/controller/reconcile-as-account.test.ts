@@ -1,3 +1,4 @@
+import { createRestMapper } from '../../src/kube/rest-mapper.js';
 import { sourceAdapters } from '../../src/source/source-adapters.js';
 import type { ApplySetRequest } from '../../src/apply/apply-set-contract.js';
 import { APPLYSET_FINALIZER } from '../../src/api/applyset-types.js';
@@ -72,6 +73,7 @@ async function reconcile(overrides: Partial<ReconcilerOptions>, tenancy: Partial
       return { outcomes: [], parentUid: 'uid-1', completed: true };
     },
     readerAs: () => client,
+    restMapper: createRestMapper(client),
     tenancy: { allowSecretRefsFrom: new Set(), noCrossNamespaceRefs: false, ...tenancy },
     sources: sourceAdapters({ gitSource }),
     recordEvent: async () => undefined,

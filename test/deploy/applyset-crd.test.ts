@@ -1,3 +1,4 @@
+import { API_VERSION_AND_KIND_TOGETHER } from '../../src/api/resolve-depends-on.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -257,6 +258,7 @@ describe('the ApplySet CRD', () => {
     ]);
     for (const field of ['interval', 'retryInterval', 'timeout'])
       expect(messages(at('spec', field))).toEqual(['must be longer than zero']);
+    expect(messages(at('spec', 'dependsOn', '[]'))).toEqual([API_VERSION_AND_KIND_TOGETHER]);
   });
 
   const base = { source: { url: 'https://git.example/r.git', ref: { branch: 'main' } }, prune: true };

@@ -5,6 +5,7 @@ import type { WebhookServer } from '../../http/start-webhook-server.js';
 import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { readSecretVersion } from '../../kube/applyset-api.js';
+import { createRestMapper } from '../../kube/rest-mapper.js';
 import { controllerBuilds } from './controller-builds.js';
 import { controllerSources } from './controller-sources.js';
 import type { ControllerConfig, RunningController } from './controller-config.js';
@@ -142,6 +143,7 @@ function wireReconciler(
     builds: controllerBuilds(config, metrics),
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
+    restMapper: createRestMapper(client),
     remoteClusters: clients.remoteClusters,
     capabilities: clients.capabilities,
     tenancy: {
