@@ -68,7 +68,10 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
 async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
   const { signal } = request;
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
-  const loaded = request.release === true ? [] : await loadManifests(request.input, context.mapper, signal);
+  const loaded =
+    request.release === true
+      ? []
+      : await loadManifests(request.input, context.mapper, signal, request.hooks !== undefined);
   request.input.screenObjects?.(loaded);
   await refuseInvalidListItems(loaded, request, context.patchMeta);
 

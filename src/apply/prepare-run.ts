@@ -50,6 +50,7 @@ export async function loadManifests(
   input: ApplySetInput,
   mapper: RestMapper,
   signal: AbortSignal | undefined,
+  generateNameHooks = false,
 ): Promise<ManifestObject[]> {
   // A first pass only learns which kinds the files name, so discovery is asked about their
   // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
@@ -69,6 +70,7 @@ export async function loadManifests(
     defaultNamespace: input.defaultNamespace,
     ...(input.enforceNamespace === undefined ? {} : { enforceNamespace: input.enforceNamespace }),
     scopes: mapper.scopeResolver(),
+    generateNameHooks,
   });
   if (!parsed.ok) {
     const error = new ManifestSetError(parsed.errors);

@@ -15,4 +15,9 @@ export interface ManifestObject {
    */
   readonly manifest: JsonObject;
   readonly source: ManifestSource;
+  /**
+   * A hook named by `metadata.generateName` (only when the run splits hooks out): `ref.name` is the
+   * prefix, and the API server picks the name when the hook is created.
+   */
+  readonly generateName?: true;
 }

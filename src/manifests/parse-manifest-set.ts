@@ -1,4 +1,5 @@
 import { decodeManifestFiles, type ManifestEntry } from './decode-manifest-files.js';
+import { hasHookAnnotation } from './hook-annotation-keys.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
 import { ManifestError, describeManifestSource, type ManifestSource } from './manifest-error.js';
 import { manifestLimits, type ManifestFile, type ManifestLimits } from './manifest-limits.js';
@@ -21,6 +22,12 @@ export interface ParseManifestOptions {
   readonly scopes: ScopeResolver;
   /** Size limits; the defaults of `DEFAULT_MANIFEST_LIMITS` where not given. */
   readonly limits?: Partial<ManifestLimits>;
+  /**
+   * When the run splits hooks out (the controller): a hook is created, not applied, so an object
+   * annotated as one may name itself with `metadata.generateName`, as Argo CD's and Helm's hooks
+   * often do. Without it, generateName is refused as kubectl apply refuses it.
+   */
+  readonly generateNameHooks?: boolean;
 }
 
 export type ParseManifestResult =
@@ -89,6 +96,8 @@ interface ObjectIdentity {
   readonly declaredNamespace: string;
   /** What we know of the object, for messages (`describePartial`). */
   readonly label: string | undefined;
+  /** A hook named by `metadata.generateName`: `name` is that prefix (`generateNameHooks`). */
+  readonly generateName?: true;
 }
 
 function validateObject(
@@ -97,16 +106,24 @@ function validateObject(
   options: ParseManifestOptions,
   scopes: ScopeResolver,
 ): ManifestObject | ManifestError[] {
-  const identity = readObjectIdentity(value, source);
+  const identity = readObjectIdentity(value, source, options.generateNameHooks === true);
   if (Array.isArray(identity)) return identity;
-  return placeObject(value, source, identity, options, scopes);
+  const placed = placeObject(value, source, identity, options, scopes);
+  return identity.generateName === true && !Array.isArray(placed)
+    ? { ...placed, generateName: true }
+    : placed;
 }
 
 /** apiVersion, kind and metadata.name checked, every problem of the document reported at once. */
-function readObjectIdentity(value: JsonObject, source: ManifestSource): ObjectIdentity | ManifestError[] {
+function readObjectIdentity(
+  value: JsonObject,
+  source: ManifestSource,
+  generateNameHooks: boolean,
+): ObjectIdentity | ManifestError[] {
   const errors: ManifestError[] = [];
   const metadata = value['metadata'];
-  const name = isJsonObject(metadata) ? metadata['name'] : undefined;
+  const generated = generatedHookName(metadata, generateNameHooks);
+  const name = generated ?? (isJsonObject(metadata) ? metadata['name'] : undefined);
   const namespaceValue = isJsonObject(metadata) ? metadata['namespace'] : undefined;
   const apiVersion = value['apiVersion'];
   const kind = value['kind'];
@@ -157,7 +174,23 @@ function readObjectIdentity(value: JsonObject, source: ManifestSource): ObjectId
     return errors;
   }
   const declaredNamespace = typeof namespaceValue === 'string' ? namespaceValue : '';
-  return { groupVersion, apiVersion: apiVersion as string, kind, name, metadata, declaredNamespace, label };
+  const identity = {
+    groupVersion,
+    apiVersion: apiVersion as string,
+    kind,
+    name,
+    metadata,
+    declaredNamespace,
+    label,
+  };
+  return generated === undefined ? identity : { ...identity, generateName: true };
+}
+
+/** A hook's `metadata.generateName`, when it has no name and hooks may use one (`generateNameHooks`). */
+function generatedHookName(metadata: JsonValue | undefined, generateNameHooks: boolean): string | undefined {
+  if (!generateNameHooks || !isJsonObject(metadata) || hasText(metadata['name'])) return undefined;
+  const prefix = metadata['generateName'];
+  return hasText(prefix) && hasHookAnnotation(metadata) ? prefix : undefined;
 }
 
 /** The object's scope from discovery (or the set's CRDs), and its namespace: declared or the default. */

@@ -203,6 +203,30 @@ describe('parseManifestSet', () => {
     );
   });
 
+  it('names a hook by generateName only when the run splits hooks out, and only a hook', () => {
+    const hook =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: smoke-\n  annotations: {argocd.argoproj.io/hook: PostSync}\n';
+    const plain = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: plain-\n';
+    const split = parseManifestSet([file(hook, 'hook.yaml')], { ...options, generateNameHooks: true });
+    if (!split.ok) throw new Error(split.errors.map((e) => e.message).join('\n'));
+    expect(split.objects).toEqual([
+      expect.objectContaining({
+        ref: { group: '', kind: 'ConfigMap', namespace: 'default', name: 'smoke-' },
+        generateName: true,
+      }),
+    ]);
+    // Not a hook: refused as kubectl refuses it, hooks split out or not.
+    const notHook = parseManifestSet([file(plain)], { ...options, generateNameHooks: true });
+    expect(notHook.ok ? [] : notHook.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('apply cannot use generateName ("plain-")'),
+    ]);
+    // The CLI applies hooks as kubectl does, as objects: a generateName one is refused there.
+    const cli = parseManifestSet([file(hook)], options);
+    expect(cli.ok ? [] : cli.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('apply cannot use generateName ("smoke-")'),
+    ]);
+  });
+
   it('accepts the same name in another namespace, kind or group', () => {
     const text = [
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n',

@@ -5,6 +5,7 @@
  * not an object of the set: it is created when the set applies a new revision, waited for, deleted by
  * its policy, and never listed in the inventory nor pruned.
  */
+import { HOOK_ANNOTATION_KEYS } from '../../manifests/hook-annotation-keys.js';
 import { compareObjectRefs } from '../../manifests/object-ref.js';
 import type { ManifestObject } from '../../manifests/manifest-object.js';
 
@@ -43,9 +44,7 @@ export interface SplitObjects {
   readonly skipped: SkippedHook[];
 }
 
-const OURS = 'applyset.dev/hook';
-const ARGO = 'argocd.argoproj.io/hook';
-const HELM = 'helm.sh/hook';
+const [OURS, ARGO, HELM] = HOOK_ANNOTATION_KEYS;
 
 /** Argo CD's phases, which are ours too. PreDelete and PostDelete are named so they can be skipped aloud. */
 const PHASES: ReadonlySet<string> = new Set(['PreSync', 'Sync', 'PostSync', 'SyncFail']);

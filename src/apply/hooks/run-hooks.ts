@@ -73,14 +73,25 @@ async function runHook(
   deadline: number,
 ): Promise<HookRun> {
   const { signal, phase } = request;
-  const end = (succeeded: boolean, message: string): HookRun => ({ phase, hook, succeeded, message });
-  const { ref } = hook.object;
+  let ref = hook.object.ref;
+  // A generateName hook is reported by the name the API server gave it, once it has one.
+  const end = (succeeded: boolean, message: string): HookRun => ({
+    phase,
+    hook: ref === hook.object.ref ? hook : { ...hook, object: { ...hook.object, ref } },
+    succeeded,
+    message,
+  });
   let location: ResourceLocation;
   try {
     location = locationIn(await context.mapper.resolve(gvkOf(hook.object), signal), ref.namespace);
-    const replaced = await replaceEarlier(location, ref.name, request, context, deadline);
-    if (replaced !== undefined) return end(false, replaced);
-    await context.api.create(location, marked(hook.object.manifest, request.setId), signal);
+    // A generateName hook is a new object each run (as in Argo CD): there is no earlier one to replace.
+    if (hook.object.generateName !== true) {
+      const replaced = await replaceEarlier(location, ref.name, request, context, deadline);
+      if (replaced !== undefined) return end(false, replaced);
+    }
+    const created = await context.api.create(location, marked(hook.object.manifest, request.setId), signal);
+    const name = (created['metadata'] as JsonObject | undefined)?.['name'];
+    if (typeof name === 'string' && name !== ref.name) ref = { ...ref, name };
   } catch (error) {
     rethrowAbort(error);
     return end(false, `could not be created: ${messageOf(error)}`);
