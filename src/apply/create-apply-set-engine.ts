@@ -107,7 +107,7 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   // 6. PreSync hooks, then run it: widen the inventory, apply, wait for CRDs, prune, narrow the
   // inventory, write the hash.
   await hooks.before();
-  const ran = await runPlan(plan, parent, writer, request, context);
+  const ran = await runPlan(plan, parent, writer, request, context, hooks.duringWaves).catch(hooks.stopped);
   const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')

@@ -38,7 +38,14 @@ interface PlanRun {
   readonly released: ObjectRef[];
   applyFailed: boolean;
   finalInventory: Inventory | undefined;
+  readonly waveHooks: SyncWaveHooks | undefined;
 }
+
+/**
+ * Runs the Sync hooks whose weight is at least `from` and below `to` (docs/hooks.md#waves); throws
+ * HookFailedError when one fails.
+ */
+export type SyncWaveHooks = (from: number, to: number) => Promise<void>;
 
 /**
  * Runs the plan's steps in order (widen inventory, apply waves, wait for CRDs, prune waves, narrow
@@ -50,6 +57,7 @@ export async function runPlan(
   writer: ParentWriter,
   request: ApplySetRequest,
   context: RunContext,
+  waveHooks?: SyncWaveHooks,
 ): Promise<ApplySetResult> {
   const { signal } = request;
   const findSetParent = createSetParentFinder(
@@ -86,6 +94,7 @@ export async function runPlan(
     released: [],
     applyFailed: false,
     finalInventory: undefined,
+    waveHooks,
   };
   for (const [index, step] of plan.steps.entries()) {
     signal?.throwIfAborted();
@@ -115,7 +124,7 @@ async function runStep(step: PlanStep, run: PlanRun): Promise<void> {
       if (!dryRun) await waitForCrds(appliedCrds(step.crds, run.outcomes), run.context, run.request.signal);
       return;
     case 'wait-for-sync-wave':
-      if (!dryRun) await awaitSyncWave(step, run);
+      if (!dryRun) await syncWaveDone(step, run);
       return;
     case 'prune-wave':
       return pruneWave(step, run);
@@ -177,6 +186,23 @@ async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: P
     if (result.action === 'prune-skipped' && result.released === true) run.released.push(result.ref);
     run.outcomes.push(result);
   }
+}
+
+/**
+ * A sync wave's objects healthy and its Sync hooks finished, created as the wave was applied and
+ * awaited together (as Argo CD does), then the hooks of the waves no object is in, up to the next.
+ */
+async function syncWaveDone(
+  step: Extract<PlanStep, { type: 'wait-for-sync-wave' }>,
+  run: PlanRun,
+): Promise<void> {
+  const [objects, hooks] = await Promise.allSettled([
+    awaitSyncWave(step, run),
+    run.waveHooks?.(step.wave, step.wave + 1),
+  ]);
+  if (objects.status === 'rejected') throw objects.reason;
+  if (hooks.status === 'rejected') throw hooks.reason;
+  await run.waveHooks?.(step.wave + 1, step.next);
 }
 
 /**

@@ -100,11 +100,12 @@ export function buildPlan(input: PlanInput): PlanResult {
   for (const [index, { wave: syncWave, items: waveActions }] of syncWaves.entries()) {
     steps.push(...applySteps(waveActions));
     // Each sync wave is healthy before the next is applied (none to wait for with one wave).
-    if (index < syncWaves.length - 1) {
+    const next = syncWaves[index + 1];
+    if (next !== undefined) {
       const refs = waveActions
         .filter((action) => action.type === 'create' || action.type === 'update')
         .map((action) => action.ref);
-      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, refs });
+      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, next: next.wave, refs });
     }
   }
   // Prunes in the reverse sync-wave order, as each object's live annotation says.

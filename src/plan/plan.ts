@@ -66,9 +66,15 @@ export type PlanStep =
   | { readonly type: 'wait-for-crds'; readonly crds: readonly ObjectRef[] }
   /**
    * Between two sync waves (applyset.dev/wave): wait until the objects this wave applied are healthy;
-   * a wave that is not stops the run before the next is applied (nothing is pruned).
+   * a wave that is not stops the run before the next is applied (nothing is pruned). `next` is the
+   * wave applied after it: the Sync hooks of the waves from `wave` up to it run here.
    */
-  | { readonly type: 'wait-for-sync-wave'; readonly wave: number; readonly refs: readonly ObjectRef[] }
+  | {
+      readonly type: 'wait-for-sync-wave';
+      readonly wave: number;
+      readonly next: number;
+      readonly refs: readonly ObjectRef[];
+    }
   /** (3) Prune one wave, in reverse wave order. */
   | { readonly type: 'prune-wave'; readonly wave: PruneWave; readonly actions: readonly PruneAction[] }
   /**

@@ -6,6 +6,7 @@ import { startControllerWithRepository, stopControllersAndGit } from './controll
 import {
   applySetBody,
   cluster,
+  condition,
   configMapData,
   getApplySet,
   GROUP,
@@ -14,12 +15,13 @@ import {
   VERSION,
   waitFor,
   waitForAppliedCommit,
+  waitForReady,
 } from './e2e-kit.js';
 
 // Issue #38: a repository written for Argo CD, moved as it is. Its objects carry only Argo CD's
 // annotations: a PreSync Job and a PostSync Job named by generateName (a new Job each sync, as Argo CD
-// creates them), waves 0 and 1 of ordinary objects with a Job in wave 0 that gates wave 1, and a Sync
-// hook of the last wave. The test follows the order Argo CD's sync documents (PreSync hooks, then each
+// creates them), waves 0, 1 and 2 of ordinary objects with a Job in wave 0 that gates wave 1, and a
+// Sync hook of wave 1 that gates wave 2. The test follows the order Argo CD's sync documents (PreSync hooks, then each
 // wave healthy before the next, the Sync hooks with their wave, PostSync once all is healthy) by
 // holding each step's Job until it has checked that nothing of a later step exists yet. This profile
 // runs no Job controller: the test writes each Job's status, as the Job controller would.
@@ -47,7 +49,7 @@ spec:
   ports: [{port: 8080, targetPort: 8080}]
 `;
 
-const files = (release: string) => ({
+const shop = (release: string) => ({
   'schema-check.yaml': job('generateName: schema-check-', { 'argocd.argoproj.io/hook': 'PreSync' }),
   'backend.yaml': `apiVersion: v1
 kind: ConfigMap
@@ -58,6 +60,7 @@ data: {release: "${release}"}
   'backend-svc.yaml': service('backend-svc', {}),
   'seed.yaml': job('name: seed-data', {}),
   'frontend.yaml': service('frontend', { 'argocd.argoproj.io/sync-wave': '1' }),
+  'edge.yaml': service('edge', { 'argocd.argoproj.io/sync-wave': '2' }),
   'page-up.yaml': job('generateName: page-up-', {
     'argocd.argoproj.io/hook': 'Sync',
     'argocd.argoproj.io/sync-wave': '1',
@@ -66,6 +69,19 @@ data: {release: "${release}"}
     'argocd.argoproj.io/hook': 'PostSync',
     'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded',
   }),
+});
+
+// A Sync hook of wave 0 that fails: wave 1 is never applied, and the SyncFail hook runs.
+const failing = {
+  'failing/config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: failing-config}\n',
+  'failing/check.yaml': job('name: failing-check', { 'argocd.argoproj.io/hook': 'Sync' }),
+  'failing/later.yaml': service('failing-later', { 'argocd.argoproj.io/sync-wave': '1' }),
+  'failing/notify.yaml': job('generateName: failing-notify-', { 'argocd.argoproj.io/hook': 'SyncFail' }),
+};
+
+const files = (release: string) => ({
+  ...Object.fromEntries(Object.entries(shop(release)).map(([name, text]) => [`shop/${name}`, text])),
+  ...failing,
 });
 
 describe('a repository written for Argo CD', () => {
@@ -102,13 +118,13 @@ describe('a repository written for Argo CD', () => {
     );
   const complete = (name: string) => finishJob(batch, namespace, name, 'Complete');
 
-  it('runs it in the order Argo CD syncs it: PreSync, wave 0, wave 1 with its Sync hook, PostSync', async () => {
+  it('runs it in the order Argo CD syncs it: PreSync, wave 0, wave 1 with its Sync hook, wave 2, PostSync', async () => {
     await c.custom.createNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
       namespace,
       plural: PLURAL,
-      body: applySetBody(namespace, 'shop', { url: git.url, interval: '1h' }),
+      body: applySetBody(namespace, 'shop', { url: git.url, path: 'shop', interval: '1h' }),
     });
 
     // PreSync: a Job the API server named from its generateName; nothing of the set exists yet.
@@ -130,11 +146,13 @@ describe('a repository written for Argo CD', () => {
     expect(await jobsNamed('page-up-')).toEqual([]);
     await complete('seed-data');
 
-    // Wave 1 and its Sync hook; PostSync waits for the Sync hook to finish.
+    // Wave 1 and its Sync hook, created together; wave 2 waits for the hook to finish.
     const pageUp = await newJob('page-up-');
     expect(await serviceExists('frontend')).toBe(true);
+    expect(await serviceExists('edge')).toBe(false);
     expect(await jobsNamed('page-down-')).toEqual([]);
     await complete(pageUp);
+    await waitFor('wave 2', async () => ((await serviceExists('edge')) ? true : undefined), 90_000);
 
     // PostSync, once everything is healthy; HookSucceeded deletes it after it completes.
     const pageDown = await newJob('page-down-');
@@ -149,8 +167,10 @@ describe('a repository written for Argo CD', () => {
     // Hooks are not the set's objects; the objects are, Argo CD's annotations and all.
     const view = await getApplySet(c, namespace, 'shop');
     const inventory = view?.metadata.annotations?.['kubectl.kubernetes.io/last-applied-objects'] ?? '';
-    expect(inventory.split(/[\n,]/).filter((line) => line !== '').length).toBe(4);
-    for (const name of ['backend', 'backend-svc', 'seed-data', 'frontend']) expect(inventory).toContain(name);
+    expect(inventory.split(/[\n,]/).filter((line) => line !== '').length).toBe(5);
+    for (const name of ['backend', 'backend-svc', 'seed-data', 'frontend', 'edge']) {
+      expect(inventory).toContain(name);
+    }
     for (const name of ['schema-check', 'page-up', 'page-down']) expect(inventory).not.toContain(name);
   });
 
@@ -170,5 +190,39 @@ describe('a repository written for Argo CD', () => {
     expect(await configMapData(c, namespace, 'backend')).toEqual({ release: 'v2' });
     // The first sync's Sync hook had no delete policy: it stays, beside this sync's, as in Argo CD.
     expect(await jobsNamed('page-up-')).toEqual([...before, pageUp].sort());
+  });
+
+  it('stops at a failed Sync hook before the next wave, and runs the SyncFail hook', async () => {
+    await c.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      body: applySetBody(namespace, 'failing', { url: git.url, path: 'failing', interval: '1h' }),
+    });
+    await finishJob(batch, namespace, 'failing-check', 'Failed');
+    const notify = await newJob('failing-notify-');
+    await complete(notify);
+    // The run ends failed, naming the hook. (Its retry replaces the Job, which then never finishes
+    // here, so the events of the first run are what the test reads.)
+    await waitForReady(
+      c,
+      namespace,
+      'failing',
+      'False',
+      (v) => condition(v, 'Ready')?.reason === 'HookFailed',
+      90_000,
+    );
+    const events = (
+      await c.core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=failing' })
+    ).items.map((event) => `${event.reason}: ${event.message}`);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        `HookFailed: Sync hook job.batch/failing-check -n ${namespace} failed: Failed: Job has failed: BackoffLimitExceeded`,
+        `HookSucceeded: SyncFail hook job.batch/${notify} -n ${namespace} finished`,
+      ]),
+    );
+    expect(await configMapData(c, namespace, 'failing-config')).toEqual({});
+    expect(await serviceExists('failing-later')).toBe(false);
   });
 });

@@ -62,7 +62,7 @@ function outline(p: Plan): string[] {
       case 'wait-for-crds':
         return `wait ${step.crds.map(name).join(',')}`;
       case 'wait-for-sync-wave':
-        return `healthy wave ${step.wave}: ${step.refs.map(name).join(',')}`;
+        return `healthy wave ${step.wave} (then ${step.next}): ${step.refs.map(name).join(',')}`;
       case 'prune-wave':
         return `prune ${step.wave}: ${step.actions
           .map((a: PruneAction) =>
@@ -188,9 +188,9 @@ describe('buildPlan', () => {
     };
     expect(outline(plan({ ...input, policy: { ...policy, syncWaves: true } })).slice(1, -2)).toEqual([
       'apply workloads: create Job/migrate',
-      'healthy wave -1: Job/migrate',
+      'healthy wave -1 (then 0): Job/migrate',
       'apply dependencies: create ConfigMap/config',
-      'healthy wave 0: ConfigMap/config',
+      'healthy wave 0 (then 1): ConfigMap/config',
       'apply workloads: create Deployment/web',
       'prune dependencies: delete Service/old-last',
       'prune dependencies: delete ConfigMap/old-first',

@@ -1,21 +1,34 @@
 /**
- * A run's hooks around its apply (docs/hooks.md): PreSync before anything is written, Sync once the
- * set is applied, PostSync once it is healthy, SyncFail when any of that fails. A hook that fails
- * ends the run with HookFailedError; SyncFail hooks run first when the apply had begun.
+ * A run's hooks around its apply (docs/hooks.md): PreSync before anything is written, Sync with their
+ * sync wave (or once the set is applied), PostSync once it is healthy, SyncFail when any of that
+ * fails. A hook that fails ends the run with HookFailedError; SyncFail hooks run first when the apply
+ * had begun.
  */
 import type { ManifestObject } from '../../manifests/manifest-object.js';
+import { syncWaveOf } from '../../manifests/sync-waves.js';
 import type { ObjectRef } from '../../manifests/object-ref.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply-set-contract.js';
 import type { RunContext } from '../run-context.js';
 import { waitForHealth } from '../wait-for-health.js';
 import { splitHooks, type Hook, type HookPhase, type HookRun } from './hook-annotations.js';
+import { SyncWaveNotHealthyError } from '../sync-wave-error.js';
 import { HookFailedError, runHookPhase } from './run-hooks.js';
 
 export interface SyncHooks {
   /** The set's own objects: the files' objects without their hooks. */
   readonly objects: ManifestObject[];
-  /** PreSync: throws HookFailedError, before anything else is written, when a hook fails. */
+  /**
+   * PreSync, then the Sync hooks of the waves before the first wave of objects: throws
+   * HookFailedError, before anything else is written, when a hook fails.
+   */
   before(): Promise<void>;
+  /** The Sync hooks of weights from `from` up to `to` (excluded), between two waves of objects. */
+  duringWaves(from: number, to: number): Promise<void>;
+  /**
+   * The run stopped between two waves (a wave not healthy, a Sync hook failed): SyncFail hooks run,
+   * and the error is thrown again (HookFailedError with every hook's end, for a hook).
+   */
+  stopped(error: unknown): Promise<never>;
   /**
    * Sync, then PostSync once `applied` are healthy (waited for here when the request does not wait),
    * or SyncFail when the apply, the health wait or a hook failed. Throws HookFailedError for a
@@ -32,20 +45,21 @@ export function syncHooks(
   setId: string,
 ): SyncHooks {
   const options = request.hooks;
-  if (options === undefined) {
-    return { objects: [...loaded], before: async () => {}, after: async (result) => result };
-  }
+  if (options === undefined) return withoutHooks(loaded);
   const split = splitHooks(loaded);
   const active = options.run && !request.write.dryRun;
   if (active) for (const skipped of split.skipped) options.onSkipped?.(skipped);
   const hooks: Hook[] = active ? split.hooks : [];
   const runs: HookRun[] = [];
-  const phase = async (name: HookPhase): Promise<boolean> => {
-    if (!hooks.some((hook) => hook.phases.includes(name))) return true;
+  // Sync hooks not run yet: with sync waves on, each runs with its wave (`duringWaves`).
+  let syncPending = hooks.filter((hook) => hook.phases.includes('Sync'));
+  const phase = async (name: HookPhase, only: readonly Hook[] = hooks): Promise<boolean> => {
+    if (!only.some((hook) => hook.phases.includes(name))) return true;
+    if (name === 'Sync') syncPending = syncPending.filter((hook) => !only.includes(hook));
     const ended = await runHookPhase(
       {
         phase: name,
-        hooks,
+        hooks: only,
         setId,
         timeoutMs: options.timeoutMs,
         ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
@@ -61,10 +75,25 @@ export function syncHooks(
     await phase('SyncFail');
     throw new HookFailedError(runs);
   };
+  const syncBetween = (from: number, to: number) =>
+    phase(
+      'Sync',
+      syncPending.filter((hook) => hook.weight >= from && hook.weight < to),
+    );
+  const firstWave = firstSyncWave(request, split.objects);
   return {
     objects: split.objects,
     before: async () => {
       if (!(await phase('PreSync'))) throw new HookFailedError(runs);
+      if (firstWave !== undefined && !(await syncBetween(-Infinity, firstWave))) await failWith();
+    },
+    duringWaves: async (from, to) => {
+      if (!(await syncBetween(from, to))) throw new HookFailedError(runs);
+    },
+    stopped: async (error) => {
+      if (!(error instanceof SyncWaveNotHealthyError || error instanceof HookFailedError)) throw error;
+      await phase('SyncFail');
+      throw error instanceof HookFailedError ? new HookFailedError(runs) : error;
     },
     after: async (result, applied) => {
       if (hooks.length === 0) return result;
@@ -73,7 +102,7 @@ export function syncHooks(
         await phase('SyncFail');
         return { ...result, hooks: runs };
       }
-      if (!(await phase('Sync'))) return failWith();
+      if (!(await phase('Sync', syncPending))) return failWith();
       if (hooks.some((hook) => hook.phases.includes('PostSync')) && result.health === undefined) {
         // PostSync waits for the set to be healthy even when the request does not wait.
         const { health, timedOut } = await waitForHealth(applied, context, request.signal, {
@@ -89,6 +118,23 @@ export function syncHooks(
       return { ...result, hooks: runs };
     },
   };
+}
+
+/** A run without hooks (the CLI, as kubectl): every object is the set's. */
+function withoutHooks(loaded: readonly ManifestObject[]): SyncHooks {
+  return {
+    objects: [...loaded],
+    before: async () => {},
+    duringWaves: async () => {},
+    stopped: (error) => Promise.reject(error),
+    after: async (result) => result,
+  };
+}
+
+/** The first sync wave of the set's objects (the Sync hooks of lower weights run before it). */
+function firstSyncWave(request: ApplySetRequest, objects: readonly ManifestObject[]): number | undefined {
+  if (request.syncWaves === undefined || objects.length === 0) return undefined;
+  return Math.min(...objects.map((object) => syncWaveOf(object.manifest)));
 }
 
 function hasFailedHealth(result: ApplySetResult): boolean {
