@@ -5,6 +5,8 @@
  */
 import { resolveHealthCheckExprs } from '../api/resolve-health-check-exprs.js';
 import type { HealthCheckExpr } from '../health/cel-health.js';
+import { InputParseError } from '../input/input-bounds.js';
+import { readJsonValue } from '../input/read-json-value.js';
 import { UsageError } from './parse-command-line.js';
 
 export const HEALTH_CHECK_EXPRS_OPTIONS = { 'health-check-exprs': { type: 'string' } } as const;
@@ -16,9 +18,10 @@ export function healthCheckExprsConfig(values: { readonly 'health-check-exprs'?:
   if (text === undefined || text.trim() === '') return {};
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = readJsonValue(text, '--health-check-exprs', 'health-check-exprs');
   } catch (error) {
-    throw new UsageError(`--health-check-exprs must be a JSON list: ${(error as Error).message}`);
+    if (!(error instanceof InputParseError)) throw error;
+    throw new UsageError(`${error.message}: give a JSON list of health checks`);
   }
   const problems: string[] = [];
   const checks = resolveHealthCheckExprs(raw, '--health-check-exprs', (field, message) => {

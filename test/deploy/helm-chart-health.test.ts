@@ -37,7 +37,7 @@ describe('the chart value health.checkExprs', () => {
       "the default health checks (the chart's health.checkExprs) are wrong: --health-check-exprs[0].current (example.com/v1 Widget) is not valid CEL: <input>:1:14: found = but expecting end of input",
     );
     expect(() => healthCheckExprsConfig({ 'health-check-exprs': '{' })).toThrow(
-      /^--health-check-exprs must be a JSON list: /,
+      '--health-check-exprs: is not JSON: give a JSON list of health checks',
     );
   });
 });
