@@ -13,15 +13,24 @@
 import { celEnv, isCelError, isCelList, isCelMap, parse, plan, type CelResult } from '@bufbuild/cel';
 import type { JsonObject } from '../manifests/json-value.js';
 
-/** Longer expressions are refused when they are read; Flux's documented examples are well under 500. */
+/**
+ * Longer expressions are refused when they are read; Flux's documented examples are well under 500.
+ * @internal The evaluator's test holds the bounds to it.
+ */
 export const MAX_EXPRESSION_LENGTH = 2048;
-/** An object larger than this (its JSON) is not evaluated: its health is Unknown. etcd stores 1.5 MiB at most. */
+/**
+ * An object larger than this (its JSON) is not evaluated: its health is Unknown. etcd stores 1.5 MiB at most.
+ * @internal The evaluator's test holds the bounds to it.
+ */
 export const MAX_OBJECT_BYTES = 1024 * 1024;
-/** `a.all(x, b.all(y, ...))` is two deep; a third comprehension inside those is refused. */
+/**
+ * `a.all(x, b.all(y, ...))` is two deep; a third comprehension inside those is refused.
+ * @internal The evaluator's test holds the bounds to it.
+ */
 export const MAX_COMPREHENSION_DEPTH = 2;
 
 /** What an expression made of an object: true or false, or why it could not say. */
-export type CelVerdict =
+type CelVerdict =
   | { readonly kind: 'value'; readonly value: boolean }
   | { readonly kind: 'error'; readonly message: string };
 
