@@ -1,3 +1,4 @@
+import type { HealthCheckExpr } from '../health/cel-health.js';
 /**
  * The ApplySet custom resource as the controller sees it: its names on the API and the shape of its spec
  * and status exactly as crds/applyset.dev_applysets.yaml declares them, plus the resolved spec a
@@ -143,6 +144,8 @@ export interface ApplySetSpec {
   readonly wait?: boolean;
   /** Objects outside the set to wait for as well. */
   readonly healthChecks?: readonly HealthCheckSpec[];
+  /** CEL health checks per apiVersion and kind, Flux's shape (docs/health.md); they win over the cluster default. */
+  readonly healthCheckExprs?: readonly HealthCheckExpr[];
   /** ApplySets (Ready at their generation) and other objects (Current) to wait for. */
   readonly dependsOn?: readonly DependsOnEntry[];
   readonly suspend?: boolean;
@@ -298,6 +301,8 @@ export interface ResolvedApplySetSpec {
   readonly wait: boolean;
   /** `spec.healthChecks` as object identities (the group from the apiVersion). */
   readonly healthChecks: readonly { group: string; kind: string; namespace: string; name: string }[];
+  /** `spec.healthCheckExprs`, every expression parsed once already. */
+  readonly healthCheckExprs: readonly HealthCheckExpr[];
   /** The ApplySets of `spec.dependsOn` in order; a missing namespace is the ApplySet's own. */
   readonly dependsOn: readonly DependencyReference[];
   /** The other objects of `spec.dependsOn` in order, read as the ApplySet's account. */

@@ -16,6 +16,8 @@ export interface DependencyReference {
 export interface DependsOnEntry extends DependencyReference {
   readonly apiVersion?: string;
   readonly kind?: string;
+  /** With apiVersion and kind: a CEL expression over the object, true when it is ready (docs/health.md). */
+  readonly ready?: string;
 }
 
 /** A resolved `spec.dependsOn` entry naming an object other than an ApplySet: Current by kstatus first. */
@@ -25,4 +27,6 @@ export interface ObjectDependency {
   readonly name: string;
   /** Unset: the ApplySet's own; ignored for a cluster-scoped kind. */
   readonly namespace?: string;
+  /** A CEL expression over the object, parsed once already; unset: kstatus Current. */
+  readonly ready?: string;
 }

@@ -2,10 +2,10 @@
  * The objects of spec.dependsOn that are not ApplySets, decided as data: which of them another
  * namespace refuses under --no-cross-namespace-refs, and what their reads (as the ApplySet's account)
  * make of the run. Their health is kstatus's (src/health/compute-object-health.ts): an object is
- * awaited until it is Current. The issue's optional CEL `ready` expression would replace that one
- * test per entry (objectHealthOf); it is not implemented yet. The shell that reads is
- * src/reconcile/check-object-dependencies.ts.
+ * awaited until it is Current, unless its entry gives a CEL `ready` expression, which then alone says
+ * (src/health/cel-expression.ts). The shell that reads is src/reconcile/check-object-dependencies.ts.
  */
+import { compileCelPredicate } from '../health/cel-expression.js';
 import { computeObjectHealth, type ObjectHealth } from '../health/compute-object-health.js';
 import type { JsonObject } from '../manifests/json-value.js';
 import { serviceAccountOf } from './applyset-account.js';
@@ -80,7 +80,7 @@ export function objectDependencyOutcome(input: ObjectDependencyInput): Reconcile
       problems.push(`${describe(placed)} could not be read: ${read.message}`);
       continue;
     }
-    const health = objectHealthOf(read.kind === 'found' ? read.object : undefined);
+    const health = objectHealthOf(read.kind === 'found' ? read.object : undefined, placed.dependency.ready);
     if (health.status !== 'Current')
       problems.push(`${describe(placed)} is ${health.status}: ${health.message}`);
   }
@@ -91,9 +91,21 @@ export function objectDependencyOutcome(input: ObjectDependencyInput): Reconcile
     : { kind: 'waiting', reason: 'DependencyNotReady', message, afterMs: input.retryIntervalMs };
 }
 
-/** Whether the object is what the set waits for: kstatus Current (the seam for a CEL `ready` expression). */
-function objectHealthOf(object: JsonObject | undefined): ObjectHealth {
-  return computeObjectHealth(object);
+/**
+ * Whether the object is what the set waits for: its `ready` expression true, else kstatus Current. The
+ * message of an object not ready names the expression and what it gave, so the wait says what it awaits.
+ */
+function objectHealthOf(object: JsonObject | undefined, ready: string | undefined): ObjectHealth {
+  if (object === undefined || ready === undefined) return computeObjectHealth(object);
+  const predicate = compileCelPredicate(ready);
+  // The resolver refused an expression that does not compile; one stored before is said as such.
+  if ('error' in predicate) return { status: 'Unknown', message: `ready expression ${predicate.error}` };
+  const verdict = predicate.test(object);
+  if (verdict.kind === 'error')
+    return { status: 'Unknown', message: `ready expression ${ready} failed: ${verdict.message}` };
+  return verdict.value
+    ? { status: 'Current', message: `ready expression is true: ${ready}` }
+    : { status: 'InProgress', message: `ready expression is false: ${ready}` };
 }
 
 /** Like SecretNotReadable: who may not read what, and the RBAC that would let it. */

@@ -13,6 +13,7 @@ import {
 import { helmChartRequest, resolveHelmSpec, type ApplySetIdentity } from './resolve-helm-spec.js';
 import { resolveValuesFrom } from './resolve-helm-values-from.js';
 import { resolveDependsOn } from './resolve-depends-on.js';
+import { resolveHealthCheckExprs } from './resolve-health-check-exprs.js';
 import { resolveDrift, resolvePrune } from './safe-mode-spec.js';
 import { resolveKubeConfigRef } from './resolve-kube-config-ref.js';
 import { resolveSourceSpec } from './resolve-source-spec.js';
@@ -73,6 +74,7 @@ export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): Re
   const switches = resolveSwitches(spec, fail);
   const pruneLimit = resolvePruneLimit(spec['pruneLimit'], fail);
   const healthChecks = resolveHealthChecks(spec['healthChecks'], fail);
+  const healthCheckExprs = resolveHealthCheckExprs(spec['healthCheckExprs'], 'spec.healthCheckExprs', fail);
   const { dependsOn, dependsOnObjects } = resolveDependsOn(spec['dependsOn'], fail);
   const names = resolveNames(spec, fail);
   const deletionPolicy = resolveDeletionPolicy(spec['deletionPolicy'], fail);
@@ -98,6 +100,7 @@ export function resolveApplySetSpec(spec: unknown, owner?: ApplySetIdentity): Re
       pruneLimit,
       wait: switches.wait,
       healthChecks,
+      healthCheckExprs,
       dependsOn,
       dependsOnObjects,
       suspend: switches.suspend,

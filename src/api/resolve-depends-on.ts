@@ -3,6 +3,7 @@
  * ApplySet's own), which wait for Ready at their generation and wake their dependents, and any other
  * object, read as the ApplySet's account and waited for until Current.
  */
+import { compileCelPredicate } from '../health/cel-expression.js';
 import { APPLYSET_API_VERSION, APPLYSET_KIND } from './applyset-types.js';
 import type { DependencyReference, ObjectDependency } from './dependency-types.js';
 import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail } from './spec-fields.js';
@@ -12,6 +13,9 @@ import { DNS1123_SUBDOMAIN, isNamespaceName, isRecord, readString, type SpecFail
  * @internal The CRD test holds the rule's message to it.
  */
 export const API_VERSION_AND_KIND_TOGETHER = 'apiVersion and kind must be given together';
+
+/** An ApplySet is ready when Ready at its generation: a CEL `ready` says nothing of it. */
+const READY_FOR_OBJECTS_ONLY = 'is for objects other than ApplySets (an ApplySet is waited for until Ready)';
 
 export interface ResolvedDependsOn {
   readonly dependsOn: DependencyReference[];
@@ -32,6 +36,7 @@ export function resolveDependsOn(raw: unknown, fail: SpecFail): ResolvedDependsO
     const namespace = readString(entry, 'namespace', `${field}.namespace`, fail);
     const apiVersion = readString(entry, 'apiVersion', `${field}.apiVersion`, fail);
     const kind = readString(entry, 'kind', `${field}.kind`, fail);
+    const ready = readString(entry, 'ready', `${field}.ready`, fail);
     if (name !== undefined && !(DNS1123_SUBDOMAIN.test(name) && name.length <= 253))
       return fail(`${field}.name`, 'must be a DNS-1123 subdomain');
     if (namespace !== undefined && !isNamespaceName(namespace))
@@ -41,9 +46,17 @@ export function resolveDependsOn(raw: unknown, fail: SpecFail): ResolvedDependsO
     if (apiVersion === '' || kind === '') return fail(field, 'apiVersion and kind must not be empty');
     if (name === undefined) return undefined;
     const reference = namespace === undefined ? { name } : { name, namespace };
-    if (apiVersion === undefined || kind === undefined || isApplySet(apiVersion, kind))
+    if (apiVersion === undefined || kind === undefined || isApplySet(apiVersion, kind)) {
+      if (ready !== undefined) return fail(`${field}.ready`, READY_FOR_OBJECTS_ONLY);
       resolved.dependsOn.push(reference);
-    else resolved.dependsOnObjects.push({ apiVersion, kind, ...reference });
+      return undefined;
+    }
+    if (ready === undefined) resolved.dependsOnObjects.push({ apiVersion, kind, ...reference });
+    else {
+      const compiled = compileCelPredicate(ready);
+      if ('error' in compiled) return fail(`${field}.ready`, `(${apiVersion} ${kind}) ${compiled.error}`);
+      resolved.dependsOnObjects.push({ apiVersion, kind, ...reference, ready });
+    }
     return undefined;
   });
   return resolved;

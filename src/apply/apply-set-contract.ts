@@ -1,3 +1,4 @@
+import type { ObjectHealthJudge } from '../health/cel-health.js';
 import type { HookRun, SkippedHook } from './hooks/hook-annotations.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
@@ -72,6 +73,11 @@ export interface ApplySetRequest {
    * Called from the engine's queue: it must be quick and must not throw.
    */
   readonly onProgress?: (progress: ApplySetProgress) => void;
+  /**
+   * How the health of an object is judged wherever the run waits for it (spec.wait, waves, hooks):
+   * the controller's CEL health checks (src/health/cel-health.ts); default kstatus's rules.
+   */
+  readonly healthOf?: ObjectHealthJudge;
   readonly signal?: AbortSignal;
 }
 
@@ -294,7 +300,7 @@ export interface HealthWait {
 /** One object's health after a wait: kstatus's status and what a person should read. */
 export interface ObjectHealthReport {
   readonly ref: ObjectRef;
-  readonly status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound';
+  readonly status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
   readonly message: string;
 }
 

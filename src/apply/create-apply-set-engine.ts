@@ -65,8 +65,9 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
     });
 }
 
-async function runApplySet(request: ApplySetRequest, context: RunContext): Promise<ApplySetResult> {
+async function runApplySet(request: ApplySetRequest, adapters: RunContext): Promise<ApplySetResult> {
   const { signal } = request;
+  const context = request.healthOf === undefined ? adapters : { ...adapters, healthOf: request.healthOf };
   // 1. Decode and validate every file against discovery: all problems at once, nothing written.
   const loaded =
     request.release === true

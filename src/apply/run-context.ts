@@ -1,3 +1,4 @@
+import type { ObjectHealthJudge } from '../health/cel-health.js';
 import type { MemberMetadata } from '../inventory/applyset-metadata.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi } from '../kube/kube-object-api.js';
@@ -86,7 +87,10 @@ export type RunContext = RunAdapters &
   Pick<
     ApplySetEngineOptions,
     'kubeClient' | 'logger' | 'afterStep' | 'crdEstablishedTimeoutMs' | 'forceDeleteTimeoutMs'
-  >;
+  > & {
+    /** The request's health judge (ApplySetRequest.healthOf); undefined: kstatus's rules. */
+    readonly healthOf?: ObjectHealthJudge;
+  };
 
 /** Whom one object of the set is written for, known once the parent's uid is. */
 interface ObjectScope {

@@ -10,13 +10,13 @@ import type { RunContext } from './run-context.js';
 const DEFAULT_POLL_MS = 1_000;
 
 /**
- * After a run, waits until every object is Current by kstatus's rules, one has Failed, or the deadline
- * passes: short polls of each object not Current yet (GETs, never a re-apply). `onReady` hears of each
- * object as it becomes Current. Resolves with the last health of every object.
+ * After a run, waits until every object is Current (by the request's health judge, else kstatus's
+ * rules), one has Failed, or the deadline passes: short polls of each object not Current yet (GETs, never a re-apply).
+ * `onReady` hears of each object as it becomes Current. Resolves with the last health of every object.
  */
 export async function waitForHealth(
   refs: readonly ObjectRef[],
-  context: Pick<RunContext, 'api' | 'mapper'>,
+  context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
   signal: AbortSignal | undefined,
   options: Pick<WaitRequest, 'timeoutMs' | 'deadline' | 'pollMs' | 'onReady'> & {
     /** Hears the objects still waited for after each poll that leaves some. */
@@ -53,12 +53,13 @@ export async function waitForHealth(
 
 async function readHealth(
   ref: ObjectRef,
-  context: Pick<RunContext, 'api' | 'mapper'>,
+  context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
   signal: AbortSignal | undefined,
 ): Promise<ObjectHealth> {
   try {
     const mapping = await context.mapper.resolveGroupKind(ref.group, ref.kind, signal);
-    return computeObjectHealth(await context.api.get(locationIn(mapping, ref.namespace), ref.name, signal));
+    const object = await context.api.get(locationIn(mapping, ref.namespace), ref.name, signal);
+    return (context.healthOf ?? computeObjectHealth)(object);
   } catch (error) {
     rethrowAbort(error);
     return {

@@ -18,6 +18,7 @@ import {
   type TenancyConfig,
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
+import { HEALTH_CHECK_EXPRS_OPTIONS, healthCheckExprsConfig } from './health-check-exprs-flag.js';
 import { GIT_LIMIT_OPTIONS, gitLimitConfig } from './git-limit-flags.js';
 import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
 import { NOTIFICATION_OPTIONS, notificationSettings } from './notification-flags.js';
@@ -114,6 +115,7 @@ const CONTROLLER_OPTIONS = {
   ...GIT_LIMIT_OPTIONS,
   ...KUSTOMIZE_OPTIONS,
   ...NOTIFICATION_OPTIONS,
+  ...HEALTH_CHECK_EXPRS_OPTIONS,
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
@@ -178,6 +180,7 @@ function parseControllerFlags(
       kustomize: kustomizeConfig(values, env),
       builds: buildLimits(values),
       notifications: { ...notificationSettings(values), proxies },
+      ...healthCheckExprsConfig(values),
     },
   };
 }

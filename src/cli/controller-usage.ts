@@ -23,6 +23,7 @@ export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] 
                           [--max-builds N] [--max-builds-per-namespace 1]
                           [--notification-rate 1] [--notification-timeout 10s]
                           [--notification-attempts 4] [--notification-queue-length 100]
+                          [--health-check-exprs JSON]
 
 Runs the GitOps controller: watches ApplySet resources (every namespace, or --namespace), fetches each
 one's Git source and applies and prunes it as kubectl apply would, every spec.interval. Serves /healthz,
@@ -86,5 +87,10 @@ Builds: at most --max-builds run at once (default one per core, at most two; eac
 A build waiting for its turn holds no worker. One build may run half its ApplySet's spec.interval
 (at least 10s, at most --kustomize-timeout); a namespace whose builds run past that is held back,
 30s doubling up to 10m.
+
+Health: --health-check-exprs takes a JSON list of CEL health checks in the shape of
+spec.healthCheckExprs (Flux's: apiVersion, kind, current, inProgress, failed), the cluster's default
+for spec.wait, waves and hooks; an ApplySet's own entry for a kind wins. A wrong expression stops the
+controller at start, naming the entry (docs/health.md).
 
 ${NOTIFICATION_USAGE}`;

@@ -25,7 +25,7 @@ import { checkDependencies } from '../reconcile/check-dependencies.js';
 import { checkObjectDependencies } from '../reconcile/check-object-dependencies.js';
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
 import { checkedSpec, missingServiceAccount } from '../reconcile/account-step.js';
-import { revisionRequest } from '../reconcile/revision-request.js';
+import { requestSettings, revisionRequest } from '../reconcile/revision-request.js';
 import { readSource } from '../source/read-source.js';
 import { leavePreviousCluster } from './cluster-move-step.js';
 import { finalize } from './finalize-applyset.js';
@@ -231,8 +231,7 @@ async function applyRevision(
 
   // 11. Apply and prune, the ApplySet itself being the parent, as its ServiceAccount or the default
   // one. With spec.wait, each report of the objects still waited for is shown as Progressing.
-  const allowNested = tenancy.allowNestedApplySets === true;
-  const built = revisionRequest(applySet, spec, files, { revision, allowNested }, signal);
+  const built = revisionRequest(applySet, spec, files, { revision, ...requestSettings(options) }, signal);
   const { steady } = built;
   const request = withDeadlines(built.request, runDeadline - WAIT_MARGIN_MS, hookEvents(ctx, applySet));
   // A new revision: a forge marks its commit pending until the outcome is reported.

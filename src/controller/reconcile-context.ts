@@ -1,3 +1,4 @@
+import type { HealthCheckExpr } from '../health/cel-health.js';
 /**
  * What one reconcile works with, made once per reconcile by the story (reconcile-applyset.ts) and
  * handed to its steps: the ApplySet's key, a log line prefix of its own, the calls on ApplySets, and
@@ -64,6 +65,8 @@ export interface ReconcilerOptions {
   /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */
   readonly builds?: BuildScheduler;
   readonly tenancy: Tenancy;
+  /** `--health-check-exprs`: the cluster's default CEL health checks, already checked; an ApplySet's own win per kind. */
+  readonly healthCheckExprs?: readonly HealthCheckExpr[];
   readonly recordEvent: EventRecorder;
   /** Hands a reported outcome to the notifications, which send it in the background; none: off. */
   readonly notify?: Notifier;

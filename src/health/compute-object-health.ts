@@ -3,9 +3,10 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../manifests/json
 /**
  * kstatus's vocabulary (sigs.k8s.io/cli-utils/pkg/kstatus): Current (the object has reached what its
  * spec asks), InProgress (it is getting there), Failed (it will not get there without a change),
- * Terminating (it is being deleted), NotFound (it does not exist).
+ * Terminating (it is being deleted), NotFound (it does not exist), Unknown (its health could not be
+ * judged: a CEL health expression that failed on it, src/health/cel-health.ts).
  */
-type HealthStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound';
+type HealthStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
 
 export interface ObjectHealth {
   readonly status: HealthStatus;
@@ -25,16 +26,9 @@ const failed = (message: string): ObjectHealth => ({ status: 'Failed', message }
  */
 export function computeObjectHealth(object: JsonObject | undefined): ObjectHealth {
   if (object === undefined) return { status: 'NotFound', message: 'the object does not exist' };
-  const metadata = objectAt(object, 'metadata');
-  if (metadata['deletionTimestamp'] !== undefined) {
-    return { status: 'Terminating', message: 'the object is being deleted' };
-  }
+  const early = lifecycleHealth(object);
+  if (early !== undefined) return early;
   const status = objectAt(object, 'status');
-  const generation = numberAt(metadata, 'generation');
-  const observed = numberAt(status, 'observedGeneration');
-  if (generation !== undefined && observed !== undefined && observed < generation) {
-    return inProgress(`generation ${generation} is not observed yet (observed ${observed})`);
-  }
   const group = String(object['apiVersion'] ?? '')
     .split('/')
     .slice(0, -1)
@@ -42,6 +36,23 @@ export function computeObjectHealth(object: JsonObject | undefined): ObjectHealt
   const specific = kindRules[`${group}/${String(object['kind'] ?? '')}`];
   if (specific !== undefined) return specific(object, status);
   return genericHealth(status);
+}
+
+/**
+ * What holds for every kind before its own rules (or its CEL health check) are asked: a deletion under
+ * way, or a status that has not observed the latest generation. Undefined: neither.
+ */
+export function lifecycleHealth(object: JsonObject): ObjectHealth | undefined {
+  const metadata = objectAt(object, 'metadata');
+  if (metadata['deletionTimestamp'] !== undefined) {
+    return { status: 'Terminating', message: 'the object is being deleted' };
+  }
+  const generation = numberAt(metadata, 'generation');
+  const observed = numberAt(objectAt(object, 'status'), 'observedGeneration');
+  if (generation !== undefined && observed !== undefined && observed < generation) {
+    return inProgress(`generation ${generation} is not observed yet (observed ${observed})`);
+  }
+  return undefined;
 }
 
 /** The standard conditions any kind may publish (kstatus's "generic" rules). */

@@ -22,7 +22,9 @@ export type InputKind =
   | 'push-event'
   | 'registry'
   | 'helm-index'
-  | 'forge-api';
+  | 'forge-api'
+  /** `--health-check-exprs`: the chart's health.checkExprs as JSON. */
+  | 'health-check-exprs';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -55,6 +57,7 @@ export const INPUT_BOUNDS: Readonly<Record<InputKind, InputBounds>> = {
   registry: { maxBytes: 4 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 4 * MIB },
   'helm-index': { maxBytes: 16 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 32 * MIB },
   'forge-api': { maxBytes: 64 * KIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 64 * KIB },
+  'health-check-exprs': { maxBytes: 1 * MIB, maxDepth: MAX_DEPTH, maxExpandedBytes: 1 * MIB },
 };
 
 /** Why the door refused a text: a bound it breaks, or it is not YAML (or JSON) at all. */

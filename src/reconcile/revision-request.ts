@@ -5,6 +5,7 @@
 import type { ApplySetRequest, PruneRequest } from '../apply/apply-set-contract.js';
 import { parentOf } from '../kube/applyset-api.js';
 import { APPROVE_PRUNE_ANNOTATION, type ApplySet, type ResolvedApplySetSpec } from '../api/applyset-types.js';
+import { healthJudge, mergeHealthCheckExprs, type HealthCheckExpr } from '../health/cel-health.js';
 import { refuseNestedApplySets } from '../api/refuse-nested-applysets.js';
 import type { ManifestFile } from '../manifests/parse-manifest-set.js';
 
@@ -16,12 +17,30 @@ export function revisionRequest(
   applySet: ApplySet,
   spec: ResolvedApplySetSpec,
   files: readonly ManifestFile[],
-  { revision, allowNested }: { revision: string | undefined; allowNested: boolean },
+  { revision, ...settings }: { revision: string | undefined } & RequestSettings,
   signal: AbortSignal,
 ): { readonly request: ApplySetRequest; readonly steady: boolean } {
   const steady = revision !== undefined && appliedBefore(applySet, revision);
-  const options = { revision: revision ?? '', steady, allowNested };
+  const options = { revision: revision ?? '', steady, ...settings };
   return { request: engineRequest(applySet, spec, files, options, signal), steady };
+}
+
+/** What the controller adds to every ApplySet's request. */
+interface RequestSettings {
+  readonly allowNested: boolean;
+  /** The cluster's default CEL health checks (the chart's health.checkExprs); the spec's win per kind. */
+  readonly defaultHealthCheckExprs?: readonly HealthCheckExpr[] | undefined;
+}
+
+/** The settings of the controller's flags: --allow-nested-applysets, --health-check-exprs. */
+export function requestSettings(options: {
+  readonly tenancy: { readonly allowNestedApplySets?: boolean };
+  readonly healthCheckExprs?: readonly HealthCheckExpr[];
+}): RequestSettings {
+  return {
+    allowNested: options.tenancy.allowNestedApplySets === true,
+    defaultHealthCheckExprs: options.healthCheckExprs,
+  };
 }
 
 /** What the engine is asked to do for this ApplySet at this revision. */
@@ -29,10 +48,12 @@ function engineRequest(
   applySet: ApplySet,
   spec: ResolvedApplySetSpec,
   files: readonly ManifestFile[],
-  { revision, steady, allowNested }: { revision: string; steady: boolean; allowNested: boolean },
+  options: { revision: string; steady: boolean } & RequestSettings,
   signal: AbortSignal,
 ): ApplySetRequest {
+  const { revision, steady, allowNested } = options;
   const { namespace } = applySet.metadata;
+  const checks = mergeHealthCheckExprs(options.defaultHealthCheckExprs ?? [], spec.healthCheckExprs);
   return {
     input: {
       files,
@@ -54,6 +75,7 @@ function engineRequest(
     // Hooks run when a new revision or spec is applied, never on a steady run (docs/hooks.md).
     hooks: { run: !steady, timeoutMs: spec.timeoutMs },
     syncWaves: { timeoutMs: spec.timeoutMs },
+    ...(checks.length === 0 ? {} : { healthOf: healthJudge(checks) }),
     signal,
   };
 }

@@ -59,6 +59,33 @@ const decide = (reads: [PlacedObjectDependency, ObjectDependencyRead][], user?: 
   });
 
 describe('objectDependencyOutcome', () => {
+  it('waits for a ready expression instead of kstatus, saying the expression and what it gave', () => {
+    const withReady = (ready: string): PlacedObjectDependency => ({
+      ...postgres,
+      dependency: { ...postgres.dependency, ready },
+    });
+    // Current by kstatus, but not what the expression asks.
+    expect(decide([[withReady('status.readyReplicas >= 2'), deployment(1)]])).toEqual({
+      kind: 'waiting',
+      reason: 'DependencyNotReady',
+      message:
+        'waiting for dependencies: Deployment db/postgres is InProgress: ready expression is false: status.readyReplicas >= 2',
+      afterMs: 30_000,
+    });
+    // Not Current by kstatus, but what the expression asks.
+    expect(decide([[withReady('status.replicas == 1'), deployment(0)]])).toBeUndefined();
+    expect(decide([[withReady('status.phase == "Up"'), deployment(1)]])).toEqual({
+      kind: 'waiting',
+      reason: 'DependencyNotReady',
+      message:
+        'waiting for dependencies: Deployment db/postgres is Unknown: ready expression status.phase == "Up" failed: field not found: phase',
+      afterMs: 30_000,
+    });
+    expect(decide([[withReady('true'), { kind: 'missing' }]])).toMatchObject({
+      message: 'waiting for dependencies: Deployment db/postgres is NotFound: the object does not exist',
+    });
+  });
+
   it('goes on when every object is Current', () => {
     expect(
       decide([

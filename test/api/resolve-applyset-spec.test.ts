@@ -54,6 +54,7 @@ describe('resolveApplySetSpec', () => {
       pruneLimit: undefined,
       wait: false,
       healthChecks: [],
+      healthCheckExprs: [],
       dependsOn: [],
       dependsOnObjects: [],
       suspend: false,
@@ -146,6 +147,56 @@ describe('resolveApplySetSpec', () => {
     });
   });
 
+  it('reads spec.healthCheckExprs and a ready expression, and refuses CEL that does not parse, naming kind and field', () => {
+    const widget = { apiVersion: 'example.com/v1', kind: 'Widget' };
+    const resolved = resolveApplySetSpec({
+      ...minimal,
+      healthCheckExprs: [
+        { ...widget, current: "status.phase == 'Ready'", failed: "status.phase == 'Broken'" },
+      ],
+      dependsOn: [{ ...widget, name: 'w', ready: 'status.ready' }],
+    });
+    expect(resolved.ok && resolved.spec.healthCheckExprs).toEqual([
+      { ...widget, current: "status.phase == 'Ready'", failed: "status.phase == 'Broken'" },
+    ]);
+    expect(resolved.ok && resolved.spec.dependsOnObjects).toEqual([
+      { ...widget, name: 'w', ready: 'status.ready' },
+    ]);
+    expect(
+      resolveApplySetSpec({
+        ...minimal,
+        healthCheckExprs: [
+          { ...widget, current: 'status.phase ==' },
+          { ...widget, current: 'true' },
+          { apiVersion: 'v1', current: 'true' },
+        ],
+        dependsOn: [
+          { name: 'db', ready: 'true' },
+          { ...widget, name: 'w', ready: 'status.(' },
+        ],
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        {
+          field: 'spec.healthCheckExprs[0].current',
+          message:
+            '(example.com/v1 Widget) is not valid CEL: <input>:1:14: found = but expecting end of input',
+        },
+        { field: 'spec.healthCheckExprs[2].kind', message: 'is required' },
+        {
+          field: 'spec.dependsOn[0].ready',
+          message: 'is for objects other than ApplySets (an ApplySet is waited for until Ready)',
+        },
+        {
+          field: 'spec.dependsOn[1].ready',
+          message:
+            '(example.com/v1 Widget) is not valid CEL: <input>:1:7: found . but expecting end of input',
+        },
+      ],
+    });
+  });
+
   it('reads every field of a full spec', () => {
     const result = resolveApplySetSpec({
       source: {
@@ -193,6 +244,7 @@ describe('resolveApplySetSpec', () => {
         pruneLimit: undefined,
         wait: false,
         healthChecks: [],
+        healthCheckExprs: [],
         dependsOn: [{ name: 'db' }],
         dependsOnObjects: [],
         suspend: true,

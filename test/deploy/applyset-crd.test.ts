@@ -138,7 +138,8 @@ describe('the ApplySet CRD', () => {
       pruneLimit: 1,
       wait: false,
       healthChecks: [],
-      dependsOn: [],
+      healthCheckExprs: [{ apiVersion: 'v1', kind: 'K', current: 'true', inProgress: 'false', failed: 'false' }],
+      dependsOn: [{ name: 'n', namespace: 'n', apiVersion: 'v1', kind: 'K', ready: 'true' }],
       suspend: false,
       targetNamespace: 'n',
       serviceAccountName: 's',
@@ -157,6 +158,10 @@ describe('the ApplySet CRD', () => {
     expect(propertyNames(at('spec', 'helm', 'valuesFrom', '[]'))).toEqual(
       Object.keys(spec.helm.valuesFrom?.[0] ?? {}).sort(),
     );
+    expect(propertyNames(at('spec', 'healthCheckExprs', '[]'))).toEqual(
+      Object.keys(spec.healthCheckExprs[0] ?? {}).sort(),
+    );
+    expect(propertyNames(at('spec', 'dependsOn', '[]'))).toEqual(Object.keys(spec.dependsOn[0] ?? {}).sort());
     expect(at('spec').required).toEqual(['source', 'prune']);
     expect(at('spec', 'source').required).toEqual(['url']);
     expect(schema.required).toEqual(['spec']);

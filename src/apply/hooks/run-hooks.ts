@@ -51,7 +51,7 @@ export class HookFailedError extends IntentError {
 /** Runs the phase's hooks; returns every hook's end, the failed ones last. */
 export async function runHookPhase(
   request: HookPhaseRequest,
-  context: Pick<RunContext, 'api' | 'mapper'>,
+  context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
 ): Promise<HookRun[]> {
   const deadline = Math.min(Date.now() + request.timeoutMs, request.deadline ?? Infinity);
   const hooks = request.hooks.filter((hook) => hook.phases.includes(request.phase));
@@ -69,7 +69,7 @@ export async function runHookPhase(
 async function runHook(
   hook: Hook,
   request: HookPhaseRequest,
-  context: Pick<RunContext, 'api' | 'mapper'>,
+  context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
   deadline: number,
 ): Promise<HookRun> {
   const { signal, phase } = request;

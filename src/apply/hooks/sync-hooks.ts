@@ -41,7 +41,7 @@ export interface SyncHooks {
 export function syncHooks(
   loaded: readonly ManifestObject[],
   request: ApplySetRequest,
-  context: Pick<RunContext, 'api' | 'mapper'>,
+  context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
   setId: string,
 ): SyncHooks {
   const options = request.hooks;

@@ -1,3 +1,4 @@
+import type { HealthCheckExpr } from '../../health/cel-health.js';
 import type { ArtifactLimits } from '../../source/oci/artifact-limits.js';
 import { hostname } from 'node:os';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
@@ -40,6 +41,8 @@ export interface ControllerConfig {
   readonly builds?: { readonly maxRunning: number; readonly maxRunningPerNamespace: number };
   /** `--notification-rate`, `--notification-timeout`, `--notification-attempts`, `--notification-queue-length`. */
   readonly notifications?: DispatcherSettings;
+  /** `--health-check-exprs`: the cluster's default CEL health checks; an ApplySet's own win per kind. */
+  readonly healthCheckExprs?: readonly HealthCheckExpr[];
   /** POD_NAME, else hostname and pid. */
   readonly identity: string;
   /** Where the Lease lives: POD_NAMESPACE, else --namespace, else default. */

@@ -153,6 +153,7 @@ function wireReconciler(
       noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
     },
     sources: controllerSources(config),
+    ...(config.healthCheckExprs === undefined ? {} : { healthCheckExprs: config.healthCheckExprs }),
     ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
     recordEvent: createEventRecorder({
       client,
