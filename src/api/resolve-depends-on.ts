@@ -37,8 +37,9 @@ export function resolveDependsOn(raw: unknown, fail: SpecFail): ResolvedDependsO
     const apiVersion = readString(entry, 'apiVersion', `${field}.apiVersion`, fail);
     const kind = readString(entry, 'kind', `${field}.kind`, fail);
     const ready = readString(entry, 'ready', `${field}.ready`, fail);
-    if (name !== undefined && !(DNS1123_SUBDOMAIN.test(name) && name.length <= 253))
-      return fail(`${field}.name`, 'must be a DNS-1123 subdomain');
+    const namesObject = apiVersion !== undefined && kind !== undefined && !isApplySet(apiVersion, kind);
+    const nameProblem = name === undefined ? undefined : objectNameProblem(name, namesObject);
+    if (nameProblem !== undefined) return fail(`${field}.name`, nameProblem);
     if (namespace !== undefined && !isNamespaceName(namespace))
       return fail(`${field}.namespace`, 'must be a DNS-1123 label');
     if ((apiVersion === undefined) !== (kind === undefined))
@@ -60,6 +61,21 @@ export function resolveDependsOn(raw: unknown, fail: SpecFail): ResolvedDependsO
     return undefined;
   });
   return resolved;
+}
+
+/**
+ * An ApplySet's name is a DNS-1123 subdomain; another kind's may be any name the API server takes in a
+ * path (a ClusterRole's `system:aggregate-to-edit`): not `.` nor `..`, no `/` nor `%`.
+ */
+function objectNameProblem(name: string, namesObject: boolean): string | undefined {
+  if (!namesObject) {
+    return DNS1123_SUBDOMAIN.test(name) && name.length <= 253 ? undefined : 'must be a DNS-1123 subdomain';
+  }
+  if (name === '' || name.length > 253) return 'must be 1 to 253 characters';
+  if (name === '.' || name === '..' || name.includes('/') || name.includes('%')) {
+    return 'cannot be "." or "..", nor contain "/" or "%"';
+  }
+  return undefined;
 }
 
 function isApplySet(apiVersion: string, kind: string): boolean {

@@ -147,6 +147,36 @@ describe('resolveApplySetSpec', () => {
     });
   });
 
+  it('takes any object name a dependsOn object entry may have, and only DNS names for an ApplySet', () => {
+    const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole' };
+    const resolved = resolveApplySetSpec({
+      ...minimal,
+      dependsOn: [{ ...role, name: 'system:aggregate-to-view' }],
+    });
+    expect(resolved.ok && resolved.spec.dependsOnObjects).toEqual([
+      { ...role, name: 'system:aggregate-to-view' },
+    ]);
+    expect(
+      resolveApplySetSpec({
+        ...minimal,
+        dependsOn: [
+          { name: 'system:app' },
+          { ...role, name: 'a/b' },
+          { ...role, name: '..' },
+          { apiVersion: 'applyset.dev/v1alpha1', kind: 'ApplySet', name: 'a:b' },
+        ],
+      }),
+    ).toEqual({
+      ok: false,
+      errors: [
+        { field: 'spec.dependsOn[0].name', message: 'must be a DNS-1123 subdomain' },
+        { field: 'spec.dependsOn[1].name', message: 'cannot be "." or "..", nor contain "/" or "%"' },
+        { field: 'spec.dependsOn[2].name', message: 'cannot be "." or "..", nor contain "/" or "%"' },
+        { field: 'spec.dependsOn[3].name', message: 'must be a DNS-1123 subdomain' },
+      ],
+    });
+  });
+
   it('reads spec.healthCheckExprs and a ready expression, and refuses CEL that does not parse, naming kind and field', () => {
     const widget = { apiVersion: 'example.com/v1', kind: 'Widget' };
     const resolved = resolveApplySetSpec({

@@ -263,7 +263,11 @@ describe('the ApplySet CRD', () => {
     ]);
     for (const field of ['interval', 'retryInterval', 'timeout'])
       expect(messages(at('spec', field))).toEqual(['must be longer than zero']);
-    expect(messages(at('spec', 'dependsOn', '[]'))).toEqual([API_VERSION_AND_KIND_TOGETHER]);
+    expect(messages(at('spec', 'dependsOn', '[]'))).toEqual([
+      API_VERSION_AND_KIND_TOGETHER,
+      'the name of an ApplySet must be a DNS-1123 subdomain',
+      'a name cannot be "." or "..", nor contain "/" or "%"',
+    ]);
   });
 
   const base = { source: { url: 'https://git.example/r.git', ref: { branch: 'main' } }, prune: true };

@@ -157,7 +157,8 @@ describe('spec.dependsOn naming objects', () => {
           {
             apiVersion: 'rbac.authorization.k8s.io/v1',
             kind: 'ClusterRole',
-            name: 'view',
+            // A name with ':' (a bootstrap ClusterRole's): any kind's name is taken, not only DNS names.
+            name: 'system:aggregate-to-view',
             namespace: 'elsewhere',
           },
         ],
@@ -172,9 +173,13 @@ describe('spec.dependsOn naming objects', () => {
     );
     // Read as the ApplySet's account (the controller's default ServiceAccount, with no cluster-wide
     // rights): not refused as another namespace, but read, and stalled naming the ClusterRole to grant.
-    const scoped = await notReady('cluster-scoped', 'DependencyNotReadable', 'ClusterRole view');
+    const scoped = await notReady(
+      'cluster-scoped',
+      'DependencyNotReadable',
+      'ClusterRole system:aggregate-to-view',
+    );
     expect(condition(scoped, 'Ready')?.message).toContain(
-      'ClusterRole view: grant it get on clusterroles.rbac.authorization.k8s.io (a ClusterRole and ClusterRoleBinding with resourceNames: [view])',
+      'ClusterRole system:aggregate-to-view: grant it get on clusterroles.rbac.authorization.k8s.io (a ClusterRole and ClusterRoleBinding with resourceNames: [system:aggregate-to-view])',
     );
     expect(await configMapData(c, namespace, 'cluster-scoped')).toBeUndefined();
     const refused = await notReady('foreign', 'CrossNamespaceRefRefused', 'ConfigMap kube-system/settings');
