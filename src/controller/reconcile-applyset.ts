@@ -82,7 +82,7 @@ async function reconcile(
   // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
   if (read.metadata.deletionTimestamp !== undefined) {
     const { engineFor, readerAs, remoteClusters, tenancy } = options;
-    const deps = { ...ctx, engineFor, readerAs, remoteClusters };
+    const deps = { ...ctx, engineFor, readerAs, remoteClusters, options };
     const view = applySetView(read, tenancy.defaultServiceAccountName);
     return { result: 'deleted', requeue: await finalize(deps, view) };
   }

@@ -14,6 +14,8 @@ import { HookFailedError, runHookPhase } from './run-hooks.js';
 export interface SyncHooks {
   /** The set's own objects: the files' objects without their hooks. */
   readonly objects: ManifestObject[];
+  /** How many PreDelete hooks the files hold: run only when the set is deleted, never in a sync. */
+  readonly preDeleteHooks: number;
   /** PreSync: throws HookFailedError, before anything else is written, when a hook fails. */
   before(): Promise<void>;
   /**
@@ -33,12 +35,18 @@ export function syncHooks(
 ): SyncHooks {
   const options = request.hooks;
   if (options === undefined) {
-    return { objects: [...loaded], before: async () => {}, after: async (result) => result };
+    return {
+      objects: [...loaded],
+      preDeleteHooks: 0,
+      before: async () => {},
+      after: async (result) => result,
+    };
   }
   const split = splitHooks(loaded);
   const active = options.run && !request.write.dryRun;
   if (active) for (const skipped of split.skipped) options.onSkipped?.(skipped);
-  const hooks: Hook[] = active ? split.hooks : [];
+  // A hook only of PreDelete waits for the set's deletion: a sync neither runs nor reports it.
+  const hooks: Hook[] = active ? split.hooks.filter((hook) => hook.phases.some(isSyncPhase)) : [];
   const runs: HookRun[] = [];
   const phase = async (name: HookPhase): Promise<boolean> => {
     if (!hooks.some((hook) => hook.phases.includes(name))) return true;
@@ -63,6 +71,7 @@ export function syncHooks(
   };
   return {
     objects: split.objects,
+    preDeleteHooks: split.hooks.filter((hook) => hook.phases.includes('PreDelete')).length,
     before: async () => {
       if (!(await phase('PreSync'))) throw new HookFailedError(runs);
     },
@@ -89,6 +98,10 @@ export function syncHooks(
       return { ...result, hooks: runs };
     },
   };
+}
+
+function isSyncPhase(phase: HookPhase): boolean {
+  return phase !== 'PreDelete';
 }
 
 function hasFailedHealth(result: ApplySetResult): boolean {
