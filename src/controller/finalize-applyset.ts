@@ -29,9 +29,9 @@ export async function finalize(deps: FinalizeDeps, view: ApplySetView): Promise<
   const finalizers = applySet.metadata.finalizers ?? [];
   if (!finalizers.includes(APPLYSET_FINALIZER)) return { kind: 'none' };
   // Like Flux, a suspended object is let go without touching its children.
-  if (spec.suspend) {
-    log.info({}, 'deleted while suspended: children left untouched');
-  } else {
+  if (spec.suspend) log.info({}, 'deleted while suspended: children left untouched');
+  let held = applySet;
+  if (!spec.suspend) {
     const orphan = spec.deletionPolicy === 'Orphan';
     const { namespace } = applySet.metadata;
     // The same account as the applies: the default one when the spec names none.
@@ -43,29 +43,37 @@ export async function finalize(deps: FinalizeDeps, view: ApplySetView): Promise<
       // As Argo CD, only a deletion that deletes the objects runs PreDelete hooks; Orphan runs none.
       const preDelete = orphan ? { value: undefined } : await preDeleteRequest(deps, view);
       if ('done' in preDelete) return keepChildren(deps, view, preDelete.done);
-      const requeue = await releaseChildren(deps, view, target.engineFor(user), {
+      const released = await releaseChildren(deps, view, target.engineFor(user), {
         orphan,
         target: spec.targetNamespace ?? namespace,
         preDelete: preDelete.value,
       });
-      if (requeue !== undefined) return requeue;
+      if ('kind' in released) return released;
+      // The engine wrote the ApplySet (its inventory): the finalizer comes off that version, not a
+      // conflict and a second pass, which would run the PreDelete hooks again.
+      const { resourceVersion } = released;
+      if (resourceVersion !== undefined)
+        held = { ...applySet, metadata: { ...applySet.metadata, resourceVersion } };
     }
   }
   await api.setFinalizers(
-    applySet,
+    held,
     finalizers.filter((f) => f !== APPLYSET_FINALIZER),
     deps.signal,
   );
   return { kind: 'none' };
 }
 
-/** Prunes (or, orphan, releases) every child with `engine`; a requeue when that failed, else undefined. */
+/**
+ * Prunes (or, orphan, releases) every child with `engine`; a requeue when that failed, else the
+ * ApplySet's resourceVersion after the engine's writes.
+ */
 async function releaseChildren(
   deps: FinalizeDeps,
   view: ApplySetView,
   engine: ApplySetEngine,
   { orphan, target, preDelete }: { orphan: boolean; target: string; preDelete: PreDeleteRequest | undefined },
-): Promise<Requeue | undefined> {
+): Promise<Requeue | { readonly resourceVersion: string | undefined }> {
   const { api, log } = deps;
   const { applySet } = view;
   const verb = orphan ? 'releasing' : 'pruning';
@@ -93,7 +101,7 @@ async function releaseChildren(
       { [orphan ? 'released' : 'pruned']: count },
       `deleted: children ${orphan ? 'orphaned' : 'pruned'}`,
     );
-    return undefined;
+    return { resourceVersion: result.parentResourceVersion };
   } catch (error) {
     const held = preDeleteHookOutcome(error);
     if (held !== undefined) return keepChildren(deps, view, held);

@@ -15,6 +15,7 @@ import { DEFAULT_KUSTOMIZE_OPTIONS } from '../kustomize/run-kustomize.js';
 import { pinRevision } from '../source/pin-revision.js';
 import { readSource } from '../source/read-source.js';
 import { objectsKubeConfigOf } from './cluster-move-step.js';
+import { recordsChildren } from './records-children.js';
 import { hookEvents } from './hook-events.js';
 import type { ReconcileContext, ReconcilerOptions } from './reconcile-context.js';
 import { targetCluster } from './target-cluster.js';
@@ -26,8 +27,8 @@ export interface PreDeleteDeps extends ReconcileContext {
 
 /**
  * The PreDelete hooks the engine is to run before its prunes: undefined when there are none to run
- * (the status counts none in the revision last applied, none was applied, or the ApplySet is told
- * to skip them); the outcome that keeps the objects when the revision cannot be read.
+ * (the status counts none in the revision last applied, none was applied, no object is left, or the
+ * ApplySet is told to skip them); the outcome that keeps the objects when the revision cannot be read.
  */
 export async function preDeleteRequest(
   deps: PreDeleteDeps,
@@ -35,7 +36,10 @@ export async function preDeleteRequest(
 ): Promise<Step<PreDeleteRequest | undefined>> {
   const { applySet } = view;
   const revision = applySet.status?.lastAppliedRevision;
-  if ((applySet.status?.preDeleteHooks ?? 0) === 0 || revision === undefined) return { value: undefined };
+  // No hook counted, nothing applied, or nothing left to delete (a pass that pruned it all but could
+  // not take the finalizer off): nothing to run.
+  const counted = applySet.status?.preDeleteHooks ?? 0;
+  if (counted === 0 || revision === undefined || !recordsChildren(applySet)) return { value: undefined };
   if (applySet.metadata.annotations?.[SKIP_PRE_DELETE_HOOKS_ANNOTATION] === 'true') {
     deps.log.info({ revision }, `deleted: PreDelete hooks skipped (${SKIP_PRE_DELETE_HOOKS_ANNOTATION})`);
     return { value: undefined };
