@@ -42,13 +42,9 @@ describe('PreDelete hooks of an ApplySet', () => {
   const batch = c.kc.makeApiClient(k8s.BatchV1Api);
   const namespace = uniqueName('e2e-predelete');
   let git: GitTestServer;
-  let ctl: { logs: Record<string, unknown>[] };
 
   beforeAll(async () => {
-    ({ git, controller: ctl } = await startControllerWithRepository(c, namespace, tree('backup-a')));
-  });
-  afterEach(() => {
-    console.log(ctl.logs.filter((l) => l['level'] !== 'debug' && l['level'] !== 20).map((l) => JSON.stringify(l)).join('\n'));
+    ({ git } = await startControllerWithRepository(c, namespace, tree('backup-a')));
   });
 
   afterAll(() => stopControllersAndGit(git));
