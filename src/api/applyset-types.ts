@@ -29,6 +29,8 @@ export const APPLYSET_FINALIZER = 'applyset.dev/finalizer';
 export const RECONCILE_REQUESTED_AT_ANNOTATION = 'applyset.dev/reconcile-requested-at';
 /** Its value, a revision, lets a run of that revision prune past spec.pruneLimit. */
 export const APPROVE_PRUNE_ANNOTATION = 'applyset.dev/approve-prune';
+/** `"true"` on a deleted ApplySet: its objects are deleted without running its PreDelete hooks. */
+export const SKIP_PRE_DELETE_HOOKS_ANNOTATION = 'applyset.dev/skip-pre-delete-hooks';
 
 /** The CRD's `maxItems` of status.errors.items; the rest is only counted. */
 export const MAX_STATUS_ERRORS = 20;
@@ -202,6 +204,8 @@ export interface ApplySetStatus {
   /** `branch@sha1:<sha>`, `tag@sha1:<sha>` or `sha1:<sha>`. */
   readonly lastAppliedRevision?: string;
   readonly lastAttemptedRevision?: string;
+  /** How many PreDelete hooks lastAppliedRevision holds, run when it is deleted (docs/hooks.md). */
+  readonly preDeleteHooks?: number;
   readonly summary?: ApplySetSummary;
   readonly errors?: ApplySetErrors;
   /** driftMode Warn: the objects found drifted and not corrected, with the fields (`null` clears it). */

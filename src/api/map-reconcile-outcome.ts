@@ -101,6 +101,8 @@ function mapApplied(
       ],
       lastAppliedRevision: revision,
       lastAttemptedRevision: revision,
+      // Of the revision just applied; a run that did not count them (no hooks asked) keeps the last.
+      ...(outcome.preDeleteHooks === undefined ? {} : { preDeleteHooks: outcome.preDeleteHooks }),
       summary: summaryOf(counts),
       errors: statusErrors(kept),
     },

@@ -25,6 +25,8 @@ export type ReconcileOutcome =
       readonly kind: 'applied';
       readonly revision: string;
       readonly counts: OutcomeCounts;
+      /** How many PreDelete hooks the revision holds (status.preDeleteHooks); undefined: not counted. */
+      readonly preDeleteHooks?: number;
       /** The objects taken over this run (`namespace:group:kind:name`), named in the event. */
       readonly adopted?: readonly string[];
       /** Objects applied server-side (too large for the last-applied annotation), with why. */

@@ -62,6 +62,12 @@ export interface ApplySetRequest {
    */
   readonly hooks?: HookRequest;
   /**
+   * The PreDelete hooks to run before anything is pruned (the controller's finalizer, docs/hooks.md):
+   * the hooks of these files (a revision's, not the set's input) run as the other hooks do, and the
+   * first that fails ends the run with HookFailedError before anything was deleted.
+   */
+  readonly preDelete?: PreDeleteRequest;
+  /**
    * Sync waves (docs/hooks.md#waves): objects are applied by their `applyset.dev/wave` (or Argo CD's
    * sync-wave), each wave healthy within `timeoutMs` before the next; prunes in reverse. Undefined: the
    * annotation means nothing, as for kubectl (the CLI).
@@ -276,6 +282,17 @@ export interface ApplySetResult {
   readonly healthTimedOut?: boolean;
   /** With `hooks.run`: how each hook that ran ended, in the order they ran. */
   readonly hooks?: readonly HookRun[];
+  /** With `hooks`: how many PreDelete hooks the files hold (run only when the set is deleted). */
+  readonly preDeleteHooks?: number;
+}
+
+/** The PreDelete hooks of a deletion: the files they are read from, and how long they may take. */
+export interface PreDeleteRequest {
+  readonly files: readonly ManifestFile[];
+  /** How long the phase may take (spec.timeout). */
+  readonly timeoutMs: number;
+  readonly deadline?: number;
+  readonly onHook?: (run: HookRun) => void;
 }
 
 /** How a run treats its hooks. */

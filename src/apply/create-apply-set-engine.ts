@@ -1,6 +1,7 @@
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import { computeApplySetId } from '../inventory/applyset-id.js';
 import { syncHooks } from './hooks/sync-hooks.js';
+import { loadPreDeleteHooks, runPreDeleteHooks } from './hooks/pre-delete-hooks.js';
 import { PruneLimitExceededError } from './prune-limit-error.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
@@ -75,11 +76,13 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
       : await loadManifests(request.input, context.mapper, signal, request.hooks !== undefined);
   request.input.screenObjects?.(loaded);
   await refuseInvalidListItems(loaded, request, context.patchMeta);
+  const preDelete = request.release === true ? [] : await loadPreDeleteHooks(request, context);
 
   // 2. Read the apply-config object and the inventory it holds; the hooks leave the set's objects.
   const parent = await readParent(request, context);
   const writer = createParentWriter(parent, request, context);
-  const hooks = syncHooks(loaded, request, context, computeApplySetId(parent.kep));
+  const setId = computeApplySetId(parent.kep);
+  const hooks = syncHooks(loaded, request, context, setId);
   const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.
@@ -105,9 +108,10 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const overLimit = overPruneLimit(plan, request.prune, parent.inventory.length);
   if (overLimit !== undefined && !request.write.dryRun) throw overLimit;
 
-  // 6. PreSync hooks, then run it: widen the inventory, apply, wait for CRDs, prune, narrow the
-  // inventory, write the hash.
+  // 6. PreSync hooks (PreDelete, for a deleted set), then run it: widen the inventory, apply, wait
+  // for CRDs, prune, narrow the inventory, write the hash.
   await hooks.before();
+  await runPreDeleteHooks(preDelete, request, context, setId);
   const ran = await runPlan(plan, parent, writer, request, context, hooks.duringWaves).catch(hooks.stopped);
   const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
   const applied = result.outcomes
@@ -116,7 +120,8 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
 
   // 7. With --wait / spec.wait, once everything was applied: wait for it to be healthy. Then the
   // Sync and PostSync hooks, or SyncFail.
-  return hooks.after(await waitIfAsked(result, applied, request, context), applied);
+  const ended = await hooks.after(await waitIfAsked(result, applied, request, context), applied);
+  return request.hooks === undefined ? ended : { ...ended, preDeleteHooks: hooks.preDeleteHooks };
 }
 
 async function waitIfAsked(

@@ -152,7 +152,9 @@ export function outcomeOf(result: ApplySetResult, revision: string): ReconcileOu
       errors: pruneErrors,
     };
   }
-  return unhealthyOutcome(result, revision, counts) ?? appliedOutcome(tallied, revision);
+  return (
+    unhealthyOutcome(result, revision, counts) ?? appliedOutcome(tallied, revision, result.preDeleteHooks)
+  );
 }
 
 /**
@@ -183,12 +185,17 @@ function unhealthyOutcome(
 }
 
 /** The whole set in place, with what the events and the safe modes report. */
-function appliedOutcome(tallied: ReturnType<typeof tally>, revision: string): ReconcileOutcome {
+function appliedOutcome(
+  tallied: ReturnType<typeof tally>,
+  revision: string,
+  preDeleteHooks: number | undefined,
+): ReconcileOutcome {
   const { counts, adopted, keptForOthers, changes, serverSide, safeModes } = tallied;
   return {
     kind: 'applied',
     revision,
     counts,
+    ...(preDeleteHooks === undefined ? {} : { preDeleteHooks }),
     ...(adopted.length === 0 ? {} : { adopted }),
     changes,
     ...(serverSide.length === 0 ? {} : { serverSide }),

@@ -16,8 +16,7 @@ import { createFightTracker, type FightTracker, type FightVerdict } from '../api
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
 import { applySetView, onSchedule, type ApplySetView } from '../api/applyset-view.js';
-import { COMPRESSED_INVENTORY_KEY } from '../inventory/inventory-encoding.js';
-import { MetadataKeys } from '../inventory/metadata-keys.js';
+import { recordsChildren } from './records-children.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, subjectOf } from '../kube/applyset-api.js';
@@ -82,7 +81,7 @@ async function reconcile(
   // 2. Deleted: prune every child (deletionPolicy Delete) or leave them (Orphan), then let it go.
   if (read.metadata.deletionTimestamp !== undefined) {
     const { engineFor, readerAs, remoteClusters, tenancy } = options;
-    const deps = { ...ctx, engineFor, readerAs, remoteClusters };
+    const deps = { ...ctx, engineFor, readerAs, remoteClusters, options };
     const view = applySetView(read, tenancy.defaultServiceAccountName);
     return { result: 'deleted', requeue: await finalize(deps, view) };
   }
@@ -265,13 +264,6 @@ function withDeadlines(
     ...(hooks === undefined ? {} : { hooks: { ...hooks, ...events, deadline } }),
     ...(syncWaves === undefined ? {} : { syncWaves: { ...syncWaves, deadline } }),
   };
-}
-
-/** Whether the ApplySet's inventory lists anything (plain or compressed). */
-function recordsChildren(applySet: ApplySet): boolean {
-  const annotations = applySet.metadata.annotations ?? {};
-  const plain = annotations[MetadataKeys.lastAppliedObjects];
-  return (plain !== undefined && plain.trim() !== '') || annotations[COMPRESSED_INVENTORY_KEY] !== undefined;
 }
 
 type Fought = EngineOutcome & { readonly fought: Omit<FightVerdict, 'streaks'> };

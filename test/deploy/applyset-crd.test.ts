@@ -173,6 +173,7 @@ describe('the ApplySet CRD', () => {
       observedGeneration: 1,
       lastAppliedRevision: '',
       lastAttemptedRevision: '',
+      preDeleteHooks: 0,
       summary: {},
       errors: { items: [], totalCount: 0, truncated: false },
       drift: { items: [], totalCount: 0, truncated: false },

@@ -9,8 +9,11 @@ import { HOOK_ANNOTATION_KEYS } from '../../manifests/hook-annotation-keys.js';
 import { compareObjectRefs } from '../../manifests/object-ref.js';
 import type { ManifestObject } from '../../manifests/manifest-object.js';
 
-/** When a hook runs: before anything is applied, after the apply, after the set is healthy, on failure. */
-export type HookPhase = 'PreSync' | 'Sync' | 'PostSync' | 'SyncFail';
+/**
+ * When a hook runs: before anything is applied, after the apply, after the set is healthy, on failure;
+ * or, PreDelete, when the ApplySet is deleted, before any of its objects are (its finalizer).
+ */
+export type HookPhase = 'PreSync' | 'Sync' | 'PostSync' | 'SyncFail' | 'PreDelete';
 
 /** When a hook's object is deleted: an earlier one of the same name is always deleted before it is created. */
 type HookDeletePolicy = 'HookSucceeded' | 'HookFailed';
@@ -46,10 +49,9 @@ export interface SplitObjects {
 
 const [OURS, ARGO, HELM] = HOOK_ANNOTATION_KEYS;
 
-/** Argo CD's phases, which are ours too. PreDelete and PostDelete are named so they can be skipped aloud. */
-const PHASES: ReadonlySet<string> = new Set(['PreSync', 'Sync', 'PostSync', 'SyncFail']);
+/** Argo CD's phases, which are ours too. PostDelete is named so it can be skipped aloud. */
+const PHASES: ReadonlySet<string> = new Set(['PreSync', 'Sync', 'PostSync', 'SyncFail', 'PreDelete']);
 const NOT_RUN: Readonly<Record<string, string>> = {
-  PreDelete: 'PreDelete hooks are not run yet',
   PostDelete: 'PostDelete hooks are not run',
 };
 
@@ -59,7 +61,7 @@ const HELM_PHASES: Readonly<Record<string, HookPhase | string>> = {
   'pre-upgrade': 'PreSync',
   'post-install': 'PostSync',
   'post-upgrade': 'PostSync',
-  'pre-delete': 'pre-delete hooks are not run yet',
+  'pre-delete': 'PreDelete',
   'post-delete': 'post-delete hooks are not run',
   'pre-rollback': 'there is no Helm release to roll back',
   'post-rollback': 'there is no Helm release to roll back',

@@ -17,6 +17,8 @@ import { HookFailedError, runHookPhase } from './run-hooks.js';
 export interface SyncHooks {
   /** The set's own objects: the files' objects without their hooks. */
   readonly objects: ManifestObject[];
+  /** How many PreDelete hooks the files hold: run only when the set is deleted, never in a sync. */
+  readonly preDeleteHooks: number;
   /**
    * PreSync, then the Sync hooks of the waves before the first wave of objects: throws
    * HookFailedError, before anything else is written, when a hook fails.
@@ -49,7 +51,8 @@ export function syncHooks(
   const split = splitHooks(loaded);
   const active = options.run && !request.write.dryRun;
   if (active) for (const skipped of split.skipped) options.onSkipped?.(skipped);
-  const hooks: Hook[] = active ? split.hooks : [];
+  // A hook only of PreDelete waits for the set's deletion: a sync neither runs nor reports it.
+  const hooks: Hook[] = active ? split.hooks.filter((hook) => hook.phases.some(isSyncPhase)) : [];
   const runs: HookRun[] = [];
   // Sync hooks not run yet: with sync waves on, each runs with its wave (`duringWaves`).
   let syncPending = hooks.filter((hook) => hook.phases.includes('Sync'));
@@ -83,6 +86,7 @@ export function syncHooks(
   const firstWave = firstSyncWave(request, split.objects);
   return {
     objects: split.objects,
+    preDeleteHooks: split.hooks.filter((hook) => hook.phases.includes('PreDelete')).length,
     before: async () => {
       if (!(await phase('PreSync'))) throw new HookFailedError(runs);
       if (firstWave !== undefined && !(await syncBetween(-Infinity, firstWave))) await failWith();
@@ -124,6 +128,7 @@ export function syncHooks(
 function withoutHooks(loaded: readonly ManifestObject[]): SyncHooks {
   return {
     objects: [...loaded],
+    preDeleteHooks: 0,
     before: async () => {},
     duringWaves: async () => {},
     stopped: (error) => Promise.reject(error),
@@ -135,6 +140,10 @@ function withoutHooks(loaded: readonly ManifestObject[]): SyncHooks {
 function firstSyncWave(request: ApplySetRequest, objects: readonly ManifestObject[]): number | undefined {
   if (request.syncWaves === undefined || objects.length === 0) return undefined;
   return Math.min(...objects.map((object) => syncWaveOf(object.manifest)));
+}
+
+function isSyncPhase(phase: HookPhase): boolean {
+  return phase !== 'PreDelete';
 }
 
 function hasFailedHealth(result: ApplySetResult): boolean {

@@ -1,6 +1,7 @@
 import {
   APPROVE_PRUNE_ANNOTATION,
   RECONCILE_REQUESTED_AT_ANNOTATION,
+  SKIP_PRE_DELETE_HOOKS_ANNOTATION,
   type ApplySet,
 } from '../../api/applyset-types.js';
 import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
@@ -30,13 +31,15 @@ export function needsReconcile(event: InformerEvent): boolean {
     const annotations = m['annotations'];
     return isJsonObject(annotations) ? annotations[key] : undefined;
   };
-  // A request to reconcile, or an approval to prune past the limit, is acted on at once.
+  // A request to reconcile, an approval to prune past the limit, or a deletion told to skip its
+  // PreDelete hooks, is acted on at once.
   const asked = (key: string) => annotation(before, key) !== annotation(after, key);
   return (
     before['generation'] !== after['generation'] ||
     (before['deletionTimestamp'] === undefined && after['deletionTimestamp'] !== undefined) ||
     asked(RECONCILE_REQUESTED_AT_ANNOTATION) ||
-    asked(APPROVE_PRUNE_ANNOTATION)
+    asked(APPROVE_PRUNE_ANNOTATION) ||
+    asked(SKIP_PRE_DELETE_HOOKS_ANNOTATION)
   );
 }
 

@@ -68,7 +68,7 @@ describe('which objects are hooks', () => {
       summary([
         object('test', { 'helm.sh/hook': 'test' }),
         object('rollback', { 'helm.sh/hook': 'pre-rollback' }),
-        object('delete', { 'argocd.argoproj.io/hook': 'PreDelete' }),
+        object('after-delete', { 'argocd.argoproj.io/hook': 'PostDelete' }),
         object('typo', { 'applyset.dev/hook': 'PreSnyc' }),
         object('skip', { 'argocd.argoproj.io/hook': 'Skip' }),
       ]),
@@ -78,14 +78,35 @@ describe('which objects are hooks', () => {
       skipped: [
         ['test', 'helm.sh/hook: test: test hooks are left out (spec.helm.skipTests); helm test is not run'],
         ['rollback', 'helm.sh/hook: pre-rollback: there is no Helm release to roll back'],
-        ['delete', 'argocd.argoproj.io/hook: PreDelete: PreDelete hooks are not run yet'],
+        ['after-delete', 'argocd.argoproj.io/hook: PostDelete: PostDelete hooks are not run'],
         ['typo', 'applyset.dev/hook: PreSnyc: not a hook this controller knows'],
       ],
     });
   });
 
   it('runs the phases it knows of a hook that also names one it does not', () => {
-    const split = splitHooks([object('mixed', { 'helm.sh/hook': 'pre-install,pre-delete' })]);
+    const split = splitHooks([object('mixed', { 'helm.sh/hook': 'pre-install,post-delete' })]);
     expect(split.hooks[0]?.phases).toEqual(['PreSync']);
+  });
+
+  it('reads PreDelete hooks in every vocabulary, Helm’s pre-delete as Argo CD maps it', () => {
+    expect(
+      summary([
+        object('ours', { 'applyset.dev/hook': 'PreDelete', 'applyset.dev/wave': '1' }),
+        object('argo', {
+          'argocd.argoproj.io/hook': 'PreDelete',
+          'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded',
+        }),
+        object('helm', { 'helm.sh/hook': 'pre-install,pre-delete' }),
+      ]),
+    ).toEqual({
+      objects: [],
+      hooks: [
+        ['argo', 'PreDelete', 0, 'HookSucceeded'],
+        ['helm', 'PreSync+PreDelete', 0, ''],
+        ['ours', 'PreDelete', 1, ''],
+      ],
+      skipped: [],
+    });
   });
 });
