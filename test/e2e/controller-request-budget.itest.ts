@@ -92,7 +92,7 @@ describe("the request budget of Flux's benchmark app", () => {
 
   afterAll(() => stopControllersAndGit(git));
 
-  it('costs 11 requests on its first reconcile, no write on the second, one per object and one more at rest', async () => {
+  it('costs 9 requests on its first reconcile, no write on the second, one per object and one more at rest', async () => {
     const key = `${namespace}/podinfo`;
     await recordMarker(kubeconfig, namespace);
     const start = (await auditedRequests(namespace)).length;
@@ -114,7 +114,7 @@ describe("the request budget of Flux's benchmark app", () => {
     // The first: 4 creates and the event; the inventory widen with the finalizer folded in, the
     // inventory with its hash, the status; the ApplySet read once. No object is read before its
     // create (new to the set: the POST would be refused if it existed), and the account is known from
-    // the watch of ServiceAccounts (made with the namespace, before the ApplySet). Before #39: 16.
+    // the watch of ServiceAccounts (made with the namespace, before the ApplySet). Before #39: 14.
     expect(first).toEqual({
       'get applysets': 1,
       'create deployments': 1,
