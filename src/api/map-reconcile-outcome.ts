@@ -103,7 +103,7 @@ function mapApplied(
       lastAttemptedRevision: revision,
       // Of the revision just applied; a run that did not count them (no hooks asked) keeps the last.
       ...(outcome.preDeleteHooks === undefined ? {} : { preDeleteHooks: outcome.preDeleteHooks }),
-      summary: summaryOf(counts),
+      summary: steadySummary(input.previous, revision, counts) ?? summaryOf(counts),
       errors: statusErrors(kept),
     },
     events: [...appliedEvents(outcome, message, input.previous), ...safe.events],
@@ -198,6 +198,24 @@ function statusErrors(errors: readonly ApplySetObjectError[]): ApplySetErrors {
     totalCount: errors.length,
     truncated: errors.length > MAX_STATUS_ERRORS,
   };
+}
+
+/**
+ * The summary a run of the revision already applied leaves as it is when it changed nothing: the
+ * counts are those of the last run that applied, pruned or failed something, so a reconcile at rest
+ * writes no status at all (issue #39), not one more write for `applied` becoming `unchanged`.
+ */
+function steadySummary(
+  previous: ApplySetStatus | undefined,
+  revision: string,
+  counts: OutcomeCounts,
+): ApplySetSummary | undefined {
+  const summary = previous?.summary;
+  if (summary === undefined || previous?.lastAppliedRevision !== revision) return undefined;
+  const changed = counts.created + counts.configured + counts.pruned + counts.failed + counts.conflicts;
+  const same =
+    changed === 0 && (counts.adopted ?? 0) === 0 && (counts.pruneSkipped ?? 0) === summary.pruneSkipped;
+  return same ? summary : undefined;
 }
 
 function summaryOf(counts: OutcomeCounts): ApplySetSummary {

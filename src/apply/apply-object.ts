@@ -49,7 +49,7 @@ async function applyActionOnce(action: ApplyAction, context: ObjectContext): Pro
       if (context.write.dryRun && context.write.askServer === true)
         return guarded(ref, () => serverDryRunCreate(action.object, context));
       if (context.write.dryRun) return { action: 'would-create', ref };
-      return guarded(ref, () => createObject(action.object, context, 0));
+      return guarded(ref, () => createObject(action.object, context, 0, action.unread === true));
     }
     case 'update': {
       const serverSide = serverSideReason(action.object);

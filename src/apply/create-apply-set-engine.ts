@@ -86,7 +86,8 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.
-  const live = await readLive(desired, parent, context, signal);
+  const createUnread = !request.write.dryRun && request.release !== true;
+  const live = await readLive(desired, parent, context, { signal, createUnread });
 
   // 4. deletionPolicy Orphan: let every owned object go, and nothing else.
   if (request.release === true) {

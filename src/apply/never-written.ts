@@ -15,7 +15,10 @@ export function neverWritten(
   outcome: ObjectOutcome,
   inventoryOld: ReadonlySet<string>,
 ): boolean {
-  if (outcome.action !== 'failed' || inventoryOld.has(objectRefKey(action.ref))) return false;
+  if (inventoryOld.has(objectRefKey(action.ref))) return false;
+  // Another set's (or adoption refused): judged after a create the server refused, nothing written.
+  if (outcome.action === 'conflict') return true;
+  if (outcome.action !== 'failed') return false;
   if (action.type === 'unknown-read') return true;
   const cause = outcome.cause;
   return cause instanceof KubeApiError && cause.status >= 400 && cause.status < 500 && cause.status !== 429;

@@ -29,6 +29,7 @@ import {
   type ReadTarget,
 } from './read-live-objects.js';
 import type { RunContext } from './run-context.js';
+import { serverSideReason } from './server-side-apply.js';
 
 /*
  * Everything a run learns before it writes: the files decoded and validated against discovery, the
@@ -143,18 +144,44 @@ export async function readLive(
   desired: readonly ManifestObject[],
   parent: ParentState,
   context: Pick<RunContext, 'api' | 'mapper' | 'concurrency'>,
-  signal: AbortSignal | undefined,
+  options: { readonly signal: AbortSignal | undefined; readonly createUnread: boolean },
 ): Promise<LiveObjects> {
-  const targets = await readTargets(desired, parent.inventory, context.mapper, signal);
+  const { signal } = options;
+  const unfilteredNamespaces = namespacesThatMayBePruned(desired, parent.inventory);
+  const recorded = new Set(parent.inventory.map(objectRefKey));
+  const unread = options.createUnread
+    ? (object: ManifestObject) => mayCreateUnread(object, recorded, unfilteredNamespaces)
+    : () => false;
+  const targets = await readTargets(desired, parent.inventory, context.mapper, { signal, unread });
   const filter: LiveReadFilter = {
     labelSelector: `${MetadataKeys.applySetPartOf}=${computeApplySetId(parent.kep)}`,
-    unfilteredNamespaces: namespacesThatMayBePruned(desired, parent.inventory),
+    unfilteredNamespaces,
   };
   return readLiveObjects(context.api, targets, {
     concurrency: context.concurrency,
     filter,
     ...(signal === undefined ? {} : { signal }),
   });
+}
+
+/**
+ * Issue #39: an object new to the set (not in its inventory) is most likely absent, and reading it
+ * before its create is a request spent to learn so. It is created by a POST instead, which the server
+ * refuses when the object exists; the run then reads it and judges it as kubectl judges a live object
+ * (write-object.ts), so the outcome is kubectl apply's either way. Still read: an object applied
+ * server-side (no POST to be refused), and one in a namespace whose Namespace the plan may prune
+ * (there every LIST stays whole). A dry run reads everything (the caller passes createUnread false).
+ */
+function mayCreateUnread(
+  object: ManifestObject,
+  recorded: ReadonlySet<string>,
+  unfilteredNamespaces: ReadonlySet<string>,
+): boolean {
+  return (
+    !recorded.has(objectRefKey(object.ref)) &&
+    !unfilteredNamespaces.has(object.ref.namespace) &&
+    serverSideReason(object) === undefined
+  );
 }
 
 function namespacesThatMayBePruned(desired: readonly ManifestObject[], inventory: Inventory): Set<string> {
@@ -168,17 +195,18 @@ async function readTargets(
   desired: readonly ManifestObject[],
   inventory: Inventory,
   mapper: RestMapper,
-  signal: AbortSignal | undefined,
+  options: { readonly signal: AbortSignal | undefined; readonly unread: (object: ManifestObject) => boolean },
 ): Promise<ReadTarget[]> {
+  const { signal } = options;
   const targets: ReadTarget[] = [];
   const desiredKeys = new Set<string>();
   for (const object of desired) {
     desiredKeys.add(objectRefKey(object.ref));
     const mapping = mapper.cached(gvkOf(object));
     // Parsing succeeded, so a kind the cluster does not serve is served by a CRD of this set.
-    targets.push(
-      mapping === undefined ? { ref: object.ref, mapping: 'not-served' } : { ref: object.ref, mapping },
-    );
+    if (mapping === undefined) targets.push({ ref: object.ref, mapping: 'not-served' });
+    else if (options.unread(object)) targets.push({ ref: object.ref, mapping: 'create-unread' });
+    else targets.push({ ref: object.ref, mapping });
   }
   await Promise.all(
     inventory

@@ -10,6 +10,8 @@ export type ReadTarget =
   | { readonly ref: ObjectRef; readonly mapping: RestMapping }
   /** The kind is not served yet and its CRD comes with the set: the object cannot exist. */
   | { readonly ref: ObjectRef; readonly mapping: 'not-served' }
+  /** New to the set: not read, created by a POST the server refuses if it exists (create-unread). */
+  | { readonly ref: ObjectRef; readonly mapping: 'create-unread' }
   /** The mapping failed (discovery error, kind gone): the object's state is unknown. */
   | { readonly ref: ObjectRef; readonly mapping: 'unmapped'; readonly error: unknown };
 
@@ -113,6 +115,10 @@ function groupTargets(targets: readonly ReadTarget[], live: Map<string, LiveStat
     seen.add(key);
     if (target.mapping === 'not-served') {
       live.set(key, { status: 'absent' });
+      continue;
+    }
+    if (target.mapping === 'create-unread') {
+      live.set(key, { status: 'create-unread' });
       continue;
     }
     if (target.mapping === 'unmapped') {

@@ -29,7 +29,9 @@ export async function releaseOwned(
   const results = await queue.addAll(
     inventory.map((ref) => async (): Promise<ObjectOutcome | undefined> => {
       const state = live.get(objectRefKey(ref));
-      if (state === undefined || state.status === 'absent') return undefined;
+      // A release reads every object of its inventory; none is create-unread.
+      if (state === undefined || state.status === 'absent' || state.status === 'create-unread')
+        return undefined;
       // A kind no longer served has no objects left to release.
       if (state.status === 'unknown' && state.error instanceof UnknownKindError) return undefined;
       if (state.status === 'unknown') {

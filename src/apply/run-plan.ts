@@ -152,12 +152,10 @@ async function applyWave(step: Extract<PlanStep, { type: 'apply-wave' }>, run: P
   );
   for (const [position, outcome] of results.entries()) {
     if (outcome === undefined) continue;
-    if (outcome.action === 'failed') {
-      run.applyFailed = true;
-      const action = step.actions[position];
-      if (action !== undefined && neverWritten(action, outcome, run.inventoryOldKeys))
-        run.unwritten.push(outcome.ref);
-    }
+    if (outcome.action === 'failed') run.applyFailed = true;
+    const action = step.actions[position];
+    if (action !== undefined && neverWritten(action, outcome, run.inventoryOldKeys))
+      run.unwritten.push(outcome.ref);
     run.outcomes.push(outcome);
   }
 }

@@ -1,3 +1,4 @@
+import { rethrowAbort } from '../errors/rethrow-abort.js';
 import { liveResourceVersion, liveUid } from '../inventory/live-state.js';
 import { withMemberPatch } from '../inventory/member-metadata.js';
 import { mayApply } from '../inventory/ownership-policy.js';
@@ -47,10 +48,17 @@ export function markAdopted(outcome: ObjectOutcome): ObjectOutcome {
     : outcome;
 }
 
+/**
+ * kubectl's create of an object found absent. `unread`: the object was not read first (new to the set,
+ * prepare-run.ts); a refusal of any kind may then mean it exists (a 409, or a create the account may
+ * not make, or a partial manifest the server cannot create but could patch), so it is read and judged
+ * as kubectl would have judged it after its GET; absent, the refusal stands.
+ */
 export async function createObject(
   object: ManifestObject,
   context: ObjectContext,
   attempt: number,
+  unread = false,
 ): Promise<ObjectOutcome> {
   const { signal } = context;
   const location = await locationOf(object, context);
@@ -60,6 +68,9 @@ export async function createObject(
     await context.api.create(location, body, signal, writeOptions(context.write, warnings));
     return { action: 'created', ref: object.ref, ...warned(warnings) };
   } catch (error) {
+    if (unread && error instanceof KubeApiError && error.status !== 409) {
+      return reconcileWithLive(object, context, attempt + 1, error);
+    }
     if (!(error instanceof KubeApiError && error.status === 409) || attempt >= MAX_CONFLICT_RETRIES)
       throw error;
     // Created meanwhile by someone else: judge it as kubectl would judge a live object.
@@ -67,13 +78,23 @@ export async function createObject(
   }
 }
 
+/** Reads the object and judges it; absent, it is created again, or `refused` (the create's error) stands. */
 async function reconcileWithLive(
   object: ManifestObject,
   context: ObjectContext,
   attempt: number,
+  refused?: KubeApiError,
 ): Promise<ObjectOutcome> {
   const location = await locationOf(object, context);
-  const live = await context.api.get(location, object.ref.name, context.signal);
+  let live: JsonObject | undefined;
+  try {
+    live = await context.api.get(location, object.ref.name, context.signal);
+  } catch (error) {
+    rethrowAbort(error);
+    // A read refused too (no right to get it): the create's own refusal is the answer.
+    throw refused ?? error;
+  }
+  if (live === undefined && refused !== undefined) throw refused;
   if (live === undefined) return createObject(object, context, attempt);
   const verdict = mayApply(
     { status: 'present', object: live },

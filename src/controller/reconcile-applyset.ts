@@ -43,7 +43,7 @@ const WAIT_MARGIN_MS = 3_000;
 export type Reconciler = (key: string, worker?: QueueWorker) => Promise<Requeue>;
 
 export function createReconciler(options: ReconcilerOptions): Reconciler {
-  const api = createApplySetApi(options.client);
+  const api = options.api ?? createApplySetApi(options.client);
   const fights = createFightTracker();
   return async (key, worker) => {
     const ctx = reconcileContext(options, api, key, worker);

@@ -48,6 +48,8 @@ export interface Tenancy {
 export interface ReconcilerOptions {
   /** The controller's own identity: the ApplySet, its finalizer, status and inventory. */
   readonly client: KubeClient;
+  /** The calls on ApplySets, made with `client`; undefined: made here (tests of one reconcile). */
+  readonly api?: ApplySetApi;
   /** The engine acting as `user` (impersonated) or as the controller itself (undefined). */
   readonly engineFor: (user: string | undefined) => ApplySetEngine;
   /** A client reading as `user` (undefined: the controller): the Git credentials Secret is read with it. */

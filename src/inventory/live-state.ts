@@ -2,10 +2,16 @@ import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 
 /**
  * What a read of one object told us. A failed read is `unknown`, never `absent`: nothing is created
- * over, or deleted because of, a read that did not succeed.
+ * over, or deleted because of, a read that did not succeed. `create-unread` is no read at all: never
+ * a prune candidate, and created only by a POST, which the server refuses if the object exists.
  */
 export type LiveState =
   | { readonly status: 'absent' }
+  /**
+   * Not read on purpose: an object new to the set, created with a POST whose refusal (409 it exists,
+   * or any other) makes the run read it then and judge it as kubectl judges a live object.
+   */
+  | { readonly status: 'create-unread' }
   | { readonly status: 'present'; readonly object: JsonObject }
   | { readonly status: 'unknown'; readonly error: unknown };
 

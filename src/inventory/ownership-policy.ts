@@ -9,7 +9,8 @@ export interface OwnershipPolicy {
 }
 
 export type ApplyVerdict =
-  | { readonly verdict: 'create' }
+  /** `unread`: the object was not read (create-unread); the POST's refusal makes the run read it. */
+  | { readonly verdict: 'create'; readonly unread?: true }
   | { readonly verdict: 'update'; readonly adopt: boolean }
   | { readonly verdict: 'conflict'; readonly reason: 'owned-by-other'; readonly owner: string }
   | { readonly verdict: 'conflict'; readonly reason: 'adoption-disabled' }
@@ -24,6 +25,8 @@ export function mayApply(live: LiveState, policy: OwnershipPolicy): ApplyVerdict
   switch (live.status) {
     case 'absent':
       return { verdict: 'create' };
+    case 'create-unread':
+      return { verdict: 'create', unread: true };
     case 'unknown':
       return { verdict: 'unknown', error: live.error };
     case 'present': {
@@ -75,6 +78,9 @@ export function mayPrune(input: {
   switch (live.status) {
     case 'unknown':
       return { verdict: 'skip', reason: 'unknown-read', error: live.error };
+    case 'create-unread':
+      // Only an object new to the set is left unread: never one of the inventory, never judged here.
+      return { verdict: 'skip', reason: 'unknown-read', error: new Error('the object was not read') };
     case 'absent':
       return { verdict: 'skip', reason: 'already-absent' };
     case 'present': {

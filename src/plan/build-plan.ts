@@ -176,7 +176,9 @@ function applyAction(object: ManifestObject, live: LiveState, policy: PlanPolicy
   const verdict = mayApply(live, policy);
   switch (verdict.verdict) {
     case 'create':
-      return { type: 'create', ref, object };
+      return verdict.unread === true
+        ? { type: 'create', ref, object, unread: true }
+        : { type: 'create', ref, object };
     case 'update':
       // mayApply returns update only for a present object.
       return {

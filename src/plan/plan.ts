@@ -11,7 +11,13 @@ import type { PruneSkipReason } from '../inventory/ownership-policy.js';
  * object it reads then.
  */
 export type ApplyAction =
-  | { readonly type: 'create'; readonly ref: ObjectRef; readonly object: ManifestObject }
+  | {
+      readonly type: 'create';
+      readonly ref: ObjectRef;
+      readonly object: ManifestObject;
+      /** Not read before (an object new to the set): created by a POST the server refuses if it exists. */
+      readonly unread?: true;
+    }
   | {
       readonly type: 'update';
       readonly ref: ObjectRef;

@@ -123,6 +123,29 @@ describe('mapReconcileOutcome', () => {
     expect(mapped.requeue).toEqual({ kind: 'interval', intervalMs: 300_000 });
   });
 
+  it('a run of the revision already applied that changed nothing writes the same status again (issue #39)', () => {
+    const applied = mapReconcileOutcome({
+      ...base,
+      outcome: { kind: 'applied', revision: 'main@sha1:abc', counts: { ...counts, pruned: 0 } },
+    });
+    const atRest = { created: 0, configured: 0, unchanged: 6, pruned: 0, failed: 0, conflicts: 0 };
+    const next = (revision: string, runCounts: typeof counts) =>
+      mapReconcileOutcome({
+        ...base,
+        now: '2024-05-01T10:05:00Z',
+        previous: applied.status,
+        outcome: { kind: 'applied', revision, counts: runCounts },
+      });
+    // Nothing changed: the whole status as it was, so the status writer sends nothing.
+    expect(next('main@sha1:abc', atRest).status).toEqual(applied.status);
+    // A correction, a failure or a new revision is news: its own counts.
+    expect(next('main@sha1:abc', { ...atRest, unchanged: 5, configured: 1 }).status.summary).toMatchObject({
+      applied: 1,
+      unchanged: 5,
+    });
+    expect(next('main@sha1:def', atRest).status.summary).toMatchObject({ applied: 0, unchanged: 6 });
+  });
+
   it('an adoption is counted in the summary and the event names the objects taken over', () => {
     const mapped = mapReconcileOutcome({
       ...base,

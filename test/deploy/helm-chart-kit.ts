@@ -172,7 +172,7 @@ export const controllerNeeds: [string, string, string[]][] = [
   ['applyset.dev', 'notifications/status', ['patch']],
   ['', 'events', ['create', 'patch']],
   ['events.k8s.io', 'events', ['create', 'patch']],
-  ['', 'serviceaccounts', ['get', 'impersonate']],
+  ['', 'serviceaccounts', ['get', 'list', 'watch', 'impersonate']],
 ];
 
 export interface NetworkPolicySpec {

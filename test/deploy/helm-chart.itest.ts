@@ -74,7 +74,7 @@ const controllerNeeds: [string, string, string, string[]][] = [
   ['applyset.dev', 'notifications', '', ['get', 'list', 'watch']],
   ['applyset.dev', 'notifications', 'status', ['patch']],
   ['', 'events', '', ['create', 'patch']],
-  ['', 'serviceaccounts', '', ['get']],
+  ['', 'serviceaccounts', '', ['get', 'list', 'watch']],
 ];
 
 /**

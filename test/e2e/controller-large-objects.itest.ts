@@ -118,7 +118,7 @@ describe('objects too large for client-side apply, reconciled by the controller'
     }
     expect(appliedServerSide(await live(namespace, 'configmap/opted'))).toBe(true);
 
-    // The first interval reconcile may still write the status (summary from applied to unchanged).
+    // The first interval reconcile may still be in flight (its writes are the first run's).
     const key = `${namespace}/big`;
     await waitForReconciles(
       controller,

@@ -88,10 +88,11 @@ see ApplySets everywhere and act on none of them.
   resources: ["events"]
   verbs: ["create", "patch"]
 # spec.serviceAccountName (or the default account): writes to the children are made as that
-# ServiceAccount, once a get has shown it exists.
+# ServiceAccount, once the controller's watch of ServiceAccounts (names only), or a get, has shown it
+# exists.
 - apiGroups: [""]
   resources: ["serviceaccounts"]
-  verbs: ["get"]
+  verbs: ["get", "list", "watch"]
 {{- $names := include "applyset-controller.impersonatedAccounts" . | fromJsonArray }}
 {{- if $names }}
 # Impersonation by name: the default account and tenancy.serviceAccountNames, in any namespace (RBAC

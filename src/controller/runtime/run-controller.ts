@@ -4,7 +4,7 @@ import { startProbeServer, type ProbeServer } from '../../http/start-probe-serve
 import type { WebhookServer } from '../../http/start-webhook-server.js';
 import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
-import { readSecretVersion } from '../../kube/applyset-api.js';
+import { createApplySetApi, readSecretVersion } from '../../kube/applyset-api.js';
 import { createRestMapper } from '../../kube/rest-mapper.js';
 import { controllerBuilds } from './controller-builds.js';
 import { controllerSources } from './controller-sources.js';
@@ -21,6 +21,7 @@ import { servePushWebhook } from './serve-push-webhook.js';
 import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
 import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 import { watchedControllerNotifications } from './watched-notifications.js';
+import { withWatchedAccounts } from './watched-accounts.js';
 import {
   applySetKey,
   dependentsToWake,
@@ -140,6 +141,13 @@ function wireReconciler(
   const notify = watchedControllerNotifications({ config, clients, metrics, logger, signal });
   const reconcile = createReconciler({
     client,
+    // Step 7's account, from a watch of ServiceAccounts: no GET per reconcile (watched-accounts.ts).
+    api: withWatchedAccounts(createApplySetApi(client), {
+      client,
+      config,
+      logger: logger.child({ informer: 'serviceaccounts' }),
+      signal,
+    }),
     builds: controllerBuilds(config, metrics),
     engineFor: clients.engineFor,
     readerAs: clients.readerAs,
