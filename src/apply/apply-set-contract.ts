@@ -1,4 +1,4 @@
-import type { HookRun, SkippedHook } from './hooks/hook-annotations.js';
+import type { HookPhase, HookRun, SkippedHook } from './hooks/hook-annotations.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
@@ -72,6 +72,11 @@ export interface ApplySetRequest {
    * Called from the engine's queue: it must be quick and must not throw.
    */
   readonly onProgress?: (progress: ApplySetProgress) => void;
+  /**
+   * Hears each stage a run waits in (a sync wave not healthy yet, one that became healthy, a phase of
+   * hooks starting), once per transition. Awaited before the run goes on; it must not throw.
+   */
+  readonly onStage?: (stage: RunStage) => Promise<void>;
   readonly signal?: AbortSignal;
 }
 
@@ -299,3 +304,32 @@ export interface ObjectHealthReport {
 }
 
 export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResult>;
+
+/**
+ * Where a run is while it waits on what the set's author ordered (docs/hooks.md): a sync wave not
+ * healthy yet, a sync wave that became healthy, a phase of hooks started. Reported once per transition
+ * (never per poll), as data; the controller shows it in the ApplySet's status and events.
+ */
+export type RunStage =
+  /** The wave is applied and its first health poll left these objects not Current. */
+  | ({ readonly stage: 'sync-wave-waiting'; readonly pending: readonly ObjectHealthReport[] } & SyncWavePlace &
+      ParentVersion)
+  /** Every object of the wave is Current: the next wave is applied now. */
+  | ({ readonly stage: 'sync-wave-healthy'; readonly objects: number } & SyncWavePlace & ParentVersion)
+  /** A phase of hooks starts: the hooks it runs, lightest weight first. */
+  | ({ readonly stage: 'hook-phase'; readonly phase: HookPhase; readonly hooks: readonly ObjectRef[] } &
+      ParentVersion);
+
+/** A sync wave's place: its number, its position among the set's waves (1-based), how many there are. */
+interface SyncWavePlace {
+  readonly wave: number;
+  readonly position: number;
+  readonly waves: number;
+  /** The wave applied once this one is healthy. */
+  readonly next: number;
+}
+
+/** The parent's resourceVersion after the run's writes so far: a status write's precondition. */
+interface ParentVersion {
+  readonly parentResourceVersion: string | undefined;
+}

@@ -195,12 +195,28 @@ async function awaitSyncWave(
   );
   const timeoutMs = run.request.syncWaves?.timeoutMs ?? DEFAULT_SYNC_WAVE_TIMEOUT_MS;
   const deadline = run.request.syncWaves?.deadline;
+  const { onStage } = run.request;
+  const place = { wave: step.wave, position: step.position, waves: step.waves, next: step.next };
+  const version = () => {
+    const live = run.writer.live();
+    return live === undefined ? undefined : liveResourceVersion(live);
+  };
+  let told = false;
   const { health, timedOut } = await waitForHealth(refs, run.context, run.request.signal, {
     timeoutMs,
     ...(deadline === undefined ? {} : { deadline }),
+    // Said once, at the wave's first poll that leaves objects not healthy: never per poll.
+    onPending: async (pending) => {
+      if (told || onStage === undefined) return;
+      told = true;
+      await onStage({ stage: 'sync-wave-waiting', pending, ...place, parentResourceVersion: version() });
+    },
   });
   const unhealthy = health.filter((report) => report.status !== 'Current');
-  if (unhealthy.length === 0) return;
+  if (unhealthy.length === 0) {
+    await onStage?.({ stage: 'sync-wave-healthy', objects: refs.length, ...place, parentResourceVersion: version() });
+    return;
+  }
   const named = unhealthy
     .slice(0, 5)
     .map(

@@ -4,7 +4,7 @@
  * engine's writes of the ApplySet, then this writer's own), so a newer writer (a replica that took
  * over while this one was paused, a spec change) wins and this run's view is read again.
  */
-import type { HealthWait } from '../apply/apply-set-contract.js';
+import type { HealthWait, RunStage } from '../apply/apply-set-contract.js';
 import {
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
@@ -15,7 +15,9 @@ import type { ApplySetView } from '../api/applyset-view.js';
 import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
+import { subjectOf } from '../kube/applyset-api.js';
 import type { ReconcileContext } from './reconcile-context.js';
+import { stageEvent, stageMessage } from './run-stage-report.js';
 
 /**
  * The least time between two writes of the health wait's Progressing status.
@@ -31,8 +33,10 @@ export interface StatusWriter {
    * it the status would keep the previous run's Ready until the wait ends, minutes later with a long
    * spec.timeout. Written when the wait starts, and again only when the objects waited for change and
    * REWRITE_AFTER_MS passed since: never on every poll. Never throws: a failed write is logged.
+   * A stage of the run (a sync wave waited for, a phase of hooks) is written once as it starts, with
+   * its event (run-stage-report.ts).
    */
-  progressing(wait: HealthWait, revision: string): Promise<void>;
+  progressing(wait: HealthWait | RunStage, revision: string): Promise<void>;
   /**
    * The run's outcome as status, written only when it differs from the status stored (the run's
    * start, or the Progressing it wrote on its way). `conflict`: the ApplySet changed meanwhile,
@@ -67,7 +71,8 @@ export function mappingInputOf(
 }
 
 export function createStatusWriter(
-  ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'>,
+  ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'> &
+    Partial<Pick<ReconcileContext, 'recordEvent'>>,
   applySet: ApplySet,
 ): StatusWriter {
   let stored = applySet.status;
@@ -82,35 +87,62 @@ export function createStatusWriter(
   // read again, so the wait writes nothing more.
   let stale = false;
 
-  const progressing = async (wait: HealthWait, revision: string): Promise<void> => {
+  const progressing = async (wait: HealthWait | RunStage, revision: string): Promise<void> => {
     if (wait.parentResourceVersion !== undefined) engineVersion = wait.parentResourceVersion;
+    if ('stage' in wait) return staged(wait, revision);
     const names = pendingNames(wait.pending);
     const now = ctx.now();
     const due =
       progressNames === undefined || (names !== progressNames && now - progressAt >= REWRITE_AFTER_MS);
     if (stale || !due || ctx.signal.aborted) return;
+    if (!(await writeProgressing(revision, wait.pending, undefined))) return;
+    progressAt = now;
+    progressNames = names;
+  };
+
+  /** A stage's transition: its event, and its status once (a health wait after it writes its own). */
+  const staged = async (stage: RunStage, revision: string): Promise<void> => {
+    const { namespace } = applySet.metadata;
+    const event = stageEvent(stage, namespace);
+    if (event !== undefined) {
+      ctx.recordEvent?.(subjectOf(applySet), event).catch((error: unknown) => {
+        ctx.log.warn({ err: error, reason: event.reason }, 'could not record a stage event');
+      });
+    }
+    const message = stageMessage(stage, namespace);
+    if (message === undefined || stale || ctx.signal.aborted) return;
+    await writeProgressing(revision, [], message);
+    progressNames = undefined;
+  };
+
+  const writeProgressing = async (
+    revision: string,
+    pending: HealthWait['pending'],
+    message: string | undefined,
+  ): Promise<boolean> => {
     const status = progressingStatus({
       previous: applySet.status,
       generation: applySet.metadata.generation,
       namespace: applySet.metadata.namespace,
       revision,
-      pending: wait.pending,
-      now: statusTime(now),
+      pending,
+      ...(message === undefined ? {} : { message }),
+      now: statusTime(ctx.now()),
     });
     try {
       const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
       if (result.kind !== 'written') {
         stale = true;
-        return;
+        return false;
       }
       stored = status;
       ownVersion = result.resourceVersion;
-      progressAt = now;
-      progressNames = names;
       ctx.metrics.setReady(applySet.metadata.namespace, applySet.metadata.name, -1);
+      return true;
     } catch (error) {
       // The status is a courtesy while waiting; the run's own outcome is written at its end regardless.
       ctx.log.warn({ err: error }, 'could not write the Progressing status');
+      return false;
     }
   };
 

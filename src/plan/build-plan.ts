@@ -104,7 +104,9 @@ export function buildPlan(input: PlanInput): PlanResult {
       const refs = waveActions
         .filter((action) => action.type === 'create' || action.type === 'update')
         .map((action) => action.ref);
-      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, refs });
+      const next = syncWaves[index + 1]?.wave ?? syncWave;
+      const place = { position: index + 1, waves: syncWaves.length, next };
+      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, refs, ...place });
     }
   }
   // Prunes in the reverse sync-wave order, as each object's live annotation says.

@@ -68,7 +68,15 @@ export type PlanStep =
    * Between two sync waves (applyset.dev/wave): wait until the objects this wave applied are healthy;
    * a wave that is not stops the run before the next is applied (nothing is pruned).
    */
-  | { readonly type: 'wait-for-sync-wave'; readonly wave: number; readonly refs: readonly ObjectRef[] }
+  | {
+      readonly type: 'wait-for-sync-wave';
+      readonly wave: number;
+      readonly refs: readonly ObjectRef[];
+      /** The wave's place among the set's sync waves (1-based), how many there are, and the next one's number. */
+      readonly position: number;
+      readonly waves: number;
+      readonly next: number;
+    }
   /** (3) Prune one wave, in reverse wave order. */
   | { readonly type: 'prune-wave'; readonly wave: PruneWave; readonly actions: readonly PruneAction[] }
   /**

@@ -40,8 +40,12 @@ export function syncHooks(
   if (active) for (const skipped of split.skipped) options.onSkipped?.(skipped);
   const hooks: Hook[] = active ? split.hooks : [];
   const runs: HookRun[] = [];
+  let parentResourceVersion: string | undefined;
   const phase = async (name: HookPhase): Promise<boolean> => {
-    if (!hooks.some((hook) => hook.phases.includes(name))) return true;
+    const running = hooks.filter((hook) => hook.phases.includes(name));
+    if (running.length === 0) return true;
+    const refs = running.map((hook) => hook.object.ref);
+    await request.onStage?.({ stage: 'hook-phase', phase: name, hooks: refs, parentResourceVersion });
     const ended = await runHookPhase(
       {
         phase: name,
@@ -68,6 +72,7 @@ export function syncHooks(
     },
     after: async (result, applied) => {
       if (hooks.length === 0) return result;
+      parentResourceVersion = result.parentResourceVersion;
       const failedApply = result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict');
       if (failedApply || result.healthTimedOut === true || hasFailedHealth(result)) {
         await phase('SyncFail');
