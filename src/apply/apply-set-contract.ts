@@ -74,9 +74,11 @@ export interface ApplySetRequest {
   readonly onProgress?: (progress: ApplySetProgress) => void;
   /**
    * Hears each stage a run waits in (a sync wave not healthy yet, one that became healthy, a phase of
-   * hooks starting), once per transition. Awaited before the run goes on; it must not throw.
+   * hooks starting), once per transition. Awaited before the run goes on; it must not throw. Resolves
+   * with the parent's resourceVersion when the listener wrote the parent (its status): the engine's
+   * next write of the parent is conditional on that version.
    */
-  readonly onStage?: (stage: RunStage) => Promise<void>;
+  readonly onStage?: (stage: RunStage) => Promise<string | undefined>;
   readonly signal?: AbortSignal;
 }
 
@@ -310,15 +312,19 @@ export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResul
  * healthy yet, a sync wave that became healthy, a phase of hooks started. Reported once per transition
  * (never per poll), as data; the controller shows it in the ApplySet's status and events.
  */
-export type RunStage =
+export type RunStage = EngineStage & {
+  /** The parent's resourceVersion after the run's writes so far: a status write's precondition. */
+  readonly parentResourceVersion: string | undefined;
+};
+
+/** A stage as the engine's steps report it; the engine adds the parent's version. */
+export type EngineStage =
   /** The wave is applied and its first health poll left these objects not Current. */
-  | ({ readonly stage: 'sync-wave-waiting'; readonly pending: readonly ObjectHealthReport[] } & SyncWavePlace &
-      ParentVersion)
+  | ({ readonly stage: 'sync-wave-waiting'; readonly pending: readonly ObjectHealthReport[] } & SyncWavePlace)
   /** Every object of the wave is Current: the next wave is applied now. */
-  | ({ readonly stage: 'sync-wave-healthy'; readonly objects: number } & SyncWavePlace & ParentVersion)
+  | ({ readonly stage: 'sync-wave-healthy'; readonly objects: number } & SyncWavePlace)
   /** A phase of hooks starts: the hooks it runs, lightest weight first. */
-  | ({ readonly stage: 'hook-phase'; readonly phase: HookPhase; readonly hooks: readonly ObjectRef[] } &
-      ParentVersion);
+  | { readonly stage: 'hook-phase'; readonly phase: HookPhase; readonly hooks: readonly ObjectRef[] };
 
 /** A sync wave's place: its number, its position among the set's waves (1-based), how many there are. */
 interface SyncWavePlace {
@@ -327,9 +333,4 @@ interface SyncWavePlace {
   readonly waves: number;
   /** The wave applied once this one is healthy. */
   readonly next: number;
-}
-
-/** The parent's resourceVersion after the run's writes so far: a status write's precondition. */
-interface ParentVersion {
-  readonly parentResourceVersion: string | undefined;
 }

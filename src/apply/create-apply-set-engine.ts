@@ -1,6 +1,7 @@
 import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import { computeApplySetId } from '../inventory/applyset-id.js';
 import { syncHooks } from './hooks/sync-hooks.js';
+import { stageReporter } from './report-stage.js';
 import { PruneLimitExceededError } from './prune-limit-error.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
@@ -75,7 +76,8 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   // 2. Read the apply-config object and the inventory it holds; the hooks leave the set's objects.
   const parent = await readParent(request, context);
   const writer = createParentWriter(parent, request, context);
-  const hooks = syncHooks(loaded, request, context, computeApplySetId(parent.kep));
+  const setId = computeApplySetId(parent.kep);
+  const hooks = syncHooks(loaded, request, context, setId, stageReporter(request, writer));
   const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.

@@ -21,18 +21,21 @@ interface HealthWaitFeed extends AsyncIterable<HealthWait | RunStage> {
 }
 
 /**
- * Runs the engine: its result, or what it threw, never a rejection. The reports of a health wait go
- * to the returned feed, which ends when the run does.
+ * Runs the engine: its result, or what it threw, never a rejection. The reports of a health wait and
+ * the run's stages go to the returned feed, which ends when the run does. After a stage is handled the
+ * engine goes on from `version()`, the ApplySet's newest version (the reader may have written its status).
  */
+
 export function runEngine(
   engine: ApplySetEngine,
   request: ApplySetRequest,
+  version: () => string | undefined = () => undefined,
 ): { readonly run: Promise<ImpersonatedRun>; readonly waits: HealthWaitFeed } {
   const waits = healthWaitFeed();
   const { wait } = request;
   const run = engine({
     ...request,
-    onStage: waits.send,
+    onStage: (stage) => waits.send(stage).then(version),
     ...(wait === undefined ? {} : { wait: { ...wait, onHealthWait: waits.send } }),
   })
     .then(

@@ -28,6 +28,8 @@ export const REWRITE_AFTER_MS = 15_000;
 export interface StatusWriter {
   /** The engine wrote the ApplySet (its inventory) and left it at this version. */
   moved(resourceVersion: string | undefined): void;
+  /** The ApplySet's newest version known (the engine's writes and this writer's): the engine goes on from it. */
+  version(): string | undefined;
   /**
    * spec.wait under way: Ready Unknown, reason Progressing, naming the objects not ready yet. Without
    * it the status would keep the previous run's Ready until the wait ends, minutes later with a long
@@ -76,11 +78,17 @@ export function createStatusWriter(
   applySet: ApplySet,
 ): StatusWriter {
   let stored = applySet.status;
-  // The engine's writes of the ApplySet come before the health wait, and the wait's writes before the
-  // final one: the newest version known is this writer's own, else the engine's, else the GET's.
+  // The engine's writes of the ApplySet and this writer's take turns (a sync wave's status between two
+  // inventory writes, the health wait's after the last): the newest version known is the last written.
+  // A report that repeats the engine's version says it wrote nothing since, so it moves nothing.
   let engineVersion: string | undefined;
-  let ownVersion: string | undefined;
-  const version = () => ownVersion ?? engineVersion ?? applySet.metadata.resourceVersion;
+  let latest: string | undefined;
+  const version = () => latest ?? applySet.metadata.resourceVersion;
+  const engineMoved = (resourceVersion: string | undefined) => {
+    if (resourceVersion === undefined || resourceVersion === engineVersion) return;
+    engineVersion = resourceVersion;
+    latest = resourceVersion;
+  };
   let progressAt = 0;
   let progressNames: string | undefined;
   // After a conflict the run's view is stale: its final write will conflict too and the ApplySet is
@@ -88,7 +96,7 @@ export function createStatusWriter(
   let stale = false;
 
   const progressing = async (wait: HealthWait | RunStage, revision: string): Promise<void> => {
-    if (wait.parentResourceVersion !== undefined) engineVersion = wait.parentResourceVersion;
+    engineMoved(wait.parentResourceVersion);
     if ('stage' in wait) return staged(wait, revision);
     const names = pendingNames(wait.pending);
     const now = ctx.now();
@@ -136,7 +144,7 @@ export function createStatusWriter(
         return false;
       }
       stored = status;
-      ownVersion = result.resourceVersion;
+      latest = result.resourceVersion;
       ctx.metrics.setReady(applySet.metadata.namespace, applySet.metadata.name, -1);
       return true;
     } catch (error) {
@@ -155,14 +163,13 @@ export function createStatusWriter(
     const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
     if (result.kind === 'conflict') return 'conflict';
     stored = status;
-    if (result.kind === 'written') ownVersion = result.resourceVersion;
+    if (result.kind === 'written') latest = result.resourceVersion;
     return 'written';
   };
 
   return {
-    moved: (resourceVersion) => {
-      if (resourceVersion !== undefined) engineVersion = resourceVersion;
-    },
+    moved: engineMoved,
+    version,
     progressing,
     write,
   };

@@ -1,4 +1,9 @@
-import type { ApplySetEngine, ApplySetRequest, HealthWait, RunStage } from '../../src/apply/apply-set-contract.js';
+import type {
+  ApplySetEngine,
+  ApplySetRequest,
+  HealthWait,
+  RunStage,
+} from '../../src/apply/apply-set-contract.js';
 import { runEngine } from '../../src/controller/engine-step.js';
 
 const wait = (name: string): HealthWait => ({
@@ -68,7 +73,12 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
   it('hands over the stages of the run (sync waves, hook phases) in the same feed, waited for alike', async () => {
     const seen: string[] = [];
     const engine: ApplySetEngine = async (req) => {
-      await req.onStage?.({ stage: 'hook-phase', phase: 'PreSync', hooks: [], parentResourceVersion: undefined });
+      await req.onStage?.({
+        stage: 'hook-phase',
+        phase: 'PreSync',
+        hooks: [],
+        parentResourceVersion: undefined,
+      });
       seen.push('engine after PreSync');
       return { outcomes: [], parentUid: 'uid', completed: true };
     };

@@ -6,6 +6,7 @@
 import type { ManifestObject } from '../../manifests/manifest-object.js';
 import type { ObjectRef } from '../../manifests/object-ref.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply-set-contract.js';
+import type { StageReporter } from '../report-stage.js';
 import type { RunContext } from '../run-context.js';
 import { waitForHealth } from '../wait-for-health.js';
 import { splitHooks, type Hook, type HookPhase, type HookRun } from './hook-annotations.js';
@@ -30,6 +31,7 @@ export function syncHooks(
   request: ApplySetRequest,
   context: Pick<RunContext, 'api' | 'mapper'>,
   setId: string,
+  reportStage: StageReporter,
 ): SyncHooks {
   const options = request.hooks;
   if (options === undefined) {
@@ -40,12 +42,11 @@ export function syncHooks(
   if (active) for (const skipped of split.skipped) options.onSkipped?.(skipped);
   const hooks: Hook[] = active ? split.hooks : [];
   const runs: HookRun[] = [];
-  let parentResourceVersion: string | undefined;
   const phase = async (name: HookPhase): Promise<boolean> => {
     const running = hooks.filter((hook) => hook.phases.includes(name));
     if (running.length === 0) return true;
     const refs = running.map((hook) => hook.object.ref);
-    await request.onStage?.({ stage: 'hook-phase', phase: name, hooks: refs, parentResourceVersion });
+    await reportStage({ stage: 'hook-phase', phase: name, hooks: refs });
     const ended = await runHookPhase(
       {
         phase: name,
@@ -72,7 +73,6 @@ export function syncHooks(
     },
     after: async (result, applied) => {
       if (hooks.length === 0) return result;
-      parentResourceVersion = result.parentResourceVersion;
       const failedApply = result.outcomes.some((o) => o.action === 'failed' || o.action === 'conflict');
       if (failedApply || result.healthTimedOut === true || hasFailedHealth(result)) {
         await phase('SyncFail');
