@@ -1,4 +1,4 @@
-import type { HookPhase, HookRun, SkippedHook } from './hooks/hook-annotations.js';
+import type { Hook, HookPhase, HookRun, SkippedHook } from './hooks/hook-annotations.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
@@ -277,6 +277,17 @@ export interface ApplySetResult {
   readonly healthTimedOut?: boolean;
   /** With `hooks.run`: how each hook that ran ended, in the order they ran. */
   readonly hooks?: readonly HookRun[];
+  /**
+   * A dry run of a set with sync waves or hooks: its sync waves in the order they would be applied
+   * (more than one), and every hook it declares, none of them run.
+   */
+  readonly order?: RunOrder;
+}
+
+/** The order a run would follow: what the preview lists by wave and the hooks it would run. */
+export interface RunOrder {
+  readonly syncWaves: readonly { readonly wave: number; readonly refs: readonly ObjectRef[] }[];
+  readonly hooks: readonly Hook[];
 }
 
 /** How a run treats its hooks. */

@@ -8,7 +8,16 @@ import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
-import type { ApplySetEngine, ApplySetRequest, ApplySetResult, PruneRequest } from './apply-set-contract.js';
+import type {
+  ApplySetEngine,
+  ApplySetRequest,
+  ApplySetResult,
+  PruneRequest,
+  RunOrder,
+} from './apply-set-contract.js';
+import type { Hook } from './hooks/hook-annotations.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import { groupIntoSyncWaves, syncWaveOf } from '../manifests/sync-waves.js';
 import { createParentWriter } from './parent-writer.js';
 import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
@@ -107,7 +116,12 @@ async function runApplySet(request: ApplySetRequest, context: RunContext): Promi
   // inventory, write the hash.
   await hooks.before();
   const ran = await runPlan(plan, parent, writer, request, context);
-  const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
+  const order = request.write.dryRun ? runOrder(desired, hooks.declared, request) : undefined;
+  const result = {
+    ...ran,
+    ...(overLimit === undefined ? {} : { pruneLimitExceeded: overLimit }),
+    ...(order === undefined ? {} : { order }),
+  };
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
     .map((o) => o.ref);
@@ -162,4 +176,18 @@ function overPruneLimit(plan: Plan, prune: PruneRequest, held: number): PruneLim
     limit,
     deletions.map((action) => describeObjectRef(action.ref)),
   );
+}
+
+/** The sync waves (with `syncWaves`, when more than one) and the hooks of a dry run; none: undefined. */
+function runOrder(
+  desired: readonly ManifestObject[],
+  hooks: readonly Hook[],
+  request: ApplySetRequest,
+): RunOrder | undefined {
+  const waves =
+    request.syncWaves === undefined ? [] : groupIntoSyncWaves(desired, (o) => syncWaveOf(o.manifest));
+  const syncWaves =
+    waves.length > 1 ? waves.map(({ wave, items }) => ({ wave, refs: items.map((o) => o.ref) })) : [];
+  if (syncWaves.length === 0 && hooks.length === 0) return undefined;
+  return { syncWaves, hooks };
 }

@@ -7,6 +7,7 @@ import { driftItemMessage } from '../api/safe-mode-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import type { ApplySetPreview, PreviewEntry, PreviewHold, PreviewStop } from './applyset-preview.js';
 import { previewCounts } from './preview-entries.js';
+import { entryLinesByWave, hookLines, orderMarkdown } from './format-preview-order.js';
 
 /** `main@sha1:…` or `local directory ./checkout`. */
 function previewedName(preview: ApplySetPreview): string {
@@ -89,7 +90,7 @@ export function formatPreviewText(preview: ApplySetPreview): string {
     return `${[`${subject}: ${failureSummary(preview.stopped)}`, ...problems].join('\n')}\n`;
   }
   const lines = [`${subject}: ${holdsSummary(preview)}${previewSummary(preview)}`, ...holdLines(preview)];
-  for (const entry of preview.entries) lines.push(...textOf(entry));
+  lines.push(...entryLinesByWave(preview, textOf), ...hookLines(preview.order));
   if (preview.drifted !== undefined) {
     lines.push(`would report ${preview.drifted.reason}, correcting nothing: ${preview.drifted.message}`);
   }
@@ -180,6 +181,7 @@ export function formatPreviewMarkdown(preview: ApplySetPreview): string {
       '',
     );
   }
+  out.push(...orderMarkdown(preview.order));
   if (preview.waitsFor.length > 0) {
     out.push(
       `Would wait for: ${preview.waitsFor.map((ref) => `\`${describeObjectRef(ref)}\``).join(', ')}`,

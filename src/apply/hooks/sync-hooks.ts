@@ -15,6 +15,8 @@ import { HookFailedError, runHookPhase } from './run-hooks.js';
 export interface SyncHooks {
   /** The set's own objects: the files' objects without their hooks. */
   readonly objects: ManifestObject[];
+  /** Every hook of the files, run or not (a dry run lists them, runs none). */
+  readonly declared: readonly Hook[];
   /** PreSync: throws HookFailedError, before anything else is written, when a hook fails. */
   before(): Promise<void>;
   /**
@@ -35,7 +37,7 @@ export function syncHooks(
 ): SyncHooks {
   const options = request.hooks;
   if (options === undefined) {
-    return { objects: [...loaded], before: async () => {}, after: async (result) => result };
+    return { objects: [...loaded], declared: [], before: async () => {}, after: async (result) => result };
   }
   const split = splitHooks(loaded);
   const active = options.run && !request.write.dryRun;
@@ -68,6 +70,7 @@ export function syncHooks(
   };
   return {
     objects: split.objects,
+    declared: split.hooks,
     before: async () => {
       if (!(await phase('PreSync'))) throw new HookFailedError(runs);
     },
