@@ -6,7 +6,10 @@
 import type { RunStage } from '../apply/apply-set-contract.js';
 import { progressingMessage } from '../api/progressing-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
+import type { ApplySet } from '../api/applyset-types.js';
 import type { ReconcileEvent } from '../api/reconcile-outcome.js';
+import { subjectOf } from '../kube/applyset-api.js';
+import type { ReconcileContext } from './reconcile-context.js';
 
 /** The Progressing message of a stage worth a status write; undefined for one that is not. */
 export function stageMessage(stage: RunStage, namespace: string): string | undefined {
@@ -23,8 +26,21 @@ export function stageMessage(stage: RunStage, namespace: string): string | undef
   }
 }
 
+/** Sends the stage's event in the background: a slow API server does not hold the run. */
+export function recordStageEvent(
+  ctx: Pick<ReconcileContext, 'log'> & Partial<Pick<ReconcileContext, 'recordEvent'>>,
+  applySet: ApplySet,
+  stage: RunStage,
+): void {
+  const event = stageEvent(stage, applySet.metadata.namespace);
+  if (event === undefined) return;
+  ctx.recordEvent?.(subjectOf(applySet), event).catch((error: unknown) => {
+    ctx.log.warn({ err: error, reason: event.reason }, 'could not record a stage event');
+  });
+}
+
 /** The event of a stage: a sync wave waited for (SyncWaveProgressing) or healthy (SyncWaveHealthy). */
-export function stageEvent(stage: RunStage, namespace: string): ReconcileEvent | undefined {
+function stageEvent(stage: RunStage, namespace: string): ReconcileEvent | undefined {
   switch (stage.stage) {
     case 'sync-wave-waiting':
       return {

@@ -15,9 +15,8 @@ import type { ApplySetView } from '../api/applyset-view.js';
 import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
-import { subjectOf } from '../kube/applyset-api.js';
 import type { ReconcileContext } from './reconcile-context.js';
-import { stageEvent, stageMessage } from './run-stage-report.js';
+import { recordStageEvent, stageMessage } from './run-stage-report.js';
 
 /**
  * The least time between two writes of the health wait's Progressing status.
@@ -103,31 +102,22 @@ export function createStatusWriter(
     const due =
       progressNames === undefined || (names !== progressNames && now - progressAt >= REWRITE_AFTER_MS);
     if (stale || !due || ctx.signal.aborted) return;
-    if (!(await writeProgressing(revision, wait.pending, undefined))) return;
+    if (!(await writeProgressing(revision, wait.pending))) return;
     progressAt = now;
     progressNames = names;
   };
 
   /** A stage's transition: its event, and its status once (a health wait after it writes its own). */
   const staged = async (stage: RunStage, revision: string): Promise<void> => {
-    const { namespace } = applySet.metadata;
-    const event = stageEvent(stage, namespace);
-    if (event !== undefined) {
-      ctx.recordEvent?.(subjectOf(applySet), event).catch((error: unknown) => {
-        ctx.log.warn({ err: error, reason: event.reason }, 'could not record a stage event');
-      });
-    }
-    const message = stageMessage(stage, namespace);
+    recordStageEvent(ctx, applySet, stage);
+    const message = stageMessage(stage, applySet.metadata.namespace);
     if (message === undefined || stale || ctx.signal.aborted) return;
     await writeProgressing(revision, [], message);
     progressNames = undefined;
   };
 
-  const writeProgressing = async (
-    revision: string,
-    pending: HealthWait['pending'],
-    message: string | undefined,
-  ): Promise<boolean> => {
+  type Pending = HealthWait['pending'];
+  const writeProgressing = async (revision: string, pending: Pending, message?: string): Promise<boolean> => {
     const status = progressingStatus({
       previous: applySet.status,
       generation: applySet.metadata.generation,
