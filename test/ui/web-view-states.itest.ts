@@ -136,20 +136,21 @@ describe('the web view shows failing sets as Failing, each message once, the pre
     );
     const page = await openPage(`/applysets/${namespace}/hooked`);
     const section = page.locator('section[aria-labelledby="h-stage"]');
-    await section.waitFor();
-    const text = await section.innerText();
-    expect(text).toContain(`Hook failed: PreSync hook job.batch/pre -n ${namespace} failed: Failed`);
-    expect(text).toContain('No log available here');
-    // The HookFailed event names the hook too, once the recorder sent it.
-    await waitFor(
-      'the HookFailed event on the page',
+    // The view's own watch follows the status a moment later; the HookFailed event (naming the hook
+    // too) is sent in the background.
+    const text = await waitFor(
+      'the failed hook and its event on the page',
       async () => {
-        if ((await section.locator('ul.hook-failures li').count()) > 0) return true;
+        const shown = (await section.count()) > 0 ? await section.innerText() : '';
+        if (shown.includes('Hook failed') && (await section.locator('ul.hook-failures li').count()) > 0)
+          return shown;
         await page.reload();
         return undefined;
       },
       30_000,
     );
+    expect(text).toContain(`Hook failed: PreSync hook job.batch/pre -n ${namespace} failed: Failed`);
+    expect(text).toContain('No log available here');
     await saveScreenshot(page, 'applyset-hook-failed');
     await page.context().close();
   });
