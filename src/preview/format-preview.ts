@@ -67,6 +67,9 @@ function holdLines(preview: ApplySetPreview): string[] {
         `suspended (spec.suspend): the controller applies nothing until it is resumed (applyset resume ${name} -n ${namespace}); below is what its run would then do`,
       ];
     }
+    // The objects of spec.dependsOn not ready: the message names each with its state, as read now.
+    if (hold.reason === 'DependencyNotReady' && hold.waitingFor.length === 0)
+      return [`would wait for spec.dependsOn (${hold.reason}): ${hold.message}`];
     if (hold.waitingFor.length === 0)
       return [`would stall on spec.dependsOn: ${hold.reason}: ${hold.message}`];
     return hold.waitingFor.map((wait) => `would wait for dependency ${describeDependencyWait(wait)}`);
@@ -250,6 +253,8 @@ function holdsMarkdown(preview: ApplySetPreview): string[] {
   const lines = holds.flatMap((hold) => {
     if (hold.kind === 'suspended')
       return ['> **Suspended** (`spec.suspend`): the controller applies nothing until it is resumed.'];
+    if (hold.reason === 'DependencyNotReady' && hold.waitingFor.length === 0)
+      return [`> **Waiting for dependencies** (${hold.reason}): ${inline(hold.message)}`];
     if (hold.waitingFor.length === 0)
       return [`> **Stalled on \`spec.dependsOn\`**: **${hold.reason}**: ${inline(hold.message)}`];
     return [

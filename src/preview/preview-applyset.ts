@@ -108,8 +108,8 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
   if ('done' in checked) return stopped(base, stopOf(checked.done));
   const spec = withPreviewRef(checked.value, request.source);
   // 6. The dependencies the run would wait for; the preview names them and goes on.
-  const noCrossNamespaceRefs = request.allowCrossNamespaceRefs !== true;
-  const dependencies = await dependencyHolds(api, applySet, spec, { noCrossNamespaceRefs, signal });
+  const options = { noCrossNamespaceRefs: request.allowCrossNamespaceRefs !== true, signal, user };
+  const dependencies = await dependencyHolds(api, applySet, spec, { ...options, account: access });
   const head: PreviewHead = { ...base, holds: [...(base.holds ?? []), ...dependencies] };
   // The controller applies such a set to another cluster (step 9); a preview against this one would
   // show the wrong objects, so it says so rather than guess.
