@@ -291,3 +291,30 @@ describe('a preview of a set with sync waves and hooks', () => {
     );
   });
 });
+
+describe('a preview held by objects of spec.dependsOn not ready', () => {
+  it('says the run would wait, naming each object with its state as read now', () => {
+    const held: ApplySetPreview = {
+      ...preview,
+      entries: [],
+      unchanged: 1,
+      waitsFor: [],
+      holds: [
+        {
+          kind: 'dependencies',
+          reason: 'DependencyNotReady',
+          message:
+            'waiting for dependencies: deployment.apps/db -n shop is InProgress: 0 of 1 replicas available',
+          waitingFor: [],
+        },
+      ],
+    };
+    expect(formatPreviewText(held).split('\n').slice(0, 2)).toEqual([
+      'applyset/site -n shop at feature@sha1:abc, as system:serviceaccount:shop:deployer: waiting for dependencies (DependencyNotReady), nothing is applied now; once it is: 0 to create, 0 to configure, 0 to prune, 1 unchanged',
+      'would wait for spec.dependsOn (DependencyNotReady): waiting for dependencies: deployment.apps/db -n shop is InProgress: 0 of 1 replicas available',
+    ]);
+    expect(formatPreviewMarkdown(held)).toContain(
+      '> **Waiting for dependencies** (DependencyNotReady): waiting for dependencies: deployment.apps/db -n shop is InProgress',
+    );
+  });
+});
