@@ -149,7 +149,10 @@ describe('the web view shows failing sets as Failing, each message once, the pre
       },
       30_000,
     );
-    expect(text).toContain(`Hook failed: PreSync hook job.batch/pre -n ${namespace} failed: Failed`);
+    // Why: the Job failed, or (on a loaded machine, before the test failed it) spec.timeout passed.
+    expect(text).toMatch(
+      /^Hook failed: PreSync hook job\.batch\/pre -n ui-states-\S+ failed: (Failed: Job has failed|did not finish within spec\.timeout)/m,
+    );
     expect(text).toContain('No log available here');
     await saveScreenshot(page, 'applyset-hook-failed');
     await page.context().close();
