@@ -29,6 +29,8 @@ interface ProgressingInput {
   /** The revision just applied. */
   readonly revision: string;
   readonly pending: readonly PendingObject[];
+  /** What the run waits in, when it is not the health wait's objects (a sync wave, a phase of hooks). */
+  readonly message?: string;
   /** RFC 3339. */
   readonly now: string;
 }
@@ -38,7 +40,7 @@ interface ProgressingInput {
  * the counts of the previous run are kept until the run's own outcome replaces them.
  */
 export function progressingStatus(input: ProgressingInput): ApplySetStatus {
-  const message = progressingMessage(input.pending, input.namespace);
+  const message = input.message ?? progressingMessage(input.pending, input.namespace);
   const generation = input.generation === undefined ? {} : { observedGeneration: input.generation };
   const condition = (type: ApplySetConditionType, status: ApplySetCondition['status']) =>
     withTransition(

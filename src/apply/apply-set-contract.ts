@@ -1,5 +1,5 @@
 import type { ObjectHealthJudge } from '../health/cel-health.js';
-import type { HookRun, SkippedHook } from './hooks/hook-annotations.js';
+import type { Hook, HookPhase, HookRun, SkippedHook } from './hooks/hook-annotations.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
@@ -84,6 +84,13 @@ export interface ApplySetRequest {
    * the controller's CEL health checks (src/health/cel-health.ts); default kstatus's rules.
    */
   readonly healthOf?: ObjectHealthJudge;
+  /**
+   * Hears each stage a run waits in (a sync wave not healthy yet, one that became healthy, a phase of
+   * hooks starting), once per transition. Awaited before the run goes on; it must not throw. Resolves
+   * with the parent's resourceVersion when the listener wrote the parent (its status): the engine's
+   * next write of the parent is conditional on that version.
+   */
+  readonly onStage?: (stage: RunStage) => Promise<string | undefined>;
   readonly signal?: AbortSignal;
 }
 
@@ -284,6 +291,11 @@ export interface ApplySetResult {
   readonly hooks?: readonly HookRun[];
   /** With `hooks`: how many PreDelete hooks the files hold (run only when the set is deleted). */
   readonly preDeleteHooks?: number;
+  /**
+   * A dry run of a set with sync waves or hooks: its sync waves in the order they would be applied
+   * (more than one), and every hook it declares, none of them run.
+   */
+  readonly order?: RunOrder;
 }
 
 /** The PreDelete hooks of a deletion: the files they are read from, and how long they may take. */
@@ -293,6 +305,12 @@ export interface PreDeleteRequest {
   readonly timeoutMs: number;
   readonly deadline?: number;
   readonly onHook?: (run: HookRun) => void;
+}
+
+/** The order a run would follow: what the preview lists by wave and the hooks it would run. */
+export interface RunOrder {
+  readonly syncWaves: readonly { readonly wave: number; readonly refs: readonly ObjectRef[] }[];
+  readonly hooks: readonly Hook[];
 }
 
 /** How a run treats its hooks. */
@@ -322,3 +340,31 @@ export interface ObjectHealthReport {
 }
 
 export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResult>;
+
+/**
+ * Where a run is while it waits on what the set's author ordered (docs/hooks.md): a sync wave not
+ * healthy yet, a sync wave that became healthy, a phase of hooks started. Reported once per transition
+ * (never per poll), as data; the controller shows it in the ApplySet's status and events.
+ */
+export type RunStage = EngineStage & {
+  /** The parent's resourceVersion after the run's writes so far: a status write's precondition. */
+  readonly parentResourceVersion: string | undefined;
+};
+
+/** A stage as the engine's steps report it; the engine adds the parent's version. */
+export type EngineStage =
+  /** The wave is applied and its first health poll left these objects not Current. */
+  | ({ readonly stage: 'sync-wave-waiting'; readonly pending: readonly ObjectHealthReport[] } & SyncWavePlace)
+  /** Every object of the wave is Current: the next wave is applied now. */
+  | ({ readonly stage: 'sync-wave-healthy'; readonly objects: number } & SyncWavePlace)
+  /** A phase of hooks starts: the hooks it runs, lightest weight first. */
+  | { readonly stage: 'hook-phase'; readonly phase: HookPhase; readonly hooks: readonly ObjectRef[] };
+
+/** A sync wave's place: its number, its position among the set's waves (1-based), how many there are. */
+interface SyncWavePlace {
+  readonly wave: number;
+  readonly position: number;
+  readonly waves: number;
+  /** The wave applied once this one is healthy. */
+  readonly next: number;
+}

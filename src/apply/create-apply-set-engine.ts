@@ -2,13 +2,23 @@ import { describeObjectRef, type ObjectRef } from '../manifests/object-ref.js';
 import { computeApplySetId } from '../inventory/applyset-id.js';
 import { syncHooks } from './hooks/sync-hooks.js';
 import { loadPreDeleteHooks, runPreDeleteHooks } from './hooks/pre-delete-hooks.js';
+import { stageReporter } from './report-stage.js';
 import { PruneLimitExceededError } from './prune-limit-error.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
-import type { ApplySetEngine, ApplySetRequest, ApplySetResult, PruneRequest } from './apply-set-contract.js';
+import type {
+  ApplySetEngine,
+  ApplySetRequest,
+  ApplySetResult,
+  PruneRequest,
+  RunOrder,
+} from './apply-set-contract.js';
+import type { Hook } from './hooks/hook-annotations.js';
+import type { ManifestObject } from '../manifests/manifest-object.js';
+import { groupIntoSyncWaves, syncWaveOf } from '../manifests/sync-waves.js';
 import { createParentWriter } from './parent-writer.js';
 import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
@@ -82,7 +92,7 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const parent = await readParent(request, context);
   const writer = createParentWriter(parent, request, context);
   const setId = computeApplySetId(parent.kep);
-  const hooks = syncHooks(loaded, request, context, setId);
+  const hooks = syncHooks(loaded, request, context, setId, stageReporter(request, writer));
   const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.
@@ -114,7 +124,12 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   await hooks.before();
   await runPreDeleteHooks(preDelete, request, context, setId);
   const ran = await runPlan(plan, parent, writer, request, context, hooks.duringWaves).catch(hooks.stopped);
-  const result = overLimit === undefined ? ran : { ...ran, pruneLimitExceeded: overLimit };
+  const order = request.write.dryRun ? runOrder(desired, hooks.declared, request) : undefined;
+  const result = {
+    ...ran,
+    ...(overLimit === undefined ? {} : { pruneLimitExceeded: overLimit }),
+    ...(order === undefined ? {} : { order }),
+  };
   const applied = result.outcomes
     .filter((o) => o.action === 'created' || o.action === 'configured' || o.action === 'unchanged')
     .map((o) => o.ref);
@@ -170,4 +185,18 @@ function overPruneLimit(plan: Plan, prune: PruneRequest, held: number): PruneLim
     limit,
     deletions.map((action) => describeObjectRef(action.ref)),
   );
+}
+
+/** The sync waves (with `syncWaves`, when more than one) and the hooks of a dry run; none: undefined. */
+function runOrder(
+  desired: readonly ManifestObject[],
+  hooks: readonly Hook[],
+  request: ApplySetRequest,
+): RunOrder | undefined {
+  const waves =
+    request.syncWaves === undefined ? [] : groupIntoSyncWaves(desired, (o) => syncWaveOf(o.manifest));
+  const syncWaves =
+    waves.length > 1 ? waves.map(({ wave, items }) => ({ wave, refs: items.map((o) => o.ref) })) : [];
+  if (syncWaves.length === 0 && hooks.length === 0) return undefined;
+  return { syncWaves, hooks };
 }

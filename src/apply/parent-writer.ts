@@ -28,6 +28,11 @@ export interface ParentWriter {
   readonly writeInventory: (inventory: Inventory) => Promise<void>;
   /** The inventory the parent records: as last written by this run, or as read. */
   readonly inventory: () => Inventory;
+  /**
+   * Another write of ours (the controller's status write while the run waits) left the parent at this
+   * version: the run's next write is conditional on it.
+   */
+  readonly moved: (resourceVersion: string) => void;
 }
 
 export function createParentWriter(
@@ -91,6 +96,11 @@ export function createParentWriter(
     write,
     writeInventory,
     inventory: () => recorded,
+    moved: (resourceVersion) => {
+      if (live === undefined) return;
+      const metadata = isJsonObject(live['metadata']) ? live['metadata'] : {};
+      live = { ...live, metadata: { ...metadata, resourceVersion } };
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import type { ParentState } from './prepare-run.js';
 import { pruneAction, type PruneContext } from './prune-object.js';
 import type { ObjectContext, RunContext } from './run-context.js';
 import { waitForCrds } from './wait-for-crds.js';
+import { stageReporter, type StageReporter } from './report-stage.js';
 import { waitForHealth } from './wait-for-health.js';
 import { DEFAULT_SYNC_WAVE_TIMEOUT_MS, SyncWaveNotHealthyError } from './sync-wave-error.js';
 
@@ -25,6 +26,7 @@ interface PlanRun {
   readonly request: ApplySetRequest;
   readonly context: RunContext;
   readonly writer: ParentWriter;
+  readonly reportStage: StageReporter;
   readonly queue: PQueue;
   readonly objectContext: () => ObjectContext;
   readonly report: (field: 'applied' | 'pruned') => <T>(outcome: T) => T;
@@ -69,6 +71,7 @@ export async function runPlan(
     request,
     context,
     writer,
+    reportStage: stageReporter(request, writer),
     queue: new PQueue({ concurrency: context.concurrency }),
     objectContext: () => {
       const ownerUid = writer.ownerUid() ?? '';
@@ -219,12 +222,23 @@ async function awaitSyncWave(
   );
   const timeoutMs = run.request.syncWaves?.timeoutMs ?? DEFAULT_SYNC_WAVE_TIMEOUT_MS;
   const deadline = run.request.syncWaves?.deadline;
+  const place = { wave: step.wave, position: step.position, waves: step.waves, next: step.next };
+  let told = false;
   const { health, timedOut } = await waitForHealth(refs, run.context, run.request.signal, {
     timeoutMs,
     ...(deadline === undefined ? {} : { deadline }),
+    // Said once, at the wave's first poll that leaves objects not healthy: never per poll.
+    onPending: async (pending) => {
+      if (told) return;
+      told = true;
+      await run.reportStage({ stage: 'sync-wave-waiting', pending, ...place });
+    },
   });
   const unhealthy = health.filter((report) => report.status !== 'Current');
-  if (unhealthy.length === 0) return;
+  if (unhealthy.length === 0) {
+    await run.reportStage({ stage: 'sync-wave-healthy', objects: refs.length, ...place });
+    return;
+  }
   const named = unhealthy
     .slice(0, 5)
     .map(

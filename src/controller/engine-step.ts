@@ -3,7 +3,7 @@
  * the run itself with spec.wait's progress handed over as data, and what the run comes to.
  */
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../apply/apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, HealthWait, RunStage } from '../apply/apply-set-contract.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { failureOutcome } from '../reconcile/failure-outcome.js';
@@ -11,27 +11,33 @@ import { outcomeOf } from './outcome-of.js';
 import { refusedImpersonation, type ImpersonatedRun } from '../reconcile/service-account-stall.js';
 
 /**
- * The reports of spec.wait's health wait, as the engine makes them: the reconcile reads them in a
- * loop while the engine runs. The engine waits for each to be read and handled before it polls again.
+ * The reports of spec.wait's health wait and of the run's stages (sync waves, hook phases), as the
+ * engine makes them: the reconcile reads them in a loop while the engine runs. The engine waits for
+ * each to be read and handled before it goes on.
  */
-interface HealthWaitFeed extends AsyncIterable<HealthWait> {
-  /** The engine's `onHealthWait`: resolves once the reader has handled the report. */
-  readonly send: (wait: HealthWait) => Promise<void>;
+interface HealthWaitFeed extends AsyncIterable<HealthWait | RunStage> {
+  /** The engine's `onHealthWait` and `onStage`: resolves once the reader has handled the report. */
+  readonly send: (wait: HealthWait | RunStage) => Promise<void>;
 }
 
 /**
- * Runs the engine: its result, or what it threw, never a rejection. The reports of a health wait go
- * to the returned feed, which ends when the run does.
+ * Runs the engine: its result, or what it threw, never a rejection. The reports of a health wait and
+ * the run's stages go to the returned feed, which ends when the run does. After a stage is handled the
+ * engine goes on from `version()`, the ApplySet's newest version (the reader may have written its status).
  */
+
 export function runEngine(
   engine: ApplySetEngine,
   request: ApplySetRequest,
+  version: () => string | undefined = () => undefined,
 ): { readonly run: Promise<ImpersonatedRun>; readonly waits: HealthWaitFeed } {
   const waits = healthWaitFeed();
   const { wait } = request;
-  const run = engine(
-    wait === undefined ? request : { ...request, wait: { ...wait, onHealthWait: waits.send } },
-  )
+  const run = engine({
+    ...request,
+    onStage: (stage) => waits.send(stage).then(version),
+    ...(wait === undefined ? {} : { wait: { ...wait, onHealthWait: waits.send } }),
+  })
     .then(
       (result): ImpersonatedRun => ({ result }),
       (thrown: unknown): ImpersonatedRun => ({ thrown }),
@@ -41,7 +47,7 @@ export function runEngine(
 }
 
 function healthWaitFeed(): HealthWaitFeed & { readonly close: () => void } {
-  const queue: { readonly wait: HealthWait; readonly handled: () => void }[] = [];
+  const queue: { readonly wait: HealthWait | RunStage; readonly handled: () => void }[] = [];
   let wake: (() => void) | undefined;
   let closed = false;
   const poke = () => {

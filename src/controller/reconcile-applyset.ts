@@ -235,7 +235,7 @@ async function applyRevision(
   const request = withDeadlines(built.request, runDeadline - WAIT_MARGIN_MS, hookEvents(ctx, applySet));
   // A new revision: a forge marks its commit pending until the outcome is reported.
   if (!steady) ctx.notify?.applying(view, revision);
-  const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request);
+  const engine = runEngine((remote?.value.engineFor ?? options.engineFor)(user), request, status.version);
   for await (const wait of engine.waits) await status.progressing(wait, revision);
   const run = await engine.run;
   // The engine's writes of the ApplySet (as the controller) move it on even when the account was refused.

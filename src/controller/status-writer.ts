@@ -4,7 +4,7 @@
  * engine's writes of the ApplySet, then this writer's own), so a newer writer (a replica that took
  * over while this one was paused, a spec change) wins and this run's view is read again.
  */
-import type { HealthWait } from '../apply/apply-set-contract.js';
+import type { HealthWait, RunStage } from '../apply/apply-set-contract.js';
 import {
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
@@ -16,6 +16,7 @@ import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
 import type { ReconcileContext } from './reconcile-context.js';
+import { recordStageEvent, stageMessage } from './run-stage-report.js';
 
 /**
  * The least time between two writes of the health wait's Progressing status.
@@ -26,13 +27,17 @@ export const REWRITE_AFTER_MS = 15_000;
 export interface StatusWriter {
   /** The engine wrote the ApplySet (its inventory) and left it at this version. */
   moved(resourceVersion: string | undefined): void;
+  /** The ApplySet's newest version known (the engine's writes and this writer's): the engine goes on from it. */
+  version(): string | undefined;
   /**
    * spec.wait under way: Ready Unknown, reason Progressing, naming the objects not ready yet. Without
    * it the status would keep the previous run's Ready until the wait ends, minutes later with a long
    * spec.timeout. Written when the wait starts, and again only when the objects waited for change and
    * REWRITE_AFTER_MS passed since: never on every poll. Never throws: a failed write is logged.
+   * A stage of the run (a sync wave waited for, a phase of hooks) is written once as it starts, with
+   * its event (run-stage-report.ts).
    */
-  progressing(wait: HealthWait, revision: string): Promise<void>;
+  progressing(wait: HealthWait | RunStage, revision: string): Promise<void>;
   /**
    * The run's outcome as status, written only when it differs from the status stored (the run's
    * start, or the Progressing it wrote on its way). `conflict`: the ApplySet changed meanwhile,
@@ -67,50 +72,75 @@ export function mappingInputOf(
 }
 
 export function createStatusWriter(
-  ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'>,
+  ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'> &
+    Partial<Pick<ReconcileContext, 'recordEvent'>>,
   applySet: ApplySet,
 ): StatusWriter {
   let stored = applySet.status;
-  // The engine's writes of the ApplySet come before the health wait, and the wait's writes before the
-  // final one: the newest version known is this writer's own, else the engine's, else the GET's.
+  // The engine's writes of the ApplySet and this writer's take turns (a sync wave's status between two
+  // inventory writes, the health wait's after the last): the newest version known is the last written.
+  // A report that repeats the engine's version says it wrote nothing since, so it moves nothing.
   let engineVersion: string | undefined;
-  let ownVersion: string | undefined;
-  const version = () => ownVersion ?? engineVersion ?? applySet.metadata.resourceVersion;
+  let latest: string | undefined;
+  const version = () => latest ?? applySet.metadata.resourceVersion;
+  const engineMoved = (resourceVersion: string | undefined) => {
+    if (resourceVersion === undefined || resourceVersion === engineVersion) return;
+    engineVersion = resourceVersion;
+    latest = resourceVersion;
+  };
   let progressAt = 0;
   let progressNames: string | undefined;
   // After a conflict the run's view is stale: its final write will conflict too and the ApplySet is
   // read again, so the wait writes nothing more.
   let stale = false;
 
-  const progressing = async (wait: HealthWait, revision: string): Promise<void> => {
-    if (wait.parentResourceVersion !== undefined) engineVersion = wait.parentResourceVersion;
+  const progressing = async (wait: HealthWait | RunStage, revision: string): Promise<void> => {
+    engineMoved(wait.parentResourceVersion);
+    if ('stage' in wait) return staged(wait, revision);
     const names = pendingNames(wait.pending);
     const now = ctx.now();
     const due =
       progressNames === undefined || (names !== progressNames && now - progressAt >= REWRITE_AFTER_MS);
     if (stale || !due || ctx.signal.aborted) return;
+    if (!(await writeProgressing(revision, wait.pending))) return;
+    progressAt = now;
+    progressNames = names;
+  };
+
+  /** A stage's transition: its event, and its status once (a health wait after it writes its own). */
+  const staged = async (stage: RunStage, revision: string): Promise<void> => {
+    recordStageEvent(ctx, applySet, stage);
+    const message = stageMessage(stage, applySet.metadata.namespace);
+    if (message === undefined || stale || ctx.signal.aborted) return;
+    await writeProgressing(revision, [], message);
+    progressNames = undefined;
+  };
+
+  type Pending = HealthWait['pending'];
+  const writeProgressing = async (revision: string, pending: Pending, message?: string): Promise<boolean> => {
     const status = progressingStatus({
       previous: applySet.status,
       generation: applySet.metadata.generation,
       namespace: applySet.metadata.namespace,
       revision,
-      pending: wait.pending,
-      now: statusTime(now),
+      pending,
+      ...(message === undefined ? {} : { message }),
+      now: statusTime(ctx.now()),
     });
     try {
       const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
       if (result.kind !== 'written') {
         stale = true;
-        return;
+        return false;
       }
       stored = status;
-      ownVersion = result.resourceVersion;
-      progressAt = now;
-      progressNames = names;
+      latest = result.resourceVersion;
       ctx.metrics.setReady(applySet.metadata.namespace, applySet.metadata.name, -1);
+      return true;
     } catch (error) {
       // The status is a courtesy while waiting; the run's own outcome is written at its end regardless.
       ctx.log.warn({ err: error }, 'could not write the Progressing status');
+      return false;
     }
   };
 
@@ -123,14 +153,13 @@ export function createStatusWriter(
     const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
     if (result.kind === 'conflict') return 'conflict';
     stored = status;
-    if (result.kind === 'written') ownVersion = result.resourceVersion;
+    if (result.kind === 'written') latest = result.resourceVersion;
     return 'written';
   };
 
   return {
-    moved: (resourceVersion) => {
-      if (resourceVersion !== undefined) engineVersion = resourceVersion;
-    },
+    moved: engineMoved,
+    version,
     progressing,
     write,
   };

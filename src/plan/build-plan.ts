@@ -105,7 +105,8 @@ export function buildPlan(input: PlanInput): PlanResult {
       const refs = waveActions
         .filter((action) => action.type === 'create' || action.type === 'update')
         .map((action) => action.ref);
-      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, next: next.wave, refs });
+      const place = { position: index + 1, waves: syncWaves.length, next: next.wave };
+      steps.push({ type: 'wait-for-sync-wave', wave: syncWave, refs, ...place });
     }
   }
   // Prunes in the reverse sync-wave order, as each object's live annotation says.

@@ -78,8 +78,11 @@ export type PlanStep =
   | {
       readonly type: 'wait-for-sync-wave';
       readonly wave: number;
-      readonly next: number;
       readonly refs: readonly ObjectRef[];
+      /** The wave's place among the set's sync waves (1-based), how many there are, and the next one's number. */
+      readonly position: number;
+      readonly waves: number;
+      readonly next: number;
     }
   /** (3) Prune one wave, in reverse wave order. */
   | { readonly type: 'prune-wave'; readonly wave: PruneWave; readonly actions: readonly PruneAction[] }

@@ -82,6 +82,23 @@ export interface PreviewDriftReport {
   readonly message: string;
 }
 
+/** A hook the run would run (docs/hooks.md), as its annotations say: the preview runs none. */
+export interface PreviewHook {
+  readonly ref: ObjectRef;
+  readonly phases: readonly string[];
+  /** Lower weights run first. */
+  readonly weight: number;
+  /** When its object is deleted after it ran (HookSucceeded, HookFailed); none: it stays until the next run. */
+  readonly deletePolicies: readonly string[];
+}
+
+/** The order of a set with sync waves or hooks: its waves in apply order, and its hooks. */
+export interface PreviewOrder {
+  /** More than one wave, else empty: each is healthy before the next is applied. */
+  readonly syncWaves: readonly { readonly wave: number; readonly refs: readonly ObjectRef[] }[];
+  readonly hooks: readonly PreviewHook[];
+}
+
 export interface ApplySetPreview {
   readonly applySet: { readonly namespace: string; readonly name: string };
   readonly previewed: PreviewedRevision;
@@ -94,6 +111,8 @@ export interface ApplySetPreview {
   readonly waitsFor: readonly ObjectRef[];
   /** What keeps the controller from applying now, in the order it checks them (suspension first). */
   readonly holds?: readonly PreviewHold[];
+  /** Set when the set has sync waves or hooks: the entries are listed by wave, the hooks named. */
+  readonly order?: PreviewOrder;
   /** Set when the run would find drift and only report it. */
   readonly drifted?: PreviewDriftReport;
   /** Set when the run would stop; the entries then say what the revision holds, not what is written. */

@@ -7,6 +7,7 @@ import { driftItemMessage } from '../api/safe-mode-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import type { ApplySetPreview, PreviewEntry, PreviewHold, PreviewStop } from './applyset-preview.js';
 import { previewCounts } from './preview-entries.js';
+import { entryLinesByWave, hookLines, orderMarkdown } from './format-preview-order.js';
 
 /** `main@sha1:…` or `local directory ./checkout`. */
 function previewedName(preview: ApplySetPreview): string {
@@ -66,6 +67,9 @@ function holdLines(preview: ApplySetPreview): string[] {
         `suspended (spec.suspend): the controller applies nothing until it is resumed (applyset resume ${name} -n ${namespace}); below is what its run would then do`,
       ];
     }
+    // The objects of spec.dependsOn not ready: the message names each with its state, as read now.
+    if (hold.reason === 'DependencyNotReady' && hold.waitingFor.length === 0)
+      return [`would wait for spec.dependsOn (${hold.reason}): ${hold.message}`];
     if (hold.waitingFor.length === 0)
       return [`would stall on spec.dependsOn: ${hold.reason}: ${hold.message}`];
     return hold.waitingFor.map((wait) => `would wait for dependency ${describeDependencyWait(wait)}`);
@@ -89,7 +93,7 @@ export function formatPreviewText(preview: ApplySetPreview): string {
     return `${[`${subject}: ${failureSummary(preview.stopped)}`, ...problems].join('\n')}\n`;
   }
   const lines = [`${subject}: ${holdsSummary(preview)}${previewSummary(preview)}`, ...holdLines(preview)];
-  for (const entry of preview.entries) lines.push(...textOf(entry));
+  lines.push(...entryLinesByWave(preview, textOf), ...hookLines(preview.order));
   if (preview.drifted !== undefined) {
     lines.push(`would report ${preview.drifted.reason}, correcting nothing: ${preview.drifted.message}`);
   }
@@ -180,6 +184,7 @@ export function formatPreviewMarkdown(preview: ApplySetPreview): string {
       '',
     );
   }
+  out.push(...orderMarkdown(preview.order));
   if (preview.waitsFor.length > 0) {
     out.push(
       `Would wait for: ${preview.waitsFor.map((ref) => `\`${describeObjectRef(ref)}\``).join(', ')}`,
@@ -248,6 +253,8 @@ function holdsMarkdown(preview: ApplySetPreview): string[] {
   const lines = holds.flatMap((hold) => {
     if (hold.kind === 'suspended')
       return ['> **Suspended** (`spec.suspend`): the controller applies nothing until it is resumed.'];
+    if (hold.reason === 'DependencyNotReady' && hold.waitingFor.length === 0)
+      return [`> **Waiting for dependencies** (${hold.reason}): ${inline(hold.message)}`];
     if (hold.waitingFor.length === 0)
       return [`> **Stalled on \`spec.dependsOn\`**: **${hold.reason}**: ${inline(hold.message)}`];
     return [

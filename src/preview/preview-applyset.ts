@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import type { ApplySet, ResolvedApplySetSpec, ResolvedGitRef } from '../api/applyset-types.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import { applySetView } from '../api/applyset-view.js';
-import type { ApplySetRequest, ApplySetResult } from '../apply/apply-set-contract.js';
+import type { ApplySetRequest, ApplySetResult, RunOrder } from '../apply/apply-set-contract.js';
 import { createApplySetEngine } from '../apply/create-apply-set-engine.js';
 import { createApplySetApi } from '../kube/applyset-api.js';
 import type { Step } from '../api/reconcile-outcome.js';
@@ -26,7 +26,13 @@ import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { directoryReader } from '../source/directory-reader.js';
 import { createCapabilitiesSource } from '../kube/cluster-capabilities.js';
 import { semverRangeProblem } from '../source/oci/select-semver-tag.js';
-import type { ApplySetPreview, PreviewedRevision, PreviewSource, PreviewStop } from './applyset-preview.js';
+import type {
+  ApplySetPreview,
+  PreviewedRevision,
+  PreviewOrder,
+  PreviewSource,
+  PreviewStop,
+} from './applyset-preview.js';
 import { driftReportOf, previewEntries, type PreviewPolicy } from './preview-entries.js';
 import { dependencyHolds, suspensionHolds } from './preview-holds.js';
 import { PreviewRefusedError } from './preview-refused-error.js';
@@ -102,8 +108,8 @@ export async function previewApplySet(request: PreviewRequest): Promise<ApplySet
   if ('done' in checked) return stopped(base, stopOf(checked.done));
   const spec = withPreviewRef(checked.value, request.source);
   // 6. The dependencies the run would wait for; the preview names them and goes on.
-  const noCrossNamespaceRefs = request.allowCrossNamespaceRefs !== true;
-  const dependencies = await dependencyHolds(api, applySet, spec, { noCrossNamespaceRefs, signal });
+  const options = { noCrossNamespaceRefs: request.allowCrossNamespaceRefs !== true, signal, user };
+  const dependencies = await dependencyHolds(api, applySet, spec, { ...options, account: access });
   const head: PreviewHead = { ...base, holds: [...(base.holds ?? []), ...dependencies] };
   // The controller applies such a set to another cluster (step 9); a preview against this one would
   // show the wrong objects, so it says so rather than guess.
@@ -155,11 +161,26 @@ async function runDry(
   const policy: PreviewPolicy = prunePolicyOf(asked, result);
   const outcome = previewEntries(result.outcomes, policy);
   const drifted = driftReportOf(outcome.entries, revision ?? '');
+  const { order } = result;
   return {
     ...head,
     ...outcome,
     waitsFor: spec.wait ? spec.healthChecks : [],
+    ...(order === undefined ? {} : { order: previewOrderOf(order) }),
     ...(drifted === undefined ? {} : { drifted }),
+  };
+}
+
+/** The engine's order as the preview's data: each hook by its object, phases, weight and policies. */
+function previewOrderOf(order: RunOrder): PreviewOrder {
+  return {
+    syncWaves: order.syncWaves,
+    hooks: order.hooks.map((hook) => ({
+      ref: hook.object.ref,
+      phases: hook.phases,
+      weight: hook.weight,
+      deletePolicies: hook.deletePolicies,
+    })),
   };
 }
 

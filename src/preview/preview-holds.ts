@@ -6,7 +6,10 @@
 import type { ApplySet, ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { lenientApplySetSpec } from '../api/resolve-applyset-spec.js';
 import type { ApplySetApi } from '../kube/applyset-api.js';
+import type { KubeClient } from '../kube/kube-client.js';
+import { createRestMapper } from '../kube/rest-mapper.js';
 import { dependencyCheck } from '../reconcile/check-dependencies.js';
+import { checkObjectDependencies } from '../reconcile/check-object-dependencies.js';
 import type { PreviewHold } from './applyset-preview.js';
 
 /** Step 4: suspended, as the reconcile reads it (leniently: an invalid spec is still suspended). */
@@ -22,9 +25,22 @@ export async function dependencyHolds(
   api: ApplySetApi,
   applySet: ApplySet,
   spec: ResolvedApplySetSpec,
-  options: { readonly noCrossNamespaceRefs: boolean; readonly signal: AbortSignal },
+  options: {
+    readonly noCrossNamespaceRefs: boolean;
+    readonly signal: AbortSignal;
+    /** Reads the objects of spec.dependsOn as the ApplySet's account (`user`), as the reconcile does. */
+    readonly account: { readonly client: KubeClient; readonly clientAs: (user: string) => KubeClient };
+    readonly user: string;
+  },
 ): Promise<PreviewHold[]> {
   const { outcome, waitingFor } = await dependencyCheck(api, applySet, spec, options);
-  if (outcome === undefined || outcome.kind === 'applied') return [];
-  return [{ kind: 'dependencies', reason: outcome.reason, message: outcome.message, waitingFor }];
+  if (outcome !== undefined && outcome.kind !== 'applied')
+    return [{ kind: 'dependencies', reason: outcome.reason, message: outcome.message, waitingFor }];
+  // The objects of spec.dependsOn, read now: those not Current hold the run, each with its state.
+  const { account, user } = options;
+  const mapper = createRestMapper(account.client);
+  const reader = { reader: account.clientAs(user), user, namespace: applySet.metadata.namespace };
+  const objects = await checkObjectDependencies(mapper, reader, spec, options);
+  if (objects === undefined || objects.kind === 'applied') return [];
+  return [{ kind: 'dependencies', reason: objects.reason, message: objects.message, waitingFor: [] }];
 }

@@ -2,6 +2,7 @@ import type { ApplySet, ApplySetCondition } from '../api/applyset-types.js';
 import { ageOf, fleetRow } from './fleet-row.js';
 import { html, type SafeHtml } from './html.js';
 import { inventoryTree } from './inventory-tree.js';
+import { renderRunStage } from './render-run-stage.js';
 import { shortRevision } from './render-fleet-page.js';
 import type { UiEvent, UiObjectState, UiPreview } from './ui-data.js';
 
@@ -106,8 +107,8 @@ export function renderApplySetBody(page: ApplySetPage): SafeHtml {
         ${errorList('Errors', applySet.status?.errors ?? undefined)}
         ${errorList('Drift', applySet.status?.drift ?? undefined)}
       </section>
-      ${renderPreview(page.preview)} ${renderInventory(page)} ${renderDependencies(page)}
-      ${renderEvents(page)}
+      ${renderRunStage(applySet, page.events)} ${renderPreview(page.preview)} ${renderInventory(page)}
+      ${renderDependencies(page)} ${renderEvents(page)}
     </div>`;
 }
 

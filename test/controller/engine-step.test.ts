@@ -1,4 +1,9 @@
-import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../../src/apply/apply-set-contract.js';
+import type {
+  ApplySetEngine,
+  ApplySetRequest,
+  HealthWait,
+  RunStage,
+} from '../../src/apply/apply-set-contract.js';
 import { runEngine } from '../../src/controller/engine-step.js';
 
 const wait = (name: string): HealthWait => ({
@@ -11,6 +16,8 @@ const wait = (name: string): HealthWait => ({
   ],
   parentResourceVersion: '11',
 });
+const nameOf = (report: HealthWait | RunStage): string =>
+  'stage' in report ? report.stage : (report.pending[0]?.ref.name ?? '');
 const request = (withWait: boolean) =>
   ({
     files: [],
@@ -29,9 +36,9 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
     };
     const { run, waits } = runEngine(engine, request(true));
     for await (const report of waits) {
-      seen.push(`read ${report.pending[0]?.ref.name ?? ''}`);
+      seen.push(`read ${nameOf(report)}`);
       await Promise.resolve();
-      seen.push(`handled ${report.pending[0]?.ref.name ?? ''}`);
+      seen.push(`handled ${nameOf(report)}`);
     }
     expect(seen).toEqual([
       'read web',
@@ -47,7 +54,7 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
   it('gives what the engine threw as data, and ends the reports', async () => {
     const failure = new Error('boom');
     const { run, waits } = runEngine(async () => Promise.reject(failure), request(true));
-    const reports: HealthWait[] = [];
+    const reports: (HealthWait | RunStage)[] = [];
     for await (const report of waits) reports.push(report);
     expect(reports).toEqual([]);
     expect(await run).toEqual({ thrown: failure });
@@ -61,5 +68,23 @@ describe('runEngine: the health wait as data the reconcile reads', () => {
     }, request(false));
     await run;
     expect(requests[0]?.wait?.onHealthWait).toBeUndefined();
+  });
+
+  it('hands over the stages of the run (sync waves, hook phases) in the same feed, waited for alike', async () => {
+    const seen: string[] = [];
+    const engine: ApplySetEngine = async (req) => {
+      await req.onStage?.({
+        stage: 'hook-phase',
+        phase: 'PreSync',
+        hooks: [],
+        parentResourceVersion: undefined,
+      });
+      seen.push('engine after PreSync');
+      return { outcomes: [], parentUid: 'uid', completed: true };
+    };
+    const { run, waits } = runEngine(engine, request(false));
+    for await (const report of waits) seen.push(`handled ${nameOf(report)}`);
+    await run;
+    expect(seen).toEqual(['handled hook-phase', 'engine after PreSync']);
   });
 });

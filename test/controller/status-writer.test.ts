@@ -123,3 +123,53 @@ describe('createStatusWriter: the outcome', () => {
     expect(writes).toEqual(['10b']);
   });
 });
+
+describe('createStatusWriter: the stages of a run (sync waves, hook phases)', () => {
+  const job = { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate' };
+  const place = { wave: 0, position: 1, waves: 3, next: 5 };
+
+  it('writes one Progressing status per stage, naming the wave and what it waits for, and one event per wave', async () => {
+    const writes: { status: ApplySetStatus; version: string | undefined }[] = [];
+    const events: { reason: string; message: string }[] = [];
+    const recording = createStatusWriter(
+      {
+        api: {
+          writeStatus: async (_a: ApplySet, status: ApplySetStatus, version: string | undefined) => {
+            writes.push({ status, version });
+            return { kind: 'written', resourceVersion: String(20 + writes.length) };
+          },
+        } as unknown as ApplySetApi,
+        log: { warn: () => undefined } as unknown as Logger,
+        metrics: { setReady: () => undefined } as unknown as ControllerMetrics,
+        now: () => 0,
+        signal: new AbortController().signal,
+        recordEvent: async (_subject, event) => {
+          events.push(event);
+        },
+      },
+      applySet,
+    );
+    const pendingJob = [{ ref: job, status: 'InProgress' as const, message: 'Job in progress' }];
+    await recording.progressing(
+      { stage: 'hook-phase', phase: 'PreSync', hooks: [job], parentResourceVersion: undefined },
+      'main@sha1:abc',
+    );
+    await recording.progressing(
+      { stage: 'sync-wave-waiting', pending: pendingJob, ...place, parentResourceVersion: '15' },
+      'main@sha1:abc',
+    );
+    await recording.progressing(
+      { stage: 'sync-wave-healthy', objects: 1, ...place, parentResourceVersion: '16' },
+      'main@sha1:abc',
+    );
+    const messages = writes.map((w) => w.status.conditions?.find((c) => c.type === 'Reconciling')?.message);
+    expect(messages).toEqual([
+      'running PreSync hooks: job.batch/migrate -n shop',
+      'sync wave 0 (1 of 3) applied; wave 5 waits until it is healthy: waiting for job.batch/migrate: Job in progress',
+    ]);
+    // The wave's write is conditional on the version the engine's inventory write left.
+    expect(writes.map((w) => w.version)).toEqual(['10', '15']);
+    expect(events.map((e) => e.reason)).toEqual(['SyncWaveProgressing', 'SyncWaveHealthy']);
+    expect(events[1]?.message).toBe('sync wave 0 (1 of 3) is healthy (1 objects); applying wave 5');
+  });
+});

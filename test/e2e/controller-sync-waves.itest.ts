@@ -8,6 +8,7 @@ import {
   cluster,
   condition,
   configMapData,
+  getApplySet,
   GROUP,
   PLURAL,
   VERSION,
@@ -69,9 +70,29 @@ describe('sync waves of an ApplySet', () => {
       })(),
     });
 
-  it('applies each wave once the one before it is healthy', async () => {
+  const events = async (name: string, reason: string) =>
+    (await c.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items
+      .filter((event) => event.reason === reason)
+      .map((event) => event.message ?? '');
+
+  it('applies each wave once the one before it is healthy, the status and events saying which wave it waits for', async () => {
     await create('ordered', 'ordered', '2m');
     await waitFor('the Job of wave -1', () => readJob('migrate'), 60_000);
+    // The status says which wave the run waits for, and on what, while the Job is unfinished.
+    const waiting = await waitFor(
+      'the status naming the wave waited for',
+      async () => {
+        const message = condition(await getApplySet(c, namespace, 'ordered'), 'Reconciling')?.message;
+        return message?.startsWith('sync wave -1') === true ? message : undefined;
+      },
+      60_000,
+    );
+    expect(waiting).toMatch(
+      /^sync wave -1 \(1 of 3\) applied; wave 0 waits until it is healthy: waiting for job\.batch\/migrate: /,
+    );
+    expect(await events('ordered', 'SyncWaveProgressing')).toEqual([
+      expect.stringMatching(/^sync wave -1 \(1 of 3\) applied, waiting for it to be healthy before wave 0: /),
+    ]);
     // Wave -1 is not healthy yet: nothing of wave 0 or 1 exists.
     expect(await configMapData(c, namespace, 'app')).toBeUndefined();
     expect(await configMapData(c, namespace, 'smoke')).toBeUndefined();
@@ -79,6 +100,12 @@ describe('sync waves of an ApplySet', () => {
     await waitForAppliedCommit(c, namespace, 'ordered', await git.revParse('main'), 90_000);
     expect(await configMapData(c, namespace, 'app')).toEqual({ wave: '0' });
     expect(await configMapData(c, namespace, 'smoke')).toEqual({ wave: '1' });
+    expect(await events('ordered', 'SyncWaveHealthy')).toEqual(
+      expect.arrayContaining([
+        'sync wave -1 (1 of 3) is healthy (1 objects); applying wave 0',
+        'sync wave 0 (2 of 3) is healthy (1 objects); applying wave 1',
+      ]),
+    );
   });
 
   it('stops at a wave that is not healthy within spec.timeout, saying which and why', async () => {
@@ -102,7 +129,16 @@ describe('sync waves of an ApplySet', () => {
   });
 
   it('fails a PreSync hook that never finishes at spec.timeout, with its exact condition, writing nothing', async () => {
-    await create('hooked', 'hook', '8s');
+    await create('hooked', 'hook', '20s');
+    // While the hook runs, the status says which phase and which hook.
+    await waitFor(
+      'the status naming the PreSync hook running',
+      async () => {
+        const message = condition(await getApplySet(c, namespace, 'hooked'), 'Reconciling')?.message;
+        return message === `running PreSync hooks: job.batch/never -n ${namespace}` ? message : undefined;
+      },
+      60_000,
+    );
     const view = await waitForReady(
       c,
       namespace,

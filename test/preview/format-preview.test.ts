@@ -223,3 +223,98 @@ describe('a preview that could not be computed', () => {
     );
   });
 });
+
+describe('a preview of a set with sync waves and hooks', () => {
+  const migrate = ref('Job', 'migrate', 'batch');
+  const ordered: ApplySetPreview = {
+    ...preview,
+    entries: [
+      { kind: 'create', ref: migrate },
+      { kind: 'configure', ref: ref('Deployment', 'web', 'apps'), changes: ['spec.replicas: 2 → 3'] },
+      { kind: 'prune', ref: ref('ConfigMap', 'old') },
+    ],
+    unchanged: 1,
+    waitsFor: [],
+    order: {
+      syncWaves: [
+        { wave: -1, refs: [migrate] },
+        { wave: 0, refs: [ref('Deployment', 'web', 'apps')] },
+        { wave: 5, refs: [ref('ConfigMap', 'smoke')] },
+      ],
+      hooks: [
+        {
+          ref: ref('Job', 'seed', 'batch'),
+          phases: ['PreSync'],
+          weight: -2,
+          deletePolicies: ['HookSucceeded'],
+        },
+        { ref: ref('Pod', 'smoke-test'), phases: ['PostSync', 'SyncFail'], weight: 0, deletePolicies: [] },
+      ],
+    },
+  };
+
+  it('lists the objects under a header per wave, in apply order, then the hooks it would run without running them', () => {
+    expect(formatPreviewText(ordered)).toBe(
+      [
+        'applyset/site -n shop at feature@sha1:abc, as system:serviceaccount:shop:deployer: 1 to create, 1 to configure, 1 to prune, 1 unchanged',
+        'sync wave -1 (1 object):',
+        '  + job.batch/migrate -n shop (new)',
+        'sync wave 0 (1 object, applied once sync wave -1 is healthy):',
+        '  ~ deployment.apps/web -n shop',
+        '      spec.replicas: 2 → 3',
+        'sync wave 5 (1 object, applied once sync wave 0 is healthy):',
+        '  no change',
+        'outside the waves (prunes go in the reverse wave order):',
+        '  - configmap/old -n shop (pruned)',
+        'hooks the run would run (the preview runs none):',
+        '  PreSync hook job.batch/seed -n shop, weight -2, deleted on HookSucceeded',
+        '  PostSync, SyncFail hook pod/smoke-test -n shop, weight 0, kept until its next run',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('adds the waves and a table of the hooks to the pull-request comment', () => {
+    const text = formatPreviewMarkdown(ordered);
+    expect(text).toContain(
+      [
+        '**Sync waves**, each healthy before the next is applied:',
+        '',
+        '- wave -1: `job.batch/migrate -n shop`',
+        '- wave 0: `deployment.apps/web -n shop`',
+        '- wave 5: `configmap/smoke -n shop`',
+      ].join('\n'),
+    );
+    expect(text).toContain('| PreSync | -2 | `job.batch/seed -n shop` | HookSucceeded |');
+    expect(text).toContain(
+      '| PostSync, SyncFail | 0 | `pod/smoke-test -n shop` | none (kept until its next run) |',
+    );
+  });
+});
+
+describe('a preview held by objects of spec.dependsOn not ready', () => {
+  it('says the run would wait, naming each object with its state as read now', () => {
+    const held: ApplySetPreview = {
+      ...preview,
+      entries: [],
+      unchanged: 1,
+      waitsFor: [],
+      holds: [
+        {
+          kind: 'dependencies',
+          reason: 'DependencyNotReady',
+          message:
+            'waiting for dependencies: deployment.apps/db -n shop is InProgress: 0 of 1 replicas available',
+          waitingFor: [],
+        },
+      ],
+    };
+    expect(formatPreviewText(held).split('\n').slice(0, 2)).toEqual([
+      'applyset/site -n shop at feature@sha1:abc, as system:serviceaccount:shop:deployer: waiting for dependencies (DependencyNotReady), nothing is applied now; once it is: 0 to create, 0 to configure, 0 to prune, 1 unchanged',
+      'would wait for spec.dependsOn (DependencyNotReady): waiting for dependencies: deployment.apps/db -n shop is InProgress: 0 of 1 replicas available',
+    ]);
+    expect(formatPreviewMarkdown(held)).toContain(
+      '> **Waiting for dependencies** (DependencyNotReady): waiting for dependencies: deployment.apps/db -n shop is InProgress',
+    );
+  });
+});

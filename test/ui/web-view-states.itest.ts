@@ -1,8 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import type { GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
-import { cluster, configMapYaml, createApplySet, waitFor, waitForReady } from '../e2e/e2e-kit.js';
+import { cluster, condition, configMapYaml, createApplySet, waitFor, waitForReady } from '../e2e/e2e-kit.js';
 import { startControllerWithRepository, stopControllersAndGit } from '../e2e/controller-testbed.js';
+import * as k8s from '@kubernetes/client-node';
+import { finishJob, jobYaml } from '../e2e/job-status.js';
 import { launchBrowser, saveScreenshot } from './browser.js';
 import { startUi, type RunningUi } from './ui-testbed.js';
 
@@ -25,6 +27,8 @@ describe('the web view shows failing sets as Failing, each message once, the pre
   beforeAll(async () => {
     ({ git } = await startControllerWithRepository(c, namespace, {
       'ok/config.yaml': configMapYaml('wide-config', { k: 'short' }),
+      'hook/pre.yaml': jobYaml('pre', { 'applyset.dev/hook': 'PreSync' }),
+      'hook/app.yaml': configMapYaml('after-hook', { k: 'v' }),
     }));
     const gitPort = Number(new URL(git.url).port);
     unreachableUrl = `http://127.0.0.1:${gitPort === 1 ? 2 : 1}/gone.git`;
@@ -115,6 +119,42 @@ describe('the web view shows failing sets as Failing, each message once, the pre
     );
     expect(sizes.scroll).toBeLessThanOrEqual(sizes.client);
     expect(sizes.page).toBeLessThanOrEqual(sizes.viewport);
+    await page.context().close();
+  });
+
+  it('says which hook failed and why, and that no log of its Pod is shown here', async () => {
+    // Issue #38: this profile runs no Job controller: the test fails the hook's Job as it would.
+    await createApplySet(c, namespace, 'hooked', { url: git.url, path: 'hook', interval: '1h' });
+    await finishJob(c.kc.makeApiClient(k8s.BatchV1Api), namespace, 'pre', 'Failed');
+    await waitForReady(
+      c,
+      namespace,
+      'hooked',
+      'False',
+      (view) => condition(view, 'Ready')?.reason === 'HookFailed',
+      90_000,
+    );
+    const page = await openPage(`/applysets/${namespace}/hooked`);
+    const section = page.locator('section[aria-labelledby="h-stage"]');
+    // The view's own watch follows the status a moment later; the HookFailed event (naming the hook
+    // too) is sent in the background.
+    const text = await waitFor(
+      'the failed hook and its event on the page',
+      async () => {
+        const shown = (await section.count()) > 0 ? await section.innerText() : '';
+        if (shown.includes('Hook failed') && (await section.locator('ul.hook-failures li').count()) > 0)
+          return shown;
+        await page.reload();
+        return undefined;
+      },
+      30_000,
+    );
+    // Why: the Job failed, or (on a loaded machine, before the test failed it) spec.timeout passed.
+    expect(text).toMatch(
+      /^Hook failed: PreSync hook job\.batch\/pre -n ui-states-\S+ failed: (Failed: Job has failed|did not finish within spec\.timeout)/m,
+    );
+    expect(text).toContain('No log available here');
+    await saveScreenshot(page, 'applyset-hook-failed');
     await page.context().close();
   });
 });

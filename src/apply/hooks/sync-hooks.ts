@@ -8,6 +8,7 @@ import type { ManifestObject } from '../../manifests/manifest-object.js';
 import { syncWaveOf } from '../../manifests/sync-waves.js';
 import type { ObjectRef } from '../../manifests/object-ref.js';
 import type { ApplySetRequest, ApplySetResult } from '../apply-set-contract.js';
+import type { StageReporter } from '../report-stage.js';
 import type { RunContext } from '../run-context.js';
 import { waitForHealth } from '../wait-for-health.js';
 import { splitHooks, type Hook, type HookPhase, type HookRun } from './hook-annotations.js';
@@ -19,6 +20,8 @@ export interface SyncHooks {
   readonly objects: ManifestObject[];
   /** How many PreDelete hooks the files hold: run only when the set is deleted, never in a sync. */
   readonly preDeleteHooks: number;
+  /** Every hook of the files, run or not (a dry run lists them, runs none). */
+  readonly declared: readonly Hook[];
   /**
    * PreSync, then the Sync hooks of the waves before the first wave of objects: throws
    * HookFailedError, before anything else is written, when a hook fails.
@@ -45,6 +48,7 @@ export function syncHooks(
   request: ApplySetRequest,
   context: Pick<RunContext, 'api' | 'mapper' | 'healthOf'>,
   setId: string,
+  reportStage: StageReporter,
 ): SyncHooks {
   const options = request.hooks;
   if (options === undefined) return withoutHooks(loaded);
@@ -57,8 +61,11 @@ export function syncHooks(
   // Sync hooks not run yet: with sync waves on, each runs with its wave (`duringWaves`).
   let syncPending = hooks.filter((hook) => hook.phases.includes('Sync'));
   const phase = async (name: HookPhase, only: readonly Hook[] = hooks): Promise<boolean> => {
-    if (!only.some((hook) => hook.phases.includes(name))) return true;
+    const running = only.filter((hook) => hook.phases.includes(name));
+    if (running.length === 0) return true;
     if (name === 'Sync') syncPending = syncPending.filter((hook) => !only.includes(hook));
+    const refs = running.map((hook) => hook.object.ref);
+    await reportStage({ stage: 'hook-phase', phase: name, hooks: refs });
     const ended = await runHookPhase(
       {
         phase: name,
@@ -87,6 +94,7 @@ export function syncHooks(
   return {
     objects: split.objects,
     preDeleteHooks: split.hooks.filter((hook) => hook.phases.includes('PreDelete')).length,
+    declared: split.hooks,
     before: async () => {
       if (!(await phase('PreSync'))) throw new HookFailedError(runs);
       if (firstWave !== undefined && !(await syncBetween(-Infinity, firstWave))) await failWith();
@@ -129,6 +137,7 @@ function withoutHooks(loaded: readonly ManifestObject[]): SyncHooks {
   return {
     objects: [...loaded],
     preDeleteHooks: 0,
+    declared: [],
     before: async () => {},
     duringWaves: async () => {},
     stopped: (error) => Promise.reject(error),
