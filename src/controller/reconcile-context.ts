@@ -13,6 +13,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
+import { currentTraceId } from '../observability/trace-span.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { ApplySetApi } from '../kube/applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
@@ -103,7 +104,7 @@ export function reconcileContext(
     key,
     namespace,
     name,
-    log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') }),
+    log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex'), ...traceOf() }),
     api,
     recordEvent: options.recordEvent,
     notify: options.notify,
@@ -112,4 +113,10 @@ export function reconcileContext(
     signal: options.signal,
     worker,
   };
+}
+
+/** The trace this reconcile runs in (tracing on and this trace sampled), for every line it logs. */
+function traceOf(): { trace_id?: string } {
+  const traceId = currentTraceId();
+  return traceId === undefined ? {} : { trace_id: traceId };
 }
