@@ -26,7 +26,7 @@ export interface JaegerSpan {
   readonly tags: readonly { readonly key: string; readonly value: unknown }[];
 }
 
-export interface JaegerTrace {
+interface JaegerTrace {
   readonly traceID: string;
   readonly spans: readonly JaegerSpan[];
 }
