@@ -18,9 +18,7 @@ import {
 const tag = (span: JaegerSpan | undefined, key: string): unknown =>
   span?.tags.find((entry) => entry.key === key)?.value;
 
-// Not yet run: Jaeger's cold build (scripts/build-jaeger.sh) had not finished when this was written, so
-// the suite is skipped until it has been seen to pass against the built Jaeger (docs/monitoring.md).
-describe.skip('the controller with tracing on', () => {
+describe('the controller with tracing on', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-tracing');
   let git: GitTestServer | undefined;
