@@ -52,6 +52,8 @@ const OUTBOUND_IMPORTS = [
     'simple-get',
     'isomorphic-git/http/node',
     'isomorphic-git/http/web',
+    // Posts spans to the trace collector: made in src/net/otlp-trace-exporter.ts only.
+    '@opentelemetry/exporter-trace-otlp-http',
   ].map((name) => ({ name, message: OUTBOUND_MESSAGE })),
 ];
 

@@ -19,6 +19,7 @@ import type { ObjectContext, RunContext } from './run-context.js';
 import { waitForCrds } from './wait-for-crds.js';
 import { stageReporter, type StageReporter } from './report-stage.js';
 import { waitForHealth } from './wait-for-health.js';
+import { inSpan } from '../observability/trace-span.js';
 import { DEFAULT_SYNC_WAVE_TIMEOUT_MS, SyncWaveNotHealthyError } from './sync-wave-error.js';
 
 /** What the steps of one run have done so far, and what they share. */
@@ -149,9 +150,17 @@ async function runStep(step: PlanStep, run: PlanRun): Promise<void> {
 async function applyWave(step: Extract<PlanStep, { type: 'apply-wave' }>, run: PlanRun): Promise<void> {
   const objects = run.objectContext();
   const { signal } = run.request;
-  const results = await run.queue.addAll(
-    step.actions.map((action) => () => applyAction(action, objects).then(run.report('applied'))),
-    signal === undefined ? {} : { signal },
+  const wave = { 'apply.wave': step.wave, 'apply.objects': step.actions.length };
+  const results = await inSpan('apply.wave', wave, () =>
+    run.queue.addAll(
+      step.actions.map(
+        (action) => () =>
+          inObjectSpan('apply.object', action, () => applyAction(action, objects)).then(
+            run.report('applied'),
+          ),
+      ),
+      signal === undefined ? {} : { signal },
+    ),
   );
   for (const [position, outcome] of results.entries()) {
     if (outcome === undefined) continue;
@@ -177,9 +186,15 @@ async function pruneWave(step: Extract<PlanStep, { type: 'prune-wave' }>, run: P
     ownerUid: run.writer.ownerUid() ?? '',
     pruning: run.pruning,
   };
-  const results = await run.queue.addAll(
-    step.actions.map((action) => () => pruneAction(action, prune).then(run.report('pruned'))),
-    signal === undefined ? {} : { signal },
+  const wave = { 'apply.wave': step.wave, 'apply.objects': step.actions.length };
+  const results = await inSpan('prune.wave', wave, () =>
+    run.queue.addAll(
+      step.actions.map(
+        (action) => () =>
+          inObjectSpan('prune.object', action, () => pruneAction(action, prune)).then(run.report('pruned')),
+      ),
+      signal === undefined ? {} : { signal },
+    ),
   );
   for (const result of results) {
     if (result === undefined) continue;
@@ -278,4 +293,24 @@ function progressReporter(
       request.onProgress?.({ ...progress });
       return outcome;
     };
+}
+
+/** One object's apply or prune as a span (within a traced reconcile), with what became of it. */
+function inObjectSpan<T extends { readonly action: string } | undefined>(
+  name: string,
+  { type, ref }: { readonly type: string; readonly ref: ObjectRef },
+  work: () => Promise<T>,
+): Promise<T> {
+  const object = {
+    'k8s.object.group': ref.group,
+    'k8s.object.kind': ref.kind,
+    'k8s.namespace.name': ref.namespace,
+    'k8s.object.name': ref.name,
+    'apply.action': type,
+  };
+  return inSpan(name, object, async (notes) => {
+    const outcome = await work();
+    if (outcome !== undefined) notes.set({ 'apply.result': outcome.action });
+    return outcome;
+  });
 }

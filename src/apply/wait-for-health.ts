@@ -6,6 +6,7 @@ import type { ObjectRef } from '../manifests/object-ref.js';
 import type { ObjectHealthReport, WaitRequest } from './apply-set-contract.js';
 import { locationIn } from './object-location.js';
 import type { RunContext } from './run-context.js';
+import { inSpan } from '../observability/trace-span.js';
 
 const DEFAULT_POLL_MS = 1_000;
 
@@ -22,7 +23,26 @@ export async function waitForHealth(
     /** Hears the objects still waited for after each poll that leaves some. */
     readonly onPending?: (pending: readonly ObjectHealthReport[]) => Promise<void>;
   },
-): Promise<{ readonly health: readonly ObjectHealthReport[]; readonly timedOut: boolean }> {
+): Promise<HealthWait> {
+  return inSpan('health.wait', { 'health.objects': refs.length }, async (notes) => {
+    const waited = await pollHealth(refs, context, signal, options);
+    const current = waited.health.filter((report) => report.status === 'Current').length;
+    notes.set({ 'health.current': current, 'health.timed_out': waited.timedOut });
+    return waited;
+  });
+}
+
+interface HealthWait {
+  readonly health: readonly ObjectHealthReport[];
+  readonly timedOut: boolean;
+}
+
+async function pollHealth(
+  refs: readonly ObjectRef[],
+  context: Pick<RunContext, 'api' | 'mapper'>,
+  signal: AbortSignal | undefined,
+  options: Parameters<typeof waitForHealth>[3],
+): Promise<HealthWait> {
   const deadline = Math.min(Date.now() + options.timeoutMs, options.deadline ?? Infinity);
   const latest = new Map<ObjectRef, ObjectHealth>();
   let pending = [...refs];

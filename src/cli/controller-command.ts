@@ -1,5 +1,6 @@
 import { messageOf } from '../errors/message-of.js';
 import { availableParallelism, tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseDuration } from '../api/durations.js';
@@ -10,6 +11,9 @@ import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
+import { createTracing, type TracingSettings } from '../observability/tracing.js';
+import { createOtlpTraceExporter } from '../net/otlp-trace-exporter.js';
+import { tracingSettingsOf } from './tracing-env.js';
 import type { CliIo, Command } from './cli-io.js';
 import {
   SERVICE_ACCOUNT_NAME,
@@ -41,6 +45,7 @@ export async function runControllerCommand(
 ): Promise<number> {
   let config: ControllerConfig;
   let level: string;
+  let traces: TracingSettings | undefined;
   try {
     const parsed = parseControllerFlags(argv, io);
     if (parsed === 'help') {
@@ -48,6 +53,7 @@ export async function runControllerCommand(
       return ExitCode.ok;
     }
     ({ config, level } = parsed);
+    traces = tracingSettingsOf(io.env, config.identity);
   } catch (error) {
     // Only a flag or a kubeconfig is the user's to fix; anything else is a bug, not bad input.
     if (!(error instanceof UsageError || error instanceof KubeConfigError)) {
@@ -57,7 +63,13 @@ export async function runControllerCommand(
     return ExitCode.badInput;
   }
   const logger = createLogger({ level, destination: io.stdout });
-  const controller = await runController(config, logger, hooks);
+  const tracing = createTracing(traces, createOtlpTraceExporter, packageVersion());
+  if (traces !== undefined) logger.info({ endpoint: traces.endpoint }, 'exporting traces');
+  const controller = await runController(
+    tracing.enabled ? { ...config, tracer: tracing.tracer } : config,
+    logger,
+    hooks,
+  );
   const onSignal = (signal: NodeJS.Signals) => {
     logger.info({ signal }, 'shutdown requested');
     void controller.stop();
@@ -67,6 +79,11 @@ export async function runControllerCommand(
   try {
     const why = await controller.done;
     const code = why === 'stopped' ? ExitCode.ok : ExitCode.failure;
+    // The spans still batched go out before the process ends; a collector that does not answer costs
+    // them, not the exit (the exporter's own timeout, then the grace below).
+    await tracing.shutdown().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not send the last spans');
+    });
     // Everything the controller opened is closed by now; a connection a library left open must not keep
     // a stopped pod alive until its grace period ends. The timer itself holds nothing open.
     setTimeout(() => process.exit(code), STOPPED_EXIT_GRACE_MS).unref();
@@ -75,6 +92,11 @@ export async function runControllerCommand(
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
   }
+}
+
+/** The controller's version, as `applyset version` prints it: the spans' service.version. */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 /** How long a stopped controller's process may linger on open connections before it exits anyway. */

@@ -14,6 +14,7 @@ import type { KubeClient } from '../kube/kube-client.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import type { ControllerMetrics } from '../observability/controller-metrics.js';
 import type { Logger } from '../observability/create-logger.js';
+import { currentTraceId } from '../observability/trace-span.js';
 import type { Notifier } from '../notify/notifier.js';
 import type { ApplySetApi } from '../kube/applyset-api.js';
 import type { EventRecorder } from './event-recorder.js';
@@ -108,7 +109,7 @@ export function reconcileContext(
     key,
     namespace,
     name,
-    log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex') }),
+    log: options.logger.child({ applyset: key, reconcileId: randomBytes(4).toString('hex'), ...traceOf() }),
     api,
     recordEvent: options.recordEvent,
     notify: options.notify,
@@ -117,4 +118,10 @@ export function reconcileContext(
     signal: options.signal,
     worker,
   };
+}
+
+/** The trace this reconcile runs in (tracing on and this trace sampled), for every line it logs. */
+function traceOf(): { trace_id?: string } {
+  const traceId = currentTraceId();
+  return traceId === undefined ? {} : { trace_id: traceId };
 }

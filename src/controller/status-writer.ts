@@ -16,6 +16,8 @@ import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
 import { encodeGoJson } from '../merge/encode-go-json.js';
 import type { ReconcileContext } from './reconcile-context.js';
+import type { Attributes } from '@opentelemetry/api';
+import { inSpan } from '../observability/trace-span.js';
 import { recordStageEvent, stageMessage } from './run-stage-report.js';
 
 /**
@@ -161,10 +163,25 @@ export function createStatusWriter(
     moved: engineMoved,
     version,
     progressing,
-    write,
+    write: (status) =>
+      inSpan('status.write', statusAttributes(status), async (notes) => {
+        const written = await write(status);
+        notes.set({ 'applyset.status.write': written });
+        return written;
+      }),
   };
 }
 
 function goJson(status: ApplySetStatus): string {
   return encodeGoJson(status as unknown as JsonValue);
+}
+
+/** What the status says, on its write's span: Ready and its reason, the revision applied. */
+function statusAttributes(status: ApplySetStatus): Attributes {
+  const ready = status.conditions?.find((condition) => condition.type === 'Ready');
+  return {
+    'applyset.ready': ready?.status ?? 'Unknown',
+    'applyset.reason': ready?.reason ?? '',
+    'applyset.revision': status.lastAppliedRevision ?? '',
+  };
 }

@@ -8,6 +8,8 @@ import { createKubeConnection, type KubeConnection } from './kube-connection.js'
 import type { KubeCredentials } from './kube-credentials.js';
 import { streamWatch, type KubeWatchRequest } from './watch-stream.js';
 import { parseJsonLossless } from '../manifests/lossless-json.js';
+import { SpanKind, type Attributes } from '@opentelemetry/api';
+import { inSpan, type SpanNotes } from '../observability/trace-span.js';
 
 /** @internal test seam: the shape its tests build */
 export type KubeMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -129,9 +131,14 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     return send(url, { ...opts, headers }, req, { timeoutMs, policy: connection.policy });
   };
 
-  const request = async (req: KubeRequest): Promise<JsonValue> => {
+  // Within a traced reconcile, each request is a span of its own (docs/monitoring.md#tracing).
+  const request = (req: KubeRequest): Promise<JsonValue> =>
+    inSpan('kube.request', requestAttributes(base, req), (notes) => answer(req, notes), SpanKind.CLIENT);
+
+  const answer = async (req: KubeRequest, notes: SpanNotes): Promise<JsonValue> => {
     let { status, body, bytes } = await sendOnce(req);
     if (status === 401 && connection.unauthorized()) ({ status, body, bytes } = await sendOnce(req));
+    notes.set({ 'http.response.status_code': status });
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     req.onBodyBytes?.(bytes);
     if (body === '') return null;
@@ -157,6 +164,16 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   };
 
   return { server, request, watch };
+}
+
+/** A request's span attributes, in OpenTelemetry's HTTP client conventions: never its query or body. */
+function requestAttributes(base: URL, req: KubeRequest): Attributes {
+  return {
+    'http.request.method': req.method,
+    'url.path': req.path,
+    'server.address': base.hostname,
+    ...(base.port === '' ? {} : { 'server.port': Number(base.port) }),
+  };
 }
 
 /** An answer: its status, its body as text, and the body's length in bytes as received. */

@@ -19,6 +19,7 @@ import { readFiles, type RevisionReader } from './revision-reader.js';
 import { readSetSecretKeys } from './set-secret.js';
 import type { ChartInputs } from '../helm/chart-inputs.js';
 import { readHelmValuesFrom } from './helm-values-from.js';
+import { inSpan, noteStep } from '../observability/trace-span.js';
 
 /** The data keys of the decryption Secret that hold age identities (Flux's convention). */
 const AGE_KEY_SUFFIX = '.agekey';
@@ -62,18 +63,29 @@ export async function readRevisionFiles(
   if ('done' in chart) return chart;
   // Values from a Secret are secrets: the render's private files go to memory-backed scratch too.
   const secretValues = chart.value?.valuesFrom.some((document) => document.secret) === true;
-  const files = await readFiles(revisionReader, spec, {
-    ...passed,
-    revision,
-    signal,
-    log,
-    ...(chart.value === undefined ? {} : { chart: chart.value }),
-    ...(identities === undefined
-      ? { transform: refuseSops, ...(secretValues ? { inMemory: true } : {}) }
-      : { transform: decryptWhenSops(identities), inMemory: true }),
+  const rendered = { 'source.path': spec.source.path ?? '', 'source.revision': revision };
+  const files = await inSpan('source.render', rendered, async (notes) => {
+    const step = await readFiles(revisionReader, spec, {
+      ...passed,
+      revision,
+      signal,
+      log,
+      ...(chart.value === undefined ? {} : { chart: chart.value }),
+      ...(identities === undefined
+        ? { transform: refuseSops, ...(secretValues ? { inMemory: true } : {}) }
+        : { transform: decryptWhenSops(identities), inMemory: true }),
+    });
+    noteStep(notes, step);
+    if ('value' in step) notes.set({ 'source.files': step.value.length });
+    return step;
   });
   if ('done' in files) return files;
-  return decryptFiles(files.value, identities, spec, { revision, log });
+  if (identities === undefined) return decryptFiles(files.value, identities, spec, { revision, log });
+  return inSpan('source.decrypt', { 'source.files': files.value.length }, async (notes) => {
+    const step = await decryptFiles(files.value, identities, spec, { revision, log });
+    noteStep(notes, step);
+    return step;
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { stalledStep, type Step } from '../api/reconcile-outcome.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
+import { inSpan, noteStep } from '../observability/trace-span.js';
 import { readRevisionFiles } from './decrypt-revision.js';
 import type { ChartInputs } from '../helm/chart-inputs.js';
 import type { CredentialsParser, SetAccount, SourceAdapters, SourceRequest } from './source-adapter.js';
@@ -55,18 +56,24 @@ export async function readSource(
     );
   }
   const { account, log } = access;
-  const fetched = await adapter.read(
-    {
-      spec,
-      account,
-      credentials: (parse) => readSourceCredentials(account, access.secretRefs, spec, parse, signal),
-      maxAgeMs: access.maxAgeMs,
-      log,
-      metrics: access.metrics,
-      now: access.now,
-    },
-    signal,
-  );
+  const source = { 'source.kind': spec.source.kind, 'source.url': spec.source.url };
+  const fetched = await inSpan('source.fetch', source, async (notes) => {
+    const step = await adapter.read(
+      {
+        spec,
+        account,
+        credentials: (parse) => readSourceCredentials(account, access.secretRefs, spec, parse, signal),
+        maxAgeMs: access.maxAgeMs,
+        log,
+        metrics: access.metrics,
+        now: access.now,
+      },
+      signal,
+    );
+    noteStep(notes, step);
+    if ('value' in step) notes.set({ 'source.revision': step.value.revision });
+    return step;
+  });
   if ('done' in fetched) return fetched;
   const { revision, id, tree } = fetched.value;
   const read = {

@@ -40,6 +40,31 @@ describe('the chart values', () => {
   );
 
   it(
+    'turn tracing on with the OTEL_* variables from tracing.*, none by default, refusing one without an endpoint',
+    async () => {
+      const traced = controllerContainer(
+        await render({
+          'tracing.enabled': 'true',
+          'tracing.endpoint': 'http://otel-collector.observability:4318',
+          'tracing.sampleRatio': '0.1',
+        }),
+      ).container;
+      expect(traced.env).toEqual(
+        expect.arrayContaining([
+          { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', value: 'http://otel-collector.observability:4318' },
+          { name: 'OTEL_TRACES_SAMPLER', value: 'parentbased_traceidratio' },
+          { name: 'OTEL_TRACES_SAMPLER_ARG', value: '0.1' },
+          { name: 'OTEL_SERVICE_NAME', value: 'applyset-controller' },
+        ]),
+      );
+      const plain = controllerContainer(await render({})).container;
+      expect(plain.env.map((variable) => variable.name).filter((name) => name.startsWith('OTEL_'))).toEqual([]);
+      await expect(render({ 'tracing.enabled': 'true' })).rejects.toThrow('tracing.endpoint is required');
+    },
+    HELM_TIMEOUT_MS,
+  );
+
+  it(
     'set image, replicas, concurrency, log level and the watched namespace',
     async () => {
       const objects = await render({

@@ -1,6 +1,7 @@
 import type { HealthCheckExpr } from '../../health/cel-health.js';
 import type { ArtifactLimits } from '../../source/oci/artifact-limits.js';
 import { hostname } from 'node:os';
+import type { Tracer } from '@opentelemetry/api';
 import type { KubeCredentials } from '../../kube/kube-credentials.js';
 import type { ProxyEnvironment } from '../../net/proxy-environment.js';
 import type { SourceHostList } from '../../net/host-list.js';
@@ -39,6 +40,11 @@ export interface ControllerConfig {
   readonly kustomize?: KustomizeOptions;
   /** `--max-builds`, `--max-builds-per-namespace`: builds (kustomize) at once, in all and of one namespace. */
   readonly builds?: { readonly maxRunning: number; readonly maxRunningPerNamespace: number };
+  /**
+   * The tracer each reconcile's trace starts with (OTEL_EXPORTER_OTLP_ENDPOINT and the other OTEL_*
+   * variables, src/cli/tracing-env.ts); undefined: tracing off, no span made.
+   */
+  readonly tracer?: Tracer;
   /** `--notification-rate`, `--notification-timeout`, `--notification-attempts`, `--notification-queue-length`. */
   readonly notifications?: DispatcherSettings;
   /** `--health-check-exprs`: the cluster's default CEL health checks; an ApplySet's own win per kind. */

@@ -16,6 +16,7 @@ import { informerView, informerViewWithInventory } from './informer-view.js';
 import { LeadershipLostError, startLeaderElection, type LeaderElection } from './leader-election.js';
 import type { EngineHooks } from './shared-engines.js';
 import { createReconciler, type Reconciler } from '../reconcile-applyset.js';
+import { tracedReconciler } from '../traced-reconciler.js';
 import { startSecretChangePoller, type SecretChangePoller } from './secret-change-poller.js';
 import { servePushWebhook } from './serve-push-webhook.js';
 import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
@@ -139,41 +140,44 @@ function wireReconciler(
 ): { readonly reconcile: Reconciler; readonly notify: Notifier } {
   const { client } = clients;
   const notify = watchedControllerNotifications({ config, clients, metrics, logger, signal });
-  const reconcile = createReconciler({
-    client,
-    // Step 7's account, from a watch of ServiceAccounts: no GET per reconcile (watched-accounts.ts).
-    api: withWatchedAccounts(createApplySetApi(client), {
+  const reconcile = tracedReconciler(
+    config.tracer,
+    createReconciler({
       client,
-      config,
-      logger: logger.child({ informer: 'serviceaccounts' }),
+      // Step 7's account, from a watch of ServiceAccounts: no GET per reconcile (watched-accounts.ts).
+      api: withWatchedAccounts(createApplySetApi(client), {
+        client,
+        config,
+        logger: logger.child({ informer: 'serviceaccounts' }),
+        signal,
+      }),
+      builds: controllerBuilds(config, metrics),
+      engineFor: clients.engineFor,
+      readerAs: clients.readerAs,
+      restMapper: createRestMapper(client),
+      remoteClusters: clients.remoteClusters,
+      capabilities: clients.capabilities,
+      tenancy: {
+        allowNestedApplySets: config.allowNestedApplySets === true,
+        defaultServiceAccountName: config.defaultServiceAccountName,
+        allowSecretRefsFrom: secretRefNamespaces,
+        noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
+      },
+      sources: controllerSources(config),
+      ...(config.healthCheckExprs === undefined ? {} : { healthCheckExprs: config.healthCheckExprs }),
+      ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
+      recordEvent: createEventRecorder({
+        client,
+        instance: config.identity,
+        onError: (error) => logger.debug({ err: error }, 'recording an event failed'),
+      }),
+      notify,
+      metrics,
+      logger,
+      now: Date.now,
       signal,
     }),
-    builds: controllerBuilds(config, metrics),
-    engineFor: clients.engineFor,
-    readerAs: clients.readerAs,
-    restMapper: createRestMapper(client),
-    remoteClusters: clients.remoteClusters,
-    capabilities: clients.capabilities,
-    tenancy: {
-      allowNestedApplySets: config.allowNestedApplySets === true,
-      defaultServiceAccountName: config.defaultServiceAccountName,
-      allowSecretRefsFrom: secretRefNamespaces,
-      noCrossNamespaceRefs: config.noCrossNamespaceRefs === true,
-    },
-    sources: controllerSources(config),
-    ...(config.healthCheckExprs === undefined ? {} : { healthCheckExprs: config.healthCheckExprs }),
-    ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
-    recordEvent: createEventRecorder({
-      client,
-      instance: config.identity,
-      onError: (error) => logger.debug({ err: error }, 'recording an event failed'),
-    }),
-    notify,
-    metrics,
-    logger,
-    now: Date.now,
-    signal,
-  });
+  );
   return { reconcile, notify };
 }
 
