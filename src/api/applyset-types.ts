@@ -110,12 +110,9 @@ interface HelmSpec {
 }
 
 /** One entry of `spec.healthChecks`. */
-interface HealthCheckSpec {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly name: string;
+type HealthCheckSpec = Readonly<Record<'apiVersion' | 'kind' | 'name', string>> & {
   readonly namespace?: string;
-}
+};
 
 /**
  * `spec` as stored: durations are strings such as `1m30s`.

@@ -1,5 +1,6 @@
 import type { ObjectHealthJudge } from '../health/cel-health.js';
-import type { Hook, HookPhase, HookRun, SkippedHook } from './hooks/hook-annotations.js';
+import type { HookRun, SkippedHook } from './hooks/hook-annotations.js';
+import type { ObjectHealthReport, RunOrder, RunStage } from './run-stage.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import type { PruneLimitExceededError } from './prune-limit-error.js';
 import type { ManifestSource } from '../manifests/manifest-error.js';
@@ -307,12 +308,6 @@ export interface PreDeleteRequest {
   readonly onHook?: (run: HookRun) => void;
 }
 
-/** The order a run would follow: what the preview lists by wave and the hooks it would run. */
-export interface RunOrder {
-  readonly syncWaves: readonly { readonly wave: number; readonly refs: readonly ObjectRef[] }[];
-  readonly hooks: readonly Hook[];
-}
-
 /** How a run treats its hooks. */
 export interface HookRequest {
   /** Run them: the set applies a new revision or spec. False: leave them out, as on a steady run. */
@@ -332,39 +327,4 @@ export interface HealthWait {
   readonly parentResourceVersion: string | undefined;
 }
 
-/** One object's health after a wait: kstatus's status and what a person should read. */
-export interface ObjectHealthReport {
-  readonly ref: ObjectRef;
-  readonly status: 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
-  readonly message: string;
-}
-
 export type ApplySetEngine = (request: ApplySetRequest) => Promise<ApplySetResult>;
-
-/**
- * Where a run is while it waits on what the set's author ordered (docs/hooks.md): a sync wave not
- * healthy yet, a sync wave that became healthy, a phase of hooks started. Reported once per transition
- * (never per poll), as data; the controller shows it in the ApplySet's status and events.
- */
-export type RunStage = EngineStage & {
-  /** The parent's resourceVersion after the run's writes so far: a status write's precondition. */
-  readonly parentResourceVersion: string | undefined;
-};
-
-/** A stage as the engine's steps report it; the engine adds the parent's version. */
-export type EngineStage =
-  /** The wave is applied and its first health poll left these objects not Current. */
-  | ({ readonly stage: 'sync-wave-waiting'; readonly pending: readonly ObjectHealthReport[] } & SyncWavePlace)
-  /** Every object of the wave is Current: the next wave is applied now. */
-  | ({ readonly stage: 'sync-wave-healthy'; readonly objects: number } & SyncWavePlace)
-  /** A phase of hooks starts: the hooks it runs, lightest weight first. */
-  | { readonly stage: 'hook-phase'; readonly phase: HookPhase; readonly hooks: readonly ObjectRef[] };
-
-/** A sync wave's place: its number, its position among the set's waves (1-based), how many there are. */
-interface SyncWavePlace {
-  readonly wave: number;
-  readonly position: number;
-  readonly waves: number;
-  /** The wave applied once this one is healthy. */
-  readonly next: number;
-}

@@ -9,13 +9,8 @@ import { DEFAULT_TOOLING } from '../inventory/applyset-metadata.js';
 import { createKubeObjectApi } from '../kube/kube-object-api.js';
 import { createOpenApiPatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../kube/rest-mapper.js';
-import type {
-  ApplySetEngine,
-  ApplySetRequest,
-  ApplySetResult,
-  PruneRequest,
-  RunOrder,
-} from './apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, ApplySetResult, PruneRequest } from './apply-set-contract.js';
+import type { RunOrder } from './run-stage.js';
 import type { Hook } from './hooks/hook-annotations.js';
 import type { ManifestObject } from '../manifests/manifest-object.js';
 import { groupIntoSyncWaves, syncWaveOf } from '../manifests/sync-waves.js';

@@ -1,5 +1,6 @@
 import { liveResourceVersion } from '../inventory/live-state.js';
-import type { ApplySetRequest, EngineStage } from './apply-set-contract.js';
+import type { ApplySetRequest } from './apply-set-contract.js';
+import type { EngineStage } from './run-stage.js';
 import type { ParentWriter } from './parent-writer.js';
 
 /** How the engine's steps report a stage of the run (a sync wave, a phase of hooks). */

@@ -3,7 +3,8 @@
  * the run itself with spec.wait's progress handed over as data, and what the run comes to.
  */
 import type { Logger } from '../observability/create-logger.js';
-import type { ApplySetEngine, ApplySetRequest, HealthWait, RunStage } from '../apply/apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../apply/apply-set-contract.js';
+import type { RunStage } from '../apply/run-stage.js';
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
 import type { ObjectRef } from '../manifests/object-ref.js';
 import { failureOutcome } from '../reconcile/failure-outcome.js';

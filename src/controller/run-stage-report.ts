@@ -3,7 +3,7 @@
  * message of a sync wave waited for or a phase of hooks running, and the event of a wave waited for
  * or healthy. One status write and at most one event per transition, never per poll.
  */
-import type { RunStage } from '../apply/apply-set-contract.js';
+import type { RunStage } from '../apply/run-stage.js';
 import { progressingMessage } from '../api/progressing-status.js';
 import { describeObjectRef } from '../manifests/object-ref.js';
 import type { ApplySet } from '../api/applyset-types.js';

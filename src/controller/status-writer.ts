@@ -4,7 +4,8 @@
  * engine's writes of the ApplySet, then this writer's own), so a newer writer (a replica that took
  * over while this one was paused, a spec change) wins and this run's view is read again.
  */
-import type { HealthWait, RunStage } from '../apply/apply-set-contract.js';
+import type { HealthWait } from '../apply/apply-set-contract.js';
+import type { RunStage } from '../apply/run-stage.js';
 import {
   RECONCILE_REQUESTED_AT_ANNOTATION,
   type ApplySet,
@@ -73,23 +74,34 @@ export function mappingInputOf(
   };
 }
 
+/**
+ * The engine's writes of the ApplySet and the status writer's take turns (a sync wave's status between
+ * two inventory writes, the health wait's after the last): the newest version known is the last
+ * written. A report that repeats the engine's version says it wrote nothing since, so it moves nothing.
+ */
+function parentVersions(initial: string | undefined) {
+  let engineVersion: string | undefined;
+  let latest: string | undefined;
+  return {
+    version: () => latest ?? initial,
+    engineMoved: (resourceVersion: string | undefined) => {
+      if (resourceVersion === undefined || resourceVersion === engineVersion) return;
+      engineVersion = resourceVersion;
+      latest = resourceVersion;
+    },
+    wrote: (resourceVersion: string | undefined) => {
+      latest = resourceVersion;
+    },
+  };
+}
+
 export function createStatusWriter(
   ctx: Pick<ReconcileContext, 'api' | 'log' | 'metrics' | 'now' | 'signal'> &
     Partial<Pick<ReconcileContext, 'recordEvent'>>,
   applySet: ApplySet,
 ): StatusWriter {
   let stored = applySet.status;
-  // The engine's writes of the ApplySet and this writer's take turns (a sync wave's status between two
-  // inventory writes, the health wait's after the last): the newest version known is the last written.
-  // A report that repeats the engine's version says it wrote nothing since, so it moves nothing.
-  let engineVersion: string | undefined;
-  let latest: string | undefined;
-  const version = () => latest ?? applySet.metadata.resourceVersion;
-  const engineMoved = (resourceVersion: string | undefined) => {
-    if (resourceVersion === undefined || resourceVersion === engineVersion) return;
-    engineVersion = resourceVersion;
-    latest = resourceVersion;
-  };
+  const { version, engineMoved, wrote } = parentVersions(applySet.metadata.resourceVersion);
   let progressAt = 0;
   let progressNames: string | undefined;
   // After a conflict the run's view is stale: its final write will conflict too and the ApplySet is
@@ -136,7 +148,7 @@ export function createStatusWriter(
         return false;
       }
       stored = status;
-      latest = result.resourceVersion;
+      wrote(result.resourceVersion);
       ctx.metrics.setReady(applySet.metadata.namespace, applySet.metadata.name, -1);
       return true;
     } catch (error) {
@@ -155,7 +167,7 @@ export function createStatusWriter(
     const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
     if (result.kind === 'conflict') return 'conflict';
     stored = status;
-    if (result.kind === 'written') latest = result.resourceVersion;
+    if (result.kind === 'written') wrote(result.resourceVersion);
     return 'written';
   };
 

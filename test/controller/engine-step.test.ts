@@ -1,9 +1,5 @@
-import type {
-  ApplySetEngine,
-  ApplySetRequest,
-  HealthWait,
-  RunStage,
-} from '../../src/apply/apply-set-contract.js';
+import type { ApplySetEngine, ApplySetRequest, HealthWait } from '../../src/apply/apply-set-contract.js';
+import type { RunStage } from '../../src/apply/run-stage.js';
 import { runEngine } from '../../src/controller/engine-step.js';
 
 const wait = (name: string): HealthWait => ({

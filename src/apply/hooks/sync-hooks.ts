@@ -64,8 +64,7 @@ export function syncHooks(
     const running = only.filter((hook) => hook.phases.includes(name));
     if (running.length === 0) return true;
     if (name === 'Sync') syncPending = syncPending.filter((hook) => !only.includes(hook));
-    const refs = running.map((hook) => hook.object.ref);
-    await reportStage({ stage: 'hook-phase', phase: name, hooks: refs });
+    await reportStage({ stage: 'hook-phase', phase: name, hooks: running.map((hook) => hook.object.ref) });
     const ended = await runHookPhase(
       {
         phase: name,
@@ -85,11 +84,7 @@ export function syncHooks(
     await phase('SyncFail');
     throw new HookFailedError(runs);
   };
-  const syncBetween = (from: number, to: number) =>
-    phase(
-      'Sync',
-      syncPending.filter((hook) => hook.weight >= from && hook.weight < to),
-    );
+  const syncBetween = (from: number, to: number) => phase('Sync', weighing(syncPending, from, to));
   const firstWave = firstSyncWave(request, split.objects);
   return {
     objects: split.objects,
@@ -149,6 +144,11 @@ function withoutHooks(loaded: readonly ManifestObject[]): SyncHooks {
 function firstSyncWave(request: ApplySetRequest, objects: readonly ManifestObject[]): number | undefined {
   if (request.syncWaves === undefined || objects.length === 0) return undefined;
   return Math.min(...objects.map((object) => syncWaveOf(object.manifest)));
+}
+
+/** The hooks of weights from `from` up to `to` (excluded). */
+function weighing(hooks: readonly Hook[], from: number, to: number): Hook[] {
+  return hooks.filter((hook) => hook.weight >= from && hook.weight < to);
 }
 
 function isSyncPhase(phase: HookPhase): boolean {
