@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Watch } from '@kubernetes/client-node';
 import type { GitTestServer } from '../harness/git-server.js';
 import { uniqueName } from '../harness/test-cluster.js';
@@ -82,24 +83,40 @@ spec:
     await kubectl(['delete', 'crd', `widgets.${group}`, '--wait=false']).catch(() => undefined);
   });
 
-  /** The operator: each Widget labelled operated=yes gets status phase Ready and its spec.size. */
+  /**
+   * The operator: each Widget labelled operated=yes gets status phase Ready and its spec.size. Like an
+   * informer, it watches again whenever its watch ends or fails (a new CRD's endpoint may refuse the
+   * first watch), and the new watch lists what exists first.
+   */
   async function startWidgetOperator(): Promise<AbortController> {
     const path = `/apis/${group}/v1/namespaces/${namespace}/widgets`;
-    return new Watch(c.kc).watch(
-      path,
-      { labelSelector: 'operated=yes' },
-      (phase, object: WidgetObject) => {
-        if (phase !== 'ADDED' && phase !== 'MODIFIED') return;
-        if (object.status?.observedGeneration === object.metadata.generation) return;
-        const status = {
-          phase: 'Ready',
-          size: object.spec?.size ?? 0,
-          observedGeneration: object.metadata.generation,
-        };
-        void setStatus(object.metadata.name, status);
-      },
-      () => undefined,
-    );
+    const stopped = new AbortController();
+    const watchOnce = async (): Promise<void> => {
+      if (stopped.signal.aborted) return;
+      const again = () => void delay(500).then(watchOnce);
+      try {
+        const request = await new Watch(c.kc).watch(
+          path,
+          { labelSelector: 'operated=yes' },
+          (phase, object: WidgetObject) => {
+            if (phase !== 'ADDED' && phase !== 'MODIFIED') return;
+            if (object.status?.observedGeneration === object.metadata.generation) return;
+            const status = {
+              phase: 'Ready',
+              size: object.spec?.size ?? 0,
+              observedGeneration: object.metadata.generation,
+            };
+            void setStatus(object.metadata.name, status).catch(() => undefined);
+          },
+          () => again(),
+        );
+        stopped.signal.addEventListener('abort', () => request.abort(), { once: true });
+      } catch {
+        again();
+      }
+    };
+    await watchOnce();
+    return stopped;
   }
 
   const setStatus = (name: string, status: object) =>

@@ -38,7 +38,7 @@ function testTokens() {
 
 describe('installation tokens', () => {
   const app: GitHubApp = {
-    appId: '123',
+    appId: '918273645',
     installation: { id: '456' },
     privateKey: generateAppKey().privateKeyPem,
     baseUrl: 'https://api.github.com',
