@@ -97,12 +97,13 @@ function fetchFailure(message: string, url: string, name: string): string {
     .replace(/\s*\n\s*/g, ' ')
     .replace(/;? ?nothing was applied$/, '')
     .trim();
+  // The tag or digest once: kept where the source wrote it right after the URL (`URL: v9 …`,
+  // `URL@sha256:…`), else added to the URL. Looked for there only: a path elsewhere in the line may
+  // hold the same letters.
   const ref = name.slice(url.length + 1);
-  const named = !line.includes(url)
-    ? `${name}: ${line}`
-    : line.includes(ref)
-      ? line
-      : line.replace(url, name);
+  const at = line.indexOf(url);
+  const refAfterUrl = at >= 0 && line.slice(at + url.length, at + url.length + ref.length + 2).includes(ref);
+  const named = at < 0 ? `${name}: ${line}` : refAfterUrl ? line : line.replace(url, name);
   return `${named}; nothing was written`;
 }
 
