@@ -91,7 +91,9 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const desired = hooks.objects;
 
   // 3. Read the live state of every object of the files and of the inventory.
-  const createUnread = !request.write.dryRun && request.release !== true;
+  // Not before the parent exists (the CLI's first run): the plan must know first whether any object
+  // is the set's to write, or it would create a parent for a set whose objects are all another's.
+  const createUnread = !request.write.dryRun && request.release !== true && parent.live !== undefined;
   const live = await readLive(desired, parent, context, { signal, createUnread });
 
   // 4. deletionPolicy Orphan: let every owned object go, and nothing else.

@@ -39,8 +39,13 @@ describe('objects new to the set', () => {
       }),
     );
 
+    // The set exists already (its parent written by a first run): only then are new objects created unread.
+    const seed = { 'seed.yaml': configMapYaml(ns, 'seed', { k: 'v' }) };
+    await engine(await requestFor(await writeSetDirectory(seed), { namespace: ns, name: 'mine' }));
+
     sent.length = 0;
     const files = {
+      ...seed,
       'fresh.yaml': configMapYaml(ns, 'fresh', { k: 'v' }),
       'loose.yaml': configMapYaml(ns, 'loose', { k: 'v' }),
       'taken.yaml': configMapYaml(ns, 'taken', { k: 'mine' }),
@@ -50,6 +55,7 @@ describe('objects new to the set', () => {
     );
 
     expect(byObject(result.outcomes)).toEqual({
+      [`configmap/seed -n ${ns}`]: 'unchanged',
       [`configmap/fresh -n ${ns}`]: 'created',
       [`configmap/loose -n ${ns}`]: 'configured',
       [`configmap/taken -n ${ns}`]: 'conflict',
@@ -62,8 +68,8 @@ describe('objects new to the set', () => {
     expect(sent.filter((r) => r.method === 'GET' && r.path === member('fresh'))).toEqual([]);
     expect(sent.filter((r) => r.method === 'GET' && r.path === member('loose'))).toHaveLength(1);
     expect(sent.filter((r) => r.method === 'GET' && r.path === member('taken'))).toHaveLength(1);
-    // A POST of each, and the parent's (a ConfigMap too, created at the inventory widen).
-    expect(sent.filter((r) => r.path === `/api/v1/namespaces/${ns}/configmaps`)).toHaveLength(4);
+    // A POST of each new one (the parent exists: it is patched).
+    expect(sent.filter((r) => r.path === `/api/v1/namespaces/${ns}/configmaps`)).toHaveLength(3);
     // The conflict leaves this set's inventory: it is another set's object.
     const inventory = (await inventoryOf(ns, 'mine'))?.annotations?.[
       'kubectl.kubernetes.io/last-applied-objects'
