@@ -5,18 +5,18 @@
  * then awaited healthy, before the next; prunes go in the reverse order. Inside a wave the kind order
  * of apply-waves.ts still holds.
  */
-import { isJsonObject, type JsonObject } from './json-value.js';
+import type { JsonObject } from './json-value.js';
+import { manifestAnnotations } from './manifest-annotations.js';
 
 const WAVE_ANNOTATION = 'applyset.dev/wave';
 const ARGO_SYNC_WAVE_ANNOTATION = 'argocd.argoproj.io/sync-wave';
 
 /** The object's sync wave: its annotation's integer, else 0. */
 export function syncWaveOf(object: JsonObject | undefined): number {
-  const metadata = object?.['metadata'];
-  const annotations = isJsonObject(metadata) ? metadata['annotations'] : undefined;
-  if (!isJsonObject(annotations)) return 0;
+  if (object === undefined) return 0;
+  const annotations = manifestAnnotations(object);
   const text = annotations[WAVE_ANNOTATION] ?? annotations[ARGO_SYNC_WAVE_ANNOTATION];
-  if (typeof text !== 'string') return 0;
+  if (text === undefined) return 0;
   const trimmed = text.trim();
   return /^[-+]?\d{1,9}$/.test(trimmed) ? Number(trimmed) : 0;
 }

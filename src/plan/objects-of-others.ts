@@ -1,5 +1,6 @@
 import { MetadataKeys } from '../inventory/metadata-keys.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
+import { manifestAnnotations } from '../manifests/manifest-annotations.js';
 import {
   compareObjectRefs,
   describeObjectRef,
@@ -103,7 +104,7 @@ function oursUids(listed: readonly ListedObject[], set: PruningSet): Set<string>
     const uid = metadataString(object, 'uid');
     if (uid === undefined || !planned.has(key)) continue;
     const plannedUid = planned.get(key);
-    const owner = annotationsOf(object)[MetadataKeys.applyOwner];
+    const owner = manifestAnnotations(object)[MetadataKeys.applyOwner];
     if (plannedUid === uid || (plannedUid === undefined && owner === set.ownerUid)) ours.add(uid);
   }
   for (const { uid } of set.pruning) if (uid !== undefined) ours.add(uid);
@@ -133,7 +134,7 @@ function isEvent(ref: ObjectRef): boolean {
 
 /** A default the control plane created and nobody applied over (no apply-owner but ours, no kubectl apply). */
 function isControlPlaneDefault(ref: ObjectRef, object: JsonObject, ownerUid: string): boolean {
-  const annotations = annotationsOf(object);
+  const annotations = manifestAnnotations(object);
   const owner = annotations[MetadataKeys.applyOwner];
   if ((owner !== undefined && owner !== ownerUid) || annotations[LAST_APPLIED_ANNOTATION] !== undefined)
     return false;
@@ -148,7 +149,7 @@ function isControlPlaneDefault(ref: ObjectRef, object: JsonObject, ownerUid: str
 
 /** A token Secret the token controller made for a ServiceAccount this run deletes. */
 function isTokenOf(object: JsonObject, ours: ReadonlySet<string>): boolean {
-  const accountUid = annotationsOf(object)[SA_UID_ANNOTATION];
+  const accountUid = manifestAnnotations(object)[SA_UID_ANNOTATION];
   return object['type'] === SERVICE_ACCOUNT_TOKEN && accountUid !== undefined && ours.has(accountUid);
 }
 
@@ -158,15 +159,6 @@ function ownerUids(object: JsonObject): string[] {
   if (!Array.isArray(references)) return [];
   return references.flatMap((reference) =>
     isJsonObject(reference) && typeof reference['uid'] === 'string' ? [reference['uid']] : [],
-  );
-}
-
-function annotationsOf(object: JsonObject): Readonly<Record<string, string | undefined>> {
-  const metadata = object['metadata'];
-  const annotations = isJsonObject(metadata) ? metadata['annotations'] : undefined;
-  if (!isJsonObject(annotations)) return {};
-  return Object.fromEntries(
-    Object.entries(annotations).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
 }
 

@@ -6,6 +6,7 @@
  * its policy, and never listed in the inventory nor pruned.
  */
 import { HOOK_ANNOTATION_KEYS } from '../../manifests/hook-annotation-keys.js';
+import { manifestAnnotations } from '../../manifests/manifest-annotations.js';
 import { compareObjectRefs } from '../../manifests/object-ref.js';
 import type { ManifestObject } from '../../manifests/manifest-object.js';
 
@@ -83,7 +84,7 @@ const DELETE_POLICIES: Readonly<Record<string, HookDeletePolicy | 'before'>> = {
 export function splitHooks(objects: readonly ManifestObject[]): SplitObjects {
   const split: SplitObjects = { objects: [], hooks: [], skipped: [] };
   for (const object of objects) {
-    const annotations = annotationsOf(object);
+    const annotations = manifestAnnotations(object.manifest);
     const key = [OURS, ARGO, HELM].find((name) => annotations[name] !== undefined);
     if (key === undefined) {
       split.objects.push(object);
@@ -136,12 +137,4 @@ function listOf(text: string | undefined): string[] {
     .split(',')
     .map((part) => part.trim())
     .filter((part) => part !== '');
-}
-
-function annotationsOf(object: ManifestObject): Readonly<Record<string, string>> {
-  const metadata = object.manifest['metadata'];
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return {};
-  const annotations = (metadata as Record<string, unknown>)['annotations'];
-  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) return {};
-  return annotations as Record<string, string>;
 }

@@ -16,6 +16,7 @@ import { gvkOf, locationIn } from '../object-location.js';
 import type { RunContext } from '../run-context.js';
 import { waitForHealth } from '../wait-for-health.js';
 import type { Hook, HookPhase, HookRun } from './hook-annotations.js';
+import { manifestAnnotations } from '../../manifests/manifest-annotations.js';
 
 /** Marks an object as a hook of one set: only such an object is deleted before its hook is created again. */
 const HOOK_OF_ANNOTATION = 'applyset.dev/hook-of';
@@ -130,10 +131,7 @@ async function replaceEarlier(
   const { signal } = request;
   const earlier = await context.api.get(location, name, signal);
   if (earlier === undefined) return undefined;
-  const annotations = (earlier['metadata'] as JsonObject | undefined)?.['annotations'] as
-    | Record<string, string>
-    | undefined;
-  if (annotations?.[HOOK_OF_ANNOTATION] !== request.setId) {
+  if (manifestAnnotations(earlier)[HOOK_OF_ANNOTATION] !== request.setId) {
     return `an object of that name exists and is not a hook of this set (no ${HOOK_OF_ANNOTATION} of it); it was left as it is`;
   }
   try {
