@@ -3,6 +3,7 @@ import type { ApplySet } from '../api/applyset-types.js';
 import { dependencyKeysOf } from '../api/dependencies.js';
 import { crossOriginRefusal } from './cross-origin-refusal.js';
 import { messageOf } from '../errors/message-of.js';
+import type { HealthCheckExpr } from '../health/cel-health.js';
 import { fleetRow, type FleetFilter } from './fleet-row.js';
 import { renderMessagePage, renderPage, signInForm } from './page-layout.js';
 import { inventoryRefs } from './inventory-tree.js';
@@ -26,6 +27,8 @@ export interface UiServerOptions {
   readonly fleetRowLimit?: number;
   /** Live objects read for one ApplySet page; default 200. */
   readonly objectReadLimit?: number;
+  /** The cluster's default CEL health checks (the controller's --health-check-exprs); a set's own win. */
+  readonly healthCheckExprs?: readonly HealthCheckExpr[];
   /** How long a computed preview is reused; default 10 s. */
   readonly previewTtlMs?: number;
   readonly now?: () => number;
@@ -268,7 +271,7 @@ async function applySetPage(
   const visible = await readableByName(viewer, shown);
   const byKey = new Map(visible.map((set) => [keyOf(set), set]));
   const [objects, preview] = await Promise.all([
-    readObjectStates(applySet, context.data.readerFor(applySet), limit),
+    readObjectStates(applySet, context.data.readerFor(applySet), limit, context.healthCheckExprs),
     context.preview(applySet),
   ]);
   const body = renderApplySetBody({

@@ -49,7 +49,10 @@ interface ServeUiOptions {
    * `--ui-address` (e.g. `:8090`); `--namespace`, where the events are watched (undefined: everywhere);
    * the account an ApplySet without spec.serviceAccountName is applied as (undefined: the controller).
    */
-  readonly config: Pick<ControllerConfig, 'uiAddress' | 'namespace' | 'defaultServiceAccountName'>;
+  readonly config: Pick<
+    ControllerConfig,
+    'uiAddress' | 'namespace' | 'defaultServiceAccountName' | 'healthCheckExprs'
+  >;
   readonly clients: Pick<ControllerClients, 'client' | 'unfenced' | 'readerAs' | 'remoteClusters'>;
   /** The controller's ApplySet informer: its objects keep status.inventory when the view is on. */
   readonly applySets: Pick<SupervisedInformer, 'list' | 'get'>;
@@ -86,6 +89,9 @@ export async function serveUi(options: ServeUiOptions): Promise<UiServing | unde
     access: clusterUiAccess({ client: options.clients.unfenced(), logger }),
     data: controllerUiData(options, events, logger),
     signIn: true,
+    ...(options.config.healthCheckExprs === undefined
+      ? {}
+      : { healthCheckExprs: options.config.healthCheckExprs }),
   });
   const listening = await listenOn(ui.server, uiAddress);
   return {
