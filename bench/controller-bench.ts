@@ -90,7 +90,7 @@ function specsOf(options: ControllerBenchOptions): FleetSpec[] {
 
 const FOOTER =
   `\nrequests: apiserver_request_total before and after each phase, by verb and resource (the control ` +
-  `plane's leases and endpoints, the controllers' Leases, the /metrics reads and the bench's creates of the ` +
+  `plane's leases, endpoints and Service IPAddresses, the controllers' Leases, the /metrics reads and the bench's creates of the ` +
   `ApplySets left out); after the API server restart, the controllers' own requests from its audit log.\n` +
   `Chart defaults: --leader-elect, --concurrency 4, the image's node flags and MALLOC_ARENA_MAX; ` +
   `each ApplySet applied as applyset-deployer of its namespace unless --apply-as-controller. ` +

@@ -19,6 +19,8 @@ export interface FleetControllerOptions {
   readonly applyAsController: boolean;
   /** The shard this process reconciles (its label selector and Lease), when the fleet is sharded. */
   readonly shard?: number;
+  /** Flags after the chart's (e.g. a longer Lease). */
+  readonly extraArgs?: readonly string[];
 }
 
 /** A running controller: its metrics port, when it logged each ApplySet reconciled, its RSS and CPU. */
@@ -65,6 +67,7 @@ function controllerArgs(options: FleetControllerOptions): string[] {
     '4',
     ...shard,
     ...(options.applyAsController ? ['--apply-as-controller'] : []),
+    ...(options.extraArgs ?? []),
     // The bench's Git server is on loopback, which a source may name only when allowed.
     '--allowed-source-hosts',
     '127.0.0.1',

@@ -72,14 +72,22 @@ export async function waitUntil(what: string, check: () => boolean | Promise<boo
   }
 }
 
-/** Starts one controller per shard with `kubeconfig` and waits until each holds its Lease. */
-export async function startControllers(fleet: Fleet, kubeconfig: string): Promise<FleetController[]> {
+/**
+ * Starts one controller per shard with `kubeconfig` (and `extraArgs` after the chart's flags) and
+ * waits until each holds its Lease.
+ */
+export async function startControllers(
+  fleet: Fleet,
+  kubeconfig: string,
+  extraArgs: readonly string[] = [],
+): Promise<FleetController[]> {
   const controllers = fleet.cacheDirs.map((cacheDir, shard) =>
     startFleetController({
       kubeconfig,
       namespace: fleet.namespace,
       cacheDir,
       applyAsController: fleet.spec.applyAsController,
+      extraArgs,
       ...(fleet.spec.shards > 1 ? { shard } : {}),
     }),
   );
