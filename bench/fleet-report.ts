@@ -45,7 +45,12 @@ const ROWS: readonly Row[] = [
   ['at rest, RSS', (r) => r.rest && mib(r.rest.idleRss)],
   ['restart, all reconciled after', (r) => r.restart && `${r.restart.readySeconds.toFixed(1)} s`],
   ['restart, writes', (r) => r.restart && String(writes(r.restart.requests))],
-  ['API server restart, LISTs in 60 s', (r) => r.relist && String(lists(r.relist.requests))],
+  [
+    'API server restart, LISTs in 60 s',
+    (r) =>
+      r.relist &&
+      `${lists(r.relist.requests)}${r.relist.exited > 0 ? ` (${r.relist.exited} controllers exited)` : ''}`,
+  ],
   ['load average, start / end', (r) => `${r.loadStart.split(' ')[0]} / ${r.loadEnd?.split(' ')[0] ?? '?'}`],
 ];
 
