@@ -221,7 +221,8 @@ async function main() {
   }
 }
 
-// `--controller 100,1000`: the controller fleet benchmark instead (bench/controller-bench.ts);
+// `--controller 100,1000 [--both] [--shards 4] ...`: the controller fleet benchmark instead
+// (bench/controller-bench.ts);
 // `--startup [runs]`: the command's start-up beside kubectl's (bench/startup-bench.ts).
 const controllerFlag = process.argv.indexOf('--controller');
 const startupFlag = process.argv.indexOf('--startup');
@@ -230,14 +231,27 @@ if (startupFlag >= 0) {
   runStartupBench(Number(process.argv[startupFlag + 1] ?? '') || 9);
 } else if (controllerFlag >= 0) {
   const { runControllerBench } = await import('./controller-bench.js');
-  await runControllerBench(
-    (process.argv[controllerFlag + 1] ?? '100')
+  const flagValue = (flag: string): string | undefined => {
+    const index = process.argv.indexOf(flag);
+    return index < 0 ? undefined : process.argv[index + 1];
+  };
+  const interval = flagValue('--interval');
+  // The flags are described in bench/controller-bench.ts.
+  await runControllerBench({
+    sizes: (process.argv[controllerFlag + 1] ?? '100')
       .split(',')
       .map(Number)
       .filter((n) => n > 0),
-    // `--tenants`: each ApplySet applied as a ServiceAccount of its own.
-    process.argv.includes('--tenants'),
-  );
+    applyAsController: process.argv.includes('--both')
+      ? [false, true]
+      : [process.argv.includes('--apply-as-controller')],
+    shards: Number(flagValue('--shards') ?? 1),
+    workload: process.argv.includes('--configmaps') ? 'configmaps' : 'flux-app',
+    tenants: process.argv.includes('--tenants'),
+    intervalSeconds: interval === undefined ? undefined : Number(interval),
+    restWindowSeconds: Number(flagValue('--rest-window') ?? 90),
+    relist: !process.argv.includes('--no-relist'),
+  });
 } else {
   await main();
 }

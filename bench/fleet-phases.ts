@@ -1,0 +1,275 @@
+// The phases of one fleet run, each printing its figures as soon as it has them (a long run stopped
+// midway keeps the rest) and returning them for the summary table (bench/fleet-report.ts).
+import { performance } from 'node:perf_hooks';
+import { restartApiServer } from '../test/harness/restart-api-server.js';
+import {
+  memoryBreakdown,
+  mib,
+  reconciledSince,
+  reconciledTimes,
+  reconcilesBetween,
+  rssSplit,
+  type FleetController,
+} from './fleet-controller.js';
+import {
+  auditedSince,
+  countsOf,
+  delta,
+  kubectl,
+  lists,
+  perUnit,
+  serverRequests,
+  sum,
+  writes,
+  type RequestCounts,
+} from './fleet-requests.js';
+import { startControllers, waitUntil, type Fleet } from './fleet-run.js';
+import { applySetsYaml } from './fleet-workload.js';
+
+export interface ShardFigures {
+  readonly readySeconds: number;
+  readonly cpuSeconds: number;
+  readonly peakRss: number;
+}
+
+export interface FirstFigures {
+  readonly readySeconds: number;
+  readonly cpuSeconds: number;
+  /** Of each shard (one for an unsharded fleet). */
+  readonly shards: readonly ShardFigures[];
+  readonly requests: RequestCounts;
+}
+
+const sleep = (ms: number) => new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const HOUR = 60 * 60_000;
+
+function checkAlive(controllers: readonly FleetController[]): void {
+  const exited = controllers.findIndex((controller) => controller.exit !== undefined);
+  if (exited >= 0) throw new Error(`controller ${exited} exited (${controllers[exited]?.exit})`);
+}
+
+/** When the last of `keys` was first logged reconciled, relative to `since` (ms). */
+function lastFirstReconcile(controller: FleetController, keys: readonly string[], since: number): number {
+  let last = since;
+  for (const key of keys) {
+    const first = controller.reconciles.get(key)?.find((time) => time >= since);
+    if (first !== undefined) last = Math.max(last, first);
+  }
+  return last - since;
+}
+
+/** Creates the ApplySets and waits until every one is reconciled once: each shard's figures. */
+export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
+  const { controllers, shardKeys, spec } = fleet;
+  const kubeconfig = fleet.context.controlPlane.kubeconfigPath;
+  const before = await serverRequests(kubeconfig);
+  const cpuBefore = await Promise.all(controllers.map((controller) => controller.cpuSeconds()));
+  const shards: (ShardFigures | undefined)[] = controllers.map(() => undefined);
+  const started = performance.now();
+  await kubectl(
+    kubeconfig,
+    ['create', '-f', '-'],
+    applySetsYaml({ ...spec, namespace: fleet.namespace, url: fleet.url }),
+  );
+  await waitUntil(
+    'every ApplySet Ready',
+    async () => {
+      checkAlive(controllers);
+      for (const [shard, controller] of controllers.entries()) {
+        if (shards[shard] !== undefined || !reconciledTimes(controller, shardKeys[shard] ?? [], 1)) continue;
+        shards[shard] = {
+          readySeconds: lastFirstReconcile(controller, shardKeys[shard] ?? [], started) / 1000,
+          cpuSeconds: (await controller.cpuSeconds()) - (cpuBefore[shard] ?? 0),
+          peakRss: controller.rss.peak,
+        };
+      }
+      return shards.every((figures) => figures !== undefined);
+    },
+    HOUR,
+  );
+  const done = shards.filter((figures) => figures !== undefined);
+  const twice = fleet.keys.filter((key) => controllers.some((c) => (c.reconciles.get(key)?.length ?? 0) > 1));
+  const figures: FirstFigures = {
+    readySeconds: Math.max(...done.map((figures) => figures.readySeconds)),
+    cpuSeconds: done.reduce((total, figures) => total + figures.cpuSeconds, 0),
+    shards: done,
+    requests: delta(before, await serverRequests(kubeconfig)),
+  };
+  const say = fleet.context.say;
+  say(
+    `  all Ready in ${figures.readySeconds.toFixed(1)} s; controller CPU until then ${figures.cpuSeconds.toFixed(1)} s ` +
+      `(${((figures.cpuSeconds / figures.readySeconds) * 100).toFixed(0)}% of the wall time); ` +
+      `peak RSS ${done.map((shard) => mib(shard.peakRss)).join(' + ')}`,
+  );
+  if (done.length > 1) {
+    for (const [shard, f] of done.entries()) {
+      say(
+        `    shard${shard}: Ready in ${f.readySeconds.toFixed(1)} s, CPU ${f.cpuSeconds.toFixed(1)} s, peak RSS ${mib(f.peakRss)}`,
+      );
+    }
+  }
+  say(
+    `  first reconcile, requests per ApplySet: ${perUnit(figures.requests, spec.n)}; ` +
+      `total ${(sum(figures.requests) / spec.n).toFixed(2)}; LISTs ${lists(figures.requests)} in all`,
+  );
+  if (twice.length > 0) {
+    say(`  (!) ${twice.length} ApplySets were reconciled twice before all were Ready: raise --interval`);
+  }
+  return figures;
+}
+
+/** Waits until every ApplySet was reconciled twice: the requests per ApplySet, and the writes. */
+export async function secondReconcile(fleet: Fleet): Promise<RequestCounts> {
+  const kubeconfig = fleet.context.controlPlane.kubeconfigPath;
+  const before = await serverRequests(kubeconfig);
+  await waitUntil(
+    'a second reconcile each',
+    () => {
+      checkAlive(fleet.controllers);
+      return fleet.controllers.every((c, shard) => reconciledTimes(c, fleet.shardKeys[shard] ?? [], 2));
+    },
+    HOUR,
+  );
+  const requests = delta(before, await serverRequests(kubeconfig));
+  fleet.context.say(
+    `  second reconcile, per ApplySet: ${perUnit(requests, fleet.spec.n)}; ` +
+      `total ${(sum(requests) / fleet.spec.n).toFixed(2)}; writes ${writes(requests)} in all`,
+  );
+  return requests;
+}
+
+export interface RestFigures {
+  readonly reconciles: number;
+  readonly cpuMsPerReconcile: number;
+  readonly requests: RequestCounts;
+  readonly idleRss: number;
+}
+
+/**
+ * At rest: from the first third reconcile on (the next round of the fleet), a fixed window of
+ * spec.restWindowSeconds; the reconciles counted are those the controllers logged in the window.
+ */
+export async function atRest(fleet: Fleet): Promise<RestFigures> {
+  const { controllers, spec } = fleet;
+  const kubeconfig = fleet.context.controlPlane.kubeconfigPath;
+  await waitUntil(
+    'the next round of reconciles',
+    () => controllers.some((c) => [...c.reconciles.values()].some((times) => times.length >= 3)),
+    2 * spec.intervalSeconds * 1000 + HOUR,
+  );
+  const before = await serverRequests(kubeconfig);
+  const cpuBefore = await Promise.all(controllers.map((controller) => controller.cpuSeconds()));
+  const from = performance.now();
+  await sleep(spec.restWindowSeconds * 1000);
+  checkAlive(controllers);
+  const to = performance.now();
+  const cpu = (await Promise.all(controllers.map((c) => c.cpuSeconds()))).reduce(
+    (total, value, i) => total + value - (cpuBefore[i] ?? 0),
+    0,
+  );
+  const requests = delta(before, await serverRequests(kubeconfig));
+  const reconciles = reconcilesBetween(controllers, from, to);
+  const figures: RestFigures = {
+    reconciles,
+    cpuMsPerReconcile: (cpu * 1000) / Math.max(reconciles, 1),
+    requests,
+    idleRss: controllers.reduce((total, c) => total + c.rss.last, 0),
+  };
+  const first = controllers[0];
+  const memory =
+    controllers.length === 1 && first !== undefined
+      ? ` (${await rssSplit(first)}; ${await memoryBreakdown(first)})`
+      : ` (${controllers.map((c) => mib(c.rss.last)).join(' + ')})`;
+  fleet.context.say(
+    `  at rest (${seconds(to - from)} s window, ${reconciles} reconciles, interval ${spec.intervalSeconds} s): ` +
+      `controller CPU ${figures.cpuMsPerReconcile.toFixed(1)} ms per reconcile ` +
+      `(${((cpu * 1000 * 100) / (to - from)).toFixed(1)}% of the window); per reconcile: ` +
+      `${perUnit(requests, Math.max(reconciles, 1))}; total ${(sum(requests) / Math.max(reconciles, 1)).toFixed(2)}; ` +
+      `writes ${writes(requests)}; idle RSS ${mib(figures.idleRss)}${memory}`,
+  );
+  return figures;
+}
+
+export interface RestartFigures {
+  readonly stopSeconds: number;
+  readonly readySeconds: number;
+  readonly requests: RequestCounts;
+}
+
+/**
+ * The Lease of the controllers started again, when the API server restart follows: long enough to
+ * outlast the API server's absence (tens of seconds on a loaded machine). With the chart's 15 s and
+ * 10 s, a leader that cannot renew for 10 s steps down and exits (for its pod to be restarted), and
+ * what the bench would count is a start's LISTs, not a relist's.
+ */
+const OUTAGE_LEASE = ['--lease-duration', '300s', '--renew-deadline', '240s'];
+
+/**
+ * SIGTERM to every controller, then the same controllers started again (as the audited user and with
+ * OUTAGE_LEASE when the relist phase follows): the time until every ApplySet was reconciled once, and
+ * what was sent meanwhile.
+ */
+export async function restartControllers(fleet: Fleet): Promise<RestartFigures> {
+  const kubeconfig = fleet.context.controlPlane.kubeconfigPath;
+  const before = await serverRequests(kubeconfig);
+  const stopping = performance.now();
+  await Promise.all(fleet.controllers.map((controller) => controller.stop()));
+  const started = performance.now();
+  fleet.controllers = await startControllers(
+    fleet,
+    fleet.context.auditedKubeconfig,
+    fleet.spec.relist ? OUTAGE_LEASE : [],
+  );
+  await waitUntil(
+    'a reconcile of each after the restart',
+    () => {
+      checkAlive(fleet.controllers);
+      return reconciledSince(fleet.controllers, fleet.keys, started);
+    },
+    2 * fleet.spec.intervalSeconds * 1000 + HOUR,
+  );
+  const readyMs = Math.max(
+    ...fleet.controllers.map((c, shard) => lastFirstReconcile(c, fleet.shardKeys[shard] ?? [], started)),
+  );
+  const requests = delta(before, await serverRequests(kubeconfig));
+  const figures = { stopSeconds: (started - stopping) / 1000, readySeconds: readyMs / 1000, requests };
+  fleet.context.say(
+    `  restart: stopped in ${figures.stopSeconds.toFixed(1)} s; every ApplySet reconciled ` +
+      `${figures.readySeconds.toFixed(1)} s after the start; writes ${writes(requests)}; ` +
+      `per ApplySet: ${perUnit(requests, fleet.spec.n)}; LISTs ${lists(requests)} in all`,
+  );
+  return figures;
+}
+
+export interface RelistFigures {
+  readonly downSeconds: number;
+  readonly requests: RequestCounts;
+  readonly exited: number;
+}
+
+/** kube-apiserver stopped and started again: what the controllers sent until 60 s after it was back. */
+export async function apiServerRelist(fleet: Fleet, ownerPid: number): Promise<RelistFigures> {
+  const { context } = fleet;
+  const since = Date.now();
+  context.apiServer = await restartApiServer(context.controlPlane, {
+    ownerPid,
+    ...(context.apiServer === undefined ? {} : { previous: context.apiServer }),
+  });
+  const downSeconds = (Date.now() - since) / 1000;
+  await sleep(60_000);
+  // The audit log records a request once answered: ask nothing more, let the last LISTs land.
+  await sleep(1000);
+  const requests = await auditedSince(context.controlPlane, since);
+  const exited = fleet.controllers.filter((controller) => controller.exit !== undefined).length;
+  context.say(
+    `  API server restart: down ${downSeconds.toFixed(1)} s; in the 60 s after: LISTs ` +
+      `${countsOf(requests, 'LIST')} (${lists(requests)} in all, ` +
+      `${fleet.controllers.length} controller${fleet.controllers.length > 1 ? 's' : ''}); ` +
+      `writes ${writes(requests)}; all requests ${sum(requests)}` +
+      (exited > 0
+        ? `; ${exited} controller(s) exited (${fleet.controllers.map((c) => c.exit ?? 'running').join(', ')})`
+        : ''),
+  );
+  return { downSeconds, requests, exited };
+}

@@ -1,0 +1,184 @@
+// What the API server counted of the fleet bench's controllers: apiserver_request_total by `VERB
+// resource` between two reads (every phase), and the audit log of one user (the LISTs after the API
+// server restarted, when the control plane's own controllers relist too and only the audit log tells
+// whose a LIST was).
+import { execFile } from 'node:child_process';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import type { ControlPlaneInfo } from '../test/harness/control-plane.js';
+import { AUDIT_LOG_FILE, AUDITED_USER } from '../test/harness/control-plane-files.js';
+
+const execFileAsync = promisify(execFile);
+
+/** apiserver_request_total summed by `VERB resource`, the control plane's own leases left out. */
+export type RequestCounts = Map<string, number>;
+
+export async function kubectl(kubeconfig: string, args: readonly string[], input?: string): Promise<string> {
+  const child = execFileAsync('kubectl', ['--kubeconfig', kubeconfig, ...args], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (input !== undefined) child.child.stdin?.end(input);
+  return (await child).stdout;
+}
+
+const label = (line: string, name: string): string => {
+  const start = line.indexOf(`${name}="`);
+  if (start < 0 || (line[start - 1] !== '{' && line[start - 1] !== ',')) return '';
+  const from = start + name.length + 2;
+  return line.slice(from, line.indexOf('"', from));
+};
+
+const NOT_OURS = ['leases', 'endpoints', 'endpointslices', 'ipaddresses', ''];
+
+export async function serverRequests(kubeconfig: string): Promise<RequestCounts> {
+  const counts: RequestCounts = new Map();
+  for (const line of (await kubectl(kubeconfig, ['get', '--raw', '/metrics'])).split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const verb = label(line, 'verb') || '?';
+    const resource = label(line, 'resource');
+    const subresource = label(line, 'subresource');
+    // Not the controller's: the control plane's own leases and endpoints (and the controller's Lease
+    // renewals), the IPAddress the API server itself creates for a Service's cluster IP, requests that
+    // name no resource (these /metrics reads), and the bench's creates of the ApplySets.
+    if (NOT_OURS.includes(resource)) continue;
+    const key = `${verb} ${resource}${subresource === '' ? '' : `/${subresource}`}`;
+    if (key === 'POST applysets') continue;
+    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return counts;
+}
+
+/** after − before, per `VERB resource`; rows that did not change left out. */
+export function delta(before: RequestCounts, after: RequestCounts): RequestCounts {
+  const rows: RequestCounts = new Map();
+  for (const [key, value] of [...after.entries()].sort()) {
+    const change = value - (before.get(key) ?? 0);
+    if (change > 0) rows.set(key, change);
+  }
+  return rows;
+}
+
+const WRITE_VERBS = ['POST', 'PATCH', 'PUT', 'DELETE', 'DELETECOLLECTION', 'APPLY'];
+
+/** The requests of `counts` whose verb is one of `verbs` (all of them without). */
+export function sum(counts: RequestCounts, verbs?: readonly string[]): number {
+  let total = 0;
+  for (const [key, value] of counts) {
+    if (verbs === undefined || verbs.includes(key.slice(0, key.indexOf(' ')))) total += value;
+  }
+  return total;
+}
+
+export const writes = (counts: RequestCounts) => sum(counts, WRITE_VERBS);
+export const lists = (counts: RequestCounts) => sum(counts, ['LIST']);
+
+/**
+ * `counts` divided by `per`, as `VERB resource 1.00, ...`. Rows under one per hundred left out: the
+ * control plane's own (its watches restarting), not ours.
+ */
+export function perUnit(counts: RequestCounts, per: number): string {
+  const rows: string[] = [];
+  for (const [key, value] of counts) {
+    if (value / per >= 0.01) rows.push(`${key} ${(value / per).toFixed(2)}`);
+  }
+  return rows.length === 0 ? 'none' : rows.join(', ');
+}
+
+/**
+ * A kubeconfig acting as the one user the control plane's audit policy records (AUDITED_USER), in
+ * system:masters as the admin is: a client certificate signed by the control plane's client CA.
+ */
+export async function auditedKubeconfig(controlPlane: ControlPlaneInfo, dir: string): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), 'applyset-bench-cert-'));
+  try {
+    const key = join(work, 'client.key');
+    const csr = join(work, 'client.csr');
+    const cert = join(work, 'client.crt');
+    const subject = `/CN=${AUDITED_USER}/O=system:masters`;
+    await execFileAsync('openssl', [
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      subject,
+      '-keyout',
+      key,
+      '-out',
+      csr,
+    ]);
+    const ca = [
+      '-CA',
+      join(controlPlane.workDir, 'client-ca.crt'),
+      '-CAkey',
+      join(controlPlane.workDir, 'serving.key'),
+    ];
+    await execFileAsync('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-days',
+      '1',
+      '-out',
+      cert,
+      '-set_serial',
+      String(Date.now()),
+      ...ca,
+    ]);
+    const base64 = async (path: string) => (await readFile(path)).toString('base64');
+    const path = join(dir, 'audited.kubeconfig');
+    await writeFile(
+      path,
+      `apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: ${controlPlane.server}\n` +
+        `    certificate-authority-data: ${await base64(controlPlane.caPath)}\n` +
+        `users:\n- name: ${AUDITED_USER}\n  user:\n    client-certificate-data: ${await base64(cert)}\n` +
+        `    client-key-data: ${await base64(key)}\n` +
+        `contexts:\n- name: bench\n  context: { cluster: bench, user: ${AUDITED_USER} }\ncurrent-context: bench\n`,
+      { mode: 0o600 },
+    );
+    return path;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** The audit log's verbs as apiserver_request_total names them. */
+const AUDIT_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH' };
+
+/** `counts` as `VERB resource N, ...`, only the rows whose verb is `verb`. */
+export function countsOf(counts: RequestCounts, verb: string): string {
+  const rows = [...counts]
+    .filter(([key]) => key.startsWith(`${verb} `))
+    .map(([key, value]) => `${key} ${value}`);
+  return rows.length === 0 ? 'none' : rows.sort().join(', ');
+}
+
+/** The audited user's requests received at or after `since` (epoch ms), by `verb resource`. */
+export async function auditedSince(controlPlane: ControlPlaneInfo, since: number): Promise<RequestCounts> {
+  const counts: RequestCounts = new Map();
+  // Read line by line: at 10,000 ApplySets the log holds hundreds of MB.
+  const stream = createReadStream(join(controlPlane.workDir, AUDIT_LOG_FILE), 'utf8');
+  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    if (line === '') continue;
+    const event = JSON.parse(line) as {
+      stage?: string;
+      verb?: string;
+      requestReceivedTimestamp?: string;
+      user?: { username?: string };
+      objectRef?: { resource?: string };
+    };
+    if (event.stage !== 'ResponseComplete' || event.user?.username !== AUDITED_USER) continue;
+    if (Date.parse(event.requestReceivedTimestamp ?? '') < since) continue;
+    if (event.objectRef?.resource === 'leases') continue;
+    const verb = AUDIT_VERBS[event.verb ?? ''] ?? (event.verb ?? '?').toUpperCase();
+    const key = `${verb} ${event.objectRef?.resource ?? ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
