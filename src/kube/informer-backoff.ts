@@ -54,3 +54,38 @@ export function afterWatchFailure(error: unknown, failures: number): WatchRetry 
   if (error instanceof KubeTransportError) return 'rewatch';
   return failures >= ANSWERED_FAILURES_BEFORE_RELIST ? 'relist' : 'rewatch';
 }
+
+/** Missing answers in a row after which a collection the informer held counts as gone. */
+const MISSING_ANSWERS_BEFORE_GONE = 3;
+
+/** Whether a LIST answered 404 or 403 (missingAsEmpty) is taken as "the collection is missing". */
+interface MissingCollectionJudge {
+  /** A LIST found the collection. */
+  found(): void;
+  /** A LIST answered 404 or 403: true to take it as missing (empty), false to retry it as a failure. */
+  acceptMissing(): boolean;
+}
+
+/**
+ * A collection never found is missing at its first 404 or 403 (no CRD, no right to list it). One the
+ * informer held is missing only once that answer repeats MISSING_ANSWERS_BEFORE_GONE times in a row,
+ * retried with backoff before: an API server that is starting answers 404 for a CRD's collection,
+ * or 403, for a moment, which must not empty the cache of what still exists.
+ */
+export function missingCollectionJudge(): MissingCollectionJudge {
+  let held = false;
+  let answers = 0;
+  return {
+    found() {
+      held = true;
+      answers = 0;
+    },
+    acceptMissing() {
+      answers += 1;
+      if (held && answers < MISSING_ANSWERS_BEFORE_GONE) return false;
+      held = false;
+      answers = 0;
+      return true;
+    },
+  };
+}

@@ -3,7 +3,12 @@ import { KubeApiError } from './kube-api-error.js';
 import type { KubeClient } from './kube-client.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { createInformerCache, type InformerEvent } from './informer-cache.js';
-import { afterWatchFailure, informerRetryDelayMs, isShortWatch } from './informer-backoff.js';
+import {
+  afterWatchFailure,
+  informerRetryDelayMs,
+  isShortWatch,
+  missingCollectionJudge,
+} from './informer-backoff.js';
 import {
   WatchExpiredError,
   WatchStalledError,
@@ -33,7 +38,8 @@ export interface SupervisedInformerOptions {
   /**
    * A LIST answered 404 (the CRD is not installed) or 403 (no right to list it) counts as an empty,
    * synced list, listed again every MISSING_RELIST_MS (a CRD installed later is seen then), instead of
-   * a failure retried with backoff while `synced` waits.
+   * a failure retried with backoff while `synced` waits. A collection the informer held must answer so
+   * a few times in a row first (missingCollectionJudge: an API server starting up answers so briefly).
    */
   readonly missingAsEmpty?: boolean;
   readonly signal: AbortSignal;
@@ -86,6 +92,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     markSynced = resolve;
   });
 
+  const judge = missingCollectionJudge();
   /** LIST into the cache; the list's resourceVersion, to watch from (undefined: the collection is missing). */
   const relist = async (): Promise<string | undefined> => {
     const query = {
@@ -97,11 +104,12 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
       list = await options.client.request({ method: 'GET', path: options.path, signal, query });
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
-      if (options.missingAsEmpty !== true || !missing) throw error;
+      if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
       cache.replaceAll([]);
       return undefined;
     }
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
+    judge.found();
     cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];
     const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;

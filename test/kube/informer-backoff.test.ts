@@ -3,6 +3,7 @@ import {
   informerRetryDelayMs,
   isShortWatch,
   MAX_RETRY_MS,
+  missingCollectionJudge,
 } from '../../src/kube/informer-backoff.js';
 import { KubeApiError, KubeTransportError } from '../../src/kube/kube-api-error.js';
 
@@ -54,5 +55,22 @@ describe("an informer's backoff", () => {
       'rewatch',
       'relist',
     ]);
+  });
+
+  it('takes a 404 or 403 as missing at once for a collection never found, after three in a row for one it held', () => {
+    const judge = missingCollectionJudge();
+    expect(judge.acceptMissing()).toBe(true);
+    expect(judge.acceptMissing()).toBe(true);
+    judge.found();
+    // An API server starting up: a moment of 404s, then the collection again; nothing was emptied.
+    expect([judge.acceptMissing(), judge.acceptMissing()]).toEqual([false, false]);
+    judge.found();
+    expect([judge.acceptMissing(), judge.acceptMissing(), judge.acceptMissing()]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    // Gone (the CRD deleted): every later answer is missing at once, until it is found again.
+    expect(judge.acceptMissing()).toBe(true);
   });
 });
