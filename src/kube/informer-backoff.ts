@@ -9,7 +9,10 @@ import { KubeApiError, KubeTransportError } from './kube-api-error.js';
 
 /** The first retry waits about this long; each further failure in a row doubles it. */
 const INITIAL_RETRY_MS = 500;
-/** No retry waits longer than this, however long the API server stays away. */
+/**
+ * No retry waits longer than this, however long the API server stays away.
+ * @internal The bound its test asserts against.
+ */
 export const MAX_RETRY_MS = 30_000;
 /** A watch the server ends sooner than this having delivered nothing counts as a failure. */
 const SHORT_WATCH_MS = 1_000;
