@@ -4,6 +4,12 @@ import type { KubeClient } from './kube-client.js';
 import { isJsonObject, type JsonObject } from '../manifests/json-value.js';
 import { createInformerCache, type InformerEvent } from './informer-cache.js';
 import {
+  afterWatchFailure,
+  informerRetryDelayMs,
+  isShortWatch,
+  missingCollectionJudge,
+} from './informer-backoff.js';
+import {
   WatchExpiredError,
   WatchStalledError,
   watchOnce,
@@ -32,7 +38,8 @@ export interface SupervisedInformerOptions {
   /**
    * A LIST answered 404 (the CRD is not installed) or 403 (no right to list it) counts as an empty,
    * synced list, listed again every MISSING_RELIST_MS (a CRD installed later is seen then), instead of
-   * a failure retried with backoff while `synced` waits.
+   * a failure retried with backoff while `synced` waits. A collection the informer held must answer so
+   * a few times in a row first (missingCollectionJudge: an API server starting up answers so briefly).
    */
   readonly missingAsEmpty?: boolean;
   readonly signal: AbortSignal;
@@ -51,7 +58,6 @@ export interface SupervisedInformer {
   readonly done: Promise<void>;
 }
 
-const MAX_RETRY_MS = 30_000;
 /** How often a collection that is missing (missingAsEmpty) is listed again. */
 const MISSING_RELIST_MS = 60_000;
 
@@ -60,7 +66,10 @@ const MISSING_RELIST_MS = 60_000;
  * does: a watch that ends normally (the server's timeoutSeconds) resumes from the last resourceVersion
  * seen (events and bookmarks advance it); 410 Gone means our version left the server's window, so we
  * LIST again and report the difference as events; a watch that neither delivers nor ends within
- * `stallTimeoutMs` (a half-open connection) is abandoned and restarted; other failures back off.
+ * `stallTimeoutMs` (a half-open connection) is abandoned and restarted; other failures back off, 0.5 s
+ * doubling to 30 s with jitter (informer-backoff.ts). An API server that is away (restarting) is
+ * watched again from the same version, not listed: when it is back, one WATCH, or one LIST if it no
+ * longer has that version (docs/operations.md, "Restarts").
  */
 export function startSupervisedInformer(options: SupervisedInformerOptions): SupervisedInformer {
   const transform = options.transform ?? ((object: JsonObject) => object);
@@ -83,6 +92,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     markSynced = resolve;
   });
 
+  const judge = missingCollectionJudge();
   /** LIST into the cache; the list's resourceVersion, to watch from (undefined: the collection is missing). */
   const relist = async (): Promise<string | undefined> => {
     const query = {
@@ -94,11 +104,12 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
       list = await options.client.request({ method: 'GET', path: options.path, signal, query });
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
-      if (options.missingAsEmpty !== true || !missing) throw error;
+      if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
       cache.replaceAll([]);
       return undefined;
     }
     if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
+    judge.found();
     cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
     const metadata = list['metadata'];
     const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
@@ -124,7 +135,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
         if (signal.aborted) return;
         failures += 1;
         logger.warn({ path: options.path, err: error }, 'list failed; retrying');
-        await delay(retryDelay(failures), undefined, { signal }).catch(() => undefined);
+        await backOff(failures, signal);
       }
     }
   };
@@ -144,18 +155,27 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
 
 /**
  * Watches from `version`, resuming from the last version seen each time the server ends a watch,
- * until a new LIST is needed: after 410 Gone, or after three failed watches in a row (our version may
- * be long gone by then). A stalled watch is restarted at once. Returns the failures counted, which the
- * next LIST's backoff continues from.
+ * until a new LIST is needed (afterWatchFailure: 410 Gone, or a few errors answered in a row; an
+ * unreachable server is watched again from the same version, with backoff, however long it is away).
+ * A stalled watch is restarted at once; one the server ends at once with nothing delivered is backed
+ * off as a failure. Returns the failures counted, which the next LIST's backoff continues from.
  */
 async function watchUntilRelist(options: WatchOnceOptions, version: string): Promise<number> {
   const { signal, logger, path } = options;
   let failures = 0;
   let current = version;
   while (!signal.aborted) {
+    const began = Date.now();
     try {
-      current = await watchOnce(options, current);
-      failures = 0;
+      const next = await watchOnce(options, current);
+      const short = isShortWatch(Date.now() - began, next !== current);
+      current = next;
+      if (!short) {
+        failures = 0;
+        continue;
+      }
+      failures += 1;
+      logger.warn({ path, failures }, 'watch failed; the server ended it at once, retrying');
     } catch (error) {
       if (signal.aborted) return failures;
       if (error instanceof WatchExpiredError) {
@@ -167,14 +187,19 @@ async function watchUntilRelist(options: WatchOnceOptions, version: string): Pro
         continue;
       }
       failures += 1;
-      logger.warn({ path, err: error }, 'watch failed; retrying');
-      await delay(retryDelay(failures), undefined, { signal });
-      if (failures >= 3) break;
+      logger.warn({ path, err: error, failures }, 'watch failed; retrying');
+      const retry = afterWatchFailure(error, failures);
+      if (retry === 'relist-now') break;
+      await backOff(failures, signal);
+      if (retry === 'relist') break;
+      continue;
     }
+    await backOff(failures, signal);
   }
   return failures;
 }
 
-function retryDelay(failures: number): number {
-  return Math.min(MAX_RETRY_MS, 500 * 2 ** Math.min(failures, 10)) * (0.5 + Math.random() / 2);
+/** Waits informerRetryDelayMs after the `failures`-th failure in a row, or until `signal` aborts. */
+function backOff(failures: number, signal: AbortSignal): Promise<void> {
+  return delay(informerRetryDelayMs(failures, Math.random()), undefined, { signal }).catch(() => undefined);
 }

@@ -12,7 +12,7 @@ import {
   kubeconfigYaml,
   makeServingCertificate,
 } from './control-plane-files.js';
-import { isAlive, startProcess, stopProcesses, tail, waitForProcess } from './start-process.js';
+import { isAlive, startProcess, stopProcesses, stopProgram, tail, waitForProcess } from './start-process.js';
 
 /** Everything a test or a person needs to reach a running local control plane. */
 export interface ControlPlaneInfo {
@@ -27,6 +27,12 @@ export interface ControlPlaneInfo {
 
 export interface ControlPlane extends ControlPlaneInfo {
   stop(): Promise<void>;
+  /**
+   * Stops kube-apiserver (SIGTERM, SIGKILL after 5 s: it drains its watches far longer), leaves it
+   * down `downMs`, then starts it again with the same arguments, port and etcd, and waits until it is
+   * ready: an API server restart as the controller sees it. etcd and the controller manager run on.
+   */
+  restartApiServer(downMs: number): Promise<void>;
 }
 
 export interface StartOptions {
@@ -124,49 +130,59 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
     const server = `https://${apiAddress}:${apiPort}`;
     log(`control plane: starting kube-apiserver on ${server}`);
     const apiLog = join(workDir, 'kube-apiserver.log');
-    const apiserver = startProcess(
-      join(binDir, 'kube-apiserver'),
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--bind-address=${apiAddress}`,
-        `--advertise-address=${apiAddress}`,
-        `--secure-port=${apiPort}`,
-        `--tls-cert-file=${cert}`,
-        `--tls-private-key-file=${key}`,
-        `--token-auth-file=${tokensPath}`,
-        `--client-ca-file=${clientCa}`,
-        '--authorization-mode=RBAC',
-        `--service-account-key-file=${saPubPath}`,
-        `--service-account-signing-key-file=${saKeyPath}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        '--api-audiences=https://kubernetes.default.svc.cluster.local',
-        '--service-cluster-ip-range=10.96.0.0/16',
-        '--allow-privileged=true',
-        '--profiling=false',
-        `--cert-dir=${join(workDir, 'certs')}`,
-        `--audit-policy-file=${auditPolicyPath}`,
-        `--audit-log-path=${join(workDir, AUDIT_LOG_FILE)}`,
-        '--audit-log-format=json',
-        // Each event is written before the request's handler returns, so a test that saw an answer
-        // finds its record once the next request of the same user is recorded.
-        '--audit-log-mode=blocking',
-        // The node profile's kubelet is reached at its node IP: its name is in no DNS, and a lookup
-        // would leave the machine.
-        ...(options.apiAddress === undefined ? [] : ['--kubelet-preferred-address-types=InternalIP']),
-        '--v=0',
-      ],
-      apiLog,
-      options.ownerPid,
-    );
-    track('kube-apiserver', apiserver);
-    await waitForProcess(
-      'kube-apiserver',
-      async () => (await apiGet(server, '/readyz', cert, adminToken)).status === 200,
-      readyTimeoutMs,
-      () => exits.get(apiserver),
-    ).catch(async (error: unknown) => {
-      throw new ControlPlaneError(`${(error as Error).message}\n${await tail(apiLog)}`, { cause: error });
-    });
+    const startApiServer = async (): Promise<ChildProcess> => {
+      const apiserver = startProcess(
+        join(binDir, 'kube-apiserver'),
+        [
+          `--etcd-servers=${etcdUrl}`,
+          `--bind-address=${apiAddress}`,
+          `--advertise-address=${apiAddress}`,
+          `--secure-port=${apiPort}`,
+          `--tls-cert-file=${cert}`,
+          `--tls-private-key-file=${key}`,
+          `--token-auth-file=${tokensPath}`,
+          `--client-ca-file=${clientCa}`,
+          '--authorization-mode=RBAC',
+          `--service-account-key-file=${saPubPath}`,
+          `--service-account-signing-key-file=${saKeyPath}`,
+          '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+          '--api-audiences=https://kubernetes.default.svc.cluster.local',
+          '--service-cluster-ip-range=10.96.0.0/16',
+          '--allow-privileged=true',
+          '--profiling=false',
+          `--cert-dir=${join(workDir, 'certs')}`,
+          `--audit-policy-file=${auditPolicyPath}`,
+          `--audit-log-path=${join(workDir, AUDIT_LOG_FILE)}`,
+          '--audit-log-format=json',
+          // Each event is written before the request's handler returns, so a test that saw an answer
+          // finds its record once the next request of the same user is recorded.
+          '--audit-log-mode=blocking',
+          // The node profile's kubelet is reached at its node IP: its name is in no DNS, and a lookup
+          // would leave the machine.
+          ...(options.apiAddress === undefined ? [] : ['--kubelet-preferred-address-types=InternalIP']),
+          '--v=0',
+        ],
+        apiLog,
+        options.ownerPid,
+      );
+      track('kube-apiserver', apiserver);
+      await waitForProcess(
+        'kube-apiserver',
+        async () => (await apiGet(server, '/readyz', cert, adminToken)).status === 200,
+        readyTimeoutMs,
+        () => exits.get(apiserver),
+      ).catch(async (error: unknown) => {
+        throw new ControlPlaneError(`${(error as Error).message}\n${await tail(apiLog)}`, { cause: error });
+      });
+      return apiserver;
+    };
+    let apiserver = await startApiServer();
+    const restartApiServer = async (downMs: number): Promise<void> => {
+      await stopProgram(apiserver, 'kube-apiserver', 5_000);
+      log(`control plane: kube-apiserver down for ${downMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      apiserver = await startApiServer();
+    };
 
     const caData = await readFile(cert, 'utf8');
     const kubeconfigPath = join(workDir, 'admin.kubeconfig');
@@ -220,7 +236,7 @@ export async function startControlPlane(options: StartOptions = {}): Promise<Con
 
     const pids = children.map((c) => c.pid).filter((p): p is number => p !== undefined);
     log('control plane: ready');
-    return { server, kubeconfigPath, adminToken, caPath: cert, workDir, pids, stop };
+    return { server, kubeconfigPath, adminToken, caPath: cert, workDir, pids, stop, restartApiServer };
   } catch (error) {
     await stop();
     throw error;

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { ControlPlaneError } from './control-plane-error.js';
 
 // The processes of the local control plane (and of the node profile): started with their output in a
@@ -82,4 +83,23 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Stops one process startProcess started, `binary` itself rather than only its watchdog (which would
+ * wait for it: kube-apiserver drains its watches for a long while): SIGTERM, then SIGKILL after
+ * `graceMs`. Resolves once the program and its watchdog have both exited.
+ */
+export async function stopProgram(child: ChildProcess, binary: string, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  // Under a watchdog, the program is the watchdog's child of that name; detached, the child itself.
+  const found = spawnSync('pgrep', ['-P', String(child.pid), '-x', basename(binary).slice(0, 15)]);
+  const pid = Number(found.stdout.toString().trim().split('\n')[0]) || child.pid;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  // The watchdog sees its program gone within its one-second poll, and exits.
+  await exited;
 }

@@ -3,7 +3,7 @@ import {
   startSupervisedInformer,
   type SupervisedInformerOptions,
 } from '../../../src/kube/supervised-informer.js';
-import { KubeApiError } from '../../../src/kube/kube-api-error.js';
+import { KubeApiError, KubeTransportError } from '../../../src/kube/kube-api-error.js';
 import type { KubeClient } from '../../../src/kube/kube-client.js';
 import type { JsonValue } from '../../../src/manifests/json-value.js';
 
@@ -57,6 +57,13 @@ const until = async (condition: () => boolean) => {
   expect(condition()).toBe(true);
 };
 
+/** As until, with a deadline of `timeoutMs` (the backoff's waits are real). */
+const longUntil = async (condition: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+};
+
 describe('the supervised informer', () => {
   it('lists, watches from the list version, resumes after the server ends the watch, relists on 410 Gone', async () => {
     const api = fakeApi([
@@ -87,6 +94,39 @@ describe('the supervised informer', () => {
     stop.abort();
     await informer.done;
   });
+
+  it('watches a server that went away again from its version, with backoff, and lists no more', async () => {
+    const api = fakeApi([{ metadata: { resourceVersion: '7' }, items: [item('a', '5')] }]);
+    const stop = new AbortController();
+    const informer = startOn(api, { signal: stop.signal, onEvent: () => undefined });
+    await until(() => api.watches.length === 1);
+    const refused = () => new KubeTransportError('GET', '/x', { cause: new Error('connect ECONNREFUSED') });
+    const times: number[] = [];
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      const ended = Date.now();
+      api.watches[attempt - 1]!.end(refused());
+      await longUntil(() => api.watches.length === attempt + 1, 5_000);
+      times.push(Date.now() - ended);
+    }
+    // 0.5 s doubling, jittered into [½, 1]: no retry at once, and no LIST however many fail.
+    expect(times[0]).toBeGreaterThanOrEqual(200);
+    expect(times[3]).toBeGreaterThanOrEqual(1_900);
+    expect(api.watches.map((watch) => watch.query['resourceVersion'])).toEqual(['7', '7', '7', '7', '7']);
+    expect(api.listCalls).toHaveLength(1);
+    // Back, it delivers and ends the watch: resumed at once, the failures forgotten.
+    api.watches[4]!.send('BOOKMARK', { metadata: { resourceVersion: '9' } });
+    api.watches[4]!.end();
+    await until(() => api.watches.length === 6);
+    // A watch the server ends at once with nothing delivered is backed off, not resumed in a loop.
+    const ended = Date.now();
+    api.watches[5]!.end();
+    await longUntil(() => api.watches.length === 7, 5_000);
+    expect(Date.now() - ended).toBeGreaterThanOrEqual(200);
+    expect(api.watches[6]!.query['resourceVersion']).toBe('9');
+    expect(api.listCalls).toHaveLength(1);
+    stop.abort();
+    await informer.done;
+  }, 20_000);
 
   it('restarts a watch that goes silent', async () => {
     const api = fakeApi([{ metadata: { resourceVersion: '1' }, items: [] }]);
