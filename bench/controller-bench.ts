@@ -65,7 +65,7 @@ async function runFleet(spec: FleetSpec, context: FleetContext): Promise<FleetRe
     result.second = await secondReconcile(fleet);
     result.rest = await atRest(fleet);
     result.restart = await restartControllers(fleet);
-    if (spec.relist) result.relist = await apiServerRelist(fleet, process.pid);
+    if (spec.relist) result.relist = await apiServerRelist(fleet);
   } catch (error) {
     context.say(`  stopped: ${(error as Error).message}`);
   } finally {
@@ -114,7 +114,6 @@ export async function runControllerBench(options: ControllerBenchOptions): Promi
       controlPlane,
       work,
       auditedKubeconfig: await auditedKubeconfig(controlPlane, work),
-      apiServer: undefined,
       say: (line) => process.stdout.write(`${line}\n`),
     };
     const kubeconfig = controlPlane.kubeconfigPath;
@@ -124,7 +123,6 @@ export async function runControllerBench(options: ControllerBenchOptions): Promi
     for (const spec of specsOf(options)) results.push(await runFleet(spec, context));
     process.stdout.write(`\n${summaryTable(results)}\n${FOOTER}`);
   } finally {
-    await context?.apiServer?.stop();
     await rm(work, { recursive: true, force: true });
     await controlPlane.stop();
   }

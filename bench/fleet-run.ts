@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ControlPlane } from '../test/harness/control-plane.js';
 import { startGitServer } from '../test/harness/git-server.js';
-import type { RestartedApiServer } from '../test/harness/restart-api-server.js';
 import { isLeader, startFleetController, type FleetController } from './fleet-controller.js';
 import { kubectl } from './fleet-requests.js';
 import { accountsYaml, fleetFiles, type FleetWorkload } from './fleet-workload.js';
@@ -32,8 +31,6 @@ export interface FleetContext {
   readonly work: string;
   /** The control plane's audit policy records this one's requests (the controllers after a restart). */
   readonly auditedKubeconfig: string;
-  /** The kube-apiserver a relist phase started again, stopped at the end of the bench. */
-  apiServer: RestartedApiServer | undefined;
   readonly say: (line: string) => void;
 }
 
