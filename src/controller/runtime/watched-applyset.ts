@@ -121,6 +121,25 @@ export function secretReferenceOf(
   return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
 }
 
+/**
+ * secretReferenceOf for the controller's settings, read once per version of an ApplySet: the informer
+ * replaces its object on every change and never changes one, so the object itself keys the answer (a
+ * WeakMap, which lets it go with the version). Each reconcile asks (the poller's baseline), and every
+ * poll asks of each ApplySet not Ready: at rest, the spec is not parsed again for either.
+ */
+export function secretReferences(
+  trustedNamespaces: ReadonlySet<string>,
+  defaultServiceAccount: string | undefined,
+): (applySet: JsonObject) => SecretReference | undefined {
+  const read = new WeakMap<JsonObject, SecretReference | undefined>();
+  return (applySet) => {
+    if (read.has(applySet)) return read.get(applySet);
+    const reference = secretReferenceOf(applySet, trustedNamespaces, defaultServiceAccount);
+    read.set(applySet, reference);
+    return reference;
+  };
+}
+
 function isReady(applySet: JsonObject): boolean {
   const status = applySet['status'];
   const conditions = isJsonObject(status) ? status['conditions'] : undefined;
