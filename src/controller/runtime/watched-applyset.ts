@@ -85,6 +85,7 @@ export function applySetKey(object: JsonObject): string {
  * refuses it; never polled); the other two are always of the ApplySet's own namespace. With the user the
  * reconcile reads them as (spec.serviceAccountName, else `defaultServiceAccount`, else the controller):
  * the poller reads them as that account too, never with the controller's rights.
+ * @internal A pure reading its tests check case by case; the controller asks through secretReferences.
  */
 export function secretReferenceOf(
   applySet: JsonObject,
