@@ -14,7 +14,9 @@ import {
   type ObjectRef,
 } from '../manifests/object-ref.js';
 import { isNamespace } from '../manifests/apply-waves.js';
-import { parseManifestSet } from '../manifests/parse-manifest-set.js';
+import { decodeManifestFiles } from '../manifests/decode-manifest-files.js';
+import { manifestLimits } from '../manifests/manifest-limits.js';
+import { parseManifestEntries } from '../manifests/parse-manifest-set.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/plan.js';
 import type { ResourceLocation } from '../kube/kube-object-api.js';
@@ -56,8 +58,10 @@ export async function loadManifests(
   // A first pass only learns which kinds the files name, so discovery is asked about their
   // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
   // since); the second pass validates against the real scopes.
+  // The files' YAML is decoded once, for both passes.
+  const entries = decodeManifestFiles(input.files, manifestLimits());
   const named: GroupVersionKind[] = [];
-  parseManifestSet(input.files, {
+  parseManifestEntries(entries, {
     defaultNamespace: input.defaultNamespace,
     scopes: {
       scopeOf: (gvk) => {
@@ -67,7 +71,7 @@ export async function loadManifests(
     },
   });
   await mapper.load(named, signal);
-  const parsed = parseManifestSet(input.files, {
+  const parsed = parseManifestEntries(entries, {
     defaultNamespace: input.defaultNamespace,
     ...(input.enforceNamespace === undefined ? {} : { enforceNamespace: input.enforceNamespace }),
     scopes: mapper.scopeResolver(),

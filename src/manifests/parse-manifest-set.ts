@@ -30,6 +30,9 @@ export interface ParseManifestOptions {
   readonly generateNameHooks?: boolean;
 }
 
+/** What validating decoded entries takes: the options but the size limits, which bound the decoding. */
+type EntryOptions = Omit<ParseManifestOptions, 'limits'>;
+
 export type ParseManifestResult =
   | { readonly ok: true; readonly objects: readonly ManifestObject[] }
   | { readonly ok: false; readonly errors: readonly ManifestError[] };
@@ -50,7 +53,18 @@ export function parseManifestSet(
   files: readonly ManifestFile[],
   options: ParseManifestOptions,
 ): ParseManifestResult {
-  const entries = decodeManifestFiles(files, manifestLimits(options.limits));
+  return parseManifestEntries(decodeManifestFiles(files, manifestLimits(options.limits)), options);
+}
+
+/**
+ * parseManifestSet on files already decoded (decodeManifestFiles, within `options.limits`): a caller
+ * that validates the same files twice (against the kinds it knows, then against discovery) decodes
+ * their YAML once. The entries are read, never changed.
+ */
+export function parseManifestEntries(
+  entries: readonly ManifestEntry[],
+  options: EntryOptions,
+): ParseManifestResult {
   const scopes = withSetCrds(options.scopes, entries);
   const errors: ManifestError[] = [];
   const objects: ManifestObject[] = [];
@@ -103,7 +117,7 @@ interface ObjectIdentity {
 function validateObject(
   value: JsonObject,
   source: ManifestSource,
-  options: ParseManifestOptions,
+  options: EntryOptions,
   scopes: ScopeResolver,
 ): ManifestObject | ManifestError[] {
   const identity = readObjectIdentity(value, source, options.generateNameHooks === true);
@@ -198,7 +212,7 @@ function placeObject(
   value: JsonObject,
   source: ManifestSource,
   identity: ObjectIdentity,
-  options: ParseManifestOptions,
+  options: EntryOptions,
   scopes: ScopeResolver,
 ): ManifestObject | ManifestError[] {
   const { groupVersion, apiVersion, kind, name, metadata, declaredNamespace: declared, label } = identity;

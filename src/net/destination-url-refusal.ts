@@ -54,14 +54,16 @@ export function destinationUrlRefusal(
   if ((named.narrows ?? true) && allowedHosts.length > 0 && !listed) {
     return `${sourceHostOf(url)} is not among the ${named.hosts} (${allowedHosts.join(', ')})`;
   }
-  // A listed host was re-admitted above; with no list, loopback and the pod's own addresses stay out.
+  // A listed host is re-admitted: loopback and the pod's own addresses stay out of any other. Asked
+  // only then, since the pod's addresses are read from its interfaces on every ask.
+  if (listed) return undefined;
   const internal = isLoopbackHostName(host)
     ? 'a loopback host name'
     : isIP(host) === 0
       ? undefined
       : (internalAddressReason(host) ??
         (named.refusePrivate === true ? privateAddressReason(host) : undefined));
-  if (internal !== undefined && !listed) {
+  if (internal !== undefined) {
     return `${host} is ${internal} (${named.flag} may name it)`;
   }
   return undefined;

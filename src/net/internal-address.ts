@@ -11,14 +11,16 @@ import { embeddedIpv4, expandIpv6 } from './forbidden-address.js';
  */
 export function internalAddressReason(
   address: string,
-  ownAddresses: ReadonlySet<string> = podAddresses(),
+  ownAddresses?: ReadonlySet<string>,
 ): string | undefined {
   const family = isIP(address);
   if (family === 0) return undefined;
   const v4 = family === 4 ? address : embeddedIpv4(expandIpv6(address));
   // ::1 and :: read as the IPv4-compatible 0.0.0.1 and 0.0.0.0.
   if (v4 !== undefined && (v4.startsWith('127.') || v4.startsWith('0.'))) return 'a loopback address';
-  if (ownAddresses.has(normalizeAddress(address)) || (v4 !== undefined && ownAddresses.has(v4))) {
+  // The pod's own addresses (when not given) only now: reading the interfaces is a system call.
+  const own = ownAddresses ?? podAddresses();
+  if (own.has(normalizeAddress(address)) || (v4 !== undefined && own.has(v4))) {
     return "an address of the controller's own host";
   }
   return undefined;

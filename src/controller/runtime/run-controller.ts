@@ -28,7 +28,7 @@ import {
   dependentsToWake,
   needsReconcile,
   pollsSecrets,
-  secretReferenceOf,
+  secretReferences,
 } from './watched-applyset.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
@@ -205,8 +205,7 @@ function startWork(
   const queue = createWorkQueue({
     concurrency: config.concurrency,
     process: async (key, worker) => {
-      await secretPoller.beforeReconcile(
-        key,
+      await secretPoller.beforeReconcile(key, () =>
         AbortSignal.any([signals.reconcile, AbortSignal.timeout(10_000)]),
       );
       return reconcile(key, worker);
@@ -240,20 +239,19 @@ function startWork(
     },
   });
   // No list or watch of Secrets (we may only get them): poll those of the ApplySets not Ready.
+  const referenceOf = secretReferences(secretRefNamespaces, config.defaultServiceAccountName);
   const secretPoller = startSecretChangePoller({
     readVersion: (namespace, name, signal, user) =>
       readSecretVersion(readerAs(user), namespace, name, signal),
     secretOf: (key) => {
       const applySet = applySets.get(key);
-      return applySet === undefined
-        ? undefined
-        : secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName);
+      return applySet === undefined ? undefined : referenceOf(applySet);
     },
     failing: () =>
       applySets
         .list()
         .filter(pollsSecrets)
-        .map((applySet) => secretReferenceOf(applySet, secretRefNamespaces, config.defaultServiceAccountName))
+        .map(referenceOf)
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
     intervalMs: config.secretPollIntervalMs ?? 5_000,

@@ -47,9 +47,10 @@ export interface SecretChangePoller {
   /**
    * Records the version of `key`'s Secret right before its reconcile reads it: later polls compare with it.
    * Taken before, so a change made while the reconcile runs is seen (at worst one extra reconcile), and a
-   * Secret created right after the reconcile found none is seen too. Never throws.
+   * Secret created right after the reconcile found none is seen too. Never throws. `signal` bounds the
+   * reads; it is made only for an ApplySet that names a Secret (most name none: no signal, no timer).
    */
-  beforeReconcile(key: string, signal: AbortSignal): Promise<void>;
+  beforeReconcile(key: string, signal: () => AbortSignal): Promise<void>;
   /** The ApplySet is gone. */
   forget(key: string): void;
   /** Resolves when the polling has stopped. */
@@ -167,7 +168,7 @@ export function startSecretChangePoller(options: SecretChangePollerOptions): Sec
         return;
       }
       try {
-        baselines.set(key, await observe(reference, readSignal));
+        baselines.set(key, await observe(reference, readSignal()));
       } catch (error) {
         // No baseline: the first poll takes one, and only a change after it triggers a reconcile.
         baselines.delete(key);

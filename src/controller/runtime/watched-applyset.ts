@@ -85,6 +85,7 @@ export function applySetKey(object: JsonObject): string {
  * refuses it; never polled); the other two are always of the ApplySet's own namespace. With the user the
  * reconcile reads them as (spec.serviceAccountName, else `defaultServiceAccount`, else the controller):
  * the poller reads them as that account too, never with the controller's rights.
+ * @internal A pure reading its tests check case by case; the controller asks through secretReferences.
  */
 export function secretReferenceOf(
   applySet: JsonObject,
@@ -119,6 +120,25 @@ export function secretReferenceOf(
   );
   if (secrets.length === 0) return undefined;
   return { key: applySetKey(applySet), secrets, ...(user === undefined ? {} : { user }) };
+}
+
+/**
+ * secretReferenceOf for the controller's settings, read once per version of an ApplySet: the informer
+ * replaces its object on every change and never changes one, so the object itself keys the answer (a
+ * WeakMap, which lets it go with the version). Each reconcile asks (the poller's baseline), and every
+ * poll asks of each ApplySet not Ready: at rest, the spec is not parsed again for either.
+ */
+export function secretReferences(
+  trustedNamespaces: ReadonlySet<string>,
+  defaultServiceAccount: string | undefined,
+): (applySet: JsonObject) => SecretReference | undefined {
+  const read = new WeakMap<JsonObject, SecretReference | undefined>();
+  return (applySet) => {
+    if (read.has(applySet)) return read.get(applySet);
+    const reference = secretReferenceOf(applySet, trustedNamespaces, defaultServiceAccount);
+    read.set(applySet, reference);
+    return reference;
+  };
 }
 
 function isReady(applySet: JsonObject): boolean {

@@ -58,7 +58,7 @@ describe('the Secret change poller', () => {
   });
 
   it('reconciles a failing ApplySet once its Secret changed since the reconcile read it', async () => {
-    await poller.beforeReconcile('ns/a', stop.signal);
+    await poller.beforeReconcile('ns/a', () => stop.signal);
     failing = [a];
     const before = reads;
     await waitFor(() => reads > before + 2);
@@ -90,7 +90,7 @@ describe('the Secret change poller', () => {
 
   it('sees a Secret created after the reconcile found none, even before the first poll', async () => {
     versions.clear();
-    await poller.beforeReconcile('ns/a', stop.signal);
+    await poller.beforeReconcile('ns/a', () => stop.signal);
     versions.set('ns/creds', '7');
     failing = [a];
     await waitFor(() => changed.length > 0);
@@ -98,8 +98,8 @@ describe('the Secret change poller', () => {
   });
 
   it('reads a shared Secret once per poll and reconciles every failing ApplySet that names it', async () => {
-    await poller.beforeReconcile('ns/a', stop.signal);
-    await poller.beforeReconcile('ns/b', stop.signal);
+    await poller.beforeReconcile('ns/a', () => stop.signal);
+    await poller.beforeReconcile('ns/b', () => stop.signal);
     const before = reads;
     failing = [a, b];
     await waitFor(() => reads >= before + 2);
@@ -109,7 +109,7 @@ describe('the Secret change poller', () => {
   });
 
   it('does not poll the Secrets of ApplySets that are not failing', async () => {
-    await poller.beforeReconcile('ns/a', stop.signal);
+    await poller.beforeReconcile('ns/a', () => stop.signal);
     versions.set('ns/creds', '9');
     versions.set('ns/other', '1');
     readNames = [];

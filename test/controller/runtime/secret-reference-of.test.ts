@@ -1,4 +1,4 @@
-import { secretReferenceOf } from '../../../src/controller/runtime/watched-applyset.js';
+import { secretReferenceOf, secretReferences } from '../../../src/controller/runtime/watched-applyset.js';
 import type { JsonObject } from '../../../src/manifests/json-value.js';
 
 describe('secretReferenceOf', () => {
@@ -93,5 +93,19 @@ describe('secretReferenceOf', () => {
       { namespace: 'team-a', secretName: 'cluster-c' },
       { namespace: 'team-a', secretName: 'cluster-b' },
     ]);
+  });
+
+  it('reads each version of an ApplySet once, and a new version again', () => {
+    const referenceOf = secretReferences(new Set(), 'deployer');
+    const first = applySet({ source, kubeConfig });
+    const answer = referenceOf(first);
+    expect(referenceOf(first)).toBe(answer);
+    expect(answer).toEqual(secretReferenceOf(first, new Set(), 'deployer'));
+    // The informer's next version of it is another object: read again, the Secret it names now.
+    const next = applySet({ source, kubeConfig: { secretRef: { name: 'cluster-c' } } });
+    expect(referenceOf(next)?.secrets).toEqual([{ namespace: 'team-a', secretName: 'cluster-c' }]);
+    const none = applySet({ source });
+    expect(referenceOf(none)).toBeUndefined();
+    expect(referenceOf(none)).toBeUndefined();
   });
 });

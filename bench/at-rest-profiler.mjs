@@ -1,0 +1,51 @@
+// A CPU profile of the controller bench's at-rest window only (docs/performance.md, #39), without
+// the burst before it: preloaded into the controller through the bench's node flags,
+//   APPLYSET_BENCH_NODE_FLAGS="--import file://$PWD/bench/at-rest-profiler.mjs?n=300&out=/tmp/at-rest" \
+//     npm run bench -- --controller 300
+// It counts the controller's `reconciled` log lines: at 2n (the fleet reconciled twice, where the
+// bench starts its at-rest window) it starts node:inspector's profiler, at 4n it stops it and writes
+// <out>.cpuprofile (open it in Chrome DevTools) and <out>.txt, the process's CPU per reconcile while
+// profiled. Plain JavaScript, as the controller runs from dist/ without tsx.
+import { Session } from 'node:inspector';
+import { Buffer } from 'node:buffer';
+import { writeFileSync } from 'node:fs';
+import { URL } from 'node:url';
+
+const query = new URL(import.meta.url).searchParams;
+const n = Number(query.get('n') ?? '100');
+const out = query.get('out') ?? '/tmp/at-rest';
+let count = 0;
+let session;
+let cpuAtStart;
+
+function start() {
+  session = new Session();
+  session.connect();
+  session.post('Profiler.enable');
+  session.post('Profiler.setSamplingInterval', { interval: 200 });
+  session.post('Profiler.start');
+  cpuAtStart = process.cpuUsage();
+}
+
+function stop() {
+  const cpu = process.cpuUsage(cpuAtStart);
+  const ms = (cpu.user + cpu.system) / 1000;
+  cpuAtStart = undefined;
+  session.post('Profiler.stop', (error, result) => {
+    if (error) return;
+    writeFileSync(`${out}.cpuprofile`, JSON.stringify(result.profile));
+    writeFileSync(
+      `${out}.txt`,
+      `${2 * n} reconciles, CPU ${ms.toFixed(0)} ms, ${(ms / (2 * n)).toFixed(2)} ms each\n`,
+    );
+  });
+}
+
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = (chunk, ...rest) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+  count += text.split('"msg":"reconciled"').length - 1;
+  if (session === undefined && count >= 2 * n) start();
+  else if (cpuAtStart !== undefined && count >= 4 * n) stop();
+  return write(chunk, ...rest);
+};
