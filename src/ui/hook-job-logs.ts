@@ -183,7 +183,7 @@ export function noLogReason(
   },
 ): string {
   if (error.status === 403) {
-    return `forbidden: the account the page reads the set's objects as may not ${step.permission} (RBAC: ${error.detail})`;
+    return `forbidden: the account the page reads the set's objects as may not ${step.permission}: ${error.detail}`;
   }
   if (error.status === 404 && step.notFound !== undefined) return step.notFound;
   return step.otherwise?.(error.detail) ?? `the API server refused it: ${error.detail}`;
