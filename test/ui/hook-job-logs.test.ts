@@ -55,8 +55,8 @@ describe('the failed hook Jobs of the last run', () => {
 
   it('are none when the set did not fail on a hook', () => {
     const set = failedSet('PostSync hook job.batch/smoke -n team-a failed: x');
-    set.status!.conditions![0] = { ...set.status!.conditions![0]!, reason: 'HealthCheckFailed' };
-    expect(failedHookJobs(set)).toEqual([]);
+    const ready = { ...set.status!.conditions![0]!, reason: 'HealthCheckFailed' };
+    expect(failedHookJobs({ ...set, status: { conditions: [ready] } })).toEqual([]);
   });
 });
 
