@@ -23,7 +23,7 @@ export type HookJobLog = FailedHookJob &
   );
 
 /** Lines shown of each log. */
-export const HOOK_LOG_LINES = 10;
+const HOOK_LOG_LINES = 10;
 /** Jobs whose logs one page reads; the others say so. */
 const MAX_JOBS = 5;
 /** The bound on each log's answer (`limitBytes`). */
@@ -113,14 +113,20 @@ async function podsOf(
   return [];
 }
 
-/** The Pod created last (by creationTimestamp, then name), undefined for none. */
+/**
+ * The Pod created last (by creationTimestamp, then name), undefined for none.
+ * @internal test seam: its unit test picks among Pods no control plane without a node would make
+ */
 export function newestPod(pods: readonly JsonObject[]): JsonObject | undefined {
   const key = (pod: JsonObject) =>
     `${String(metadataOf(pod)['creationTimestamp'] ?? '')} ${String(metadataOf(pod)['name'] ?? '')}`;
   return [...pods].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0))[0];
 }
 
-/** The container that ended with a non-zero exit code, else the Pod's first. */
+/**
+ * The container that ended with a non-zero exit code, else the Pod's first.
+ * @internal test seam: its unit test gives container states only a node would make
+ */
 export function failedContainer(pod: JsonObject): string {
   const status = isJsonObject(pod['status']) ? pod['status'] : {};
   const statuses = Array.isArray(status['containerStatuses']) ? status['containerStatuses'] : [];
@@ -173,7 +179,10 @@ async function get(
   }
 }
 
-/** Why a refused read leaves no log: forbidden (naming the permission), not found, or the server's words. */
+/**
+ * Why a refused read leaves no log: forbidden (naming the permission), not found, or the server's words.
+ * @internal test seam: its unit test gives it each refusal
+ */
 export function noLogReason(
   error: KubeApiError,
   step: {
