@@ -183,19 +183,23 @@ describe('hook Jobs on a node', () => {
     const page = `http://127.0.0.1:${String(started?.['uiPort'])}/applysets/${namespace}/app`;
     const token = await viewerIn(namespace);
     let section = '';
+    // A HookFailed run is retried: each retry replaces the Job, and while it runs the page shows the
+    // stage rather than the failure. Every distinct section seen is kept, to say what it showed.
+    const seen = new Set<string>();
     await waitFor(
       'the log line of the smoke Job on the page',
       async () => {
         const answer = await fetch(page, { headers: { authorization: `Bearer ${token}` } });
         const body = await answer.text();
         section = body.slice(body.indexOf('id="h-stage"'), body.indexOf('id="h-next"'));
+        seen.add(section.replace(/\s+/g, ' '));
         return section.includes('smoke test failed') ? true : undefined;
       },
-      120_000,
+      150_000,
     ).catch((error: unknown) => {
-      throw new Error(`${String(error)}; the section said: ${section}`);
+      throw new Error(`${String(error)}; the sections seen:\n${[...seen].join('\n---\n')}`);
     });
     expect(section).toContain(`Log of job.batch/smoke -n ${namespace}`);
     expect(section).toMatch(/<pre class="log"><code>smoke test failed<\/code><\/pre>/);
-  }, 180_000);
+  }, 200_000);
 });
