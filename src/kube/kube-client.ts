@@ -24,7 +24,7 @@ export interface KubeRequest {
   readonly contentType?: string;
   /**
    * The Accept header; default `application/json` (aggregated discovery asks for its own media type).
-   * `text/plain` (a Pod's log) is text mode: a 2xx answer's body is returned as a string, not parsed,
+   * `text/plain` first (a Pod's log: `text/plain, *\/*`) is text mode: a 2xx answer's body is returned as a string, not parsed,
    * and bounded by `maxBodyBytes`, else TEXT_MAX_BODY_BYTES.
    */
   readonly accept?: string;
@@ -180,9 +180,13 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
 /** The bound on a text answer's body when the request gives none: a log is read in part, never whole. */
 const TEXT_MAX_BODY_BYTES = 1024 * 1024;
 
-/** `accept: 'text/plain'` (parameters allowed): the answer is text, returned as it is. */
+/**
+ * `accept` naming `text/plain` first (`text/plain, *\/*`, parameters allowed): the answer is text,
+ * returned as it is. A log must be asked with `*\/*` too, as kubectl does: the API server answers an
+ * Accept of `text/plain` alone with 406 NotAcceptable.
+ */
 function isTextMode(req: KubeRequest): boolean {
-  return req.accept?.split(';')[0]?.trim().toLowerCase() === 'text/plain';
+  return req.accept?.split(',')[0]?.split(';')[0]?.trim().toLowerCase() === 'text/plain';
 }
 
 /** A request's span attributes, in OpenTelemetry's HTTP client conventions: never its query or body. */

@@ -79,7 +79,8 @@ async function readLog(
   const container = failedContainer(pod);
   const text = await get(client, `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(podName)}/log`, {
     query: { container, tailLines: String(HOOK_LOG_LINES), limitBytes: String(LOG_BYTES) },
-    accept: 'text/plain',
+    // The API server answers `text/plain` alone with 406; kubectl asks with `*/*` too.
+    accept: 'text/plain, */*',
     maxBodyBytes: LOG_BYTES + 4096,
     signal,
     permission: `get pods/log in namespace ${job.namespace}`,
