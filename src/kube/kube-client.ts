@@ -22,7 +22,11 @@ export interface KubeRequest {
   /** Sent byte for byte: the merge engine already encoded patches the way kubectl does. */
   readonly body?: string;
   readonly contentType?: string;
-  /** The Accept header; default `application/json` (aggregated discovery asks for its own media type). */
+  /**
+   * The Accept header; default `application/json` (aggregated discovery asks for its own media type).
+   * `text/plain` first (a Pod's log: `text/plain, *\/*`) is text mode: a 2xx answer's body is returned as a string, not parsed,
+   * and bounded by `maxBodyBytes`, else TEXT_MAX_BODY_BYTES.
+   */
   readonly accept?: string;
   readonly signal?: AbortSignal;
   /**
@@ -42,7 +46,10 @@ export interface KubeRequest {
 /** Raw JSON access to one API server as one user: the only door the shell has to the cluster. */
 export interface KubeClient {
   readonly server: string;
-  /** Resolves with the decoded JSON body of a 2xx answer; rejects with KubeApiError or KubeTransportError. */
+  /**
+   * Resolves with the decoded JSON body of a 2xx answer (its text, for `accept: 'text/plain'`); rejects
+   * with KubeApiError or KubeTransportError.
+   */
   request(request: KubeRequest): Promise<JsonValue>;
   /**
    * One watch connection, on the same agent, credentials and impersonation as `request`, counted as
@@ -118,7 +125,10 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     return { url, opts, headers };
   };
 
-  const sendOnce = async (req: KubeRequest): Promise<Answer> => {
+  const sendOnce = async (asked: KubeRequest): Promise<Answer> => {
+    const req = isTextMode(asked)
+      ? { ...asked, maxBodyBytes: asked.maxBodyBytes ?? TEXT_MAX_BODY_BYTES }
+      : asked;
     req.signal?.throwIfAborted();
     const { url, opts, headers } = await connect(req.path, req.query);
     if (req.accept !== undefined) headers['accept'] = req.accept;
@@ -141,6 +151,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     notes.set({ 'http.response.status_code': status });
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     req.onBodyBytes?.(bytes);
+    if (isTextMode(req)) return body;
     if (body === '') return null;
     try {
       return parseJsonLossless(body) as JsonValue;
@@ -164,6 +175,18 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   };
 
   return { server, request, watch };
+}
+
+/** The bound on a text answer's body when the request gives none: a log is read in part, never whole. */
+const TEXT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * `accept` naming `text/plain` first (`text/plain, *\/*`, parameters allowed): the answer is text,
+ * returned as it is. A log must be asked with `*\/*` too, as kubectl does: the API server answers an
+ * Accept of `text/plain` alone with 406 NotAcceptable.
+ */
+function isTextMode(req: KubeRequest): boolean {
+  return req.accept?.split(',')[0]?.split(';')[0]?.trim().toLowerCase() === 'text/plain';
 }
 
 /** A request's span attributes, in OpenTelemetry's HTTP client conventions: never its query or body. */

@@ -8,6 +8,8 @@ import { fleetRow, type FleetFilter } from './fleet-row.js';
 import { renderMessagePage, renderPage, signInForm } from './page-layout.js';
 import { inventoryRefs } from './inventory-tree.js';
 import { readObjectStates } from './read-object-states.js';
+import { failedHookJobs } from './failed-hook-jobs.js';
+import { readHookJobLogs } from './hook-job-logs.js';
 import { renderApplySetBody } from './render-applyset-page.js';
 import { renderFleetBody } from './render-fleet-page.js';
 import { UI_TOKEN_COOKIE, type UiAccess, type UiViewer } from './ui-access.js';
@@ -270,9 +272,11 @@ async function applySetPage(
     .filter((set) => dependencyKeys.includes(keyOf(set)) || dependencyKeysOf(set).includes(self));
   const visible = await readableByName(viewer, shown);
   const byKey = new Map(visible.map((set) => [keyOf(set), set]));
-  const [objects, preview] = await Promise.all([
+  const logClient = context.data.hookLogClientFor?.(applySet) ?? 'this view does not read logs';
+  const [objects, preview, hookLogs] = await Promise.all([
     readObjectStates(applySet, context.data.readerFor(applySet), limit, context.healthCheckExprs),
     context.preview(applySet),
+    readHookJobLogs(failedHookJobs(applySet), logClient),
   ]);
   const body = renderApplySetBody({
     applySet,
@@ -282,6 +286,7 @@ async function applySetPage(
     dependencies: dependencyKeys.map((key) => ({ key, applySet: byKey.get(key) })),
     dependents: visible.filter((set) => dependencyKeysOf(set).includes(self)),
     preview,
+    hookLogs,
     nowMs: context.now(),
   });
   sendHtml(

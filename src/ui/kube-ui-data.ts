@@ -28,6 +28,10 @@ export interface KubeUiDataOptions {
   readonly preview?: UiData['preview'];
 }
 
+/** Why the logs of a set's hook Jobs on a remote cluster (spec.kubeConfig) are not shown. */
+export const REMOTE_LOGS_UNREAD =
+  'not read: the set is applied to a remote cluster (spec.kubeConfig); read it there with kubectl logs';
+
 /**
  * Annotation values past this size (kubectl's last-applied copy) are not kept, but for the inventory:
  * the page lists a set's objects from it while the status has no list yet.
@@ -92,6 +96,9 @@ export function createKubeUiData(options: KubeUiDataOptions): UiData & { readonl
         ? reader
         : options.remoteReader(applySet.metadata.namespace, kubeConfig);
     },
+    // A hook Job's log is read where its objects are, as their reader reads them: here, as the user.
+    hookLogClientFor: (applySet) =>
+      lenientApplySetSpec(applySet.spec).kubeConfig === undefined ? options.client : REMOTE_LOGS_UNREAD,
     // Until the first list succeeds, the page says why it shows nothing rather than an empty fleet.
     problem: () => (applySets.hasSynced() ? undefined : listProblem),
     ...(options.preview === undefined ? {} : { preview: options.preview }),

@@ -1,5 +1,6 @@
 import type { ApplySet, ApplySetCondition } from '../api/applyset-types.js';
 import { ageOf, fleetRow } from './fleet-row.js';
+import type { HookJobLog } from './hook-job-logs.js';
 import { html, type SafeHtml } from './html.js';
 import { inventoryTree } from './inventory-tree.js';
 import { renderRunStage } from './render-run-stage.js';
@@ -18,6 +19,8 @@ export interface ApplySetPage {
   /** The readable ApplySets that depend on this one. */
   readonly dependents: readonly ApplySet[];
   readonly preview: UiPreview;
+  /** The last lines of each failed hook Job's log of the last run, or why not (hook-job-logs.ts). */
+  readonly hookLogs: readonly HookJobLog[];
   readonly nowMs: number;
 }
 
@@ -107,8 +110,8 @@ export function renderApplySetBody(page: ApplySetPage): SafeHtml {
         ${errorList('Errors', applySet.status?.errors ?? undefined)}
         ${errorList('Drift', applySet.status?.drift ?? undefined)}
       </section>
-      ${renderRunStage(applySet, page.events)} ${renderPreview(page.preview)} ${renderInventory(page)}
-      ${renderDependencies(page)} ${renderEvents(page)}
+      ${renderRunStage(applySet, page.events, page.hookLogs)} ${renderPreview(page.preview)}
+      ${renderInventory(page)} ${renderDependencies(page)} ${renderEvents(page)}
     </div>`;
 }
 

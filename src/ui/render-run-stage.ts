@@ -2,16 +2,23 @@
  * The "Waves and hooks" section of an ApplySet's page (docs/web-view.md): where a run stands, read
  * from the status the controller writes once per stage (a sync wave waited for, a phase of hooks
  * running), and which hook failed and why (the HookFailed condition and the HookFailed events naming
- * each hook). Nothing when the set is at none of these.
+ * each hook), with the last lines of each failed hook Job's log or why none is shown (hook-job-logs.ts).
+ * Nothing when the set is at none of these.
  */
 import type { ApplySet } from '../api/applyset-types.js';
+import { describeJob } from './failed-hook-jobs.js';
+import type { HookJobLog } from './hook-job-logs.js';
 import { html, type SafeHtml } from './html.js';
 import type { UiEvent } from './ui-data.js';
 
 /** The stage messages the controller writes (src/controller/run-stage-report.ts) start with these. */
 const STAGE_PREFIXES = ['sync wave ', 'running '];
 
-export function renderRunStage(applySet: ApplySet, events: readonly UiEvent[]): SafeHtml | '' {
+export function renderRunStage(
+  applySet: ApplySet,
+  events: readonly UiEvent[],
+  hookLogs: readonly HookJobLog[],
+): SafeHtml | '' {
   const conditions = applySet.status?.conditions ?? [];
   const reconciling = conditions.find((c) => c.type === 'Reconciling');
   const ready = conditions.find((c) => c.type === 'Ready');
@@ -37,9 +44,17 @@ export function renderRunStage(applySet: ApplySet, events: readonly UiEvent[]): 
             : html`<ul class="hook-failures">
                 ${hookEvents.map((event) => html`<li class="message">${event.message}</li>`)}
               </ul>`}
-          <p>
-            No log available here: the web view does not read the logs of a hook's Pod; read them with
-            <code>kubectl logs</code> on the hook's Job, as long as its delete policy keeps it.
-          </p>`}
+          ${hookLogs.map(renderHookLog)}`}
   </section>`;
+}
+
+/** The last lines of a failed hook Job's newest Pod, or why there are none; a tenant's text, escaped. */
+function renderHookLog(log: HookJobLog): SafeHtml {
+  if ('noLog' in log) return html`<p class="hook-log-none">No log of ${describeJob(log)}: ${log.noLog}</p>`;
+  return html`<h3>Log of ${describeJob(log)}</h3>
+    <p class="hint">
+      The last ${log.lines.length} lines of Pod <code>${log.pod}</code>, container
+      <code>${log.container}</code>:
+    </p>
+    <pre class="log"><code>${log.lines.join('\n')}</code></pre>`;
 }

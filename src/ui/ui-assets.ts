@@ -48,8 +48,9 @@ tbody th { font-weight: 600; }
 .tree, .tree ul, .graph, .graph ul { list-style: none; padding-left: 1.2rem; }
 .tree > li, .graph > li { padding-left: 0; }
 .ns, .kind { font-weight: 600; }
-/* The preview wraps its long lines (a changed annotation, an error): the page never scrolls sideways. */
-.diff { background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; white-space: pre-wrap;
+/* The preview and hook logs wrap their long lines (a changed annotation, an error): the page never
+   scrolls sideways. */
+.diff, .log { background: #f6f8fa; border: 1px solid var(--line); padding: .5rem; white-space: pre-wrap;
   overflow-wrap: anywhere; }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
 .facts dt { font-weight: 600; } .facts dd { margin: 0; }

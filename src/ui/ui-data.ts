@@ -1,4 +1,5 @@
 import type { ApplySet } from '../api/applyset-types.js';
+import type { KubeClient } from '../kube/kube-client.js';
 import type { JsonObject } from '../manifests/json-value.js';
 
 /** One core/v1 Event about an ApplySet, as the web view shows it. */
@@ -51,6 +52,11 @@ export interface UiData {
   subscribe(listener: (change: UiChange) => void): () => void;
   /** The reader of this ApplySet's live objects (see UiObjectReader). */
   readerFor(applySet: ApplySet): UiObjectReader;
+  /**
+   * The client the logs of the set's failed hook Jobs are read through (hook-job-logs.ts): on the cluster
+   * and as the account its objects are read as (readerFor); or, in words, why this view reads none.
+   */
+  hookLogClientFor?(applySet: ApplySet): KubeClient | string;
   /** Why the ApplySets cannot be shown yet (the list is refused, the CRD is missing), if so. */
   problem?(): string | undefined;
   /** What the next run would change; absent where this view cannot compute it. */

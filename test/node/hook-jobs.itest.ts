@@ -1,6 +1,6 @@
 import * as k8s from '@kubernetes/client-node';
 import { createApplySetWithSpec } from '../e2e/create-applyset-with-spec.js';
-import { startController, stopAllControllers } from '../e2e/controller-process.js';
+import { startController, stopAllControllers, type ControllerProcess } from '../e2e/controller-process.js';
 import {
   cluster,
   condition,
@@ -13,11 +13,13 @@ import {
 import { controllerImage, type ControllerImage } from '../harness/controller-image.js';
 import { startGitServer, type GitTestServer } from '../harness/git-server.js';
 import { startNodeCluster, type NodeCluster } from '../harness/node-cluster.js';
+import { viewerIn } from '../ui/ui-tenants.js';
 
 // Issues #36 and #38, on a node that runs pods: the hooks' Jobs really run. A PreSync Job (Helm's
 // pre-install) writes the ConfigMap that the set's Deployment reads its environment from, so the
 // Deployment can start only if the hook ran first; a PostSync Job (Argo CD's) exits 1 once the
-// Deployment is available, which marks the set HookFailed and runs its SyncFail hook.
+// Deployment is available, which marks the set HookFailed and runs its SyncFail hook. The controller's
+// web view then shows the line the PostSync Job's Pod printed before it failed, read from the node.
 
 /** A container of the controller's image running `node -e SCRIPT`: the one image the node holds. */
 const nodeContainer = (image: string, script: string) =>
@@ -103,6 +105,7 @@ describe('hook Jobs on a node', () => {
   let image: ControllerImage;
   let c: Cluster;
   let git: GitTestServer;
+  let controller: ControllerProcess;
   const namespace = 'hooks';
 
   beforeAll(async () => {
@@ -132,7 +135,11 @@ describe('hook Jobs on a node', () => {
     );
     await installCrd();
     git = await startGitServer({ files: repository(image.reference) });
-    await startController({ namespace, kubeconfig: node.controlPlane.kubeconfigPath });
+    controller = await startController({
+      namespace,
+      kubeconfig: node.controlPlane.kubeconfigPath,
+      args: ['--ui-address', '127.0.0.1:0'],
+    });
   }, 900_000);
 
   afterAll(async () => {
@@ -170,4 +177,29 @@ describe('hook Jobs on a node', () => {
     // The SyncFail hook ran.
     expect(await configMapData(c, namespace, 'sync-failed')).toEqual({ seen: 'yes' });
   }, 420_000);
+
+  it("shows the failed PostSync Job's last log lines on the set's page, read from the node", async () => {
+    const started = controller.logs.find((line) => line['msg'] === 'controller started');
+    const page = `http://127.0.0.1:${String(started?.['uiPort'])}/applysets/${namespace}/app`;
+    const token = await viewerIn(namespace);
+    let section = '';
+    // A HookFailed run is retried: each retry replaces the Job, and while it runs the page shows the
+    // stage rather than the failure. Every distinct section seen is kept, to say what it showed.
+    const seen = new Set<string>();
+    await waitFor(
+      'the log line of the smoke Job on the page',
+      async () => {
+        const answer = await fetch(page, { headers: { authorization: `Bearer ${token}` } });
+        const body = await answer.text();
+        section = body.slice(body.indexOf('id="h-stage"'), body.indexOf('id="h-next"'));
+        seen.add(section.replace(/\s+/g, ' '));
+        return section.includes('smoke test failed') ? true : undefined;
+      },
+      150_000,
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}; the sections seen:\n${[...seen].join('\n---\n')}`);
+    });
+    expect(section).toContain(`Log of job.batch/smoke -n ${namespace}`);
+    expect(section).toMatch(/<pre class="log"><code>smoke test failed<\/code><\/pre>/);
+  }, 200_000);
 });

@@ -11,7 +11,7 @@ import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import type { Logger } from '../../observability/create-logger.js';
 import { clusterUiAccess } from '../../ui/cluster-access.js';
 import { createUiServer } from '../../ui/create-ui-server.js';
-import { createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
+import { REMOTE_LOGS_UNREAD, createKubeObjectReader, eventsOf, slimEvent } from '../../ui/kube-ui-data.js';
 import type { UiChange, UiData } from '../../ui/ui-data.js';
 import { applySetView } from '../../api/applyset-view.js';
 import type { ControllerClients } from './controller-clients.js';
@@ -131,6 +131,12 @@ function controllerUiData(
       const { user } = view.account;
       if (kubeConfig === undefined) return createKubeObjectReader(options.clients.readerAs(user), mapper);
       return remoteObjectReader(options.clients, { user, namespace, kubeConfig, remoteMappers, logger });
+    },
+    // Its hook Jobs' logs as its objects: as the account it is applied as.
+    hookLogClientFor: (applySet) => {
+      const view = applySetView(applySet, options.config.defaultServiceAccountName);
+      if (view.lenient.kubeConfig !== undefined) return REMOTE_LOGS_UNREAD;
+      return options.clients.readerAs(view.account.user);
     },
   };
 }
