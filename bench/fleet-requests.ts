@@ -4,12 +4,12 @@
 // whose a LIST was).
 import { execFile } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import type { ControlPlaneInfo } from '../test/harness/control-plane.js';
+import { clientCertificateFor } from '../test/harness/test-cluster.js';
 import { AUDIT_LOG_FILE, AUDITED_USER } from '../test/harness/control-plane-files.js';
 
 const execFileAsync = promisify(execFile);
@@ -93,59 +93,19 @@ export function perUnit(counts: RequestCounts, per: number): string {
  * system:masters as the admin is: a client certificate signed by the control plane's client CA.
  */
 export async function auditedKubeconfig(controlPlane: ControlPlaneInfo, dir: string): Promise<string> {
-  const work = await mkdtemp(join(tmpdir(), 'applyset-bench-cert-'));
-  try {
-    const key = join(work, 'client.key');
-    const csr = join(work, 'client.csr');
-    const cert = join(work, 'client.crt');
-    const subject = `/CN=${AUDITED_USER}/O=system:masters`;
-    await execFileAsync('openssl', [
-      'req',
-      '-new',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      subject,
-      '-keyout',
-      key,
-      '-out',
-      csr,
-    ]);
-    const ca = [
-      '-CA',
-      join(controlPlane.workDir, 'client-ca.crt'),
-      '-CAkey',
-      join(controlPlane.workDir, 'serving.key'),
-    ];
-    await execFileAsync('openssl', [
-      'x509',
-      '-req',
-      '-in',
-      csr,
-      '-days',
-      '1',
-      '-out',
-      cert,
-      '-set_serial',
-      String(Date.now()),
-      ...ca,
-    ]);
-    const base64 = async (path: string) => (await readFile(path)).toString('base64');
-    const path = join(dir, 'audited.kubeconfig');
-    await writeFile(
-      path,
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: ${controlPlane.server}\n` +
-        `    certificate-authority-data: ${await base64(controlPlane.caPath)}\n` +
-        `users:\n- name: ${AUDITED_USER}\n  user:\n    client-certificate-data: ${await base64(cert)}\n` +
-        `    client-key-data: ${await base64(key)}\n` +
-        `contexts:\n- name: bench\n  context: { cluster: bench, user: ${AUDITED_USER} }\ncurrent-context: bench\n`,
-      { mode: 0o600 },
-    );
-    return path;
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  const { cert, key } = await clientCertificateFor(AUDITED_USER, ['system:masters'], controlPlane.workDir);
+  const base64 = (pem: string) => Buffer.from(pem).toString('base64');
+  const path = join(dir, 'audited.kubeconfig');
+  await writeFile(
+    path,
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: ${controlPlane.server}\n` +
+      `    certificate-authority-data: ${(await readFile(controlPlane.caPath)).toString('base64')}\n` +
+      `users:\n- name: ${AUDITED_USER}\n  user:\n    client-certificate-data: ${base64(cert)}\n` +
+      `    client-key-data: ${base64(key)}\n` +
+      `contexts:\n- name: bench\n  context: { cluster: bench, user: ${AUDITED_USER} }\ncurrent-context: bench\n`,
+    { mode: 0o600 },
+  );
+  return path;
 }
 
 /** The audit log's verbs as apiserver_request_total names them. */

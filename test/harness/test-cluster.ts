@@ -91,13 +91,14 @@ export function clientCertificatesAccepted(): boolean {
 /**
  * A client certificate and key (PEM) for the user `commonName` in `groups`, signed by the control
  * plane's client CA with the openssl CLI, as a cluster's CA signs a kubeconfig's certificate.
+ * `cpDir`: the work directory of the control plane (default: the one the global setup started).
  */
 export async function clientCertificateFor(
   commonName: string,
   groups: readonly string[] = [],
+  cpDir = dirname(adminKubeconfigPath()),
 ): Promise<{ cert: string; key: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'applyset-client-cert-'));
-  const cpDir = dirname(adminKubeconfigPath());
   try {
     const run = promisify(execFile);
     const subject = `/CN=${commonName}${groups.map((group) => `/O=${group}`).join('')}`;
