@@ -21,6 +21,8 @@ export interface FleetControllerOptions {
   readonly shard?: number;
   /** Flags after the chart's (e.g. a longer Lease). */
   readonly extraArgs?: readonly string[];
+  /** Objects the fleet's repository holds: --git-max-fetch-objects is raised to it when above 50,000. */
+  readonly fetchObjects?: number;
 }
 
 /** A running controller: its metrics port, when it logged each ApplySet reconciled, its RSS and CPU. */
@@ -68,6 +70,10 @@ function controllerArgs(options: FleetControllerOptions): string[] {
     ...shard,
     ...(options.applyAsController ? ['--apply-as-controller'] : []),
     ...(options.extraArgs ?? []),
+    // The bench's repository holds 5 objects per ApplySet (a tree, 4 files): at 10,000 more than the
+    // default bound of one fetch (50,000 objects), which an operator with such a monorepo raises so.
+    '--git-max-fetch-objects',
+    String(Math.max(50_000, options.fetchObjects ?? 0)),
     // The bench's Git server is on loopback, which a source may name only when allowed.
     '--allowed-source-hosts',
     '127.0.0.1',

@@ -85,6 +85,8 @@ export async function startControllers(
       cacheDir,
       applyAsController: fleet.spec.applyAsController,
       extraArgs,
+      // A tree and 4 files per ApplySet, the root tree and the commit, with room to spare.
+      fetchObjects: 6 * fleet.spec.n + 100,
       ...(fleet.spec.shards > 1 ? { shard } : {}),
     }),
   );
