@@ -5,6 +5,7 @@
  * (hook-job-logs.ts); Events are not used, as they may be of an earlier run.
  */
 import type { ApplySet } from '../api/applyset-types.js';
+import { describeObjectRef } from '../manifests/object-ref.js';
 
 /** A hook Job of the last run that failed. */
 export interface FailedHookJob {
@@ -36,5 +37,5 @@ export function failedHookJobs(applySet: ApplySet): FailedHookJob[] {
 
 /** How the page names a Job: as the hook messages do (`job.batch/pre -n team-a`). */
 export function describeJob(job: Pick<FailedHookJob, 'namespace' | 'name'>): string {
-  return `job.batch/${job.name} -n ${job.namespace}`;
+  return describeObjectRef({ group: 'batch', kind: 'Job', namespace: job.namespace, name: job.name });
 }
