@@ -46,17 +46,34 @@ export function applySetView(
   return { applySet, resolved, lenient, account };
 }
 
+/** `--shared-fetch-max-age`'s default: a fleet created within 10 s shares a fetch. */
+const DEFAULT_SHARED_FETCH_MAX_AGE_MS = 10_000;
+
 /**
- * Whether this reconcile is the interval's: the spec it acts on was handled before and no reconcile
- * was requested since. A first reconcile, a changed spec or a request are not on schedule.
+ * How old a fetch of this set's source (same URL, ref and credentials) it takes instead of asking the
+ * server: one younger than its interval on schedule; one another set made less than
+ * `sharedFetchMaxAgeMs` ago for a new or changed spec (a fleet created at once fetches a repository
+ * once, not once per set); none when a reconcile was asked for (the annotation, a webhook's push).
  */
-export function onSchedule(applySet: ApplySet): boolean {
-  const requested = applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION];
+export function sourceMaxAgeMs(
+  applySet: ApplySet,
+  intervalMs: number,
+  sharedFetchMaxAgeMs = DEFAULT_SHARED_FETCH_MAX_AGE_MS,
+): number {
+  if (reconcileRequested(applySet)) return 0;
+  return specHandled(applySet) ? intervalMs : Math.min(sharedFetchMaxAgeMs, intervalMs);
+}
+
+function specHandled(applySet: ApplySet): boolean {
   return (
     applySet.status?.observedGeneration !== undefined &&
-    applySet.status.observedGeneration === applySet.metadata.generation &&
-    (requested === undefined || requested === applySet.status.lastHandledReconcileAt)
+    applySet.status.observedGeneration === applySet.metadata.generation
   );
+}
+
+function reconcileRequested(applySet: ApplySet): boolean {
+  const requested = applySet.metadata.annotations?.[RECONCILE_REQUESTED_AT_ANNOTATION];
+  return requested !== undefined && requested !== applySet.status?.lastHandledReconcileAt;
 }
 
 function lenientOf(spec: ResolvedApplySetSpec): LenientApplySetSpec {

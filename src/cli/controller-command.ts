@@ -1,9 +1,7 @@
-import { messageOf } from '../errors/message-of.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseDuration } from '../api/durations.js';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
 import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
@@ -23,6 +21,7 @@ import {
 } from './controller-tenancy-flags.js';
 import { ExitCode } from './exit-codes.js';
 import { HEALTH_CHECK_EXPRS_OPTIONS, healthCheckExprsConfig } from './health-check-exprs-flag.js';
+import { durationFlags } from './controller-duration-flags.js';
 import { GIT_LIMIT_OPTIONS, gitLimitConfig } from './git-limit-flags.js';
 import { KUSTOMIZE_OPTIONS, kustomizeConfig } from './kustomize-flags.js';
 import { NOTIFICATION_OPTIONS, notificationSettings } from './notification-flags.js';
@@ -117,6 +116,7 @@ const CONTROLLER_OPTIONS = {
   'renew-deadline': { type: 'string', default: '10s' },
   'retry-period': { type: 'string', default: '2s' },
   'shutdown-grace': { type: 'string', default: '45s' },
+  'shared-fetch-max-age': { type: 'string', default: '10s' },
   'allowed-source-hosts': { type: 'string', default: '' },
   // The default; with --apply-as-controller it keeps refusing Secrets without source hosts.
   'require-secret-source-hosts': { type: 'boolean', default: false },
@@ -317,25 +317,6 @@ function checkUiFlags(values: ControllerFlagValues): Pick<ControllerConfig, 'uiA
     throw new UsageError(`--ui-address must be [HOST]:PORT, e.g. :8090, got "${address}"`);
   }
   return { uiAddress: address, ...named };
-}
-
-/** The leader election's timings and the shutdown grace, read once the kubeconfig has loaded. */
-function durationFlags(
-  values: ControllerFlagValues,
-): Pick<ControllerConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs' | 'shutdownGraceMs'> {
-  const duration = (flag: 'lease-duration' | 'renew-deadline' | 'retry-period' | 'shutdown-grace') => {
-    try {
-      return parseDuration(values[flag]);
-    } catch (error) {
-      throw new UsageError(`--${flag}: ${messageOf(error)}`);
-    }
-  };
-  return {
-    leaseDurationMs: duration('lease-duration'),
-    renewDeadlineMs: duration('renew-deadline'),
-    retryPeriodMs: duration('retry-period'),
-    shutdownGraceMs: duration('shutdown-grace'),
-  };
 }
 
 /** A Lease name is a DNS-1123 subdomain, as a ServiceAccount name is. */

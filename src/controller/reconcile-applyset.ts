@@ -15,7 +15,7 @@ import {
 import { createFightTracker, type FightTracker, type FightVerdict } from '../api/fight-tracker.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
-import { applySetView, onSchedule, type ApplySetView } from '../api/applyset-view.js';
+import { applySetView, sourceMaxAgeMs, type ApplySetView } from '../api/applyset-view.js';
 import { recordsChildren } from './records-children.js';
 import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
@@ -182,7 +182,8 @@ async function applyRevision(
   // read as that account, the revision fetched into the shared cache, the files under spec.source.path
   // read (or the kustomization built), the sops files decrypted in memory with spec.decryption's age
   // identities, read as that account too. A reconcile on schedule takes a fetch of the same source
-  // younger than its interval; one asked for goes to the network. Anything wrong stops the run here.
+  // younger than its interval, a new spec one another set made seconds ago (--shared-fetch-max-age);
+  // one asked for goes to the network. Anything wrong stops the run here.
   // A chart is rendered for the cluster the set applies to (src/controller/target-cluster.ts).
   const target = targetCluster(
     {
@@ -198,7 +199,7 @@ async function applyRevision(
   const access = {
     account,
     secretRefs: tenancy,
-    maxAgeMs: onSchedule(given) ? spec.intervalMs : 0,
+    maxAgeMs: sourceMaxAgeMs(given, spec.intervalMs, options.sharedFetchMaxAgeMs),
     log: ctx.log,
     metrics: ctx.metrics,
     now: ctx.now,

@@ -63,6 +63,11 @@ export interface ReconcilerOptions {
   readonly capabilities?: () => Promise<ClusterCapabilities>;
   /** The source types it reads, by spec.source.kind (src/source/source-adapters.ts); another stalls. */
   readonly sources: SourceAdapters;
+  /**
+   * `--shared-fetch-max-age`: a new or changed spec takes a fetch of its source this young that another
+   * set made; DEFAULT_SHARED_FETCH_MAX_AGE_MS when not given.
+   */
+  readonly sharedFetchMaxAgeMs?: number;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */
   readonly kustomize?: KustomizeOptions;
   /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */

@@ -1,5 +1,5 @@
 import type { ApplySet } from '../../src/api/applyset-types.js';
-import { applySetView } from '../../src/api/applyset-view.js';
+import { applySetView, sourceMaxAgeMs } from '../../src/api/applyset-view.js';
 import { lenientApplySetSpec, specParseCount } from '../../src/api/resolve-applyset-spec.js';
 
 const applySetWith = (spec: unknown): ApplySet =>
@@ -63,5 +63,44 @@ describe('applySetView', () => {
       serviceAccount: undefined,
       user: undefined,
     });
+  });
+});
+
+describe('sourceMaxAgeMs: how old a fetch of its source a reconcile takes', () => {
+  const HOUR = 3_600_000;
+  const SHARED = 10_000;
+  const withState = (generation: number, status: object, annotations: object = {}): ApplySet =>
+    ({
+      ...applySetWith({ source }),
+      metadata: { namespace: 'team-a', name: 'web', generation, annotations },
+      status,
+    }) as ApplySet;
+  const requested = { 'applyset.dev/reconcile-requested-at': '2026-11-30T06:00:00Z' };
+
+  it.each([
+    ["a set never reconciled: another set's fetch of seconds ago", withState(1, {}), SHARED],
+    ['a changed spec: the same', withState(2, { observedGeneration: 1 }), SHARED],
+    ['a set on schedule: one younger than its interval', withState(2, { observedGeneration: 2 }), HOUR],
+    [
+      'a reconcile asked for: none, the server is asked',
+      withState(2, { observedGeneration: 2 }, requested),
+      0,
+    ],
+    ['a new set asked for at once: none either', withState(1, {}, requested), 0],
+    [
+      'a request already handled: on schedule again',
+      withState(
+        2,
+        { observedGeneration: 2, lastHandledReconcileAt: requested['applyset.dev/reconcile-requested-at'] },
+        requested,
+      ),
+      HOUR,
+    ],
+  ])('%s', (_, applySet, expected) => {
+    expect(sourceMaxAgeMs(applySet, HOUR, SHARED)).toBe(expected);
+  });
+
+  it("never takes a shared fetch older than the set's own interval", () => {
+    expect(sourceMaxAgeMs(withState(1, {}), 5_000, SHARED)).toBe(5_000);
   });
 });

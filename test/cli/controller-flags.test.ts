@@ -84,6 +84,14 @@ describe('applyset controller: shards', () => {
     expect(run.stderr).toContain(`--lease-name must be a Lease name (a DNS-1123 subdomain), got "${name}"`);
   });
 
+  it('says in its usage how old a shared fetch a new ApplySet takes', async () => {
+    const run = await runController(['--help']);
+    expect(run.stdout).toContain('[--shared-fetch-max-age 10s]');
+    expect(run.stdout).toContain(
+      'A reconcile\nasked for (applyset reconcile, a push webhook) always asks the server.',
+    );
+  });
+
   it('refuses --watch-label-selector given twice', async () => {
     const run = await runController(['--watch-label-selector', 'a=1', '--watch-label-selector', 'a=2']);
     expect(run.code).toBe(ExitCode.badInput);

@@ -143,6 +143,7 @@ describe('requests of ApplySets', () => {
     try {
       const sha = await shared.revParse('main');
       const names = Array.from({ length: fleet }, (_, i) => `fleet-${i}`);
+      const createdAt = Date.now();
       await Promise.all(
         names.map((name, i) =>
           createApplySet(c, namespace, name, {
@@ -153,6 +154,11 @@ describe('requests of ApplySets', () => {
         ),
       );
       for (const name of names) await waitForAppliedCommit(c, namespace, name, sha, 180_000);
+      // New sets take a fetch another made less than --shared-fetch-max-age (10 s) ago: the fleet's
+      // first reconciles fetch once per 10 s elapsed, not once per set.
+      const firstFetches = fetches(shared);
+      expect(firstFetches).toBeGreaterThanOrEqual(1);
+      expect(firstFetches).toBeLessThanOrEqual(Math.floor((Date.now() - createdAt) / 10_000) + 1);
 
       const fetchesBefore = fetches(shared);
       const startedAt = Date.now();

@@ -28,6 +28,8 @@ export interface ControllerConfig {
   readonly gitCacheDir: string;
   /** What one fetch may bring (`--git-max-object-bytes`, `--git-max-fetch-bytes`, `--git-max-fetch-objects`). */
   readonly gitFetchLimits?: GitFetchLimits;
+  /** `--shared-fetch-max-age`: how old a fetch made for another ApplySet a new spec takes. */
+  readonly sharedFetchMaxAgeMs?: number;
   /** The Git cache's bytes on disk in total (`--git-cache-max-bytes`). */
   readonly gitCacheMaxBytes?: number;
   /** One repository's bytes on disk before its next fetch starts it over (`--git-cache-max-repository-bytes`). */

@@ -166,6 +166,9 @@ function wireReconciler(
       sources: controllerSources(config),
       ...(config.healthCheckExprs === undefined ? {} : { healthCheckExprs: config.healthCheckExprs }),
       ...(config.kustomize === undefined ? {} : { kustomize: config.kustomize }),
+      ...(config.sharedFetchMaxAgeMs === undefined
+        ? {}
+        : { sharedFetchMaxAgeMs: config.sharedFetchMaxAgeMs }),
       recordEvent: createEventRecorder({
         client,
         instance: config.identity,
