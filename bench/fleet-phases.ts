@@ -58,6 +58,9 @@ function lastFirstReconcile(controller: FleetController, keys: readonly string[]
   return last - since;
 }
 
+/** kubectl processes creating the fleet's ApplySets side by side. */
+const CREATE_STREAMS = 8;
+
 /** Creates the ApplySets and waits until every one is reconciled once: each shard's figures. */
 export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   const { controllers, shardKeys, spec } = fleet;
@@ -66,11 +69,17 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   const cpuBefore = await Promise.all(controllers.map((controller) => controller.cpuSeconds()));
   const shards: (ShardFigures | undefined)[] = controllers.map(() => undefined);
   const started = performance.now();
-  await kubectl(
-    kubeconfig,
-    ['create', '-f', '-'],
-    applySetsYaml({ ...spec, namespace: fleet.namespace, url: fleet.url }),
+  // One kubectl creates one object at a time (35-40 ms each on these cores): 10,000 in one stream would
+  // take longer than the goal of 5 minutes. CREATE_STREAMS of them at once, as a fleet applied by CI.
+  const documents = applySetsYaml({ ...spec, namespace: fleet.namespace, url: fleet.url }).split('---\n');
+  await Promise.all(
+    Array.from({ length: CREATE_STREAMS }, (_, stream) =>
+      documents.filter((_document, i) => i % CREATE_STREAMS === stream).join('---\n'),
+    )
+      .filter((yaml) => yaml !== '')
+      .map((yaml) => kubectl(kubeconfig, ['create', '-f', '-'], yaml)),
   );
+  const createdSeconds = (performance.now() - started) / 1000;
   await waitUntil(
     'every ApplySet Ready',
     async () => {
@@ -96,6 +105,7 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
     requests: delta(before, await serverRequests(kubeconfig)),
   };
   const say = fleet.context.say;
+  say(`  created in ${createdSeconds.toFixed(1)} s by ${CREATE_STREAMS} kubectl create at once`);
   say(
     `  all Ready in ${figures.readySeconds.toFixed(1)} s; controller CPU until then ${figures.cpuSeconds.toFixed(1)} s ` +
       `(${((figures.cpuSeconds / figures.readySeconds) * 100).toFixed(0)}% of the wall time); ` +
