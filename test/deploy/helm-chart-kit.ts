@@ -16,7 +16,7 @@ export const releaseNamespace = 'applyset-system';
 // helm renders in well under a second, but CI shares two cores with a control plane.
 export const HELM_TIMEOUT_MS = 60_000;
 
-/** The Git bounds the chart passes by default, in the order its template writes them. */
+/** The Git bounds and the shared fetch's age the chart passes by default, in the order its template writes them. */
 export const DEFAULT_GIT_LIMIT_ARGS = [
   '--git-max-object-bytes',
   '16Mi',
@@ -24,6 +24,8 @@ export const DEFAULT_GIT_LIMIT_ARGS = [
   '48Mi',
   '--git-max-fetch-objects',
   '50000',
+  '--shared-fetch-max-age',
+  '10s',
   '--git-cache-max-bytes',
   '768Mi',
   '--git-cache-max-repository-bytes',
