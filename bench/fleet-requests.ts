@@ -119,7 +119,7 @@ export function countsOf(counts: RequestCounts, verb: string): string {
   return rows.length === 0 ? 'none' : rows.sort().join(', ');
 }
 
-/** The audited user's requests received at or after `since` (epoch ms), by `verb resource`. */
+/** The audited user's requests received at or after `since` (epoch ms), by `verb resource` (and the code, when not 2xx). */
 export async function auditedSince(controlPlane: ControlPlaneInfo, since: number): Promise<RequestCounts> {
   const counts: RequestCounts = new Map();
   // Read line by line: at 10,000 ApplySets the log holds hundreds of MB.
@@ -132,12 +132,16 @@ export async function auditedSince(controlPlane: ControlPlaneInfo, since: number
       requestReceivedTimestamp?: string;
       user?: { username?: string };
       objectRef?: { resource?: string };
+      responseStatus?: { code?: number };
     };
     if (event.stage !== 'ResponseComplete' || event.user?.username !== AUDITED_USER) continue;
     if (Date.parse(event.requestReceivedTimestamp ?? '') < since) continue;
     if (event.objectRef?.resource === 'leases') continue;
     const verb = AUDIT_VERBS[event.verb ?? ''] ?? (event.verb ?? '?').toUpperCase();
-    const key = `${verb} ${event.objectRef?.resource ?? ''}`;
+    // A request the server refused (a custom resource's 404 until its CRD is served again after a
+    // restart, a 429, a 503) is counted apart: it cost the server little and listed nothing.
+    const code = event.responseStatus?.code ?? 200;
+    const key = `${verb} ${event.objectRef?.resource ?? ''}${code >= 300 ? ` (answered ${code})` : ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return counts;
