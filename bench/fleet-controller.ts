@@ -32,6 +32,11 @@ export interface FleetController {
   /** `namespace/name` → the performance.now() of each `reconciled` it logged. */
   readonly reconciles: Map<string, number[]>;
   readonly rss: { peak: number; last: number };
+  /**
+   * The log lines at warn and above, and the informers' relists, by message: what a figure that is
+   * off (a LIST too many) came from.
+   */
+  readonly warnings: Map<string, number>;
   /** Set once the process exited, with its code or signal. */
   exit: string | undefined;
   /** CPU time the process has used so far (user and system), in seconds. */
@@ -86,6 +91,7 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'info', ...imageEnv() },
   });
   const reconciles = new Map<string, number[]>();
+  const warnings = new Map<string, number>();
   let resolvePort!: (port: number) => void;
   const port = new Promise<number>((resolvePromise) => (resolvePort = resolvePromise));
   let buffered = '';
@@ -95,6 +101,12 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
     for (const line of lines) {
       const entry = parseLine(line);
       if (entry.msg === 'controller started' && typeof entry.port === 'number') resolvePort(entry.port);
+      if (
+        entry.msg !== undefined &&
+        ((entry.level ?? 0) >= WARN_LEVEL || entry.msg.includes('listing again'))
+      ) {
+        warnings.set(entry.msg, (warnings.get(entry.msg) ?? 0) + 1);
+      }
       if (entry.msg === 'reconciled' && entry.applyset !== undefined) {
         const times = reconciles.get(entry.applyset) ?? [];
         times.push(performance.now());
@@ -124,6 +136,7 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
     port,
     reconciles,
     rss,
+    warnings,
     exit: undefined,
     cpuSeconds: () => processCpuSeconds(child.pid ?? 0),
     async stop() {
@@ -135,9 +148,23 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
   return controller;
 }
 
-function parseLine(line: string): { msg?: string; port?: number; applyset?: string } {
+/** pino's level of `warn`. */
+const WARN_LEVEL = 40;
+
+/** The controllers' warnings so far, `"message" N, ...`, or `none`; each controller's are then cleared. */
+export function takeWarnings(controllers: readonly FleetController[]): string {
+  const total = new Map<string, number>();
+  for (const controller of controllers) {
+    for (const [msg, count] of controller.warnings) total.set(msg, (total.get(msg) ?? 0) + count);
+    controller.warnings.clear();
+  }
+  const rows = [...total].sort((a, b) => b[1] - a[1]).map(([msg, count]) => `"${msg}" ${count}`);
+  return rows.length === 0 ? 'none' : rows.join(', ');
+}
+
+function parseLine(line: string): { msg?: string; port?: number; applyset?: string; level?: number } {
   try {
-    return JSON.parse(line) as { msg?: string; port?: number; applyset?: string };
+    return JSON.parse(line) as { msg?: string; port?: number; applyset?: string; level?: number };
   } catch {
     return {};
   }

@@ -9,6 +9,7 @@ import {
   reconcilesBetween,
   rssSplit,
   type FleetController,
+  takeWarnings,
 } from './fleet-controller.js';
 import {
   auditedSince,
@@ -106,6 +107,7 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   };
   const say = fleet.context.say;
   say(`  created in ${createdSeconds.toFixed(1)} s by ${CREATE_STREAMS} kubectl create at once`);
+  say(`  the controllers' warnings and relists until all were Ready: ${takeWarnings(controllers)}`);
   say(
     `  all Ready in ${figures.readySeconds.toFixed(1)} s; controller CPU until then ${figures.cpuSeconds.toFixed(1)} s ` +
       `(${((figures.cpuSeconds / figures.readySeconds) * 100).toFixed(0)}% of the wall time); ` +
@@ -269,6 +271,9 @@ export async function apiServerRelist(fleet: Fleet): Promise<RelistFigures> {
   await sleep(1000);
   const requests = await auditedSince(context.controlPlane, since);
   const exited = fleet.controllers.filter((controller) => controller.exit !== undefined).length;
+  context.say(
+    `  the controllers' warnings and relists since their restart: ${takeWarnings(fleet.controllers)}`,
+  );
   context.say(
     `  API server restart: down ${downSeconds.toFixed(1)} s; in the 60 s after: LISTs ` +
       `${countsOf(requests, 'LIST')} (${lists(requests)} in all, ` +
