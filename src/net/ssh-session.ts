@@ -1,6 +1,6 @@
 import { connect, type LookupFunction } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { Client, type ClientChannel, type ServerHostKeyAlgorithm } from 'ssh2';
+import type { ClientChannel, ServerHostKeyAlgorithm } from 'ssh2';
 import { CONNECT_TIMEOUT_MS, type DestinationPolicy } from './destination-policy.js';
 import { DestinationRefusedError } from './destination-refused-error.js';
 import { destinationUrlRefusal } from './destination-url-refusal.js';
@@ -43,18 +43,27 @@ export interface SshExec {
 const MAX_STDERR_BYTES = 4096;
 
 /**
+ * ssh2, loaded by the first SSH fetch rather than at start: it costs about 14 MiB of RSS (its ciphers
+ * and a WebAssembly Poly1305), which a controller without SSH sources, or each of its shards, need not pay.
+ */
+let ssh2: Promise<typeof import('ssh2')> | undefined;
+const loadSsh2 = () => (ssh2 ??= import('ssh2'));
+
+/**
  * Runs `command` over SSH through the outbound door: the host is checked as any source URL's (the policy's
  * hosts and addresses), the TCP socket is opened here with the policy's guarded lookup (so DNS's answer is
  * checked at connect time) and its connect timeout, and only then handed to ssh2. The server's key must be
  * in `access.knownHosts`; SshHostKeyError and SshAuthRefusedError say which side refused.
  */
-export function execOverSsh(request: SshCommand): Promise<SshExec> {
+export async function execOverSsh(request: SshCommand): Promise<SshExec> {
   const { host, port, policy, signal } = request;
   const address = `ssh://${host.includes(':') ? `[${host}]` : host}:${port}/`;
   const refusal = destinationUrlRefusal(address, policy.allowedHosts, policy.reading);
   if (policy.checkAddresses && refusal !== undefined) {
-    return Promise.reject(new DestinationRefusedError(policy.kind, `${host}:${port}`, refusal));
+    throw new DestinationRefusedError(policy.kind, `${host}:${port}`, refusal);
   }
+  signal.throwIfAborted();
+  const { Client } = await loadSsh2();
   signal.throwIfAborted();
   const lookup = request.lookup ?? destinationLookup(policy);
   return new Promise((resolve, reject) => {
