@@ -43,8 +43,8 @@ export interface SshExec {
 const MAX_STDERR_BYTES = 4096;
 
 /**
- * ssh2, loaded by the first SSH fetch rather than at start: it costs about 14 MiB of RSS (its ciphers
- * and a WebAssembly Poly1305), which a controller without SSH sources, or each of its shards, need not pay.
+ * ssh2, loaded by the first SSH fetch rather than at start: its ciphers and its WebAssembly Poly1305
+ * (16 MiB of memory reserved) are not needed by a controller without SSH sources, nor by each shard.
  */
 let ssh2: Promise<typeof import('ssh2')> | undefined;
 const loadSsh2 = () => (ssh2 ??= import('ssh2'));
