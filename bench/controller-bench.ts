@@ -96,7 +96,8 @@ const FOOTER =
   `plane's leases, endpoints and Service IPAddresses, the controllers' Leases, the /metrics reads and the bench's creates of the ` +
   `ApplySets left out); after the API server restart, the controllers' own requests from its audit log.\n` +
   `Chart defaults: --leader-elect, --concurrency 4, the image's node flags and MALLOC_ARENA_MAX; ` +
-  `each ApplySet applied as applyset-deployer of its namespace unless --apply-as-controller. ` +
+  `each ApplySet applied as applyset-deployer of its namespace unless --apply-as-controller; ` +
+  `beyond them, --shared-fetch-max-age 10s (a fleet created in bulk fetches once) and --git-max-fetch-objects raised. ` +
   `Interval: max(60 s, N × 0.06 s) unless --interval, so that the burst of creates ends before the first ` +
   `ApplySet is due again. At rest: a fixed window from the first third reconcile on, the reconciles ` +
   `counted from the controllers' logs.\n`;

@@ -79,6 +79,10 @@ function controllerArgs(options: FleetControllerOptions): string[] {
     // default bound of one fetch (50,000 objects), which an operator with such a monorepo raises so.
     '--git-max-fetch-objects',
     String(Math.max(50_000, options.fetchObjects ?? 0)),
+    // A fleet created in bulk, as an operator of one would run it: new ApplySets share a fetch made in
+    // the last 10 s (off by default) instead of fetching the monorepo once each.
+    '--shared-fetch-max-age',
+    '10s',
     // The bench's Git server is on loopback, which a source may name only when allowed.
     '--allowed-source-hosts',
     '127.0.0.1',

@@ -46,14 +46,19 @@ export function applySetView(
   return { applySet, resolved, lenient, account };
 }
 
-/** `--shared-fetch-max-age`'s default: a fleet created within 10 s shares a fetch. */
-const DEFAULT_SHARED_FETCH_MAX_AGE_MS = 10_000;
+/**
+ * `--shared-fetch-max-age`'s default: off. A new ApplySet applies the head of its ref as the server has
+ * it when it is first reconciled, as `applyset diff` showed; an operator of a fleet created in bulk opts
+ * in to a few seconds of staleness for one fetch instead of one per ApplySet.
+ */
+const DEFAULT_SHARED_FETCH_MAX_AGE_MS = 0;
 
 /**
  * How old a fetch of this set's source (same URL, ref and credentials) it takes instead of asking the
- * server: one younger than its interval on schedule; one another set made less than
- * `sharedFetchMaxAgeMs` ago for a new or changed spec (a fleet created at once fetches a repository
- * once, not once per set); none when a reconcile was asked for (the annotation, a webhook's push).
+ * server: one younger than its interval on schedule; for its very first reconcile, one another set made
+ * less than `sharedFetchMaxAgeMs` ago (a fleet created at once then fetches a repository once, not once
+ * per set); none for a changed spec (a resumed set applies what its preview showed) nor when a
+ * reconcile was asked for (the annotation, a webhook's push).
  */
 export function sourceMaxAgeMs(
   applySet: ApplySet,
@@ -61,7 +66,8 @@ export function sourceMaxAgeMs(
   sharedFetchMaxAgeMs = DEFAULT_SHARED_FETCH_MAX_AGE_MS,
 ): number {
   if (reconcileRequested(applySet)) return 0;
-  return specHandled(applySet) ? intervalMs : Math.min(sharedFetchMaxAgeMs, intervalMs);
+  if (applySet.status?.observedGeneration === undefined) return Math.min(sharedFetchMaxAgeMs, intervalMs);
+  return specHandled(applySet) ? intervalMs : 0;
 }
 
 function specHandled(applySet: ApplySet): boolean {

@@ -127,7 +127,7 @@ const CONTROLLER_OPTIONS = {
   'renew-deadline': { type: 'string', default: '10s' },
   'retry-period': { type: 'string', default: '2s' },
   'shutdown-grace': { type: 'string', default: '45s' },
-  'shared-fetch-max-age': { type: 'string', default: '10s' },
+  'shared-fetch-max-age': { type: 'string', default: '0s' },
   'allowed-source-hosts': { type: 'string', default: '' },
   // The default; with --apply-as-controller it keeps refusing Secrets without source hosts.
   'require-secret-source-hosts': { type: 'boolean', default: false },

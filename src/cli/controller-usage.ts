@@ -17,7 +17,7 @@ export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] 
                           [--ui-address [HOST]:PORT] [--cluster-name NAME]
                           [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
-                          [--git-cache-max-repository-bytes 256Mi] [--shared-fetch-max-age 10s]
+                          [--git-cache-max-repository-bytes 256Mi] [--shared-fetch-max-age 0s]
                           [--kustomize-binary PATH] [--kustomize-timeout 60s]
                           [--kustomize-max-memory 256Mi] [--helm-binary PATH]
                           [--max-builds N] [--max-builds-per-namespace 1]
@@ -36,9 +36,10 @@ ApplySets it matches; run one controller per shard, each with its own --lease-na
 applyset-controller-leader), so that each shard elects a leader of its own.
 
 Fetches: an ApplySet on schedule takes a fetch of its source (same URL, ref and credentials) younger
-than its spec.interval; a new or changed ApplySet one that another made less than --shared-fetch-max-age
-ago (10s; 0s: always ask the server), so a fleet created at once fetches a repository once. A reconcile
-asked for (applyset reconcile, a push webhook) always asks the server.
+than its spec.interval. A new one asks the server, unless --shared-fetch-max-age (default 0s: off) lets
+it take a fetch another made that recently: a fleet created at once then fetches a repository once, at
+the cost of applying a commit up to that old. A changed spec, and a reconcile asked for (applyset
+reconcile, a push webhook), always ask the server.
 
 Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
 fe80::/10, metadata.google.internal, ...; checked again on what DNS answers), nor loopback, localhost

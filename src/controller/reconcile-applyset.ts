@@ -182,8 +182,8 @@ async function applyRevision(
   // read as that account, the revision fetched into the shared cache, the files under spec.source.path
   // read (or the kustomization built), the sops files decrypted in memory with spec.decryption's age
   // identities, read as that account too. A reconcile on schedule takes a fetch of the same source
-  // younger than its interval, a new spec one another set made seconds ago (--shared-fetch-max-age);
-  // one asked for goes to the network. Anything wrong stops the run here.
+  // younger than its interval, a new set (opted in, --shared-fetch-max-age) one another set made seconds
+  // ago; a changed spec or one asked for goes to the network. Anything wrong stops the run here.
   // A chart is rendered for the cluster the set applies to (src/controller/target-cluster.ts).
   const target = targetCluster(
     {

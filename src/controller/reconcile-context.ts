@@ -64,8 +64,8 @@ export interface ReconcilerOptions {
   /** The source types it reads, by spec.source.kind (src/source/source-adapters.ts); another stalls. */
   readonly sources: SourceAdapters;
   /**
-   * `--shared-fetch-max-age`: a new or changed spec takes a fetch of its source this young that another
-   * set made; DEFAULT_SHARED_FETCH_MAX_AGE_MS when not given.
+   * `--shared-fetch-max-age`: a new ApplySet takes a fetch of its source this young that another set
+   * made; DEFAULT_SHARED_FETCH_MAX_AGE_MS (off) when not given.
    */
   readonly sharedFetchMaxAgeMs?: number;
   /** How a source holding a kustomization is built; the defaults of DEFAULT_KUSTOMIZE_OPTIONS if not given. */

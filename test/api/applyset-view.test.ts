@@ -79,7 +79,7 @@ describe('sourceMaxAgeMs: how old a fetch of its source a reconcile takes', () =
 
   it.each([
     ["a set never reconciled: another set's fetch of seconds ago", withState(1, {}), SHARED],
-    ['a changed spec: the same', withState(2, { observedGeneration: 1 }), SHARED],
+    ['a changed spec: none, it applies what its preview showed', withState(2, { observedGeneration: 1 }), 0],
     ['a set on schedule: one younger than its interval', withState(2, { observedGeneration: 2 }), HOUR],
     [
       'a reconcile asked for: none, the server is asked',
@@ -102,5 +102,9 @@ describe('sourceMaxAgeMs: how old a fetch of its source a reconcile takes', () =
 
   it("never takes a shared fetch older than the set's own interval", () => {
     expect(sourceMaxAgeMs(withState(1, {}), 5_000, SHARED)).toBe(5_000);
+  });
+
+  it('shares no fetch unless the controller is told to', () => {
+    expect(sourceMaxAgeMs(withState(1, {}), HOUR)).toBe(0);
   });
 });

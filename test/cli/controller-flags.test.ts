@@ -86,9 +86,9 @@ describe('applyset controller: shards', () => {
 
   it('says in its usage how old a shared fetch a new ApplySet takes', async () => {
     const run = await runController(['--help']);
-    expect(run.stdout).toContain('[--shared-fetch-max-age 10s]');
+    expect(run.stdout).toContain('[--shared-fetch-max-age 0s]');
     expect(run.stdout).toContain(
-      'A reconcile\nasked for (applyset reconcile, a push webhook) always asks the server.',
+      'A changed spec, and a reconcile asked for (applyset\nreconcile, a push webhook), always ask the server.',
     );
   });
 

@@ -25,7 +25,7 @@ export const DEFAULT_GIT_LIMIT_ARGS = [
   '--git-max-fetch-objects',
   '50000',
   '--shared-fetch-max-age',
-  '10s',
+  '0s',
   '--git-cache-max-bytes',
   '768Mi',
   '--git-cache-max-repository-bytes',

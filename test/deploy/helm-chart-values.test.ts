@@ -171,11 +171,11 @@ describe('the chart values', () => {
         'gitLimits.maxFetchObjects': '1000',
         'gitCache.maxBytes': '512Mi',
         'gitCache.maxRepositoryBytes': '64Mi',
-        'gitSources.sharedFetchMaxAge': '0s',
+        'gitSources.sharedFetchMaxAge': '15s',
       });
       const args = controllerContainer(objects).container.args;
       const valueOf = (flag: string) => args[args.indexOf(flag) + 1];
-      expect(valueOf('--shared-fetch-max-age')).toBe('0s');
+      expect(valueOf('--shared-fetch-max-age')).toBe('15s');
       expect(
         ['--git-max-object-bytes', '--git-max-fetch-bytes', '--git-max-fetch-objects'].map(valueOf),
       ).toEqual(['4Mi', '32Mi', '1000']);

@@ -56,7 +56,8 @@ describe('requests of ApplySets', () => {
       c,
       namespace,
       Object.fromEntries(['a', 'b', 'c', 'd'].map((n) => [`${n}.yaml`, configMapYaml(n, { v: '1' })])),
-      { kubeconfig },
+      // New sets share a fetch made less than 10 s ago (off by default): the fleet test counts it.
+      { kubeconfig, args: ['--shared-fetch-max-age', '10s'] },
     ));
   });
 
@@ -154,8 +155,8 @@ describe('requests of ApplySets', () => {
         ),
       );
       for (const name of names) await waitForAppliedCommit(c, namespace, name, sha, 180_000);
-      // New sets take a fetch another made less than --shared-fetch-max-age (10 s) ago: the fleet's
-      // first reconciles fetch once per 10 s elapsed, not once per set.
+      // New sets take a fetch another made less than --shared-fetch-max-age (10 s here) ago: the
+      // fleet's first reconciles fetch once per 10 s elapsed, not once per set.
       const firstFetches = fetches(shared);
       expect(firstFetches).toBeGreaterThanOrEqual(1);
       expect(firstFetches).toBeLessThanOrEqual(Math.floor((Date.now() - createdAt) / 10_000) + 1);

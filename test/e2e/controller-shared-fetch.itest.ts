@@ -10,10 +10,11 @@ import {
   waitForAppliedCommit,
 } from './e2e-kit.js';
 
-// Issue #39: at 10,000 ApplySets the controller fetched the repository once per new set. A new or
-// changed set now takes a fetch of its source (URL, ref, credentials) that another set made less than
-// --shared-fetch-max-age ago; a reconcile asked for still goes to the server. The window is an hour
-// here so that what the test sees does not depend on how fast a loaded machine is.
+// Issue #39: at 10,000 ApplySets the controller fetched the repository once per new set. With
+// --shared-fetch-max-age (off by default), a new set takes a fetch of its source (URL, ref,
+// credentials) that another set made that recently; a changed spec and a reconcile asked for still go
+// to the server. The window is an hour here so that what the test sees does not depend on how fast a
+// loaded machine is.
 
 const SETS = ['first', 'a', 'b', 'c', 'd', 'e'];
 
@@ -63,5 +64,14 @@ describe('a fetch shared by new ApplySets', () => {
     await waitForAppliedCommit(c, namespace, 'a', second, 60_000);
     expect(fetches(server)).toBe(2);
     expect(await configMapData(c, namespace, 'app-a')).toEqual({ v: '2' });
+
+    // A changed spec asks the server too: suspended and resumed, a set applies the branch's head, which
+    // is what `applyset diff` showed it would.
+    const third = await server.writeFiles(filesOf('3'));
+    await patchApplySet(namespace, 'b', { spec: { suspend: true } });
+    await patchApplySet(namespace, 'b', { spec: { suspend: false } });
+    await waitForAppliedCommit(c, namespace, 'b', third, 60_000);
+    expect(fetches(server)).toBe(3);
+    expect(await configMapData(c, namespace, 'app-b')).toEqual({ v: '3' });
   });
 });

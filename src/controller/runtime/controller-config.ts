@@ -28,7 +28,7 @@ export interface ControllerConfig {
   readonly gitCacheDir: string;
   /** What one fetch may bring (`--git-max-object-bytes`, `--git-max-fetch-bytes`, `--git-max-fetch-objects`). */
   readonly gitFetchLimits?: GitFetchLimits;
-  /** `--shared-fetch-max-age`: how old a fetch made for another ApplySet a new spec takes. */
+  /** `--shared-fetch-max-age`: how old a fetch made for another ApplySet a new ApplySet takes (0: none). */
   readonly sharedFetchMaxAgeMs?: number;
   /** The Git cache's bytes on disk in total (`--git-cache-max-bytes`). */
   readonly gitCacheMaxBytes?: number;
