@@ -24,7 +24,7 @@ import {
   type RequestCounts,
 } from './fleet-requests.js';
 import { startControllers, waitUntil, type Fleet } from './fleet-run.js';
-import { applySetsYaml } from './fleet-workload.js';
+import { applySetDocuments } from './fleet-workload.js';
 
 export interface ShardFigures {
   readonly readySeconds: number;
@@ -72,7 +72,7 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   const started = performance.now();
   // One kubectl creates one object at a time (35-40 ms each on these cores): 10,000 in one stream would
   // take longer than the goal of 5 minutes. CREATE_STREAMS of them at once, as a fleet applied by CI.
-  const documents = applySetsYaml({ ...spec, namespace: fleet.namespace, url: fleet.url }).split('---\n');
+  const documents = applySetDocuments({ ...spec, namespace: fleet.namespace, url: fleet.url });
   await Promise.all(
     Array.from({ length: CREATE_STREAMS }, (_, stream) =>
       documents.filter((_document, i) => i % CREATE_STREAMS === stream).join('---\n'),

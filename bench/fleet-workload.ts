@@ -60,7 +60,8 @@ export interface ApplySetsSpec {
   readonly shards: number;
 }
 
-export function applySetsYaml(spec: ApplySetsSpec): string {
+/** One YAML document per ApplySet of the fleet. */
+export function applySetDocuments(spec: ApplySetsSpec): string[] {
   return Array.from({ length: spec.n }, (_, i) => {
     const labels = spec.shards > 1 ? `, labels: { ${SHARD_LABEL}: ${shardName(i % spec.shards)} }` : '';
     return (
@@ -70,7 +71,7 @@ export function applySetsYaml(spec: ApplySetsSpec): string {
       `  interval: ${spec.intervalSeconds}s\n  prune: true\n` +
       (spec.tenants ? `  serviceAccountName: tenant-${i}\n` : '')
     );
-  }).join('---\n');
+  });
 }
 
 export const shardName = (index: number) => `shard${index}`;
