@@ -109,7 +109,8 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
         entry.msg !== undefined &&
         ((entry.level ?? 0) >= WARN_LEVEL || entry.msg.includes('listing again'))
       ) {
-        warnings.set(entry.msg, (warnings.get(entry.msg) ?? 0) + 1);
+        const what = warningKey(entry);
+        warnings.set(what, (warnings.get(what) ?? 0) + 1);
       }
       if (entry.msg === 'reconciled' && entry.applyset !== undefined) {
         const times = reconciles.get(entry.applyset) ?? [];
@@ -162,16 +163,36 @@ export function takeWarnings(controllers: readonly FleetController[]): string {
     for (const [msg, count] of controller.warnings) total.set(msg, (total.get(msg) ?? 0) + count);
     controller.warnings.clear();
   }
-  const rows = [...total].sort((a, b) => b[1] - a[1]).map(([msg, count]) => `"${msg}" ${count}`);
+  const rows = [...total].sort((a, b) => b[1] - a[1]).map(([what, count]) => `"${what}" ${count}`);
   return rows.length === 0 ? 'none' : rows.join(', ');
 }
 
-function parseLine(line: string): { msg?: string; port?: number; applyset?: string; level?: number } {
+interface LogEntry {
+  readonly msg?: string;
+  readonly port?: number;
+  readonly applyset?: string;
+  readonly level?: number;
+  /** The informer's name, bound to its logger (`applysets`, `notifications`, ...). */
+  readonly informer?: string;
+  readonly err?: { readonly type?: string; readonly status?: number };
+}
+
+function parseLine(line: string): LogEntry {
   try {
-    return JSON.parse(line) as { msg?: string; port?: number; applyset?: string; level?: number };
+    return JSON.parse(line) as LogEntry;
   } catch {
     return {};
   }
+}
+
+/** A warning as the bench counts it: its message, which informer said it, and the error's type and status. */
+function warningKey(entry: LogEntry): string {
+  const where = entry.informer === undefined ? '' : ` [${entry.informer}]`;
+  const error =
+    entry.err === undefined
+      ? ''
+      : ` (${entry.err.type ?? 'error'}${entry.err.status === undefined ? '' : ` ${entry.err.status}`})`;
+  return `${entry.msg ?? ''}${where}${error}`;
 }
 
 /** A `Field:   1234 kB` line of /proc/PID/status, in KiB. */

@@ -31,8 +31,13 @@ export interface SupervisedInformerOptions {
   readonly fieldSelector?: string;
   readonly onEvent: (event: InformerEvent) => void;
   readonly logger: InformerLogger;
-  /** With no event or bookmark for this long, the watch is presumed dead and restarted. Default 3 min. */
+  /**
+   * A watch the server has not ended this long past its `timeoutSeconds` is presumed dead (a half-open
+   * connection) and restarted from the version it delivered last. Default 1 min.
+   */
   readonly stallTimeoutMs?: number;
+  /** The `timeoutSeconds` of each watch; default a random 300-600 s (watchOnce). */
+  readonly watchTimeoutSeconds?: number;
   /** What is kept of each object (e.g. a Secret without its data). */
   readonly transform?: (object: JsonObject) => JsonObject;
   /**
@@ -65,8 +70,8 @@ const MISSING_RELIST_MS = 60_000;
  * LIST then WATCH from the list's resourceVersion, kept alive whatever happens, as client-go's Reflector
  * does: a watch that ends normally (the server's timeoutSeconds) resumes from the last resourceVersion
  * seen (events and bookmarks advance it); 410 Gone means our version left the server's window, so we
- * LIST again and report the difference as events; a watch that neither delivers nor ends within
- * `stallTimeoutMs` (a half-open connection) is abandoned and restarted; other failures back off, 0.5 s
+ * LIST again and report the difference as events; a watch the server has not ended `stallTimeoutMs`
+ * past its timeoutSeconds (a half-open connection) is abandoned and restarted; other failures back off, 0.5 s
  * doubling to 30 s with jitter (informer-backoff.ts). An API server that is away (restarting) is
  * watched again from the same version, not listed: when it is back, one WATCH, or one LIST if it no
  * longer has that version (docs/operations.md, "Restarts").
@@ -81,7 +86,8 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
     ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
     signal,
-    stallTimeoutMs: options.stallTimeoutMs ?? 3 * 60_000,
+    stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
+    ...(options.watchTimeoutSeconds === undefined ? {} : { timeoutSeconds: options.watchTimeoutSeconds }),
     transform,
     logger,
     onObject: (type, object) => cache.applyWatchEvent(type, object),
@@ -184,6 +190,7 @@ async function watchUntilRelist(options: WatchOnceOptions, version: string): Pro
       }
       if (error instanceof WatchStalledError) {
         logger.warn({ path }, 'watch stalled; restarting it');
+        current = error.resourceVersion ?? current;
         continue;
       }
       failures += 1;

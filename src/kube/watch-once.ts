@@ -18,12 +18,20 @@ export class WatchExpiredError extends IntentError {
   readonly reason = 'WatchExpired';
 }
 
-/** No event, not even a bookmark, within the stall timeout: a half-open connection, presumed dead. */
+/** A watch the server did not end in time (its timeoutSeconds, and a grace): a half-open connection, presumed dead. */
 export class WatchStalledError extends IntentError {
   override readonly name = 'WatchStalledError';
   readonly code = 'WATCH_STALLED';
   readonly intent = 'retryable';
   readonly reason = 'WatchStalled';
+
+  /** @param resourceVersion The last version the watch delivered: the next one resumes from it. */
+  constructor(
+    message: string,
+    readonly resourceVersion?: string,
+  ) {
+    super(message);
+  }
 }
 
 export interface WatchOnceOptions {
@@ -33,6 +41,8 @@ export interface WatchOnceOptions {
   readonly fieldSelector?: string;
   readonly signal: AbortSignal;
   readonly stallTimeoutMs: number;
+  /** The `timeoutSeconds` asked of the server; default a random 300-600 s, so watchers do not reconnect at once. */
+  readonly timeoutSeconds?: number;
   readonly transform: (object: JsonObject) => JsonObject;
   readonly logger: InformerLogger;
   /** The transformed object of an event that is not an error or a bookmark, with its type. */
@@ -41,39 +51,36 @@ export interface WatchOnceOptions {
 
 /**
  * One watch from `version`; resolves with the last version seen (events and bookmarks advance it)
- * when the server ends it. Throws WatchExpiredError on 410 Gone and WatchStalledError when the
- * connection stays silent for `stallTimeoutMs`.
+ * when the server ends it, which it does after `timeoutSeconds`. Throws WatchExpiredError on 410 Gone,
+ * and WatchStalledError when the server has not ended it `stallTimeoutMs` past that: a half-open
+ * connection, presumed dead. Silence before then proves nothing: an API server sends a bookmark only
+ * when it has a newer version to tell, so the watch of a collection nobody writes (Notifications, or
+ * ApplySets at rest) delivers nothing at all until its end (docs/operations.md, "Restarts").
  */
 export async function watchOnce(options: WatchOnceOptions, version: string): Promise<string> {
   const { path, stallTimeoutMs, logger } = options;
   let current = version;
   const connection = new AbortController();
   const both = AbortSignal.any([options.signal, connection.signal]);
+  const timeoutSeconds = options.timeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+  const overdueMs = timeoutSeconds * 1000 + stallTimeoutMs;
   let stalled = false;
   let expired = false;
-  let watchdog: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      stalled = true;
-      connection.abort(new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`));
-    }, stallTimeoutMs);
-  };
-  arm();
-  // The server closes the watch after timeoutSeconds; spread them so watchers do not reconnect at once.
-  const timeoutSeconds = String(300 + Math.floor(Math.random() * 300));
+  const watchdog = setTimeout(() => {
+    stalled = true;
+    connection.abort(new WatchStalledError(`the server did not end the watch within ${overdueMs} ms`));
+  }, overdueMs);
   try {
     await options.watch({
       path,
       query: {
         resourceVersion: current,
         allowWatchBookmarks: 'true',
-        timeoutSeconds,
+        timeoutSeconds: String(timeoutSeconds),
         ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
         ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
       },
       onEvent: (type, raw) => {
-        arm();
         if (!isJsonObject(raw)) return;
         if (type === 'ERROR') {
           if (raw['code'] === 410) {
@@ -92,10 +99,15 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
       },
       signal: both,
     });
+  } catch (error) {
+    // The connection was cut by the watchdog: say from which version to resume.
+    if (stalled) {
+      throw new WatchStalledError(`the server did not end the watch within ${overdueMs} ms`, current);
+    }
+    throw error;
   } finally {
     clearTimeout(watchdog);
   }
   if (expired) throw new WatchExpiredError('resourceVersion too old');
-  if (stalled) throw new WatchStalledError(`no watch event for ${stallTimeoutMs} ms`);
   return current;
 }

@@ -1,7 +1,9 @@
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import { createKubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
+import { startSupervisedInformer } from '../../src/kube/supervised-informer.js';
 import { isJsonObject } from '../../src/manifests/json-value.js';
+import { waitFor } from '../e2e/wait-for.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
 /** A client on the test cluster that records the requests it sends. */
@@ -74,4 +76,30 @@ describe('the kube client watch', () => {
     await expect(refused).rejects.toBeInstanceOf(KubeApiError);
     await expect(refused).rejects.toMatchObject({ status: 403 });
   });
+
+  it('resumes a quiet watch each time the server ends it, not taking its silence for a stall', async () => {
+    // A collection nobody writes: the server sends it nothing, no bookmark either, until the
+    // watch's timeoutSeconds. Silence longer than the stall timeout is no dead connection.
+    const quiet = `/api/v1/namespaces/${namespace}/resourcequotas`;
+    const { client, sent } = recordingClient();
+    const said: string[] = [];
+    const record = (_object: object, message: string) => void said.push(message);
+    const stop = new AbortController();
+    const informer = startSupervisedInformer({
+      client,
+      path: quiet,
+      logger: { info: record, warn: record, debug: () => undefined },
+      signal: stop.signal,
+      stallTimeoutMs: 1_000,
+      watchTimeoutSeconds: 3,
+      onEvent: () => undefined,
+    });
+    await informer.synced;
+    const requests = () => sent.filter((request) => request.path === quiet).length;
+    // The LIST, then three watches: two the server ended after 3 s of silence each, resumed.
+    await waitFor('three watches of the quiet collection', async () => (requests() >= 4 ? true : undefined));
+    stop.abort();
+    await informer.done;
+    expect(said).toEqual([]);
+  }, 60_000);
 });

@@ -108,16 +108,23 @@ describe('per-ApplySet metrics', () => {
   it('labels reconcile durations and object counts by ApplySet, result and verb, beside the fleet totals', async () => {
     const metrics = createControllerMetrics();
     metrics.observeReconcile('success', 0.5, web);
+    metrics.observeReconcile('success', 1.25, web);
     metrics.countObjects('created', 3, web);
     metrics.countObjects('pruned', 1, web);
     metrics.countObjects('configured', 2);
     const text = await metrics.registry.metrics();
     expect(text).toContain(
-      'applyset_set_reconcile_duration_seconds_count{namespace="shop",name="web",result="success"} 1',
+      'applyset_set_reconcile_duration_seconds_count{namespace="shop",name="web",result="success"} 2',
     );
+    expect(text).toContain(
+      'applyset_set_reconcile_duration_seconds_sum{namespace="shop",name="web",result="success"} 1.75',
+    );
+    // Buckets only fleet-wide: per ApplySet they would multiply a fleet's series by 6.
+    expect(text).not.toContain('applyset_set_reconcile_duration_seconds_bucket');
+    expect(text).toContain('applyset_reconcile_duration_seconds_bucket{le="1",result="success"} 1');
     expect(text).toContain('applyset_set_objects_total{namespace="shop",name="web",verb="created"} 3');
     expect(text).toContain('applyset_set_objects_total{namespace="shop",name="web",verb="pruned"} 1');
-    expect(text).toContain('applyset_reconcile_duration_seconds_count{result="success"} 1');
+    expect(text).toContain('applyset_reconcile_duration_seconds_count{result="success"} 2');
     expect(text).toContain('applyset_objects_total{action="created"} 3');
     expect(text).toContain('applyset_objects_total{action="configured"} 2');
   });
@@ -132,7 +139,8 @@ describe('per-ApplySet metrics', () => {
     metrics.countDrift('shop', 'web', 1);
     metrics.countFights('shop', 'web', 1);
     metrics.setReady('shop', 'other', 1);
-    expect((await webSeries(metrics)).length).toBeGreaterThan(10);
+    // Ready, info, a count and a sum per result (2 results), objects, drift, fights.
+    expect(await webSeries(metrics)).toHaveLength(9);
 
     metrics.setReady('shop', 'web', undefined);
     metrics.observeReconcile('deleted', 0.1, web);

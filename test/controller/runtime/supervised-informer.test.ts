@@ -5,6 +5,7 @@ import {
 } from '../../../src/kube/supervised-informer.js';
 import { KubeApiError, KubeTransportError } from '../../../src/kube/kube-api-error.js';
 import type { KubeClient } from '../../../src/kube/kube-client.js';
+import { watchOnce, WatchStalledError } from '../../../src/kube/watch-once.js';
 import type { JsonValue } from '../../../src/manifests/json-value.js';
 
 const silent = { info: () => undefined, warn: () => undefined, debug: () => undefined };
@@ -128,15 +129,55 @@ describe('the supervised informer', () => {
     await informer.done;
   }, 20_000);
 
-  it('restarts a watch that goes silent', async () => {
+  it('restarts a watch the server did not end in time, from the version it delivered last', async () => {
     const api = fakeApi([{ metadata: { resourceVersion: '1' }, items: [] }]);
     const stop = new AbortController();
-    const informer = startOn(api, { signal: stop.signal, stallTimeoutMs: 50, onEvent: () => undefined });
-    await until(() => api.watches.length >= 2);
+    const informer = startOn(api, {
+      signal: stop.signal,
+      stallTimeoutMs: 50,
+      watchTimeoutSeconds: 1,
+      onEvent: () => undefined,
+    });
+    await until(() => api.watches.length === 1);
+    const started = Date.now();
+    api.watches[0]!.send('BOOKMARK', { metadata: { resourceVersion: '2' } });
+    await longUntil(() => api.watches.length >= 2, 5_000);
+    // Silence is no stall: only the server's timeoutSeconds, passed by the grace, is.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(api.watches[0]!.query['timeoutSeconds']).toBe('1');
     expect(api.watches[0]!.signal.aborted).toBe(true);
+    expect(api.watches[1]!.query['resourceVersion']).toBe('2');
     expect(api.listCalls).toHaveLength(1);
     stop.abort();
     await informer.done;
+  });
+
+  it('leaves a silent watch alone until its timeoutSeconds plus the stall timeout', async () => {
+    const api = fakeApi([]);
+    const started = Date.now();
+    const watching = watchOnce(
+      {
+        watch: api.client.watch,
+        path: '/x',
+        signal: new AbortController().signal,
+        stallTimeoutMs: 50,
+        timeoutSeconds: 1,
+        transform: (object) => object,
+        logger: silent,
+        onObject: () => undefined,
+      },
+      '7',
+    );
+    await until(() => api.watches.length === 1);
+    api.watches[0]!.send('BOOKMARK', { metadata: { resourceVersion: '8' } });
+    const stalled = await watching.catch((error: unknown) => error);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+    expect(stalled).toBeInstanceOf(WatchStalledError);
+    expect(stalled).toMatchObject({
+      message: 'the server did not end the watch within 1050 ms',
+      resourceVersion: '8',
+    });
+    expect(api.watches[0]!.query).toMatchObject({ resourceVersion: '7', timeoutSeconds: '1' });
   });
 
   it('counts a collection that is missing as empty and synced when asked to, and waits for it otherwise', async () => {
