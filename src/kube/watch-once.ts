@@ -64,11 +64,12 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
   const both = AbortSignal.any([options.signal, connection.signal]);
   const timeoutSeconds = options.timeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
   const overdueMs = timeoutSeconds * 1000 + stallTimeoutMs;
+  const overdue = `the server did not end the watch within ${overdueMs} ms`;
   let stalled = false;
   let expired = false;
   const watchdog = setTimeout(() => {
     stalled = true;
-    connection.abort(new WatchStalledError(`the server did not end the watch within ${overdueMs} ms`));
+    connection.abort(new WatchStalledError(overdue));
   }, overdueMs);
   try {
     await options.watch({
@@ -101,10 +102,7 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
     });
   } catch (error) {
     // The connection was cut by the watchdog: say from which version to resume.
-    if (stalled) {
-      throw new WatchStalledError(`the server did not end the watch within ${overdueMs} ms`, current);
-    }
-    throw error;
+    throw stalled ? new WatchStalledError(overdue, current) : error;
   } finally {
     clearTimeout(watchdog);
   }
