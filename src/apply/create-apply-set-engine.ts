@@ -68,6 +68,7 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
       tooling,
       patchMeta,
       serverNoOps,
+      ...(options.decodedFiles === undefined ? {} : { decodedFiles: options.decodedFiles }),
     });
 }
 
@@ -78,7 +79,10 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const loaded =
     request.release === true
       ? []
-      : await loadManifests(request.input, context.mapper, signal, request.hooks !== undefined);
+      : await loadManifests(request.input, context.mapper, signal, {
+          generateNameHooks: request.hooks !== undefined,
+          ...(context.decodedFiles === undefined ? {} : { decodedFiles: context.decodedFiles }),
+        });
   request.input.screenObjects?.(loaded);
   await refuseInvalidListItems(loaded, request, context.patchMeta);
   const preDelete = request.release === true ? [] : await loadPreDeleteHooks(request, context);

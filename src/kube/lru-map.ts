@@ -88,6 +88,11 @@ export class LruMap<K, V> {
     }
   }
 
+  /** The keys, least recently used first; an entry may be deleted while they are read. */
+  keys(): IterableIterator<K> {
+    return this.#entries.keys();
+  }
+
   get size(): number {
     return this.#entries.size;
   }

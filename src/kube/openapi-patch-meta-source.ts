@@ -67,13 +67,9 @@ export interface OpenApiPatchMetaSourceOptions {
  * for `indexMaxAgeMs`. A failed fetch is not cached, so the next object tries again.
  */
 export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOptions): PatchMetaSource {
-  const now = options.now ?? Date.now;
-  const indexMaxAgeMs = options.indexMaxAgeMs ?? DEFAULT_OPENAPI_INDEX_MAX_AGE_MS;
-  // Promises, not values, so concurrent lookups of one document share a single request.
-  const documents = new LruMap<string, Promise<JsonValue | undefined>>(options.maxDocuments ?? 256, {
-    maxWeight: options.maxDocumentBytes ?? DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES,
-  });
-  let indexReadAt = Number.NEGATIVE_INFINITY;
+  const answered = createV3Answers();
+  const documents = createDocumentCache(options, (key) => answered.dropDocument(key));
+  const fetchDocument = documents.fetch;
   // What a document says of a kind, read once per document and kind: reading it scans the document's
   // paths and schemas, and an engine is made per reconcile, so each run of a fleet asked again.
   const kindInfos = new WeakMap<object, Map<string, OpenApiPatchInfo | undefined>>();
@@ -86,8 +82,89 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
     return infos.get(key);
   };
 
+  /** v3: the index names each group-version's document with a content hash in its URL. */
+  const v3Location = async (gvk: GroupVersionKind, signal?: AbortSignal) => {
+    const groupVersion = gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`;
+    let url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
+    if (url === undefined) {
+      // A CRD installed after the index was read: read the index again once before giving up on v3.
+      documents.dropIndex();
+      url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
+    }
+    return url;
+  };
+
+  const v3Document = async (gvk: GroupVersionKind, signal?: AbortSignal): Promise<JsonValue | undefined> => {
+    const url = await v3Location(gvk, signal);
+    return url === undefined ? undefined : fetchDocument(url.path, url.query, signal);
+  };
+
+  /** What v3 says of the kind, and the key of the document that says it. */
+  const fromV3 = async (gvk: GroupVersionKind, signal?: AbortSignal) => {
+    const url = await v3Location(gvk, signal);
+    if (url === undefined) return undefined;
+    const document = await fetchDocument(url.path, url.query, signal);
+    const info = document === undefined ? undefined : kindInfo(document, gvk);
+    return info === undefined ? undefined : { info, documentKey: cacheKey(url.path, url.query) };
+  };
+
+  const fromV2 = async (
+    gvk: GroupVersionKind,
+    signal?: AbortSignal,
+  ): Promise<OpenApiPatchInfo | undefined> => {
+    const document = await fetchDocument('/openapi/v2', {}, signal);
+    return document === undefined ? undefined : kindInfo(document, gvk);
+  };
+
+  return {
+    async metaFor(gvk, signal) {
+      signal?.throwIfAborted();
+      const kind = `${gvk.group}/${gvk.version}/${gvk.kind}`;
+      const kept = answered.get(kind);
+      // Kept while the index it came through is the one in use, and its document kept.
+      if (kept !== undefined && documents.current(kept.indexRead, kept.documentKey)) return kept.meta;
+      const readBefore = documents.indexRead();
+      const v3 = await fromV3(gvk, signal);
+      if (v3 !== undefined) {
+        // kubectl goes on to v2 when v3 does not offer a strategic merge patch; when v3 already said
+        // the kind takes none (a custom resource), v2 would only say it again, so skip its large download.
+        const { info, documentKey } = v3;
+        const meta =
+          info.strategicMerge && info.meta !== undefined
+            ? info.meta
+            : (builtinPatchMeta(gvk) ?? 'json-merge');
+        // Not when the index was read again meanwhile: this answer may come from the one before.
+        if (documents.indexRead() === readBefore) {
+          answered.keep(kind, { indexRead: readBefore, documentKey, meta });
+        }
+        return meta;
+      }
+      const v2 = await fromV2(gvk, signal);
+      if (v2?.strategicMerge === true && v2.meta !== undefined) return v2.meta;
+      // The compiled-in types: kubectl's scheme knows every built-in kind and no custom resource.
+      return builtinPatchMeta(gvk) ?? 'json-merge';
+    },
+    schemaDocumentFor: v3Document,
+  };
+}
+
+/**
+ * The documents read, as promises so concurrent lookups of one share a single request, bounded in count
+ * and weight; the v3 index is read again once older than `indexMaxAgeMs`.
+ */
+function createDocumentCache(options: OpenApiPatchMetaSourceOptions, onEvict: (key: string) => void) {
+  const now = options.now ?? Date.now;
+  const indexMaxAgeMs = options.indexMaxAgeMs ?? DEFAULT_OPENAPI_INDEX_MAX_AGE_MS;
+  const documents = new LruMap<string, Promise<JsonValue | undefined>>(options.maxDocuments ?? 256, {
+    maxWeight: options.maxDocumentBytes ?? DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES,
+    onEvict,
+  });
+  let indexReadAt = Number.NEGATIVE_INFINITY;
+  // Counts the index's reads: an answer is kept for the read it came through.
+  let indexRead = 0;
+
   /** The document at `path`; undefined when the server does not serve it (404) or cannot be read. */
-  const fetchDocument = (path: string, query: Record<string, string>, signal?: AbortSignal) => {
+  const fetch = (path: string, query: Record<string, string>, signal?: AbortSignal) => {
     const key = cacheKey(path, query);
     if (key === INDEX_KEY) {
       if (now() - indexReadAt >= indexMaxAgeMs) documents.delete(INDEX_KEY);
@@ -109,54 +186,55 @@ export function createOpenApiPatchMetaSource(options: OpenApiPatchMetaSourceOpti
       },
     );
     documents.set(key, pending);
+    if (key === INDEX_KEY) indexRead += 1;
     return pending;
   };
 
-  /** v3: the index names each group-version's document with a content hash in its URL. */
-  const v3Document = async (gvk: GroupVersionKind, signal?: AbortSignal): Promise<JsonValue | undefined> => {
-    const groupVersion = gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`;
-    let url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
-    if (url === undefined) {
-      // A CRD installed after the index was read: read the index again once before giving up on v3.
-      documents.delete(INDEX_KEY);
-      url = documentUrl(await fetchDocument('/openapi/v3', {}, signal), groupVersion);
-    }
-    return url === undefined ? undefined : fetchDocument(url.path, url.query, signal);
-  };
-
-  const fromV3 = async (
-    gvk: GroupVersionKind,
-    signal?: AbortSignal,
-  ): Promise<OpenApiPatchInfo | undefined> => {
-    const document = await v3Document(gvk, signal);
-    return document === undefined ? undefined : kindInfo(document, gvk);
-  };
-
-  const fromV2 = async (
-    gvk: GroupVersionKind,
-    signal?: AbortSignal,
-  ): Promise<OpenApiPatchInfo | undefined> => {
-    const document = await fetchDocument('/openapi/v2', {}, signal);
-    return document === undefined ? undefined : kindInfo(document, gvk);
-  };
-
   return {
-    async metaFor(gvk, signal) {
-      signal?.throwIfAborted();
-      const v3 = await fromV3(gvk, signal);
-      if (v3?.strategicMerge === true && v3.meta !== undefined) return v3.meta;
-      // kubectl goes on to v2 when v3 does not offer a strategic merge patch; when v3 already said
-      // the kind takes none (a custom resource), v2 would only say it again, so skip its large download.
-      const v2 = v3 === undefined ? await fromV2(gvk, signal) : undefined;
-      if (v2?.strategicMerge === true && v2.meta !== undefined) return v2.meta;
-      // The compiled-in types: kubectl's scheme knows every built-in kind and no custom resource.
-      return builtinPatchMeta(gvk) ?? 'json-merge';
-    },
-    schemaDocumentFor: v3Document,
+    fetch,
+    dropIndex: () => void documents.delete(INDEX_KEY),
+    indexRead: () => indexRead,
+    /** Whether that read of the index is still the one in use, and that document still kept. */
+    current: (read: number, documentKey: string) =>
+      read === indexRead &&
+      now() - indexReadAt < indexMaxAgeMs &&
+      documents.has(INDEX_KEY) &&
+      documents.get(documentKey) !== undefined,
   };
 }
 
 const DEFAULT_OPENAPI_INDEX_MAX_AGE_MS = 10 * 60_000;
+/** Kinds whose answer is kept: more than a server with many CRDs serves. */
+const MAX_KINDS_ANSWERED = 4096;
+
+/**
+ * What v3 answered per kind, with the document it was read from and the index that named it. Every
+ * object of every reconcile asks, and the answer can only change with the index (the documents it names
+ * carry their content's hash), so it is kept while that index is in use and that document kept. Answers
+ * from v2 or the built-in table are not kept: they follow a v3 that could not be read, which the next
+ * object tries again. An answer holds parts of its document, so it goes with it: the bound on documents
+ * bounds the answers too.
+ */
+function createV3Answers() {
+  const answers = new LruMap<string, V3Answer>(MAX_KINDS_ANSWERED);
+  return {
+    get: (kind: string) => answers.get(kind),
+    keep: (kind: string, answer: V3Answer) => void answers.set(kind, answer),
+    dropDocument: (documentKey: string) => {
+      for (const kind of answers.keys()) {
+        if (answers.peek(kind)?.documentKey === documentKey) answers.delete(kind);
+      }
+    },
+  };
+}
+
+interface V3Answer {
+  /** The read of the index it came through (`indexRead`). */
+  readonly indexRead: number;
+  /** The `documents` key of the group-version document it was read from. */
+  readonly documentKey: string;
+  readonly meta: PatchMeta | 'json-merge';
+}
 const DEFAULT_MAX_OPENAPI_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /**
