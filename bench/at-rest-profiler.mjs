@@ -3,7 +3,8 @@
 //   APPLYSET_BENCH_NODE_FLAGS="--import file://$PWD/bench/at-rest-profiler.mjs?n=300&out=/tmp/at-rest" \
 //     npm run bench -- --controller 300
 // It counts the controller's `reconciled` log lines: at 2n (the fleet reconciled twice, where the
-// bench starts its at-rest window) it starts node:inspector's profiler, at 4n it stops it and writes
+// bench starts its at-rest window) it starts node:inspector's profiler, `span` reconciles later (2n
+// unless given) it stops it and writes
 // <out>.cpuprofile (open it in Chrome DevTools) and <out>.txt, the process's CPU per reconcile while
 // profiled. Plain JavaScript, as the controller runs from dist/ without tsx.
 import { Session } from 'node:inspector';
@@ -13,6 +14,9 @@ import { URL } from 'node:url';
 
 const query = new URL(import.meta.url).searchParams;
 const n = Number(query.get('n') ?? '100');
+// How many reconciles the profile spans; default 2n (the fleet twice). At 10,000, `span=1000` ends it
+// after one minute at rest instead of twenty.
+const span = Number(query.get('span') ?? String(2 * n));
 const out = query.get('out') ?? '/tmp/at-rest';
 let count = 0;
 let session;
@@ -36,7 +40,7 @@ function stop() {
     writeFileSync(`${out}.cpuprofile`, JSON.stringify(result.profile));
     writeFileSync(
       `${out}.txt`,
-      `${2 * n} reconciles, CPU ${ms.toFixed(0)} ms, ${(ms / (2 * n)).toFixed(2)} ms each\n`,
+      `${span} reconciles, CPU ${ms.toFixed(0)} ms, ${(ms / span).toFixed(2)} ms each\n`,
     );
   });
 }
@@ -46,6 +50,6 @@ process.stdout.write = (chunk, ...rest) => {
   const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   count += text.split('"msg":"reconciled"').length - 1;
   if (session === undefined && count >= 2 * n) start();
-  else if (cpuAtStart !== undefined && count >= 4 * n) stop();
+  else if (cpuAtStart !== undefined && count >= 2 * n + span) stop();
   return write(chunk, ...rest);
 };

@@ -68,7 +68,6 @@ export function createApplySetEngine(options: ApplySetEngineOptions): ApplySetEn
       tooling,
       patchMeta,
       serverNoOps,
-      ...(options.decodedFiles === undefined ? {} : { decodedFiles: options.decodedFiles }),
     });
 }
 
@@ -79,10 +78,7 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const loaded =
     request.release === true
       ? []
-      : await loadManifests(request.input, context.mapper, signal, {
-          generateNameHooks: request.hooks !== undefined,
-          ...(context.decodedFiles === undefined ? {} : { decodedFiles: context.decodedFiles }),
-        });
+      : await loadManifests(request.input, context.mapper, signal, request.hooks !== undefined);
   request.input.screenObjects?.(loaded);
   await refuseInvalidListItems(loaded, request, context.patchMeta);
   const preDelete = request.release === true ? [] : await loadPreDeleteHooks(request, context);

@@ -15,7 +15,6 @@ import {
 } from '../manifests/object-ref.js';
 import { isNamespace } from '../manifests/apply-waves.js';
 import { decodeManifestFiles } from '../manifests/decode-manifest-files.js';
-import type { DecodedFileMemo } from '../manifests/decode-manifest-files.js';
 import { manifestLimits } from '../manifests/manifest-limits.js';
 import { parseManifestEntries } from '../manifests/parse-manifest-set.js';
 import { buildPlan } from '../plan/build-plan.js';
@@ -54,13 +53,13 @@ export async function loadManifests(
   input: ApplySetInput,
   mapper: RestMapper,
   signal: AbortSignal | undefined,
-  options: { readonly generateNameHooks?: boolean; readonly decodedFiles?: DecodedFileMemo } = {},
+  generateNameHooks = false,
 ): Promise<ManifestObject[]> {
   // A first pass only learns which kinds the files name, so discovery is asked about their
   // group-versions and nothing else (again for a kind it lacked: its CRD may have been installed
   // since); the second pass validates against the real scopes.
   // The files' YAML is decoded once, for both passes.
-  const entries = decodeManifestFiles(input.files, manifestLimits(), options.decodedFiles);
+  const entries = decodeManifestFiles(input.files, manifestLimits());
   const named: GroupVersionKind[] = [];
   parseManifestEntries(entries, {
     defaultNamespace: input.defaultNamespace,
@@ -76,7 +75,7 @@ export async function loadManifests(
     defaultNamespace: input.defaultNamespace,
     ...(input.enforceNamespace === undefined ? {} : { enforceNamespace: input.enforceNamespace }),
     scopes: mapper.scopeResolver(),
-    generateNameHooks: options.generateNameHooks === true,
+    generateNameHooks,
   });
   if (!parsed.ok) {
     const error = new ManifestSetError(parsed.errors);

@@ -2,7 +2,6 @@ import type { ObjectHealthJudge } from '../health/cel-health.js';
 import type { MemberMetadata } from '../inventory/applyset-metadata.js';
 import type { KubeClient } from '../kube/kube-client.js';
 import type { KubeObjectApi } from '../kube/kube-object-api.js';
-import type { DecodedFileMemo } from '../manifests/decode-manifest-files.js';
 import type { OpenApiDocumentStore } from '../kube/openapi-disk-cache.js';
 import type { PatchMetaSource } from '../kube/openapi-patch-meta-source.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
@@ -58,11 +57,6 @@ export interface ApplySetEngineOptions {
   readonly restMapper?: RestMapper;
   /** The memo of patches the server ignored; default: the engine's own, kept as long as the engine. */
   readonly serverNoOps?: NoOpMemo;
-  /**
-   * What files' texts decoded to, shared by the controller's engines so a fleet at rest does not decode
-   * the same YAML every interval; default none (each run decodes its files).
-   */
-  readonly decodedFiles?: DecodedFileMemo;
 }
 
 /**
@@ -79,8 +73,6 @@ interface RunAdapters {
    * without a change. The same patch on the same version is not sent again.
    */
   readonly serverNoOps: NoOpMemo;
-  /** ApplySetEngineOptions.decodedFiles. */
-  readonly decodedFiles?: DecodedFileMemo;
   readonly mapper: RestMapper;
   readonly patchMeta: PatchMetaSource;
   readonly concurrency: number;

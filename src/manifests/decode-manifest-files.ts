@@ -2,7 +2,6 @@ import {
   decodeDocuments,
   ManifestDecodeError,
   ManifestExpansionError,
-  type DecodedDocument,
   type DecodeLimits,
 } from './decode-documents.js';
 import { isJsonObject, type JsonObject, type JsonValue } from './json-value.js';
@@ -20,29 +19,12 @@ export type ManifestEntry =
   | { readonly type: 'error'; readonly error: ManifestError };
 
 /**
- * What a file's text decoded to, kept across reconciles by the text itself (docs/performance.md, #39):
- * a fleet at rest reads the same files every interval, and decoding their YAML took 6% of a
- * reconcile's CPU. Only decodes that succeeded are kept; a file that failed is decoded again, so its
- * error is the one of its own path and place. What it gives is shared: read it, never change it.
- */
-export interface DecodedFileMemo {
-  /** The documents the text decoded to, when kept. */
-  get(text: string): readonly DecodedDocument[] | undefined;
-  /** Keeps them (frozen), the least recently used texts dropped past the bound. */
-  keep(text: string, documents: readonly DecodedDocument[]): readonly DecodedDocument[];
-}
-
-/**
  * Decodes the files in order within the size limits: a file over its limit is reported and skipped;
  * once the set is over its total (of file bytes, or of decoded content), the files after it are not
  * decoded at all (they would only grow the heap the limit protects), and the problems found so far
  * are all that is reported.
  */
-export function decodeManifestFiles(
-  files: readonly ManifestFile[],
-  limits: ManifestLimits,
-  memo?: DecodedFileMemo,
-): ManifestEntry[] {
+export function decodeManifestFiles(files: readonly ManifestFile[], limits: ManifestLimits): ManifestEntry[] {
   const entries: ManifestEntry[] = [];
   let bytes = 0;
   let decoded = 0;
@@ -59,11 +41,11 @@ export function decodeManifestFiles(
       continue;
     }
     bytes += size;
-    const result = decodeFile(
-      file,
-      { maxDocumentBytes: limits.maxFileBytes, maxTotalBytes: limits.maxSetBytes, decodedBefore: decoded },
-      memo,
-    );
+    const result = decodeFile(file, {
+      maxDocumentBytes: limits.maxFileBytes,
+      maxTotalBytes: limits.maxSetBytes,
+      decodedBefore: decoded,
+    });
     entries.push(...result.entries);
     if (result.setTooLarge) return entries;
     decoded += result.contentBytes;
@@ -74,18 +56,35 @@ export function decodeManifestFiles(
 function decodeFile(
   file: ManifestFile,
   limits: DecodeLimits,
-  memo: DecodedFileMemo | undefined,
 ): { entries: ManifestEntry[]; contentBytes: number; setTooLarge: boolean } {
-  let documents = memo?.get(file.text);
-  // A kept decoding is used only well within this set's limits; at or past one, decoding again says
-  // which, as the first time would have.
-  if (documents === undefined || !withinLimits(documents, limits)) {
-    try {
-      documents = decodeDocuments(file.text, file.path, limits);
-    } catch (error) {
-      return { entries: [decodeProblem(file, error)], contentBytes: 0, setTooLarge: isSetTooLarge(error) };
+  let documents;
+  try {
+    documents = decodeDocuments(file.text, file.path, limits);
+  } catch (error) {
+    if (error instanceof ManifestExpansionError) {
+      const source = { file: file.path, documentIndex: error.documentIndex };
+      const problem = new ManifestError(error.kind, source, undefined, error.detail, { cause: error });
+      return {
+        entries: [{ type: 'error', error: problem }],
+        contentBytes: 0,
+        setTooLarge: error.kind === 'set-too-large',
+      };
     }
-    documents = memo?.keep(file.text, documents) ?? documents;
+    // The decoder's error names the file, document and place itself: they become the source, so the
+    // line names the file once (not `bad.yaml: bad.yaml (document 0)`).
+    const problem =
+      error instanceof ManifestDecodeError
+        ? new ManifestError('decode-failed', decodeErrorSource(file.path, error), undefined, error.reason, {
+            cause: error,
+          })
+        : new ManifestError(
+            'decode-failed',
+            { file: file.path, documentIndex: undefined },
+            undefined,
+            error instanceof Error ? error.message : String(error),
+            { cause: error },
+          );
+    return { entries: [{ type: 'error', error: problem }], contentBytes: 0, setTooLarge: false };
   }
   const entries = documents.flatMap((document): ManifestEntry[] => {
     const source: ManifestSource = { file: file.path, documentIndex: document.index };
@@ -98,46 +97,6 @@ function decodeFile(
   });
   const contentBytes = documents.reduce((sum, document) => sum + document.contentBytes, 0);
   return { entries, contentBytes, setTooLarge: false };
-}
-
-/** Within a set's limits by a margin: no document, nor the set with it, at its bound. */
-function withinLimits(documents: readonly DecodedDocument[], limits: DecodeLimits): boolean {
-  let total = limits.decodedBefore ?? 0;
-  for (const { contentBytes } of documents) {
-    total += contentBytes;
-    if (contentBytes >= limits.maxDocumentBytes || total >= limits.maxTotalBytes) return false;
-  }
-  return true;
-}
-
-function isSetTooLarge(error: unknown): boolean {
-  return error instanceof ManifestExpansionError && error.kind === 'set-too-large';
-}
-
-/** The file's problem, for the decoder's error. */
-function decodeProblem(file: ManifestFile, error: unknown): ManifestEntry {
-  if (error instanceof ManifestExpansionError) {
-    const source = { file: file.path, documentIndex: error.documentIndex };
-    return {
-      type: 'error',
-      error: new ManifestError(error.kind, source, undefined, error.detail, { cause: error }),
-    };
-  }
-  // The decoder's error names the file, document and place itself: they become the source, so the
-  // line names the file once (not `bad.yaml: bad.yaml (document 0)`).
-  const problem =
-    error instanceof ManifestDecodeError
-      ? new ManifestError('decode-failed', decodeErrorSource(file.path, error), undefined, error.reason, {
-          cause: error,
-        })
-      : new ManifestError(
-          'decode-failed',
-          { file: file.path, documentIndex: undefined },
-          undefined,
-          error instanceof Error ? error.message : String(error),
-          { cause: error },
-        );
-  return { type: 'error', error: problem };
 }
 
 function decodeErrorSource(file: string, error: ManifestDecodeError): ManifestSource {

@@ -14,7 +14,7 @@ import { HookFailedError, runHookPhase } from './run-hooks.js';
 /** The PreDelete hooks of the request's preDelete files (none without them), validated as any input. */
 export async function loadPreDeleteHooks(
   request: Pick<ApplySetRequest, 'input' | 'preDelete' | 'signal'>,
-  context: Pick<RunContext, 'mapper' | 'decodedFiles'>,
+  context: Pick<RunContext, 'mapper'>,
 ): Promise<Hook[]> {
   const { preDelete } = request;
   if (preDelete === undefined || preDelete.files.length === 0) return [];
@@ -22,7 +22,6 @@ export async function loadPreDeleteHooks(
     { ...request.input, files: preDelete.files },
     context.mapper,
     request.signal,
-    context.decodedFiles === undefined ? {} : { decodedFiles: context.decodedFiles },
   );
   request.input.screenObjects?.(loaded);
   return splitHooks(loaded).hooks.filter((hook) => hook.phases.includes('PreDelete'));

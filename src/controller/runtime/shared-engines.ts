@@ -10,7 +10,6 @@ import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import type { KubeConnection } from '../../kube/kube-connection.js';
 import { createOpenApiPatchMetaSource } from '../../kube/openapi-patch-meta-source.js';
 import { createRestMapper } from '../../kube/rest-mapper.js';
-import { createDecodedFileMemo } from '../../apply/decoded-file-memo.js';
 import type { Logger } from '../../observability/create-logger.js';
 
 interface SharedEnginesOptions {
@@ -42,9 +41,8 @@ export interface EngineHooks {
  * ServiceAccount of its own). Everything an engine would keep is shared by all, read as the
  * controller and bounded: one connection (sockets, TLS), one discovery mapper and one OpenAPI source
  * (their answers are the same for every user, see createRestMapper), one memo of ignored patches
- * (scoped by identity, least recently used dropped), one memo of the files' texts decoded. An
- * identity's engine is made per reconcile and dropped after it, so there is no table of identities
- * to grow or to evict.
+ * (scoped by identity, least recently used dropped). An identity's engine is made per reconcile and
+ * dropped after it, so there is no table of identities to grow or to evict.
  */
 export function sharedEngines(options: SharedEnginesOptions): (user: string | undefined) => ApplySetEngine {
   const { connection, logger, countRequest, writeFence } = options;
@@ -63,8 +61,6 @@ export function sharedEngines(options: SharedEnginesOptions): (user: string | un
       logger.warn({ path, err: error }, 'OpenAPI not readable; using the built-in patch metadata'),
   });
   const noOps = createNoOpMemo();
-  // Decoded text is the same whoever applies it: one memo for every identity.
-  const decodedFiles = createDecodedFileMemo();
   return (user) => {
     const identity = user ?? '';
     return createApplySetEngine({
@@ -79,7 +75,6 @@ export function sharedEngines(options: SharedEnginesOptions): (user: string | un
       restMapper,
       patchMetaSource,
       serverNoOps: noOpMemoFor(noOps, identity),
-      decodedFiles,
       ...(afterStep === undefined ? {} : { afterStep }),
     });
   };
