@@ -23,13 +23,8 @@ import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServin
 import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 import { watchedControllerNotifications } from './watched-notifications.js';
 import { withWatchedAccounts } from './watched-accounts.js';
-import {
-  applySetKey,
-  dependentsToWake,
-  needsReconcile,
-  pollsSecrets,
-  secretReferences,
-} from './watched-applyset.js';
+import { createDependentsIndex } from './dependents-index.js';
+import { applySetKey, needsReconcile, pollsSecrets, secretReferences } from './watched-applyset.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 type StopReason = 'stopped' | 'lost-leadership';
@@ -216,6 +211,7 @@ function startWork(
     onError: (key, error) => logger.error({ applyset: key, err: error }, 'reconcile failed; backing off'),
   });
   const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
+  const dependents = createDependentsIndex();
   const applySets = startSupervisedInformer({
     client,
     signal: signals.stopping.signal,
@@ -238,7 +234,7 @@ function startWork(
         notify.forget(namespace, name);
       } else if (needsReconcile(event)) queue.add(key);
       // spec.dependsOn: those waiting for this ApplySet look again when its readiness changes.
-      for (const dependent of dependentsToWake(event, () => applySets.list())) queue.add(dependent);
+      for (const dependent of dependents.dependentsToWake(event)) queue.add(dependent);
     },
   });
   // No list or watch of Secrets (we may only get them): poll those of the ApplySets not Ready.

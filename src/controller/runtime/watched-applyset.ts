@@ -4,7 +4,6 @@ import {
   SKIP_PRE_DELETE_HOOKS_ANNOTATION,
   type ApplySet,
 } from '../../api/applyset-types.js';
-import { dependentsOf, readinessProblem } from '../../api/dependencies.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
 import { applySetAccount } from '../../api/applyset-account.js';
 import { lenientApplySetSpec } from '../../api/resolve-applyset-spec.js';
@@ -41,22 +40,6 @@ export function needsReconcile(event: InformerEvent): boolean {
     asked(APPROVE_PRUNE_ANNOTATION) ||
     asked(SKIP_PRE_DELETE_HOOKS_ANNOTATION)
   );
-}
-
-/**
- * The keys of the ApplySets whose spec.dependsOn names the one `event` is about, when the event may
- * change what they decide: it appeared, went, or its readiness changed (Ready, its reason, the
- * generation observed, a new generation). Any other write of it, such as a new message, wakes nobody.
- * `applySets` is asked only then: most events of a fleet wake nobody, and need no list of it.
- */
-export function dependentsToWake(event: InformerEvent, applySets: () => readonly JsonObject[]): string[] {
-  if (
-    event.type === 'modified' &&
-    event.previous !== undefined &&
-    readinessProblem(asApplySet(event.previous)) === readinessProblem(asApplySet(event.object))
-  )
-    return [];
-  return dependentsOf(applySetKey(event.object), applySets().map(asApplySet));
 }
 
 /** The informer holds ApplySets exactly as the API server sends them. */

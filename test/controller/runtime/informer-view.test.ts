@@ -1,8 +1,5 @@
-import {
-  dependentsToWake,
-  needsReconcile,
-  secretReferenceOf,
-} from '../../../src/controller/runtime/watched-applyset.js';
+import { createDependentsIndex } from '../../../src/controller/runtime/dependents-index.js';
+import { needsReconcile, secretReferenceOf } from '../../../src/controller/runtime/watched-applyset.js';
 import { informerView, informerViewWithInventory } from '../../../src/controller/runtime/informer-view.js';
 import type { JsonObject } from '../../../src/manifests/json-value.js';
 
@@ -69,10 +66,13 @@ describe('informerView', () => {
     expect(needsReconcile({ type: 'modified', object: informerView(asked), previous: view })).toBe(true);
     expect(needsReconcile({ type: 'modified', object: view, previous: view })).toBe(false);
     const base: JsonObject = { metadata: { name: 'base', namespace: 'team-a' } };
-    expect(dependentsToWake({ type: 'added', object: base }, () => [view])).toEqual(
-      dependentsToWake({ type: 'added', object: base }, () => [served]),
-    );
-    expect(dependentsToWake({ type: 'added', object: base }, () => [view])).toEqual(['team-a/web']);
+    const wakes = (dependent: JsonObject) => {
+      const index = createDependentsIndex();
+      index.dependentsToWake({ type: 'added', object: dependent });
+      return index.dependentsToWake({ type: 'added', object: base });
+    };
+    expect(wakes(view)).toEqual(wakes(served));
+    expect(wakes(view)).toEqual(['team-a/web']);
   });
 
   it('leaves its input as it was', () => {

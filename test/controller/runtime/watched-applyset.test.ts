@@ -1,4 +1,6 @@
-import { dependentsToWake, needsReconcile } from '../../../src/controller/runtime/watched-applyset.js';
+import { createDependentsIndex } from '../../../src/controller/runtime/dependents-index.js';
+import { needsReconcile } from '../../../src/controller/runtime/watched-applyset.js';
+import type { InformerEvent } from '../../../src/kube/informer-cache.js';
 
 describe('needsReconcile', () => {
   const object = (generation: number, annotations: Record<string, string> = {}, extra: object = {}) => ({
@@ -20,7 +22,7 @@ describe('needsReconcile', () => {
   });
 });
 
-describe('dependentsToWake', () => {
+describe('the dependents index', () => {
   const db = (generation: number, ready: string, reason = 'X', observedGeneration = generation) => ({
     metadata: { name: 'db', namespace: 'n', generation },
     spec: {},
@@ -28,7 +30,13 @@ describe('dependentsToWake', () => {
   });
   const app = { metadata: { name: 'app', namespace: 'n' }, spec: { dependsOn: [{ name: 'db' }] } };
   const other = { metadata: { name: 'other', namespace: 'o' }, spec: { dependsOn: [{ name: 'db' }] } };
-  const all = [app, other, db(1, 'True')];
+  /** An index that has seen `app` and `other` added, then what `events` wake in turn. */
+  const wakes = (...events: InformerEvent[]) => {
+    const index = createDependentsIndex();
+    index.dependentsToWake({ type: 'added', object: app });
+    index.dependentsToWake({ type: 'added', object: other });
+    return events.map((event) => index.dependentsToWake(event));
+  };
 
   it.each([
     ['becoming Ready', db(1, 'False'), db(1, 'True'), ['n/app']],
@@ -36,11 +44,33 @@ describe('dependentsToWake', () => {
     ['a new reason', db(1, 'False', 'A'), db(1, 'False', 'B'), ['n/app']],
     ['the same readiness with a new message', db(1, 'False'), { ...db(1, 'False'), extra: 1 }, []],
   ])('%s wakes %j', (_what, previous, object, expected) => {
-    expect(dependentsToWake({ type: 'modified', previous, object }, () => all)).toEqual(expected);
+    expect(wakes({ type: 'modified', previous, object })).toEqual([expected]);
   });
 
   it('wakes the dependents of an ApplySet that appears or goes, only those of its namespace`s key', () => {
-    expect(dependentsToWake({ type: 'added', object: db(1, 'True') }, () => all)).toEqual(['n/app']);
-    expect(dependentsToWake({ type: 'deleted', object: db(1, 'True') }, () => all)).toEqual(['n/app']);
+    expect(
+      wakes({ type: 'added', object: db(1, 'True') }, { type: 'deleted', object: db(1, 'True') }),
+    ).toEqual([['n/app'], ['n/app']]);
+  });
+
+  it('follows a dependsOn changed or gone, and an ApplySet deleted', () => {
+    const alone = { ...app, spec: {} };
+    const ready = { type: 'added', object: db(1, 'True') } as const;
+    // app no longer waits for db: db's change wakes nobody; named again, it does.
+    expect(wakes({ type: 'modified', previous: app, object: alone }, ready)).toEqual([[], []]);
+    expect(
+      wakes(
+        { type: 'modified', previous: app, object: alone },
+        { type: 'modified', previous: alone, object: app },
+        ready,
+      ),
+    ).toEqual([[], [], ['n/app']]);
+    expect(wakes({ type: 'deleted', object: app }, ready)).toEqual([[], []]);
+    // db's own dependsOn (on app) is kept apart from who waits for db.
+    const dbOnApp = { ...db(1, 'True'), spec: { dependsOn: [{ name: 'app' }] } };
+    expect(wakes({ type: 'added', object: dbOnApp }, { type: 'deleted', object: app })).toEqual([
+      ['n/app'],
+      ['n/db'],
+    ]);
   });
 });
