@@ -17,10 +17,13 @@ import { hasErrorCode } from './has-error-code.js';
 const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * What the inflated objects kept across fetches may weigh together: the commits, trees and manifests
- * a fleet reads on every interval (4,000 small files take well under 1 MiB).
+ * What the inflated objects kept across fetches may weigh together, each with its entry's overhead: the
+ * commits, trees and manifests a fleet reads on every interval. A fleet reads them in turn, so once they
+ * weigh more than this every read misses (the least recently used is always the next one read): 10,000
+ * ApplySets of Flux's 4-object app weigh 14.9 MiB so, past the 8 MiB this was, and a reconcile at rest then
+ * inflated its 5 objects from the packs, a tenth of its CPU (docs/performance.md).
  */
-const DEFAULT_CONTENT_CACHE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_CONTENT_CACHE_BYTES = 24 * 1024 * 1024;
 
 /**
  * An object larger than this is inflated again on each read rather than crowd the others out.
