@@ -212,6 +212,9 @@ function startWork(
   });
   const scope = config.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(config.namespace)}`;
   const dependents = createDependentsIndex();
+  // The keys of the ApplySets whose Secrets the poller reads (not Ready, or being deleted), kept from
+  // the informer's events: a scan of the fleet every poll was a share of a 10,000-set fleet's CPU at rest.
+  const polled = new Set<string>();
   const applySets = startSupervisedInformer({
     client,
     signal: signals.stopping.signal,
@@ -225,6 +228,8 @@ function startWork(
     onEvent: (event) => {
       uiChanges?.notify(changeOf(event.object));
       const key = applySetKey(event.object);
+      if (event.type !== 'deleted' && pollsSecrets(event.object)) polled.add(key);
+      else polled.delete(key);
       if (event.type === 'deleted') {
         queue.forget(key);
         secretPoller.forget(key);
@@ -247,9 +252,9 @@ function startWork(
       return applySet === undefined ? undefined : referenceOf(applySet);
     },
     failing: () =>
-      applySets
-        .list()
-        .filter(pollsSecrets)
+      [...polled]
+        .map((key) => applySets.get(key))
+        .filter((applySet) => applySet !== undefined)
         .map(referenceOf)
         .filter((reference) => reference !== undefined),
     onChange: (key) => queue.add(key),
