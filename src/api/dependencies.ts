@@ -62,19 +62,6 @@ export function readinessProblem(dependency: ApplySet | undefined): string | und
   return undefined;
 }
 
-/** The keys of the ApplySets whose dependsOn names `key`: to reconcile when its readiness changes. */
-export function dependentsOf(
-  key: string,
-  applySets: Iterable<Pick<ApplySet, 'metadata' | 'spec'>>,
-): string[] {
-  const dependents: string[] = [];
-  for (const applySet of applySets) {
-    if (dependencyKeysOf(applySet).includes(key))
-      dependents.push(`${applySet.metadata.namespace}/${applySet.metadata.name}`);
-  }
-  return dependents;
-}
-
 /** An ApplySet as the dependency check read it: found, absent, or unreadable (with why). */
 export type DependencyRead =
   | { readonly kind: 'found'; readonly applySet: ApplySet }

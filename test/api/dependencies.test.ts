@@ -2,12 +2,13 @@ import type { ApplySet, ApplySetCondition } from '../../src/api/applyset-types.j
 import {
   dependencyKeysOf,
   dependencyOutcome,
-  dependentsOf,
   notReadyDependencies,
   readinessProblem,
   type DependencyCheckInput,
   type DependencyRead,
 } from '../../src/api/dependencies.js';
+import { createDependentsIndex } from '../../src/controller/runtime/dependents-index.js';
+import type { JsonObject } from '../../src/manifests/json-value.js';
 
 const ready = (status: ApplySetCondition['status'], reason: string, observedGeneration?: number) => ({
   type: 'Ready' as const,
@@ -100,7 +101,16 @@ describe('readinessProblem', () => {
   });
 });
 
-describe('dependencyKeysOf and dependentsOf', () => {
+/** Who waits for `key`, as the controller's index of dependents finds them among `applySets`. */
+function dependentsOf(key: string, applySets: readonly ApplySet[]): string[] {
+  const index = createDependentsIndex();
+  for (const object of applySets)
+    index.dependentsToWake({ type: 'added', object: object as unknown as JsonObject });
+  const [namespace, name] = key.split('/');
+  return index.dependentsToWake({ type: 'deleted', object: { metadata: { namespace, name } } as JsonObject });
+}
+
+describe('dependencyKeysOf and the dependents index', () => {
   const app = applySet('t/app', { dependsOn: [{ name: 'db' }, { name: 'queue', namespace: 'infra' }] });
   const other = applySet('t/other', { dependsOn: [{ name: 'queue' }] });
 
