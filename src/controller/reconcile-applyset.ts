@@ -70,7 +70,8 @@ async function reconcile(
 ): Promise<Ended> {
   const { api, key, namespace, name, signal } = ctx;
 
-  // 1. Read the ApplySet; gone means nothing to do (its children were handled by the finalizer).
+  // 1. Read the ApplySet (the informer's copy when it is the version last answered to us:
+  // informed-applyset-reads.ts); gone means nothing to do (its children were handled by the finalizer).
   const read = await api.get(namespace, name, signal);
   if (read === undefined) {
     fights.forget(key);
@@ -89,7 +90,7 @@ async function reconcile(
   // 3. Hold the finalizer, so a deletion waits until the children are handled. An ApplySet that
   // records no children yet gets it with the engine's inventory widen, the write before any child
   // (parentOf); one that records some and lost it gets it back now, whatever this run does next.
-  // From here the run works on the ApplySet as last answered (the GET, or this PATCH): every later
+  // From here the run works on the ApplySet as read (step 1), or as this PATCH left it: every later
   // write of it is conditional on its resourceVersion, and the engine takes it, not a new GET.
   const held = read.metadata.finalizers ?? [];
   const applySet =

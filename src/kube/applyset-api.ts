@@ -244,9 +244,10 @@ function resourceVersionOf(object: JsonValue): string | undefined {
 
 /**
  * The ApplySet as the engine's parent: it always exists, so it is never created. `applySet` is the
- * object as the server last answered this reconcile (its GET, or the PATCH that re-added the
- * finalizer), which the engine takes rather than GET it again: one read of the ApplySet per
- * reconcile. Never the informer's copy, which lacks the inventory annotations (informerView).
+ * object this reconcile started from (its GET, the informer's whole copy at the version last answered
+ * to the controller, or the PATCH that re-added the finalizer), which the engine takes rather than GET
+ * it again: at most one read of the ApplySet per reconcile. Never an informer copy that lacks the
+ * inventory annotations (isWholeView).
  */
 export function parentOf(applySet: ApplySet): ApplySetParent {
   return {

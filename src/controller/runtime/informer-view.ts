@@ -1,15 +1,20 @@
 /**
- * What the controller's informer keeps of each ApplySet. The cache only decides what to queue (spec,
- * generation, readiness, two request annotations), matches pushes and finds Secrets to poll; every
- * reconcile reads the ApplySet afresh. So the parts that can be large, and that nothing in the cache
- * reads, are dropped, as controller-runtime's caches strip managedFields: the managed fields, the
- * inventory the ApplySet carries as the set's parent (annotations of up to hundreds of KiB for a large
- * set), a `kubectl apply`'s copy of the spec, and `status.inventory` (capped at 128 KiB). For a fleet,
- * that is the difference between a cache the size of the specs and one the size of everything applied.
+ * What the controller's informer keeps of each ApplySet. The cache decides what to queue (spec,
+ * generation, readiness, two request annotations), matches pushes and finds Secrets to poll. The parts
+ * that can be large are dropped when they are, as controller-runtime's caches strip managedFields: the
+ * managed fields always; the inventory the ApplySet carries as the set's parent (annotations of up to
+ * hundreds of KiB for a large set), a `kubectl apply`'s copy of the spec, and `status.inventory` (capped
+ * at 128 KiB) when together they weigh more than WHOLE_VIEW_BYTES. For a fleet, that is the difference
+ * between a cache the size of the specs and one the size of everything applied.
+ *
+ * A view that lost nothing but its managed fields is whole (isWholeView): the reconcile may start from
+ * it instead of a GET (informed-applyset-reads.ts), which no reconcile of a set of a few objects then
+ * sends at rest.
  */
 import { COMPRESSED_INVENTORY_KEY } from '../../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../../inventory/metadata-keys.js';
 import { isJsonObject, type JsonObject } from '../../manifests/json-value.js';
+import { stringifyJson } from '../../manifests/lossless-json.js';
 import { LAST_APPLIED_ANNOTATION } from '../../merge/last-applied-configuration.js';
 
 const DROPPED_ANNOTATIONS: readonly string[] = [
@@ -20,26 +25,60 @@ const DROPPED_ANNOTATIONS: readonly string[] = [
   MetadataKeys.applySetAdditionalNamespaces,
 ];
 
+/**
+ * What the droppable parts of one ApplySet may weigh (characters of the annotations, of the JSON of
+ * `status.inventory`) and still be kept: a set of a few dozen objects. At 10,000 such sets, about
+ * 1 KiB each.
+ */
+const WHOLE_VIEW_BYTES = 2048;
+
+/** The inventory items past which `status.inventory` is not even measured: it weighs too much. */
+const MEASURED_INVENTORY_ITEMS = 64;
+
+/** The views that lost nothing but managed fields. */
+const wholeViews = new WeakSet<JsonObject>();
+
+/** Whether the view is the ApplySet as served, but for its managed fields. */
+export function isWholeView(view: JsonObject): boolean {
+  return wholeViews.has(view);
+}
+
 /** The ApplySet without what the informer's readers never look at; the input is not changed. */
 export function informerView(applySet: JsonObject): JsonObject {
   const view: JsonObject = { ...applySet };
-  const metadata = applySet['metadata'];
-  if (isJsonObject(metadata)) {
+  const metadata = isJsonObject(applySet['metadata']) ? applySet['metadata'] : undefined;
+  const annotations = isJsonObject(metadata?.['annotations']) ? metadata['annotations'] : {};
+  const status = isJsonObject(applySet['status']) ? applySet['status'] : undefined;
+  const whole = droppableWeight(annotations, status) <= WHOLE_VIEW_BYTES;
+  if (metadata !== undefined) {
     const { managedFields: _managedFields, ...kept } = metadata;
-    const annotations = kept['annotations'];
-    if (isJsonObject(annotations)) {
+    if (!whole && isJsonObject(metadata['annotations'])) {
       kept['annotations'] = Object.fromEntries(
         Object.entries(annotations).filter(([key]) => !DROPPED_ANNOTATIONS.includes(key)),
       );
     }
     view['metadata'] = kept;
   }
-  const status = applySet['status'];
-  if (isJsonObject(status) && 'inventory' in status) {
+  if (!whole && status !== undefined && 'inventory' in status) {
     const { inventory: _inventory, ...kept } = status;
     view['status'] = kept;
   }
+  if (whole) wholeViews.add(view);
   return view;
+}
+
+/** The characters of the droppable annotations and status.inventory (past a bound: more than kept). */
+function droppableWeight(annotations: JsonObject, status: JsonObject | undefined): number {
+  let weight = 0;
+  for (const key of DROPPED_ANNOTATIONS) {
+    const value = annotations[key];
+    if (typeof value === 'string') weight += value.length;
+  }
+  const inventory = status?.['inventory'];
+  if (inventory === undefined || weight > WHOLE_VIEW_BYTES) return weight;
+  const items = isJsonObject(inventory) ? inventory['items'] : undefined;
+  if (Array.isArray(items) && items.length > MEASURED_INVENTORY_ITEMS) return Number.POSITIVE_INFINITY;
+  return weight + stringifyJson(inventory).length;
 }
 
 /**

@@ -4,7 +4,7 @@ import { startProbeServer, type ProbeServer } from '../../http/start-probe-serve
 import type { WebhookServer } from '../../http/start-webhook-server.js';
 import { createControllerMetrics, type ControllerMetrics } from '../../observability/controller-metrics.js';
 import type { Logger } from '../../observability/create-logger.js';
-import { createApplySetApi, readSecretVersion } from '../../kube/applyset-api.js';
+import { readSecretVersion } from '../../kube/applyset-api.js';
 import { createRestMapper } from '../../kube/rest-mapper.js';
 import { controllerBuilds } from './controller-builds.js';
 import { controllerSources } from './controller-sources.js';
@@ -22,7 +22,7 @@ import { servePushWebhook } from './serve-push-webhook.js';
 import { changeOf, createUiChangeFeed, serveUi, type UiChangeFeed, type UiServing } from './serve-ui.js';
 import { startSupervisedInformer, type SupervisedInformer } from '../../kube/supervised-informer.js';
 import { watchedControllerNotifications } from './watched-notifications.js';
-import { withWatchedAccounts } from './watched-accounts.js';
+import { reconcilerApplySetApi, type InformedApplySetApi } from './informed-applyset-reads.js';
 import { createDependentsIndex } from './dependents-index.js';
 import { applySetKey, needsReconcile, pollsSecrets, secretReferences } from './watched-applyset.js';
 import { createWorkQueue, type WorkQueue } from './work-queue.js';
@@ -132,20 +132,15 @@ function wireReconciler(
   metrics: ControllerMetrics,
   signal: AbortSignal,
   secretRefNamespaces: ReadonlySet<string>,
-): { readonly reconcile: Reconciler; readonly notify: Notifier } {
+): { readonly reconcile: Reconciler; readonly notify: Notifier; readonly api: InformedApplySetApi } {
   const { client } = clients;
   const notify = watchedControllerNotifications({ config, clients, metrics, logger, signal });
+  const api = reconcilerApplySetApi({ client, config, logger, signal });
   const reconcile = tracedReconciler(
     config.tracer,
     createReconciler({
       client,
-      // Step 7's account, from a watch of ServiceAccounts: no GET per reconcile (watched-accounts.ts).
-      api: withWatchedAccounts(createApplySetApi(client), {
-        client,
-        config,
-        logger: logger.child({ informer: 'serviceaccounts' }),
-        signal,
-      }),
+      api,
       builds: controllerBuilds(config, metrics),
       engineFor: clients.engineFor,
       readerAs: clients.readerAs,
@@ -176,7 +171,7 @@ function wireReconciler(
       signal,
     }),
   );
-  return { reconcile, notify };
+  return { reconcile, notify, api };
 }
 
 interface ControllerWork {
@@ -193,7 +188,7 @@ function startWork(
   logger: Logger,
   clients: Pick<ControllerClients, 'client' | 'readerAs'>,
   // The notifications also hear of a deleted ApplySet, which no reconcile runs for.
-  { reconcile, notify }: ReturnType<typeof wireReconciler>,
+  { reconcile, notify, api }: ReturnType<typeof wireReconciler>,
   signals: ControllerSignals,
   secretRefNamespaces: ReadonlySet<string>,
   metrics: ControllerMetrics,
@@ -233,6 +228,7 @@ function startWork(
       if (event.type === 'deleted') {
         queue.forget(key);
         secretPoller.forget(key);
+        api.forget(key);
         // Its series go with it: no reconcile runs for a deleted ApplySet to remove them.
         const [namespace = '', name = ''] = key.split('/');
         metrics.setReady(namespace, name, undefined);
@@ -242,6 +238,8 @@ function startWork(
       for (const dependent of dependents.dependentsToWake(event)) queue.add(dependent);
     },
   });
+  // Step 1 reads a small ApplySet from this informer's copy (informed-applyset-reads.ts).
+  api.readFrom(applySets);
   // No list or watch of Secrets (we may only get them): poll those of the ApplySets not Ready.
   const referenceOf = secretReferences(secretRefNamespaces, config.defaultServiceAccountName);
   const secretPoller = startSecretChangePoller({

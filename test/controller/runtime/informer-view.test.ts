@@ -1,6 +1,10 @@
 import { createDependentsIndex } from '../../../src/controller/runtime/dependents-index.js';
 import { needsReconcile, secretReferenceOf } from '../../../src/controller/runtime/watched-applyset.js';
-import { informerView, informerViewWithInventory } from '../../../src/controller/runtime/informer-view.js';
+import {
+  informerView,
+  informerViewWithInventory,
+  isWholeView,
+} from '../../../src/controller/runtime/informer-view.js';
 import type { JsonObject } from '../../../src/manifests/json-value.js';
 
 /** An ApplySet as the API server sends it after a few reconciles of a set of 2,000 objects. */
@@ -37,6 +41,26 @@ function servedApplySet(): JsonObject {
   };
 }
 
+/** A set of `objects` ConfigMaps as served, its inventory annotation and status.inventory included. */
+function smallApplySet(objects: number): JsonObject {
+  const names = Array.from({ length: objects }, (_, index) => `cm-${index}`);
+  const served = servedApplySet();
+  const metadata = served['metadata'] as JsonObject;
+  metadata['annotations'] = {
+    'kubectl.kubernetes.io/last-applied-objects': names.map((name) => `team-a::ConfigMap:${name}`).join('\n'),
+    'applyset.kubernetes.io/contains-group-kinds': 'ConfigMap',
+  };
+  served['status'] = {
+    observedGeneration: 3,
+    inventory: {
+      items: names.map((name) => `team-a_${name}__ConfigMap`),
+      totalCount: objects,
+      truncated: false,
+    },
+  };
+  return served;
+}
+
 describe('informerView', () => {
   it('drops the managed fields, the inventory annotations, kubectl’s copy of the spec and status.inventory', () => {
     const view = informerView(servedApplySet());
@@ -49,6 +73,21 @@ describe('informerView', () => {
     ]);
     expect((view['status'] as JsonObject)['inventory']).toBeUndefined();
     expect(JSON.stringify(view).length).toBeLessThan(JSON.stringify(servedApplySet()).length / 10);
+    expect(isWholeView(view)).toBe(false);
+  });
+
+  it('keeps a small set whole, but for its managed fields, and marks it so', () => {
+    const served = smallApplySet(20);
+    const view = informerView(served);
+    const { managedFields: _managedFields, ...metadata } = served['metadata'] as JsonObject;
+    expect(view).toEqual({ ...served, metadata });
+    expect(isWholeView(view)).toBe(true);
+    expect(isWholeView(informerViewWithInventory(served))).toBe(true);
+    // Whole is judged on each version: the same set grown past the bound is cached without them.
+    const grown = informerView(smallApplySet(200));
+    expect(isWholeView(grown)).toBe(false);
+    expect((grown['status'] as JsonObject)['inventory']).toBeUndefined();
+    expect(isWholeView(served)).toBe(false);
   });
 
   it('keeps what the controller decides on: the same reconciles, wake-ups and Secret as the whole object', () => {

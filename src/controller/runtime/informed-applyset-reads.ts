@@ -1,0 +1,99 @@
+import type { ApplySet } from '../../api/applyset-types.js';
+import { createApplySetApi, type ApplySetApi } from '../../kube/applyset-api.js';
+import type { KubeClient } from '../../kube/kube-client.js';
+import { resourceVersionOf } from '../../kube/informer-cache.js';
+import type { JsonObject } from '../../manifests/json-value.js';
+import { cloneJson } from '../../merge/go-value.js';
+import type { Logger } from '../../observability/create-logger.js';
+import type { ControllerConfig } from './controller-config.js';
+import { isWholeView } from './informer-view.js';
+import { withWatchedAccounts } from './watched-accounts.js';
+
+/** The ApplySet calls, with step 1's read taken from the informer when it may be (withInformedReads). */
+export interface InformedApplySetApi extends ApplySetApi {
+  /** The ApplySet is gone: what was last answered of it is forgotten. */
+  forget(key: string): void;
+  /** The informer whose copies step 1 may read from; until it is given, every read is a GET. */
+  readFrom(informer: { get(key: string): JsonObject | undefined }): void;
+}
+
+/**
+ * Step 1's read of the ApplySet answered from the informer's copy rather than a GET (issue #39: at rest,
+ * one request per object, the ApplySet's GET was one more), when the copy is safe to start from:
+ *
+ * - it is whole (isWholeView: a set of a few dozen objects; a larger one's inventory is not cached);
+ * - it is at the resourceVersion this controller last had from the API server itself (its own GET, or the
+ *   answer to its own write of the ApplySet). So no one else wrote the ApplySet since, as far as the watch
+ *   has told, and the watch has caught up with our last write: a reconcile right after a status write
+ *   does not start from the version before it. Any other version (a user's edit, a deletion begun, a
+ *   write of the engine's not answered here) is read by GET, as a first reconcile after a start is.
+ *
+ * A write the watch has not delivered yet is what any informer-fed controller may miss: every write of
+ * the run is conditional on the resourceVersion it started from, so a stale start ends in a conflict and
+ * a new read, not a lost change (docs/architecture.md).
+ *
+ * @internal Its tests script the API server's answers under it; the controller takes it through
+ * reconcilerApplySetApi.
+ */
+export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
+  let informed: (key: string) => JsonObject | undefined = () => undefined;
+  /** By `namespace/name`: the resourceVersion of the ApplySet as the API server last answered us. */
+  const answered = new Map<string, string>();
+  const note = (applySet: ApplySet): ApplySet => {
+    const { namespace, name, resourceVersion } = applySet.metadata;
+    if (resourceVersion === undefined) answered.delete(`${namespace}/${name}`);
+    else answered.set(`${namespace}/${name}`, resourceVersion);
+    return applySet;
+  };
+  return {
+    ...api,
+    async get(namespace, name, signal) {
+      const key = `${namespace}/${name}`;
+      const copy = informed(key);
+      const version = answered.get(key);
+      if (
+        copy !== undefined &&
+        version !== undefined &&
+        isWholeView(copy) &&
+        resourceVersionOf(copy) === version
+      )
+        return cloneJson(copy) as unknown as ApplySet;
+      const read = await api.get(namespace, name, signal);
+      if (read === undefined) answered.delete(key);
+      else note(read);
+      return read;
+    },
+    setFinalizers: async (applySet, finalizers, signal) =>
+      note(await api.setFinalizers(applySet, finalizers, signal)),
+    setAnnotation: async (applySet, key, value, signal) =>
+      note(await api.setAnnotation(applySet, key, value, signal)),
+    async writeStatus(applySet, status, resourceVersion, signal) {
+      const written = await api.writeStatus(applySet, status, resourceVersion, signal);
+      const key = `${applySet.metadata.namespace}/${applySet.metadata.name}`;
+      if (written.kind === 'written' && written.resourceVersion !== undefined)
+        answered.set(key, written.resourceVersion);
+      else answered.delete(key);
+      return written;
+    },
+    forget: (key) => answered.delete(key),
+    readFrom: (informer) => {
+      informed = (key) => informer.get(key);
+    },
+  };
+}
+
+/**
+ * The reconciler's calls on ApplySets: step 1 reads a small ApplySet from the informer
+ * (withInformedReads), step 7's account comes from a watch of ServiceAccounts (withWatchedAccounts):
+ * at rest, no GET of either.
+ */
+export function reconcilerApplySetApi(options: {
+  readonly client: KubeClient;
+  readonly config: Pick<ControllerConfig, 'namespace' | 'watchStallTimeoutMs'>;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}): InformedApplySetApi {
+  const { client, config, logger, signal } = options;
+  const accounts = { client, config, logger: logger.child({ informer: 'serviceaccounts' }), signal };
+  return withInformedReads(withWatchedAccounts(createApplySetApi(client), accounts));
+}
