@@ -59,6 +59,11 @@ export interface SupervisedInformer {
   list(): JsonObject[];
   /** The cached object with key `namespace/name` (`name` alone for a cluster-scoped one: `/name`). */
   get(key: string): JsonObject | undefined;
+  /**
+   * Whether a watch is open now: the server accepted it and it has not ended or failed since, so the
+   * cache hears of changes as they are made. False while the server is away or the cache is relisting.
+   */
+  isWatching(): boolean;
   /** Resolves when the informer has stopped (its signal was aborted). */
   readonly done: Promise<void>;
 }
@@ -80,34 +85,35 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const transform = options.transform ?? ((object: JsonObject) => object);
   const { logger, signal } = options;
   const cache = createInformerCache(options.onEvent);
+  let watching = false;
+  const selectors = {
+    ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+    ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+  };
   const watch: WatchOnceOptions = {
     watch: (request) => options.client.watch(request),
     path: options.path,
-    ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
-    ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+    ...selectors,
     signal,
     stallTimeoutMs: options.stallTimeoutMs ?? 60_000,
     ...(options.watchTimeoutSeconds === undefined ? {} : { timeoutSeconds: options.watchTimeoutSeconds }),
     transform,
     logger,
     onObject: (type, object) => cache.applyWatchEvent(type, object),
+    onWatching: (open) => {
+      watching = open;
+    },
   };
   let synced = false;
   let markSynced!: () => void;
-  const syncedPromise = new Promise<void>((resolve) => {
-    markSynced = resolve;
-  });
+  const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
 
   const judge = missingCollectionJudge();
   /** LIST into the cache; the list's resourceVersion, to watch from (undefined: the collection is missing). */
   const relist = async (): Promise<string | undefined> => {
-    const query = {
-      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
-      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
-    };
     let list;
     try {
-      list = await options.client.request({ method: 'GET', path: options.path, signal, query });
+      list = await options.client.request({ method: 'GET', path: options.path, signal, query: selectors });
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
       if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
@@ -155,6 +161,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     synced: syncedPromise,
     list: () => cache.list(),
     get: (key) => cache.get(key),
+    isWatching: () => watching,
     done,
   };
 }

@@ -47,6 +47,8 @@ export interface WatchOnceOptions {
   readonly logger: InformerLogger;
   /** The transformed object of an event that is not an error or a bookmark, with its type. */
   readonly onObject: (type: string, object: JsonObject) => void;
+  /** Told true when the server accepted the watch, false when the watch ended or failed. */
+  readonly onWatching?: (open: boolean) => void;
 }
 
 /**
@@ -98,6 +100,7 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
         if (type === 'BOOKMARK') return;
         options.onObject(type, object);
       },
+      onOpen: () => options.onWatching?.(true),
       signal: both,
     });
   } catch (error) {
@@ -105,6 +108,7 @@ export async function watchOnce(options: WatchOnceOptions, version: string): Pro
     throw stalled ? new WatchStalledError(overdue, current) : error;
   } finally {
     clearTimeout(watchdog);
+    options.onWatching?.(false);
   }
   if (expired) throw new WatchExpiredError('resourceVersion too old');
   return current;

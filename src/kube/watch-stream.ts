@@ -14,6 +14,8 @@ export interface KubeWatchRequest {
   readonly query?: Readonly<Record<string, string>>;
   /** Each event as the server sent it: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
   readonly onEvent: (type: string, object: unknown) => void;
+  /** Called when the server accepted the watch (a 2xx answer's headers arrived), before any event. */
+  readonly onOpen?: () => void;
   readonly signal: AbortSignal;
 }
 
@@ -53,6 +55,7 @@ export function streamWatch(
     }).then(({ response, abort }) => {
       const status = response.statusCode ?? 0;
       if (status < 200 || status > 299) return refuse(response, watch.path, status, settle);
+      watch.onOpen?.();
       // One event is bounded as one answer of the destination is (a remote cluster's 64 MiB).
       const bound = { limit: through.policy.maxBodyBytes, kind: through.policy.kind, where: url.host };
       readEvents(response, watch, settle, (error) => abort(error as Error), bound);

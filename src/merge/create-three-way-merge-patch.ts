@@ -5,7 +5,7 @@ import { cloneJson } from './go-value.js';
 import { mapsHaveConflicts } from './maps-have-conflicts.js';
 import { MergeConflictError, MergeError } from './merge-error.js';
 import { mergeMap } from './merge-map.js';
-import type { PatchMeta } from './patch-meta.js';
+import { splitRetainKeys, type PatchMeta } from './patch-meta.js';
 
 export interface ThreeWayInput {
   /** The last-applied configuration; null when the live object has no annotation. */
@@ -29,7 +29,7 @@ export function createThreeWayMergePatch(
 ): JsonObject {
   const original = documentOrEmpty(input.original);
   const modified = documentOrEmpty(input.modified);
-  const current = documentOrEmpty(input.current);
+  const current = documentOrEmpty(fieldsReadByDelta(input.current, input.modified, meta));
 
   // The delta is computed first, then the deletions, as in Go: both sort lists of scalars of their
   // "from" side in place, and only copies are touched here.
@@ -56,6 +56,40 @@ export function createThreeWayMergePatch(
     }
   }
   return patch;
+}
+
+/**
+ * What the delta (current → modified, deletions ignored) reads of the live object: the fields that
+ * `modified` has, at the top and in `metadata`. A field `modified` lacks would be a deletion, which the
+ * delta ignores, and at these two levels no retainKeys strategy looks at the fields beyond (ObjectMeta
+ * has none; checked, not assumed). So the copy skips the live object's status and managed fields, most
+ * of what a GET answers, and the patch is the same.
+ */
+function fieldsReadByDelta(current: JsonValue, modified: JsonValue, meta: PatchMeta): JsonValue {
+  if (!isJsonObject(current) || !isJsonObject(modified)) return current;
+  const read = sharedFields(current, modified);
+  const metadata = read['metadata'];
+  const wanted = modified['metadata'];
+  if (isJsonObject(metadata) && isJsonObject(wanted) && !retainsKeys(meta, 'metadata')) {
+    read['metadata'] = sharedFields(metadata, wanted);
+  }
+  return read;
+}
+
+/** The fields of `from` that `to` has too, by reference. */
+function sharedFields(from: JsonObject, to: JsonObject): JsonObject {
+  const shared: JsonObject = {};
+  for (const key of Object.keys(to)) if (Object.hasOwn(from, key)) shared[key] = from[key] as JsonValue;
+  return shared;
+}
+
+/** Whether the object field `key` has the retainKeys strategy (or is unknown: then copied whole). */
+function retainsKeys(meta: PatchMeta, key: string): boolean {
+  try {
+    return splitRetainKeys(meta.lookupObjectField(key).strategies).retainKeys;
+  } catch {
+    return true;
+  }
 }
 
 function documentOrEmpty(value: JsonValue): JsonObject {

@@ -95,3 +95,42 @@ describe('refused documents', () => {
     expect(() => createThreeWayMergePatch(input, meta)).toThrow(message);
   });
 });
+
+describe('what the delta reads of the live object', () => {
+  const meta = schemaPatchMeta(vectorSchema('Deployment'));
+  const live = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'x', uid: 'u', managedFields: [{ manager: 'kubectl' }], labels: { a: 'b' } },
+    spec: { replicas: 3, minReadySeconds: 5 },
+    status: { replicas: 3 },
+  };
+
+  it('is what the manifest has: the same patch whatever else the live object carries', () => {
+    const original = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x', labels: { a: 'b', c: 'd' } },
+    };
+    const modified = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'x', labels: { a: 'b' } },
+      spec: { replicas: 2 },
+    };
+    const bare = { metadata: { name: 'x', labels: { a: 'b' } }, spec: { replicas: 3, minReadySeconds: 5 } };
+    const before = JSON.stringify(live);
+    const patch = encodeGoJson(createThreeWayMergePatch({ original, modified, current: live }, meta));
+    expect(patch).toBe(
+      encodeGoJson(
+        createThreeWayMergePatch(
+          { original, modified, current: { ...bare, apiVersion: 'apps/v1', kind: 'Deployment' } },
+          meta,
+        ),
+      ),
+    );
+    expect(patch).toBe('{"metadata":{"labels":{"c":null}},"spec":{"replicas":2}}');
+    // Pure: nothing of the live object is changed or dropped.
+    expect(JSON.stringify(live)).toBe(before);
+  });
+});

@@ -2,7 +2,7 @@ import type { ApplySet } from '../../api/applyset-types.js';
 import { createApplySetApi, type ApplySetApi } from '../../kube/applyset-api.js';
 import type { KubeClient } from '../../kube/kube-client.js';
 import { resourceVersionOf } from '../../kube/informer-cache.js';
-import type { JsonObject } from '../../manifests/json-value.js';
+import type { SupervisedInformer } from '../../kube/supervised-informer.js';
 import { cloneJson } from '../../merge/go-value.js';
 import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
@@ -14,7 +14,7 @@ export interface InformedApplySetApi extends ApplySetApi {
   /** The ApplySet is gone: what was last answered of it is forgotten. */
   forget(key: string): void;
   /** The informer whose copies step 1 may read from; until it is given, every read is a GET. */
-  readFrom(informer: { get(key: string): JsonObject | undefined }): void;
+  readFrom(informer: Pick<SupervisedInformer, 'get' | 'isWatching'>): void;
 }
 
 /**
@@ -36,7 +36,7 @@ export interface InformedApplySetApi extends ApplySetApi {
  * reconcilerApplySetApi.
  */
 export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
-  let informed: (key: string) => JsonObject | undefined = () => undefined;
+  let informer: Pick<SupervisedInformer, 'get' | 'isWatching'> | undefined;
   /** By `namespace/name`: the resourceVersion of the ApplySet as the API server last answered us. */
   const answered = new Map<string, string>();
   const note = (applySet: ApplySet): ApplySet => {
@@ -49,7 +49,9 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
     ...api,
     async get(namespace, name, signal) {
       const key = `${namespace}/${name}`;
-      const copy = informed(key);
+      // A watch that is not open (the API server away or starting, a relist) may have missed changes,
+      // and the GET is also what tells a reconcile the server is not answering, before it judges anything.
+      const copy = informer?.isWatching() === true ? informer.get(key) : undefined;
       const version = answered.get(key);
       if (
         copy !== undefined &&
@@ -76,8 +78,8 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
       return written;
     },
     forget: (key) => answered.delete(key),
-    readFrom: (informer) => {
-      informed = (key) => informer.get(key);
+    readFrom: (watched) => {
+      informer = watched;
     },
   };
 }

@@ -45,10 +45,11 @@ function scripted() {
     serviceAccountExists: () => Promise.resolve(true),
   };
   const informer = new Map<string, JsonObject>();
+  const watching = { open: true };
   const informed = withInformedReads(api);
-  informed.readFrom(informer);
+  informed.readFrom({ get: (key) => informer.get(key), isWatching: () => watching.open });
   const watch = (served: ApplySet) => informer.set(KEY, informerView(served as unknown as JsonObject));
-  return { server, informed, watch };
+  return { server, informed, watch, watching };
 }
 
 const signal = new AbortController().signal;
@@ -100,6 +101,18 @@ describe('withInformedReads', () => {
     expect(server.gets).toBe(1);
     informed.forget(KEY);
     server.served = applySet('3');
+    await informed.get('team-a', 'web', signal);
+    expect(server.gets).toBe(2);
+  });
+
+  it('reads by GET while no watch is open: the API server may be away, or have changed it meanwhile', async () => {
+    const { server, informed, watch, watching } = scripted();
+    watch(server.served);
+    await informed.get('team-a', 'web', signal);
+    watching.open = false;
+    await informed.get('team-a', 'web', signal);
+    expect(server.gets).toBe(2);
+    watching.open = true;
     await informed.get('team-a', 'web', signal);
     expect(server.gets).toBe(2);
   });

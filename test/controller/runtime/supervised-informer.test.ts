@@ -26,9 +26,10 @@ function fakeApi(lists: JsonValue[]) {
       listCalls.push(1);
       return lists[Math.min(listCalls.length - 1, lists.length - 1)] ?? null;
     },
-    watch: ({ query = {}, onEvent, signal }) =>
+    watch: ({ query = {}, onEvent, onOpen, signal }) =>
       new Promise<void>((resolve, reject) => {
         signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        onOpen?.();
         watches.push({
           query,
           send: onEvent,
@@ -66,6 +67,23 @@ const longUntil = async (condition: () => boolean, timeoutMs: number) => {
 };
 
 describe('the supervised informer', () => {
+  it('says a watch is open from its answer until it ends or fails', async () => {
+    const api = fakeApi([{ metadata: { resourceVersion: '10' }, items: [item('a', '5')] }]);
+    const stop = new AbortController();
+    const informer = startOn(api, { signal: stop.signal, onEvent: () => undefined });
+    expect(informer.isWatching()).toBe(false);
+    await informer.synced;
+    await until(() => api.watches.length === 1);
+    expect(informer.isWatching()).toBe(true);
+    api.watches[0]!.end(new KubeTransportError('GET', '/x', { cause: new Error('ECONNREFUSED') }));
+    await until(() => !informer.isWatching());
+    await longUntil(() => api.watches.length === 2, 10_000);
+    expect(informer.isWatching()).toBe(true);
+    stop.abort();
+    await informer.done;
+    expect(informer.isWatching()).toBe(false);
+  });
+
   it('lists, watches from the list version, resumes after the server ends the watch, relists on 410 Gone', async () => {
     const api = fakeApi([
       { metadata: { resourceVersion: '10' }, items: [item('a', '5')] },
