@@ -26,11 +26,13 @@ export interface InformedApplySetApi extends ApplySetApi {
  *   answer to its own write of the ApplySet). So no one else wrote the ApplySet since, as far as the watch
  *   has told, and the watch has caught up with our last write: a reconcile right after a status write
  *   does not start from the version before it. Any other version (a user's edit, a deletion begun, a
- *   write of the engine's not answered here) is read by GET, as a first reconcile after a start is.
+ *   write of the engine's not answered here) is read by GET, as a first reconcile after a start is;
+ * - the informer's watch is open (isWatching): while the API server is away or starting, the GET is what
+ *   ends the run before it judges anything, as it did before (no failure written for an outage).
  *
  * A write the watch has not delivered yet is what any informer-fed controller may miss: every write of
  * the run is conditional on the resourceVersion it started from, so a stale start ends in a conflict and
- * a new read, not a lost change (docs/architecture.md).
+ * a new read, not a lost change (docs/error-intents.md).
  *
  * @internal Its tests script the API server's answers under it; the controller takes it through
  * reconcilerApplySetApi.
@@ -49,8 +51,6 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
     ...api,
     async get(namespace, name, signal) {
       const key = `${namespace}/${name}`;
-      // A watch that is not open (the API server away or starting, a relist) may have missed changes,
-      // and the GET is also what tells a reconcile the server is not answering, before it judges anything.
       const copy = informer?.isWatching() === true ? informer.get(key) : undefined;
       const version = answered.get(key);
       if (
