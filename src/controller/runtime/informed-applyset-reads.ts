@@ -41,10 +41,14 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
   let informer: Pick<SupervisedInformer, 'get' | 'isWatching'> | undefined;
   /** By `namespace/name`: the resourceVersion of the ApplySet as the API server last answered us. */
   const answered = new Map<string, string>();
+  /** The version the server answered for this ApplySet (undefined: none we can start from). */
+  const remember = (key: string, version: string | undefined): void => {
+    if (version === undefined) answered.delete(key);
+    else answered.set(key, version);
+  };
+  const keyOf = (applySet: ApplySet): string => `${applySet.metadata.namespace}/${applySet.metadata.name}`;
   const note = (applySet: ApplySet): ApplySet => {
-    const { namespace, name, resourceVersion } = applySet.metadata;
-    if (resourceVersion === undefined) answered.delete(`${namespace}/${name}`);
-    else answered.set(`${namespace}/${name}`, resourceVersion);
+    remember(keyOf(applySet), applySet.metadata.resourceVersion);
     return applySet;
   };
   return {
@@ -61,8 +65,7 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
       )
         return cloneJson(copy) as unknown as ApplySet;
       const read = await api.get(namespace, name, signal);
-      if (read === undefined) answered.delete(key);
-      else note(read);
+      remember(key, read?.metadata.resourceVersion);
       return read;
     },
     setFinalizers: async (applySet, finalizers, signal) =>
@@ -71,10 +74,7 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
       note(await api.setAnnotation(applySet, key, value, signal)),
     async writeStatus(applySet, status, resourceVersion, signal) {
       const written = await api.writeStatus(applySet, status, resourceVersion, signal);
-      const key = `${applySet.metadata.namespace}/${applySet.metadata.name}`;
-      if (written.kind === 'written' && written.resourceVersion !== undefined)
-        answered.set(key, written.resourceVersion);
-      else answered.delete(key);
+      remember(keyOf(applySet), written.kind === 'written' ? written.resourceVersion : undefined);
       return written;
     },
     forget: (key) => answered.delete(key),
