@@ -55,12 +55,30 @@ export interface StartOptions {
   readonly controllers?: string;
 }
 
+/** How many times a start is tried when a port it was given was taken before it could listen. */
+const PORT_RACE_ATTEMPTS = 3;
+
 /**
  * Starts etcd, kube-apiserver (RBAC, service-account tokens, OpenAPI v2 and v3) and
  * kube-controller-manager (garbage collector, namespace, service-account and ClusterRole aggregation
- * controllers) on loopback.
+ * controllers) on loopback. The ports are found free and then listened on by the processes: another
+ * process on the machine (an outgoing connection's ephemeral port) may take one in between, and etcd
+ * then exits with "address already in use". Such a start is stopped and made again on new ports; any
+ * other failure is thrown at once.
  */
 export async function startControlPlane(options: StartOptions = {}): Promise<ControlPlane> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startControlPlaneOnce(options);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.includes('address already in use');
+      if (!portTaken || attempt >= PORT_RACE_ATTEMPTS) throw error;
+      options.log?.(`control plane: a port was taken before it was listened on; starting again (${attempt})`);
+    }
+  }
+}
+
+async function startControlPlaneOnce(options: StartOptions): Promise<ControlPlane> {
   const log = options.log ?? (() => {});
   const binDir = options.binDir ?? (await ensureControlPlaneBinaries(log));
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
