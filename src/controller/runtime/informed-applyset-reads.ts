@@ -17,6 +17,9 @@ export interface InformedApplySetApi extends ApplySetApi {
   readFrom(informer: Pick<SupervisedInformer, 'get' | 'isWatching'>): void;
 }
 
+/** Read or written here without a version answered: never equal to a resourceVersion. */
+const UNKNOWN = '';
+
 /**
  * Step 1's read of the ApplySet answered from the informer's copy rather than a GET (issue #39: at rest,
  * one request per object, the ApplySet's GET was one more), when the copy is safe to start from:
@@ -26,7 +29,13 @@ export interface InformedApplySetApi extends ApplySetApi {
  *   answer to its own write of the ApplySet). So no one else wrote the ApplySet since, as far as the watch
  *   has told, and the watch has caught up with our last write: a reconcile right after a status write
  *   does not start from the version before it. Any other version (a user's edit, a deletion begun, a
- *   write of the engine's not answered here) is read by GET, as a first reconcile after a start is;
+ *   write of the engine's not answered here) is read by GET;
+ * - or this controller has neither read nor written the ApplySet since it started (a new ApplySet, or
+ *   every one after a restart): the copy is then what the informer's LIST or watch answered, as recent
+ *   as anything this process knows of it. Its version counts as answered from then on, so a write the run
+ *   makes without an answer here (the engine's inventory patches) sends the next read to a GET. A write
+ *   whose answer was lost, or a GET that found nothing, is not "never read": those read by GET until a
+ *   version is answered (or the set's deletion is seen and it is forgotten);
  * - the informer's watch is open (isWatching): while the API server is away or starting, the GET is what
  *   ends the run before it judges anything, as it did before (no failure written for an outage).
  *
@@ -39,12 +48,13 @@ export interface InformedApplySetApi extends ApplySetApi {
  */
 export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
   let informer: Pick<SupervisedInformer, 'get' | 'isWatching'> | undefined;
-  /** By `namespace/name`: the resourceVersion of the ApplySet as the API server last answered us. */
+  /**
+   * By `namespace/name`: the resourceVersion of the ApplySet as the API server last answered us, or
+   * UNKNOWN when we have read or written it without an answer to start from. No entry: never read.
+   */
   const answered = new Map<string, string>();
-  /** The version the server answered for this ApplySet (undefined: none we can start from). */
   const remember = (key: string, version: string | undefined): void => {
-    if (version === undefined) answered.delete(key);
-    else answered.set(key, version);
+    answered.set(key, version ?? UNKNOWN);
   };
   const keyOf = (applySet: ApplySet): string => `${applySet.metadata.namespace}/${applySet.metadata.name}`;
   const note = (applySet: ApplySet): ApplySet => {
@@ -57,13 +67,12 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
       const key = `${namespace}/${name}`;
       const copy = informer?.isWatching() === true ? informer.get(key) : undefined;
       const version = answered.get(key);
-      if (
-        copy !== undefined &&
-        version !== undefined &&
-        isWholeView(copy) &&
-        resourceVersionOf(copy) === version
-      )
-        return cloneJson(copy) as unknown as ApplySet;
+      if (copy !== undefined && isWholeView(copy)) {
+        const copyVersion = resourceVersionOf(copy);
+        if (version === undefined && copyVersion !== undefined) remember(key, copyVersion);
+        if (copyVersion !== undefined && (version ?? copyVersion) === copyVersion)
+          return cloneJson(copy) as unknown as ApplySet;
+      }
       const read = await api.get(namespace, name, signal);
       remember(key, read?.metadata.resourceVersion);
       return read;
