@@ -64,7 +64,6 @@ export function progressingStatus(input: ProgressingInput): ApplySetStatus {
 
 /**
  * `waiting for deployment.apps/web: 0 of 3 replicas available; …; and 4 more`.
- * @internal A pure step the tests exercise alone.
  */
 export function progressingMessage(pending: readonly PendingObject[], namespace: string): string {
   const shown = pending
