@@ -1,5 +1,5 @@
 // A CPU profile of the controller bench's at-rest window only (docs/performance.md, #39), without
-// the burst before it: preloaded into the controller through the bench's node flags,
+// the burst before it (or of the burst alone, with `from=0`): preloaded into the controller through the bench's node flags,
 //   APPLYSET_BENCH_NODE_FLAGS="--import file://$PWD/bench/at-rest-profiler.mjs?n=300&out=/tmp/at-rest" \
 //     npm run bench -- --controller 300
 // It counts the controller's `reconciled` log lines: at 2n (the fleet reconciled twice, where the
@@ -17,6 +17,9 @@ const n = Number(query.get('n') ?? '100');
 // How many reconciles the profile spans; default 2n (the fleet twice). At 10,000, `span=1000` ends it
 // after one minute at rest instead of twenty.
 const span = Number(query.get('span') ?? String(2 * n));
+// How many reconciles come before it starts; default 2n (at rest). `from=0` profiles the burst: with
+// `span=n`, from the start until every set was reconciled once.
+const from = Number(query.get('from') ?? String(2 * n));
 const out = query.get('out') ?? '/tmp/at-rest';
 let count = 0;
 let session;
@@ -49,7 +52,7 @@ const write = process.stdout.write.bind(process.stdout);
 process.stdout.write = (chunk, ...rest) => {
   const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   count += text.split('"msg":"reconciled"').length - 1;
-  if (session === undefined && count >= 2 * n) start();
-  else if (cpuAtStart !== undefined && count >= 2 * n + span) stop();
+  if (session === undefined && count >= from) start();
+  else if (cpuAtStart !== undefined && count >= from + span) stop();
   return write(chunk, ...rest);
 };
