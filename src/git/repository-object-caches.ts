@@ -86,32 +86,47 @@ export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): Pa
  * never changes under its oid, so unlike the pack caches this one outlives a fetch, even one that
  * starts the repository over: a fleet polling one repository reads the same commit, trees and files
  * on every interval, and inflated each of them from the packs again (a stat, a failed open of the
- * loose object, a listing of the packs and an inflate, per object). Keyed by repository as well as
- * oid, so no repository is ever answered with another's object.
+ * loose object, a listing of the packs and an inflate, per object). Each object is kept with the
+ * repository it was read from, and answers that repository only, so no repository is ever answered with
+ * another's object.
+ *
+ * Keyed by the oid alone, the string the tree entry read already holds: at 10,000 ApplySets the cache
+ * holds 50,000 objects of a few hundred bytes, and a key of repository and oid made for each read (and
+ * a map of weights beside it) cost about 200 bytes an object, 10 MiB. Two repositories holding the same
+ * object (a fork) take turns with its one entry: a read of the other's is a miss, as it was before the
+ * cache.
  * @internal test seam: the cache its unit test fills past its bound
  */
 export class ObjectContents {
-  readonly #entries: LruMap<string, GitObjectContent>;
+  readonly #entries: LruMap<string, KeptObject>;
 
   constructor(maxBytes = DEFAULT_CONTENT_CACHE_BYTES) {
-    // Weighed by content; the entry count bounds only the per-entry overhead of many tiny objects.
-    this.#entries = new LruMap(1_000_000, { maxWeight: maxBytes });
+    // Weighed by content, with about a hundred bytes for the entry's own objects; the entry count
+    // bounds only the overhead of many tiny objects.
+    this.#entries = new LruMap(1_000_000, {
+      maxWeight: maxBytes,
+      weigh: (kept) => kept.content.byteLength + 128,
+    });
   }
 
   /** The objects of the repository with `repositoryKey`. */
   of(repositoryKey: string): ObjectContentCache {
-    const prefix = `${repositoryKey}\n`;
     return {
-      get: (oid) => this.#entries.get(prefix + oid),
-      set: (oid, object) => {
-        if (object.content.byteLength > MAX_CACHED_CONTENT_BYTES) return;
-        const key = prefix + oid;
-        this.#entries.set(key, object);
-        // The key and the entry's own objects: about a hundred bytes beside the content.
-        this.#entries.setWeight(key, object.content.byteLength + 128);
+      get: (oid) => {
+        const kept = this.#entries.get(oid);
+        return kept?.repository === repositoryKey ? kept : undefined;
+      },
+      set: (oid, { type, content }) => {
+        if (content.byteLength > MAX_CACHED_CONTENT_BYTES) return;
+        this.#entries.set(oid, { type, content, repository: repositoryKey });
       },
     };
   }
+}
+
+/** An inflated object as the cache keeps it: with the key of the repository it was read from. */
+interface KeptObject extends GitObjectContent {
+  readonly repository: string;
 }
 
 export class RepositoryObjectCaches {

@@ -11,6 +11,8 @@ export class LruMap<K, V> {
   /** Entries with a weight (setWeight); an entry without one weighs nothing. */
   readonly #weights = new Map<K, number>();
   readonly #maxWeight: number;
+  /** Each entry's weight from its value (the `weigh` option), instead of setWeight's map of weights. */
+  readonly #weigh: ((value: V) => number) | undefined;
   #totalWeight = 0;
   readonly #onEvict: ((key: K, value: V) => void) | undefined;
 
@@ -18,17 +20,24 @@ export class LruMap<K, V> {
    * `maxWeight` bounds the sum of the weights given with setWeight (bytes, say) as `maxEntries` bounds
    * their number: past either, the least recently used entries go. `onEvict` is told of each entry
    * the bound drops (not of a delete or a replacing set), so a value holding a resource (a connection)
-   * can release it.
+   * can release it. `weigh` weighs each entry from its value when it is set, for a map whose weights are
+   * known then: nothing is kept per entry for its weight (setWeight keeps a map of them), which counts
+   * where entries are small and many.
    */
   constructor(
     maxEntries: number,
-    options: { readonly maxWeight?: number; readonly onEvict?: (key: K, value: V) => void } = {},
+    options: {
+      readonly maxWeight?: number;
+      readonly weigh?: (value: V) => number;
+      readonly onEvict?: (key: K, value: V) => void;
+    } = {},
   ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) {
       throw new RangeError(`an LRU map holds at least one entry, not ${maxEntries}`);
     }
     this.#maxEntries = maxEntries;
     this.#maxWeight = options.maxWeight ?? Number.POSITIVE_INFINITY;
+    this.#weigh = options.weigh;
     this.#onEvict = options.onEvict;
   }
 
@@ -54,6 +63,7 @@ export class LruMap<K, V> {
   set(key: K, value: V): this {
     this.delete(key);
     this.#entries.set(key, value);
+    if (this.#weigh !== undefined) this.#totalWeight += this.#weigh(value);
     this.#shrink();
     return this;
   }
@@ -61,9 +71,10 @@ export class LruMap<K, V> {
   /**
    * Weighs an entry once its weight is known (a document's size once downloaded); the least recently
    * used entries go while the total is over `maxWeight`. The last entry stays even if it alone is over:
-   * dropping it would only have the next lookup fetch it again.
+   * dropping it would only have the next lookup fetch it again. Not for a map given `weigh`.
    */
   setWeight(key: K, weight: number): void {
+    if (this.#weigh !== undefined) throw new TypeError('this map weighs its entries by their values');
     if (!this.#entries.has(key)) return;
     this.#totalWeight += weight - (this.#weights.get(key) ?? 0);
     this.#weights.set(key, weight);
@@ -71,6 +82,11 @@ export class LruMap<K, V> {
   }
 
   delete(key: K): boolean {
+    if (this.#weigh !== undefined) {
+      if (!this.#entries.has(key)) return false;
+      this.#totalWeight -= this.#weigh(this.#entries.get(key) as V);
+      return this.#entries.delete(key);
+    }
     this.#totalWeight -= this.#weights.get(key) ?? 0;
     this.#weights.delete(key);
     return this.#entries.delete(key);

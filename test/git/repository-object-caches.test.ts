@@ -90,8 +90,13 @@ describe('ObjectContents', () => {
     const contents = new ObjectContents(10_000);
     const object = blob(10);
     contents.of('a').set('oid-1', object);
-    expect(contents.of('a').get('oid-1')).toBe(object);
+    expect(contents.of('a').get('oid-1')?.content).toBe(object.content);
     expect(contents.of('b').get('oid-1')).toBeUndefined();
+    // The same object read from another repository (a fork) is that repository's now.
+    const forked = blob(10, 2);
+    contents.of('b').set('oid-1', forked);
+    expect(contents.of('a').get('oid-1')).toBeUndefined();
+    expect(contents.of('b').get('oid-1')?.content).toBe(forked.content);
   });
 
   it('keeps the objects read most recently within the byte bound', () => {
@@ -121,7 +126,7 @@ describe('ObjectContents', () => {
     (await caches.forRead('kept', gitdir)).contents.set('oid-1', object);
     caches.drop('kept');
     const next = await caches.forRead('kept', gitdir);
-    expect(next.contents.get('oid-1')).toBe(object);
+    expect(next.contents.get('oid-1')?.content).toBe(object.content);
     expect((await caches.forRead('other', gitdir)).contents.get('oid-1')).toBeUndefined();
   });
 });

@@ -47,6 +47,23 @@ describe('LruMap', () => {
     expect([map.has('a'), map.get('c'), map.size]).toEqual([false, 'z2', 1]);
   });
 
+  it('weighs each entry by its value with `weigh`, through replacing sets and deletes', () => {
+    const map = new LruMap<string, string>(100, { maxWeight: 10, weigh: (value) => value.length });
+    map.set('a', 'xxxx').set('b', 'yyyy');
+    expect(map.get('a')).toBe('xxxx');
+    // 4 + 4 + 4 is past 10: b, used least recently, goes.
+    map.set('c', 'zzzz');
+    expect([map.has('a'), map.has('b'), map.has('c')]).toEqual([true, false, true]);
+    // A replaced value is weighed anew, a deleted one no longer counts: 1 + 4 + 5 fit.
+    map.set('a', 'x');
+    map.set('d', 'wwwww');
+    expect([map.has('a'), map.has('c'), map.has('d')]).toEqual([true, true, true]);
+    map.delete('d');
+    map.set('e', 'vvvvv');
+    expect(map.size).toBe(3);
+    expect(() => map.setWeight('a', 1)).toThrow(TypeError);
+  });
+
   it('tells onEvict of each entry the bound drops, not of a delete or a replacing set', () => {
     const evicted: string[] = [];
     const map = new LruMap<string, string>(2, { onEvict: (key, value) => evicted.push(`${key}=${value}`) });
