@@ -92,9 +92,8 @@ function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObje
       const kept = shared.contents.get(oid);
       if (kept !== undefined) return kept;
       const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
-      // A copy of its own: a small Buffer is a view into a shared 8 KiB slab, which the cache would
-      // keep whole for an object of a few bytes.
-      const read = { type: object.type, content: new Uint8Array(object.object as Uint8Array) };
+      // The cache keeps a copy of the bytes, not this Buffer (often a view into a shared slab).
+      const read = { type: object.type, content: object.object as Uint8Array };
       shared.contents.set(oid, read);
       return read;
     },

@@ -90,11 +90,13 @@ export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): Pa
  * repository it was read from, and answers that repository only, so no repository is ever answered with
  * another's object.
  *
- * Keyed by the oid alone, the string the tree entry read already holds: at 10,000 ApplySets the cache
- * holds 50,000 objects of a few hundred bytes, and a key of repository and oid made for each read (and
- * a map of weights beside it) cost about 200 bytes an object, 10 MiB. Two repositories holding the same
- * object (a fork) take turns with its one entry: a read of the other's is a miss, as it was before the
- * cache.
+ * At 10,000 ApplySets the cache holds 50,000 objects of a few hundred bytes, so what each entry costs
+ * beside its content counts (docs/performance.md). An entry is keyed by the oid alone, the string the
+ * tree entry read already holds, not a key of repository and oid made for each read, and weighed from
+ * its value, not in a map of weights beside it; its content is kept as a string of one byte per
+ * character, not as a Uint8Array over an ArrayBuffer of its own (about 200 bytes of objects), and
+ * a read gets a Buffer of it. Two repositories holding the same object (a fork) take turns with its one
+ * entry: a read of the other's is a miss, as it was before the cache.
  * @internal test seam: the cache its unit test fills past its bound
  */
 export class ObjectContents {
@@ -105,7 +107,7 @@ export class ObjectContents {
     // bounds only the overhead of many tiny objects.
     this.#entries = new LruMap(1_000_000, {
       maxWeight: maxBytes,
-      weigh: (kept) => kept.content.byteLength + 128,
+      weigh: (kept) => kept.bytes.length + 128,
     });
   }
 
@@ -114,18 +116,23 @@ export class ObjectContents {
     return {
       get: (oid) => {
         const kept = this.#entries.get(oid);
-        return kept?.repository === repositoryKey ? kept : undefined;
+        if (kept?.repository !== repositoryKey) return undefined;
+        return { type: kept.type, content: Buffer.from(kept.bytes, 'latin1') };
       },
       set: (oid, { type, content }) => {
         if (content.byteLength > MAX_CACHED_CONTENT_BYTES) return;
-        this.#entries.set(oid, { type, content, repository: repositoryKey });
+        const bytes = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('latin1');
+        this.#entries.set(oid, { type, bytes, repository: repositoryKey });
       },
     };
   }
 }
 
-/** An inflated object as the cache keeps it: with the key of the repository it was read from. */
-interface KeptObject extends GitObjectContent {
+/** An inflated object as the cache keeps it, with the key of the repository it was read from. */
+interface KeptObject {
+  readonly type: string;
+  /** The content, a character per byte (latin1): the same bytes, in a string the heap holds compactly. */
+  readonly bytes: string;
   readonly repository: string;
 }
 

@@ -85,18 +85,31 @@ describe('RepositoryObjectCaches', () => {
 
 describe('ObjectContents', () => {
   const blob = (bytes: number, fill = 1) => ({ type: 'blob', content: new Uint8Array(bytes).fill(fill) });
+  // What a read of the cache gives, as plain values: its type and bytes (the content is a Buffer of them).
+  const plain = (object: { type: string; content: Uint8Array } | undefined) =>
+    object === undefined ? undefined : { type: object.type, content: [...object.content] };
 
   it('answers a repository only with its own objects', () => {
     const contents = new ObjectContents(10_000);
     const object = blob(10);
     contents.of('a').set('oid-1', object);
-    expect(contents.of('a').get('oid-1')?.content).toBe(object.content);
+    expect(plain(contents.of('a').get('oid-1'))).toEqual(plain(object));
     expect(contents.of('b').get('oid-1')).toBeUndefined();
     // The same object read from another repository (a fork) is that repository's now.
     const forked = blob(10, 2);
     contents.of('b').set('oid-1', forked);
     expect(contents.of('a').get('oid-1')).toBeUndefined();
-    expect(contents.of('b').get('oid-1')?.content).toBe(forked.content);
+    expect(plain(contents.of('b').get('oid-1'))).toEqual(plain(forked));
+  });
+
+  it('gives back every byte as read: all 256 values, and UTF-8 text', () => {
+    const contents = new ObjectContents(10_000).of('a');
+    const bytes = { type: 'blob', content: Uint8Array.from({ length: 256 }, (_, index) => index) };
+    const text = { type: 'blob', content: new TextEncoder().encode('name: grüße-€-🚀\n') };
+    contents.set('bytes', bytes);
+    contents.set('text', text);
+    expect(plain(contents.get('bytes'))).toEqual(plain(bytes));
+    expect(new TextDecoder().decode(contents.get('text')?.content)).toBe('name: grüße-€-🚀\n');
   });
 
   it('keeps the objects read most recently within the byte bound', () => {
@@ -126,7 +139,7 @@ describe('ObjectContents', () => {
     (await caches.forRead('kept', gitdir)).contents.set('oid-1', object);
     caches.drop('kept');
     const next = await caches.forRead('kept', gitdir);
-    expect(next.contents.get('oid-1')?.content).toBe(object.content);
+    expect(plain(next.contents.get('oid-1'))).toEqual(plain(object));
     expect((await caches.forRead('other', gitdir)).contents.get('oid-1')).toBeUndefined();
   });
 });

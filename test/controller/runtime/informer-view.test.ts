@@ -62,6 +62,21 @@ function smallApplySet(objects: number): JsonObject {
 }
 
 describe('informerView', () => {
+  it('shares the strings of many views without changing a view or the answer it came from', () => {
+    const answers = Array.from(
+      { length: 3 },
+      () => JSON.parse(JSON.stringify(smallApplySet(3))) as JsonObject,
+    );
+    const views = answers.map((answer) => informerView(answer));
+    for (const [index, view] of views.entries()) {
+      expect(answers[index]).toEqual(smallApplySet(3));
+      expect(view).toEqual({
+        ...smallApplySet(3),
+        metadata: { ...(smallApplySet(3)['metadata'] as JsonObject), managedFields: undefined },
+      });
+    }
+  });
+
   it('drops the managed fields, the inventory annotations, kubectl’s copy of the spec and status.inventory', () => {
     const view = informerView(servedApplySet());
     const metadata = view['metadata'] as JsonObject;
