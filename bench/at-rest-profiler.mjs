@@ -1,5 +1,6 @@
 // A CPU profile of the controller bench's at-rest window only (docs/performance.md, #39), without
-// the burst before it (or of the burst alone, with `from=0`): preloaded into the controller through the bench's node flags,
+// the burst before it (or of the burst alone, with `from=0`): preloaded into the controller through
+// the bench's node flags,
 //   APPLYSET_BENCH_NODE_FLAGS="--import file://$PWD/bench/at-rest-profiler.mjs?n=300&out=/tmp/at-rest" \
 //     npm run bench -- --controller 300
 // It counts the controller's `reconciled` log lines: at 2n (the fleet reconciled twice, where the

@@ -67,11 +67,11 @@ export function withInformedReads(api: ApplySetApi): InformedApplySetApi {
       const key = `${namespace}/${name}`;
       const copy = informer?.isWatching() === true ? informer.get(key) : undefined;
       const version = answered.get(key);
-      if (copy !== undefined && isWholeView(copy)) {
-        const copyVersion = resourceVersionOf(copy);
-        if (version === undefined && copyVersion !== undefined) remember(key, copyVersion);
-        if (copyVersion !== undefined && (version ?? copyVersion) === copyVersion)
-          return cloneJson(copy) as unknown as ApplySet;
+      const copyVersion = copy !== undefined && isWholeView(copy) ? resourceVersionOf(copy) : undefined;
+      // A set never read here starts from its copy, whose version then counts as answered.
+      if (copy !== undefined && copyVersion !== undefined && (version ?? copyVersion) === copyVersion) {
+        remember(key, copyVersion);
+        return cloneJson(copy) as unknown as ApplySet;
       }
       const read = await api.get(namespace, name, signal);
       remember(key, read?.metadata.resourceVersion);
