@@ -69,6 +69,30 @@ describe('materializeCommitTree', () => {
     expect(await readdir(path.join(into, 'vendor'))).toEqual([]);
   });
 
+  it('follows links into a directory of many entries, found by name as in a small one', async () => {
+    const store = memoryStore();
+    const { put } = store;
+    const names = Array.from({ length: 40 }, (_, index) => `cm-${String(index).padStart(2, '0')}.yaml`);
+    const many = put(
+      'tree',
+      Buffer.concat(names.map((name) => entry('100644', name, put('blob', `name: ${name}\n`)))),
+    );
+    const root = put(
+      'tree',
+      Buffer.concat([
+        entry('120000', 'first.yaml', put('blob', 'many/cm-00.yaml')),
+        entry('120000', 'last.yaml', put('blob', 'many/cm-39.yaml')),
+        entry('120000', 'missing', put('blob', 'many/cm-40.yaml')),
+        entry('40000', 'many', many),
+      ]),
+    );
+    expect(await materialize(store, root)).toBeUndefined();
+    expect(await readFile(path.join(into, 'first.yaml'), 'utf8')).toBe('name: cm-00.yaml\n');
+    expect(await readFile(path.join(into, 'last.yaml'), 'utf8')).toBe('name: cm-39.yaml\n');
+    expect((await readdir(into)).sort()).toEqual(['first.yaml', 'last.yaml', 'many']);
+    expect(await readdir(path.join(into, 'many'))).toHaveLength(40);
+  });
+
   it('refuses a link to a directory it is itself inside, whose copy would never end', async () => {
     const store = memoryStore();
     const { put } = store;

@@ -30,7 +30,7 @@ async function repositoryWithPacks(name: string, bytes: number): Promise<string>
 describe('createBoundedTreeCache', () => {
   const tree = (names: readonly string[]): ParsedTree => {
     const entries = names.map((name) => ({ name, kind: 'file' as const, oid: '0'.repeat(40) }));
-    return { entries, byName: new Map(entries.map((entry) => [entry.name, entry])) };
+    return { entries };
   };
 
   it('keeps trees until they hold the bound of entries, then takes no more', () => {
