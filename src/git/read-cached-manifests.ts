@@ -1,5 +1,4 @@
 import git from 'isomorphic-git';
-import { gitFs as fs } from './git-fs.js';
 import type { ManifestLimits, ManifestFile } from '../manifests/manifest-limits.js';
 import { GitFetchError } from './git-error.js';
 import { hasErrorCode } from './has-error-code.js';
@@ -91,7 +90,7 @@ function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObje
     read: async (oid) => {
       const kept = shared.contents.get(oid);
       if (kept !== undefined) return kept;
-      const object = await git.readObject({ fs, gitdir, oid, format: 'content', cache });
+      const object = await git.readObject({ fs: shared.fs, gitdir, oid, format: 'content', cache });
       // The cache keeps a copy of the bytes, not this Buffer (often a view into a shared slab).
       const read = { type: object.type, content: object.object as Uint8Array };
       shared.contents.set(oid, read);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { LruMap } from '../kube/lru-map.js';
 import type { ParsedTree, ParsedTreeCache } from './commit-tree-view.js';
 import { hasErrorCode } from './has-error-code.js';
+import { createPackReadFs, type PackReadFs } from './pack-read-fs.js';
 
 /** What the shared caches may hold, counted as the packs' size on disk. */
 const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
@@ -44,11 +45,13 @@ interface ObjectContentCache {
 }
 
 /**
- * What reads of one repository share: isomorphic-git's cache of its packs, its parsed trees (both
- * until the next fetch), and its inflated objects (across fetches).
+ * What reads of one repository share: isomorphic-git's cache of its packs, the file system answers it
+ * asks for on each object (see createPackReadFs), its parsed trees (all until the next fetch), and its
+ * inflated objects (across fetches).
  */
 export interface RepositoryReadCache {
   readonly objects: object;
+  readonly fs: PackReadFs;
   readonly trees: ParsedTreeCache;
   readonly contents: ObjectContentCache;
 }
@@ -158,6 +161,7 @@ export class RepositoryObjectCaches {
     const bytes = await packBytes(gitdir);
     const made: CachedRepository = {
       objects: {},
+      fs: createPackReadFs(gitdir),
       trees: createBoundedTreeCache(),
       contents: this.#contents.of(key),
       bytes,
