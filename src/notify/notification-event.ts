@@ -1,4 +1,5 @@
 import type { ReconcileOutcome } from '../api/reconcile-outcome.js';
+import { sharedString } from '../kube/shared-strings.js';
 
 /** What changed about an ApplySet, in the words a message uses. */
 export type NotificationState =
@@ -170,7 +171,20 @@ function capped(lines: readonly string[]): string[] {
  * the same revision on every interval is one message, not one per interval.
  */
 export function dedupeKeyOf(event: NotificationEvent): string {
+  return `${event.namespace}/${event.name}|${newsKeyOf(event)}`;
+}
+
+/**
+ * What one run of an ApplySet has to tell, the ApplySet left out: the notifier keeps it per ApplySet to
+ * tell news from a repeat, and a fleet at one revision shares one instance of it.
+ */
+export function newsOf(events: readonly NotificationEvent[]): string {
+  return sharedString(events.map((event) => `${event.topic}:${newsKeyOf(event)}`).join(','));
+}
+
+/** dedupeKeyOf with the ApplySet left out: the state and revision. */
+function newsKeyOf(event: NotificationEvent): string {
   // Recovered is applied after a failure: the next interval's apply of that revision is no news.
   const state = event.state === 'recovered' ? 'applied' : event.state;
-  return `${event.namespace}/${event.name}|${state}|${event.revision ?? ''}`;
+  return `${state}|${event.revision ?? ''}`;
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../observability/create-logger.js';
 import type { NotificationDispatcher, NotificationResult } from './notification-dispatcher.js';
 import {
   applyingEvent,
-  dedupeKeyOf,
+  newsOf,
   notificationEventsOf,
   type NotificationEvent,
   type NotificationState,
@@ -86,8 +86,8 @@ export function createNotifier(options: NotifierOptions): Notifier {
   // The last sync state of each ApplySet and its revision, so an apply after a failure reads as
   // recovered, and a revision retried after its failure is not marked pending again.
   const lastSync = new Map<string, { readonly state: NotificationState; readonly revision: string }>();
-  // What each ApplySet's last run had to tell: a run with nothing new lists no Notification and reads
-  // no Secret, so a fleet at rest costs the API server nothing more.
+  // What each ApplySet's last run had to tell (newsOf): a run with nothing new lists no Notification
+  // and reads no Secret, so a fleet at rest costs the API server nothing more.
   const lastNews = new Map<string, string>();
   // The Notifications listed when a run started applying, taken by that run's report: one LIST a run.
   const listedAtApply = new Map<string, Promise<ListedNotification[]>>();
@@ -121,7 +121,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       };
       const previous = lastSync.get(key)?.state;
       const events = eventsAfter(previous);
-      const news = events.map((event) => `${event.topic}:${dedupeKeyOf(event)}`).join(',');
+      const news = newsOf(events);
       if (lastNews.get(key) === news) return;
       lastNews.set(key, news);
       inOrder(key, async () => {

@@ -5,6 +5,7 @@
  */
 
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { sharedString } from '../kube/shared-strings.js';
 
 const RECONCILE_RESULTS = [
   'success',
@@ -62,7 +63,8 @@ export function createApplySetMetrics(registry: Registry): ApplySetMetrics {
       if (before !== undefined) series.info.remove({ namespace, name, revision: before });
       if (revision === undefined) revisions.delete(key);
       else {
-        revisions.set(key, revision);
+        // One instance of a revision for the fleet at it, not one per ApplySet.
+        revisions.set(key, sharedString(revision));
         series.info.set({ namespace, name, revision }, 1);
       }
     },

@@ -1,5 +1,5 @@
 import type { ReconcileOutcome } from '../../src/api/reconcile-outcome.js';
-import { dedupeKeyOf, notificationEventsOf } from '../../src/notify/notification-event.js';
+import { dedupeKeyOf, newsOf, notificationEventsOf } from '../../src/notify/notification-event.js';
 
 const set = { namespace: 'team-a', name: 'web' };
 const counts = { created: 1, configured: 1, unchanged: 3, pruned: 1, failed: 0, conflicts: 0 };
@@ -84,6 +84,18 @@ describe('notificationEventsOf', () => {
     const once = dedupeKeyOf(notificationEventsOf(set, failed)[0]!);
     expect(dedupeKeyOf(notificationEventsOf(set, failed)[0]!)).toBe(once);
     expect(dedupeKeyOf(notificationEventsOf(set, { ...failed, revision: 'fff' })[0]!)).not.toBe(once);
+  });
+
+  test("a run's news leaves the ApplySet out, and changes with the state, the revision and the strand", () => {
+    const other = { namespace: 'team-b', name: 'web' };
+    const news = newsOf(notificationEventsOf(set, applied));
+    expect(newsOf(notificationEventsOf(other, applied))).toBe(news);
+    expect(newsOf(notificationEventsOf(set, { ...applied, revision: 'fff' }))).not.toBe(news);
+    expect(newsOf(notificationEventsOf(set, failed))).not.toBe(news);
+    expect(newsOf(notificationEventsOf(set, applied, { fighting: ['Deployment/web'] }))).not.toBe(news);
+    // A recovery's next apply at the same revision tells nothing new.
+    const recovered = notificationEventsOf(set, applied, { previousSync: 'failed' });
+    expect(newsOf(notificationEventsOf(set, applied, { previousSync: 'recovered' }))).toBe(newsOf(recovered));
   });
 
   test('the apply after a recovery, at the same revision, is no new message', () => {

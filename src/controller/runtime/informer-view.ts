@@ -14,13 +14,14 @@
  * A fleet's views repeat most of their strings (the conditions' messages and reasons, the revision, the
  * repository URL, the finalizer), and each parse of an answer makes its own copies: about 1 KiB of each
  * view of 2.8 KiB at 10,000 ApplySets. The view's strings are replaced with one shared instance of each
- * (shareStrings): equal values, so nothing a reader sees changes.
+ * (shareStrings, through src/kube/shared-strings.ts): equal values, so nothing a reader sees changes.
  */
 import { COMPRESSED_INVENTORY_KEY } from '../../inventory/inventory-encoding.js';
 import { MetadataKeys } from '../../inventory/metadata-keys.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../manifests/json-value.js';
 import { stringifyJson } from '../../manifests/lossless-json.js';
 import { LAST_APPLIED_ANNOTATION } from '../../merge/last-applied-configuration.js';
+import { sharedString } from '../../kube/shared-strings.js';
 
 const DROPPED_ANNOTATIONS: readonly string[] = [
   LAST_APPLIED_ANNOTATION,
@@ -73,12 +74,6 @@ export function informerView(applySet: JsonObject): JsonObject {
   return view;
 }
 
-/** Strings longer than this are not shared: messages and revisions are shorter, inventories longer. */
-const MAX_SHARED_LENGTH = 256;
-
-/** The shared instances kept at most; past it the table starts again (views keep theirs). */
-const MAX_SHARED_STRINGS = 16_384;
-
 /**
  * Fields whose strings one ApplySet alone has (its name, uid, version, id and hash labels, inventory):
  * kept as they are rather than filling the table of shared ones.
@@ -91,17 +86,6 @@ const SHARED_SKIPPED: ReadonlySet<string> = new Set([
   'inventory',
   ...DROPPED_ANNOTATIONS,
 ]);
-
-const sharedStrings = new Map<string, string>();
-
-function sharedString(value: string): string {
-  if (value.length > MAX_SHARED_LENGTH) return value;
-  const known = sharedStrings.get(value);
-  if (known !== undefined) return known;
-  if (sharedStrings.size >= MAX_SHARED_STRINGS) sharedStrings.clear();
-  sharedStrings.set(value, value);
-  return value;
-}
 
 /**
  * Replaces, in place, the strings of `value` (but those under a key in `skipped`) with the shared
