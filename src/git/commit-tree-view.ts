@@ -13,8 +13,8 @@ export interface GitObjectReader {
 
 /**
  * A tree's checked entries. A lookup by name scans a small tree; a larger one is indexed by name on its
- * first lookup (see entryNamed). Most trees of a fleet are small and never looked up by name: an index
- * made for each of them cost 2.5 MiB at 10,000 ApplySets (docs/performance.md).
+ * first lookup (see entryNamed). Most trees of a fleet are small: an index made for each of them cost
+ * 2.5 MiB at 10,000 ApplySets (docs/performance.md).
  */
 export interface ParsedTree {
   readonly entries: readonly TreeEntry[];
@@ -52,11 +52,15 @@ const MAX_RESOLVED_SEGMENTS = 4096;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** Entries a lookup by name scans before the tree is worth an index. */
-const SCANNED_ENTRIES = 16;
+/**
+ * A tree of fewer entries is small: a lookup by name scans it, and the tree caches do not keep it (it is
+ * parsed again, from the inflated object, faster than its entries are worth keeping for a fleet: 10,000
+ * ApplySets' directories of 4 files were 6 MiB of parsed trees).
+ */
+export const SMALL_TREE_ENTRIES = 32;
 
 function entryNamed(tree: ParsedTree, name: string): TreeEntry | undefined {
-  if (tree.entries.length <= SCANNED_ENTRIES) return tree.entries.find((entry) => entry.name === name);
+  if (tree.entries.length < SMALL_TREE_ENTRIES) return tree.entries.find((entry) => entry.name === name);
   tree.index ??= new Map(tree.entries.map((entry) => [entry.name, entry]));
   return tree.index.get(name);
 }
@@ -87,12 +91,15 @@ export function createCommitTreeView(input: {
     return object.content;
   };
 
+  // This view's own parsed trees: the small ones the shared cache does not keep are parsed once a view.
+  const local = new Map<string, ParsedTree>();
   const parsed = async (oid: string, dirPath: string) => {
-    const cached = trees.get(oid);
+    const cached = trees.get(oid) ?? local.get(oid);
     if (cached !== undefined) return cached;
     const entries = parseTreeObject(await readTyped(oid, 'tree', dirPath === '' ? '/' : dirPath), dirPath);
     const tree: ParsedTree = { entries };
     trees.set(oid, tree);
+    local.set(oid, tree);
     return tree;
   };
 

@@ -10,7 +10,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { LruMap } from '../kube/lru-map.js';
-import type { ParsedTree, ParsedTreeCache } from './commit-tree-view.js';
+import { SMALL_TREE_ENTRIES, type ParsedTree, type ParsedTreeCache } from './commit-tree-view.js';
 import { hasErrorCode } from './has-error-code.js';
 import { createPackReadFs, type PackReadFs } from './pack-read-fs.js';
 
@@ -68,7 +68,8 @@ interface CachedRepository extends RepositoryReadCache {
 const MAX_CACHED_TREE_ENTRIES = 100_000;
 
 /**
- * A tree cache that stops taking trees once it holds `maxEntries` tree entries.
+ * A tree cache of the trees that are not small (SMALL_TREE_ENTRIES), which stops taking trees once it
+ * holds `maxEntries` tree entries.
  * @internal test seam: the cache its unit test fills past its bound
  */
 export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): ParsedTreeCache {
@@ -77,9 +78,10 @@ export function createBoundedTreeCache(maxEntries = MAX_CACHED_TREE_ENTRIES): Pa
   return {
     get: (oid) => trees.get(oid),
     set(oid, tree) {
-      if (trees.has(oid) || entries + tree.entries.length > maxEntries) return;
+      const size = tree.entries.length;
+      if (size < SMALL_TREE_ENTRIES || trees.has(oid) || entries + size > maxEntries) return;
       trees.set(oid, tree);
-      entries += tree.entries.length;
+      entries += size;
     },
   };
 }

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ParsedTree } from '../../src/git/commit-tree-view.js';
+import { SMALL_TREE_ENTRIES, type ParsedTree } from '../../src/git/commit-tree-view.js';
 import { treeOfCommit } from '../../src/git/read-cached-manifests.js';
 import {
   createBoundedTreeCache,
@@ -28,19 +28,30 @@ async function repositoryWithPacks(name: string, bytes: number): Promise<string>
 }
 
 describe('createBoundedTreeCache', () => {
-  const tree = (names: readonly string[]): ParsedTree => {
-    const entries = names.map((name) => ({ name, kind: 'file' as const, oid: '0'.repeat(40) }));
-    return { entries };
-  };
+  const tree = (size: number): ParsedTree => ({
+    entries: Array.from({ length: size }, (_, index) => ({
+      name: `file-${index}`,
+      kind: 'file' as const,
+      oid: '0'.repeat(40),
+    })),
+  });
 
   it('keeps trees until they hold the bound of entries, then takes no more', () => {
-    const cache = createBoundedTreeCache(3);
-    cache.set('t1', tree(['a', 'b']));
-    cache.set('t2', tree(['c', 'd']));
-    cache.set('t3', tree(['e']));
-    expect(cache.get('t1')?.entries).toHaveLength(2);
+    const cache = createBoundedTreeCache(3 * SMALL_TREE_ENTRIES);
+    cache.set('t1', tree(2 * SMALL_TREE_ENTRIES));
+    cache.set('t2', tree(2 * SMALL_TREE_ENTRIES));
+    cache.set('t3', tree(SMALL_TREE_ENTRIES));
+    expect(cache.get('t1')?.entries).toHaveLength(2 * SMALL_TREE_ENTRIES);
     expect(cache.get('t2')).toBeUndefined();
-    expect(cache.get('t3')?.entries).toHaveLength(1);
+    expect(cache.get('t3')?.entries).toHaveLength(SMALL_TREE_ENTRIES);
+  });
+
+  it('keeps no small tree: one is parsed again rather than kept', () => {
+    const cache = createBoundedTreeCache();
+    cache.set('small', tree(SMALL_TREE_ENTRIES - 1));
+    cache.set('large', tree(SMALL_TREE_ENTRIES));
+    expect(cache.get('small')).toBeUndefined();
+    expect(cache.get('large')?.entries).toHaveLength(SMALL_TREE_ENTRIES);
   });
 });
 
