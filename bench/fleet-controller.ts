@@ -31,7 +31,8 @@ export interface FleetController {
   readonly port: Promise<number>;
   /** `namespace/name` → the performance.now() of each `reconciled` it logged. */
   readonly reconciles: Map<string, number[]>;
-  readonly rss: { peak: number; last: number };
+  /** The RSS sampled last and at its highest, with when that was and how many reconciles were logged then. */
+  readonly rss: { peak: number; last: number; peakAt: number; reconcilesAtPeak: number };
   /**
    * The log lines at warn and above, and the informers' relists, by message: what a figure that is
    * off (a LIST too many) came from.
@@ -95,6 +96,7 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
     env: { PATH: process.env['PATH'], HOME: process.env['HOME'], LOG_LEVEL: 'info', ...imageEnv() },
   });
   const reconciles = new Map<string, number[]>();
+  let reconciled = 0;
   const warnings = new Map<string, number>();
   let resolvePort!: (port: number) => void;
   const port = new Promise<number>((resolvePromise) => (resolvePort = resolvePromise));
@@ -113,6 +115,7 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
         warnings.set(what, (warnings.get(what) ?? 0) + 1);
       }
       if (entry.msg === 'reconciled' && entry.applyset !== undefined) {
+        reconciled += 1;
         const times = reconciles.get(entry.applyset) ?? [];
         times.push(performance.now());
         reconciles.set(entry.applyset, times);
@@ -120,12 +123,13 @@ export function startFleetController(options: FleetControllerOptions): FleetCont
     }
   });
   child.stderr?.resume();
-  const rss = { peak: 0, last: 0 };
+  const rss = { peak: 0, last: 0, peakAt: 0, reconcilesAtPeak: 0 };
   const sampler = setInterval(() => {
     void readFile(`/proc/${child.pid}/status`, 'utf8')
       .then((status) => {
         rss.last = statusKib(status, 'VmRSS') * 1024;
-        rss.peak = Math.max(rss.peak, rss.last);
+        if (rss.last <= rss.peak) return;
+        Object.assign(rss, { peak: rss.last, peakAt: performance.now(), reconcilesAtPeak: reconciled });
       })
       .catch(() => undefined);
   }, 200);

@@ -30,6 +30,8 @@ export interface ShardFigures {
   readonly readySeconds: number;
   readonly cpuSeconds: number;
   readonly peakRss: number;
+  /** When the peak was sampled, in seconds from the first create, and the reconciles logged by then. */
+  readonly peakAt: { readonly seconds: number; readonly reconciles: number };
 }
 
 export interface FirstFigures {
@@ -101,6 +103,10 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
           readySeconds: lastFirstReconcile(controller, shardKeys[shard] ?? [], started) / 1000,
           cpuSeconds: (await controller.cpuSeconds()) - (cpuBefore[shard] ?? 0),
           peakRss: controller.rss.peak,
+          peakAt: {
+            seconds: (controller.rss.peakAt - started) / 1000,
+            reconciles: controller.rss.reconcilesAtPeak,
+          },
         };
       }
       return shards.every((figures) => figures !== undefined);
@@ -121,7 +127,8 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   say(
     `  all Ready in ${figures.readySeconds.toFixed(1)} s; controller CPU until then ${figures.cpuSeconds.toFixed(1)} s ` +
       `(${((figures.cpuSeconds / figures.readySeconds) * 100).toFixed(0)}% of the wall time); ` +
-      `peak RSS ${done.map((shard) => mib(shard.peakRss)).join(' + ')}`,
+      `peak RSS ${done.map((shard) => mib(shard.peakRss)).join(' + ')} ` +
+      `(${done.map(({ peakAt }) => `at ${peakAt.seconds.toFixed(1)} s, ${peakAt.reconciles} reconciles logged`).join('; ')})`,
   );
   if (done.length > 1) {
     for (const [shard, f] of done.entries()) {
