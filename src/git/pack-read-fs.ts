@@ -4,8 +4,8 @@
  * fetch drops the cache before it writes). An object not yet inflated costs the library three file
  * system calls besides the pack read itself: a `stat` of the gitdir (to tell a `.git` file from a
  * directory), an `open` of the loose object that fails, and a listing of the packs. At a fleet's first
- * reconcile every object is such a miss, and the three were about 6% of the controller's CPU in a burst
- * of 1,000 ApplySets (docs/performance.md), with as much again on libuv's threads.
+ * reconcile every object is such a miss, and the three were about 6% of the controller's main thread in
+ * a burst of 1,000 ApplySets (docs/performance.md), the calls themselves run on libuv's threads besides.
  *
  * Here each is asked once per cache: the gitdir's stat and the packs' listing are kept, and a loose
  * object is refused without a call when the objects directory has no loose objects at all (a cache

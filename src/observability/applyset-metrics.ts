@@ -63,9 +63,10 @@ export function createApplySetMetrics(registry: Registry): ApplySetMetrics {
       if (before !== undefined) series.info.remove({ namespace, name, revision: before });
       if (revision === undefined) revisions.delete(key);
       else {
-        // One instance of a revision for the fleet at it, not one per ApplySet.
-        revisions.set(key, sharedString(revision));
-        series.info.set({ namespace, name, revision }, 1);
+        // One instance of a revision for the fleet at it, not one per ApplySet (here and in the series).
+        const shared = sharedString(revision);
+        revisions.set(key, shared);
+        series.info.set({ namespace, name, revision: shared }, 1);
       }
     },
     observeApplySetReconcile(namespace, name, result, seconds) {
