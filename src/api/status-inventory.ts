@@ -31,10 +31,30 @@ const utf8 = new TextEncoder();
  * a cluster-scoped object has an empty namespace part, the core group an empty group part. `_` cannot
  * appear in a namespace, group or kind; a `:` in a name (RBAC's `system:auth-delegator`) is written
  * `__`, as cli-utils transcodes it, so an id still splits into its four fields.
- * @internal A pure step the tests exercise alone.
  */
 export function inventoryItemId(ref: ObjectRef): string {
   return `${ref.namespace}_${ref.name.replaceAll(':', '__')}_${ref.group}_${ref.kind}`;
+}
+
+/**
+ * The ref an id names, or undefined when it is not one. The namespace ends at the first `_`, the kind
+ * and the group are the last two fields (neither holds a `_`), the name is what lies between, with
+ * `__` read back as `:`. A name that held `__` itself reads back wrong: what reads it then finds no
+ * such object and falls back to the whole inventory.
+ */
+export function parseInventoryItemId(id: string): ObjectRef | undefined {
+  const first = id.indexOf('_');
+  const last = id.lastIndexOf('_');
+  const beforeKind = id.lastIndexOf('_', last - 1);
+  if (first < 0 || beforeKind <= first || last === id.length - 1) return undefined;
+  const name = id.slice(first + 1, beforeKind);
+  if (name === '') return undefined;
+  return {
+    namespace: id.slice(0, first),
+    name: name.replaceAll('__', ':'),
+    group: id.slice(beforeKind + 1, last),
+    kind: id.slice(last + 1),
+  };
 }
 
 /** The held objects as sorted ids, the first ones within both caps, and how many there are. */

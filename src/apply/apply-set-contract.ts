@@ -280,6 +280,11 @@ export interface ApplySetResult {
   /** True when every step ran and the hash was written. */
   readonly completed: boolean;
   /**
+   * The resourceVersion of each object the run found on the cluster, by `objectRefKey`, as read
+   * before any write. The controller keeps them to tell, next time, that nothing has changed since.
+   */
+  readonly liveVersions?: ReadonlyMap<string, string>;
+  /**
    * A dry run whose prunes are over `prune.limit`: the error a real run of the same request stops
    * with before its first write (a real run throws it rather than return).
    */

@@ -17,6 +17,7 @@ import { groupIntoSyncWaves, syncWaveOf } from '../manifests/sync-waves.js';
 import { createParentWriter } from './parent-writer.js';
 import { loadManifests, planRun, readLive, readParent } from './prepare-run.js';
 import { releaseOwned } from './release-owned.js';
+import { liveResourceVersion, type LiveState } from '../inventory/live-state.js';
 import { createNoOpMemo } from './remember-no-op.js';
 import { runPlan } from './run-plan.js';
 import { refuseInvalidListItems } from './validate-list-items.js';
@@ -124,6 +125,7 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   const order = request.write.dryRun ? runOrder(desired, hooks.declared, request) : undefined;
   const result = {
     ...ran,
+    liveVersions: liveVersionsOf(live.live),
     ...(overLimit === undefined ? {} : { pruneLimitExceeded: overLimit }),
     ...(order === undefined ? {} : { order }),
   };
@@ -135,6 +137,16 @@ async function runApplySet(request: ApplySetRequest, adapters: RunContext): Prom
   // Sync and PostSync hooks, or SyncFail.
   const ended = await hooks.after(await waitIfAsked(result, applied, request, context), applied);
   return request.hooks === undefined ? ended : { ...ended, preDeleteHooks: hooks.preDeleteHooks };
+}
+
+/** The resourceVersion of every object read present, by its key. */
+function liveVersionsOf(live: ReadonlyMap<string, LiveState>): ReadonlyMap<string, string> {
+  const versions = new Map<string, string>();
+  for (const [key, state] of live) {
+    const version = state.status === 'present' ? liveResourceVersion(state.object) : undefined;
+    if (version !== undefined) versions.set(key, version);
+  }
+  return versions;
 }
 
 async function waitIfAsked(

@@ -94,6 +94,8 @@ export interface EngineOutcome {
   readonly steady?: boolean;
   /** What the set's inventory records after the engine ran (status.inventory); unset when it did not. */
   readonly held?: readonly ObjectRef[];
+  /** The resourceVersion of each object the engine read, by key (steady-runs.ts keeps them). */
+  readonly liveVersions?: ReadonlyMap<string, string>;
 }
 
 /** The run as an outcome: a refused impersonation stalls, a throw is classified, results tallied. */
@@ -112,5 +114,6 @@ export function engineOutcome(
     outcome: outcomeOf(result, revision),
     steady,
     ...(result.inventory === undefined ? {} : { held: result.inventory }),
+    ...(result.liveVersions === undefined ? {} : { liveVersions: result.liveVersions }),
   };
 }

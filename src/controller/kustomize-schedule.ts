@@ -2,7 +2,8 @@ import type { BuildScheduler, ScheduleBuild } from '../builds/build-scheduler.js
 import { KustomizeError } from '../kustomize/kustomize-error.js';
 import { HelmError } from '../helm/helm-error.js';
 import { HELM_LABEL_PREFIX } from '../helm/render-chart.js';
-import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
+import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
+import type { ReconcileContext, ReconcilerOptions } from './reconcile-context.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 
 /**
@@ -22,6 +23,7 @@ const MIN_BUILD_TIME_LIMIT_MS = 10_000;
  * MIN_BUILD_TIME_LIMIT_MS, at most --kustomize-timeout).
  * The reconcile's worker is handed back while the build waits and runs (`worker.away`), so ApplySets
  * that need no build never queue behind those that do.
+ * @internal test seam: its unit test drives the schedule without a reconcile
  */
 export function kustomizeSchedule(
   builds: BuildScheduler,
@@ -57,4 +59,22 @@ export function kustomizeSchedule(
       );
     return run.worker === undefined ? scheduled() : run.worker.away(scheduled);
   };
+}
+
+/** The kustomize options of this run: its builds wait for a slot of the build scheduler, when there is one. */
+export function scheduledKustomize(
+  ctx: Pick<ReconcileContext, 'namespace' | 'worker'>,
+  options: Pick<ReconcilerOptions, 'kustomize' | 'builds'>,
+  spec: { readonly intervalMs: number },
+  signal: AbortSignal,
+): KustomizeOptions {
+  const kustomize = options.kustomize ?? DEFAULT_KUSTOMIZE_OPTIONS;
+  if (options.builds === undefined) return kustomize;
+  const schedule = kustomizeSchedule(options.builds, kustomize, {
+    namespace: ctx.namespace,
+    intervalMs: spec.intervalMs,
+    worker: ctx.worker,
+    signal,
+  });
+  return { ...kustomize, schedule };
 }

@@ -6,18 +6,12 @@
 import { hookEvents } from './hook-events.js';
 import type { ApplySetRequest, HookRequest } from '../apply/apply-set-contract.js';
 import { setMaxListeners } from 'node:events';
-import {
-  APPLYSET_FINALIZER,
-  DEFAULT_MAX_RETRY_INTERVAL_MS,
-  type ApplySet,
-  type ApplySetStatus,
-} from '../api/applyset-types.js';
+import { APPLYSET_FINALIZER, DEFAULT_MAX_RETRY_INTERVAL_MS } from '../api/applyset-types.js';
 import { createFightTracker, type FightTracker, type FightVerdict } from '../api/fight-tracker.js';
 import { mapReconcileOutcome } from '../api/map-reconcile-outcome.js';
 import type { Requeue } from '../api/requeue.js';
-import { applySetView, sourceMaxAgeMs, type ApplySetView } from '../api/applyset-view.js';
+import { applySetView, type ApplySetView } from '../api/applyset-view.js';
 import { recordsChildren } from './records-children.js';
-import { DEFAULT_KUSTOMIZE_OPTIONS, type KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { ReconcileResult } from '../observability/controller-metrics.js';
 import { createApplySetApi, subjectOf } from '../kube/applyset-api.js';
 import { checkDependencies } from '../reconcile/check-dependencies.js';
@@ -25,13 +19,12 @@ import { checkObjectDependencies } from '../reconcile/check-object-dependencies.
 import { engineOutcome, runEngine, type EngineOutcome } from './engine-step.js';
 import { checkedSpec, missingServiceAccount } from '../reconcile/account-step.js';
 import { requestSettings, revisionRequest } from '../reconcile/revision-request.js';
-import { readSource } from '../source/read-source.js';
+import { createSteadyRuns, type SteadyRuns } from './steady-runs.js';
+import { readSourceStep, type RevisionRun } from './source-step.js';
 import { leavePreviousCluster } from './cluster-move-step.js';
 import { finalize } from './finalize-applyset.js';
-import { kustomizeSchedule } from './kustomize-schedule.js';
 import { remoteEngineOutcome } from './remote-step.js';
-import { targetCluster } from './target-cluster.js';
-import { zeroCounts } from './outcome-of.js';
+import { recordRunMetrics } from './record-run-metrics.js';
 import { reconcileContext, type ReconcileContext, type ReconcilerOptions } from './reconcile-context.js';
 import type { QueueWorker } from './runtime/worker-pool.js';
 import { createStatusWriter, mappingInputOf, type StatusWriter } from './status-writer.js';
@@ -45,10 +38,11 @@ export type Reconciler = (key: string, worker?: QueueWorker) => Promise<Requeue>
 export function createReconciler(options: ReconcilerOptions): Reconciler {
   const api = options.api ?? createApplySetApi(options.client);
   const fights = createFightTracker();
+  const steadyRuns = createSteadyRuns();
   return async (key, worker) => {
     const ctx = reconcileContext(options, api, key, worker);
     const started = ctx.now();
-    const { result, requeue } = await reconcile(ctx, options, fights);
+    const { result, requeue } = await reconcile(ctx, options, { fights, steadyRuns });
     ctx.metrics.observeReconcile(result, (ctx.now() - started) / 1000, {
       namespace: ctx.namespace,
       name: ctx.name,
@@ -63,18 +57,22 @@ interface Ended {
   readonly requeue: Requeue;
 }
 
-async function reconcile(
-  ctx: ReconcileContext,
-  options: ReconcilerOptions,
-  fights: FightTracker,
-): Promise<Ended> {
+/** What the reconciler remembers of each ApplySet between its runs. */
+interface Memory {
+  readonly fights: FightTracker;
+  readonly steadyRuns: SteadyRuns;
+}
+
+async function reconcile(ctx: ReconcileContext, options: ReconcilerOptions, memory: Memory): Promise<Ended> {
   const { api, key, namespace, name, signal } = ctx;
+  const { fights, steadyRuns } = memory;
 
   // 1. Read the ApplySet (the informer's copy when it is the version last answered to us:
   // informed-applyset-reads.ts); gone means nothing to do (its children were handled by the finalizer).
   const read = await api.get(namespace, name, signal);
   if (read === undefined) {
     fights.forget(key);
+    steadyRuns.forget(key);
     ctx.metrics.setReady(namespace, name, undefined);
     return { result: 'deleted', requeue: { kind: 'none' } };
   }
@@ -109,7 +107,7 @@ async function reconcile(
 
   // 5-11: an outcome, never a throw. Every status write goes through the one writer.
   const status = createStatusWriter(ctx, applySet);
-  const run = await applyRevision(ctx, options, view, status);
+  const run = await applyRevision(ctx, options, view, status, steadyRuns);
 
   // 12. Report: fights (counted only on runs whose changes were drift), the status written once,
   // the events, the metrics, the next requeue.
@@ -117,29 +115,19 @@ async function reconcile(
     run.outcome.kind === 'applied' && run.steady === true
       ? fights.observe(key, run.outcome.corrections ?? [])
       : fights.current(key);
-  const requeue = await report(ctx, view, status, { ...run, fought });
-  if (requeue === 'conflict') {
+  const reported = await report(ctx, view, status, { ...run, fought });
+  // A run in full is remembered when it changed nothing and reported nothing new (steady-runs.ts).
+  if (run.inputs !== undefined && reported !== 'conflict') {
+    steadyRuns.settle(key, { ...run, ...run.inputs, steady: run.steady === true, quiet: reported.quiet });
+  } else if (run.inputs === undefined && run.unchanged !== true) {
+    steadyRuns.forget(key);
+  }
+  if (reported === 'conflict') {
+    steadyRuns.forget(key);
     return { result: 'retryable', requeue: { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS } };
   }
+  const { requeue } = reported;
   return { result: run.outcome.kind === 'applied' ? 'success' : run.outcome.kind, requeue };
-}
-
-/** The kustomize options of this run: its builds wait for a slot of the build scheduler, when there is one. */
-function scheduledKustomize(
-  ctx: ReconcileContext,
-  options: ReconcilerOptions,
-  spec: { readonly intervalMs: number },
-  signal: AbortSignal,
-): KustomizeOptions {
-  const kustomize = options.kustomize ?? DEFAULT_KUSTOMIZE_OPTIONS;
-  if (options.builds === undefined) return kustomize;
-  const schedule = kustomizeSchedule(options.builds, kustomize, {
-    namespace: ctx.namespace,
-    intervalMs: spec.intervalMs,
-    worker: ctx.worker,
-    signal,
-  });
-  return { ...kustomize, schedule };
 }
 
 /** Steps 5 to 11, for an ApplySet that is neither gone, deleted nor suspended. */
@@ -148,7 +136,8 @@ async function applyRevision(
   options: ReconcilerOptions,
   view: ApplySetView,
   status: StatusWriter,
-): Promise<EngineOutcome> {
+  steadyRuns: SteadyRuns,
+): Promise<RevisionRun> {
   const { applySet: given, resolved } = view;
   const { namespace } = ctx;
   const { tenancy } = options;
@@ -179,37 +168,10 @@ async function applyRevision(
   const awaited = await checkObjectDependencies(options.restMapper, account, spec, { ...tenancy, signal });
   if (awaited !== undefined) return { outcome: awaited };
 
-  // 8. The source, in one call whatever its type (src/source/read-source.ts): its credentials Secret
-  // read as that account, the revision fetched into the shared cache, the files under spec.source.path
-  // read (or the kustomization built), the sops files decrypted in memory with spec.decryption's age
-  // identities, read as that account too. A reconcile on schedule takes a fetch of the same source
-  // younger than its interval, a new set (opted in, --shared-fetch-max-age) one another set made seconds
-  // ago; a changed spec or one asked for goes to the network. Anything wrong stops the run here.
-  // A chart is rendered for the cluster the set applies to (src/controller/target-cluster.ts).
-  const target = targetCluster(
-    {
-      ...account,
-      remoteClusters: options.remoteClusters,
-      account,
-      kubeConfig: spec.kubeConfig,
-      signal,
-      log: ctx.log,
-    },
-    options.capabilities,
-  );
-  const access = {
-    account,
-    secretRefs: tenancy,
-    maxAgeMs: sourceMaxAgeMs(given, spec.intervalMs, options.sharedFetchMaxAgeMs),
-    log: ctx.log,
-    metrics: ctx.metrics,
-    now: ctx.now,
-    kustomize: scheduledKustomize(ctx, options, spec, signal),
-    ...(target.capabilities === undefined ? {} : { capabilities: target.capabilities }),
-  };
-  const read = await readSource(options.sources, spec, access, signal);
-  if ('done' in read) return { outcome: target.sourceOutcome(read.done) };
-  const { revision, files } = read.value;
+  // 8. The source (readSourceStep), or the last run's outcome when nothing changed since.
+  const source = await readSourceStep(ctx, options, { view, spec, account, signal }, steadyRuns);
+  if ('outcome' in source) return source;
+  const { target, files, revision, inputs } = source;
 
   // 9. spec.kubeConfig: the remote cluster, its kubeconfig read as that account too, and answering.
   const remote = await target.remote();
@@ -245,7 +207,7 @@ async function applyRevision(
   const timedOut = signal.aborted;
   const ended = engineOutcome(run, { namespace, serviceAccount }, { revision, steady, timedOut }, ctx.log);
   return remote === undefined
-    ? ended
+    ? { ...ended, inputs: { ...inputs, applySet } }
     : remoteEngineOutcome(ended, remote.value.server, { namespace, serviceAccount });
 }
 
@@ -279,7 +241,7 @@ async function report(
   view: ApplySetView,
   status: StatusWriter,
   run: Fought,
-): Promise<Requeue | 'conflict'> {
+): Promise<{ readonly requeue: Requeue; readonly quiet: boolean } | 'conflict'> {
   const { applySet, resolved } = view;
   const { outcome } = run;
   const mapped = mapReconcileOutcome({
@@ -297,14 +259,15 @@ async function report(
         }
       : {}),
   });
-  if ((await status.write(mapped.status)) === 'conflict') {
+  const written = await status.write(mapped.status);
+  if (written === 'conflict') {
     ctx.log.debug({}, 'the ApplySet changed during the run; reading it again');
     return 'conflict';
   }
   for (const event of mapped.events) await ctx.recordEvent(subjectOf(applySet), event);
   // Sent in the background: a slow or dead receiver never holds the reconcile.
   ctx.notify?.reported(view, outcome, { fighting: run.fought.fighting, steady: run.steady === true });
-  recordMetrics(ctx, applySet, mapped.status, run);
+  recordRunMetrics(ctx, applySet, mapped.status, run);
   const level = outcome.kind === 'applied' ? 'info' : 'warn';
   ctx.log[level](
     outcome.kind === 'applied'
@@ -312,31 +275,5 @@ async function report(
       : { reason: outcome.reason, revision: outcome.revision },
     outcome.kind === 'applied' ? 'reconciled' : `not reconciled: ${outcome.message}`,
   );
-  return mapped.requeue;
-}
-
-/** The run in the ApplySet's series: Ready, revision, objects by verb, drift and fights. */
-function recordMetrics(
-  { metrics }: Pick<ReconcileContext, 'metrics'>,
-  applySet: ApplySet,
-  status: ApplySetStatus,
-  run: Fought,
-): void {
-  const { outcome } = run;
-  const { namespace, name } = applySet.metadata;
-  const ready = status.conditions?.find((c) => c.type === 'Ready')?.status;
-  metrics.setReady(namespace, name, ready === 'True' ? 1 : ready === 'False' ? 0 : -1);
-  metrics.setRevision(namespace, name, status.lastAppliedRevision);
-  if (outcome.kind === 'applied' || (outcome.kind !== 'waiting' && outcome.counts !== undefined)) {
-    const counts = outcome.counts ?? zeroCounts;
-    const of = { namespace, name };
-    metrics.countObjects('created', counts.created, of);
-    metrics.countObjects('configured', counts.configured, of);
-    metrics.countObjects('unchanged', counts.unchanged, of);
-    metrics.countObjects('pruned', counts.pruned, of);
-    metrics.countObjects('failed', counts.failed, of);
-    metrics.countObjects('conflict', counts.conflicts, of);
-  }
-  if (outcome.kind === 'applied') metrics.countDrift(namespace, name, outcome.drift?.length ?? 0);
-  metrics.countFights(namespace, name, run.fought.newlyFighting.length);
+  return { requeue: mapped.requeue, quiet: written === 'unchanged' && mapped.events.length === 0 };
 }

@@ -27,6 +27,8 @@ export interface ControllerMetrics
   /** Fleet-wide by action, and in the ApplySet's own series by verb when `applySet` is given. */
   countObjects(action: ObjectAction, count: number, applySet?: ApplySetName): void;
   observeGitFetch(result: 'success' | 'failure', seconds: number): void;
+  /** A reconcile found nothing changed since the set's last run in full, and did not apply again. */
+  countUnchanged(): void;
   /**
    * One request sent to an API server (every client of the controller counts here): the controller's
    * own when `server` is not given, else the remote cluster at that URL (spec.kubeConfig). A GET of a
@@ -208,7 +210,7 @@ export function schemaDocumentOf(path: string): 'discovery' | 'openapi' | undefi
 function createRunMetrics(
   registry: Registry,
   perApplySet: ApplySetMetrics,
-): Pick<ControllerMetrics, 'observeReconcile' | 'countObjects' | 'observeGitFetch'> {
+): Pick<ControllerMetrics, 'observeReconcile' | 'countObjects' | 'observeGitFetch' | 'countUnchanged'> {
   const reconcileDuration = new Histogram({
     name: 'applyset_reconcile_duration_seconds',
     help: 'How long one reconcile of an ApplySet took, by result.',
@@ -235,7 +237,13 @@ function createRunMetrics(
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
+  const unchanged = new Counter({
+    name: 'applyset_reconciles_unchanged_total',
+    help: 'Reconciles that found the ApplySet, its revision and every object it holds as its last run in full left them, and did not read the files or merge them again.',
+    registers: [registry],
+  });
   return {
+    countUnchanged: () => unchanged.inc(),
     observeReconcile(result, seconds, applySet) {
       reconcileDuration.observe({ result }, seconds);
       reconciles.inc({ result });

@@ -14,7 +14,13 @@ import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { inSpan, noteStep } from '../observability/trace-span.js';
 import { readRevisionFiles } from './decrypt-revision.js';
 import type { ChartInputs } from '../helm/chart-inputs.js';
-import type { CredentialsParser, SetAccount, SourceAdapters, SourceRequest } from './source-adapter.js';
+import type {
+  CredentialsParser,
+  SetAccount,
+  SourceAdapters,
+  SourceRequest,
+  SourceRevision,
+} from './source-adapter.js';
 
 /** Which Secrets of other namespaces spec.source.secretRef may name: the controller's tenancy flags. */
 interface SecretRefPolicy {
@@ -48,6 +54,21 @@ export async function readSource(
   access: ReadSourceAccess,
   signal: AbortSignal,
 ): Promise<Step<ReadRevision>> {
+  const fetched = await fetchRevision(adapters, spec, access, signal);
+  if ('done' in fetched) return fetched;
+  return readRevision(fetched.value, spec, access, signal);
+}
+
+/**
+ * The first half of readSource: the credentials, and the revision fetched into the shared cache (or
+ * taken from it). The reconcile asks whether anything changed since its last run between the halves.
+ */
+export async function fetchRevision(
+  adapters: SourceAdapters,
+  spec: ResolvedApplySetSpec,
+  access: ReadSourceAccess,
+  signal: AbortSignal,
+): Promise<Step<SourceRevision>> {
   const adapter = adapters[spec.source.kind];
   if (adapter === undefined) {
     return stalledStep(
@@ -57,7 +78,7 @@ export async function readSource(
   }
   const { account, log } = access;
   const source = { 'source.kind': spec.source.kind, 'source.url': spec.source.url };
-  const fetched = await inSpan('source.fetch', source, async (notes) => {
+  return inSpan('source.fetch', source, async (notes) => {
     const step = await adapter.read(
       {
         spec,
@@ -74,16 +95,23 @@ export async function readSource(
     if ('value' in step) notes.set({ 'source.revision': step.value.revision });
     return step;
   });
-  if ('done' in fetched) return fetched;
-  const { revision, id, tree } = fetched.value;
+}
+
+/** The second half of readSource: the fetched tree read as manifests, built, decrypted. */
+export async function readRevision(
+  { revision, id, tree }: SourceRevision,
+  spec: ResolvedApplySetSpec,
+  access: ReadSourceAccess,
+  signal: AbortSignal,
+): Promise<Step<ReadRevision>> {
   const read = {
     revision,
     signal,
-    log,
+    log: access.log,
     ...(access.kustomize === undefined ? {} : { kustomize: access.kustomize }),
     ...(access.capabilities === undefined ? {} : { capabilities: access.capabilities }),
   };
-  const files = await readRevisionFiles(tree, account, spec, read);
+  const files = await readRevisionFiles(tree, access.account, spec, read);
   if ('done' in files) return files;
   return { value: { files: files.value, revision, id } };
 }

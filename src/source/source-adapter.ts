@@ -45,7 +45,7 @@ export interface SourceRequest {
 }
 
 /** One revision of a source, fetched and ready to read. */
-interface SourceRevision {
+export interface SourceRevision {
   /** `main@sha1:…`, `v1.2.0@sha256:…`: as the status shows it. */
   readonly revision: string;
   /** What the revision is, whatever its name: a commit, a manifest digest. */

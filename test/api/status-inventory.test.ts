@@ -2,6 +2,7 @@ import {
   inventoryItemId,
   MAX_INVENTORY_BYTES,
   MAX_INVENTORY_ITEMS,
+  parseInventoryItemId,
   statusInventory,
 } from '../../src/api/status-inventory.js';
 import type { ObjectRef } from '../../src/manifests/object-ref.js';
@@ -98,4 +99,29 @@ describe('statusInventory', () => {
     const refs = Array.from({ length: MAX_INVENTORY_ITEMS }, (_, i) => configMap(`c${i}`));
     expect(statusInventory(refs)).toMatchObject({ totalCount: MAX_INVENTORY_ITEMS, truncated: false });
   });
+});
+
+describe('parseInventoryItemId', () => {
+  const refs: ObjectRef[] = [
+    { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+    { group: '', kind: 'Namespace', namespace: '', name: 'shop' },
+    configMap('settings'),
+    { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '', name: 'system:auth-delegator' },
+    { group: 'rbac.authorization.k8s.io', kind: 'Role', namespace: 'shop', name: 'read_only' },
+    { group: 'networking.k8s.io', kind: 'Ingress', namespace: 'shop', name: 'a.b-c' },
+  ];
+
+  it.each(refs.map((ref) => [inventoryItemId(ref), ref] as const))(
+    'reads %s back as its object',
+    (id, ref) => {
+      expect(parseInventoryItemId(id)).toEqual(ref);
+    },
+  );
+
+  it.each(['', 'shop', 'shop_web', 'shop__Deployment', 'shop_web_apps_', 'shop_web_apps'])(
+    'refuses %j, which names no object',
+    (id) => {
+      expect(parseInventoryItemId(id)).toBeUndefined();
+    },
+  );
 });
