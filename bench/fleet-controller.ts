@@ -256,15 +256,29 @@ export function reconcilesBetween(controllers: readonly FleetController[], from:
 }
 
 /** The controller's own view of its memory, from its /metrics (prom-client's default metrics). */
-export async function memoryBreakdown(controller: FleetController): Promise<string> {
+/** The samples of the controller's /metrics named in `names` (NaN for one it does not serve). */
+export async function metricValues<Name extends string>(
+  controller: FleetController,
+  names: readonly Name[],
+): Promise<Record<Name, number>> {
   const text = await (await fetch(`http://127.0.0.1:${await controller.port}/metrics`)).text();
+  const lines = text.split('\n');
   const value = (name: string) => {
-    const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+    const line = lines.find((candidate) => candidate.startsWith(`${name} `));
     return Number(line?.slice(name.length + 1) ?? NaN);
   };
+  return Object.fromEntries(names.map((name) => [name, value(name)])) as Record<Name, number>;
+}
+
+export async function memoryBreakdown(controller: FleetController): Promise<string> {
+  const values = await metricValues(controller, [
+    'nodejs_heap_size_used_bytes',
+    'nodejs_heap_size_total_bytes',
+    'nodejs_external_memory_bytes',
+  ]);
   return (
-    `heap used ${mib(value('nodejs_heap_size_used_bytes'))} of ${mib(value('nodejs_heap_size_total_bytes'))}, ` +
-    `external ${mib(value('nodejs_external_memory_bytes'))}`
+    `heap used ${mib(values.nodejs_heap_size_used_bytes)} of ${mib(values.nodejs_heap_size_total_bytes)}, ` +
+    `external ${mib(values.nodejs_external_memory_bytes)}`
   );
 }
 

@@ -7,6 +7,7 @@ import {
   reconciledSince,
   reconciledTimes,
   reconcilesBetween,
+  metricValues,
   rssSplit,
   type FleetController,
   takeWarnings,
@@ -187,6 +188,7 @@ export async function atRest(fleet: Fleet): Promise<RestFigures> {
     2 * spec.intervalSeconds * 1000 + HOUR,
   );
   const before = await serverRequests(kubeconfig);
+  const unchangedBefore = await unchangedTotal(controllers);
   const cpuBefore = await Promise.all(controllers.map((controller) => controller.cpuSeconds()));
   const from = performance.now();
   await sleep(spec.restWindowSeconds * 1000);
@@ -197,6 +199,7 @@ export async function atRest(fleet: Fleet): Promise<RestFigures> {
     0,
   );
   const requests = delta(before, await serverRequests(kubeconfig));
+  const unchanged = (await unchangedTotal(controllers)) - unchangedBefore;
   const reconciles = reconcilesBetween(controllers, from, to);
   const figures: RestFigures = {
     reconciles,
@@ -214,9 +217,17 @@ export async function atRest(fleet: Fleet): Promise<RestFigures> {
       `controller CPU ${figures.cpuMsPerReconcile.toFixed(1)} ms per reconcile ` +
       `(${((cpu * 1000 * 100) / (to - from)).toFixed(1)}% of the window); per reconcile: ` +
       `${perUnit(requests, Math.max(reconciles, 1))}; total ${(sum(requests) / Math.max(reconciles, 1)).toFixed(2)}; ` +
-      `writes ${writes(requests)}; idle RSS ${mib(figures.idleRss)}${memory}`,
+      `writes ${writes(requests)}; answered from their last run in full: ${unchanged}; ` +
+      `idle RSS ${mib(figures.idleRss)}${memory}`,
   );
   return figures;
+}
+
+/** The reconciles answered from the steady-runs memo so far, over every controller. */
+async function unchangedTotal(controllers: readonly FleetController[]): Promise<number> {
+  const name = 'applyset_reconciles_unchanged_total';
+  const values = await Promise.all(controllers.map((c) => metricValues(c, [name])));
+  return values.reduce((total, value) => total + value[name], 0);
 }
 
 export interface RestartFigures {
