@@ -116,14 +116,14 @@ async function reconcile(ctx: ReconcileContext, options: ReconcilerOptions, memo
       ? fights.observe(key, run.outcome.corrections ?? [])
       : fights.current(key);
   const reported = await report(ctx, view, status, { ...run, fought });
-  // A run in full is remembered when it changed nothing and reported nothing new (steady-runs.ts).
-  if (run.inputs !== undefined && reported !== 'conflict') {
-    steadyRuns.settle(key, { ...run, ...run.inputs, steady: run.steady === true, quiet: reported.quiet });
-  } else if (run.inputs === undefined && run.unchanged !== true) {
+  // A run in full is remembered when it changed nothing and reported nothing new (steady-runs.ts); a
+  // run that ended before the engine, or lost its status write, drops what was remembered.
+  if (reported === 'conflict' || (run.inputs === undefined && run.unchanged !== true)) {
     steadyRuns.forget(key);
+  } else if (run.inputs !== undefined) {
+    steadyRuns.settle(key, { ...run, ...run.inputs, steady: run.steady === true, quiet: reported.quiet });
   }
   if (reported === 'conflict') {
-    steadyRuns.forget(key);
     return { result: 'retryable', requeue: { kind: 'backoff', maxDelayMs: DEFAULT_MAX_RETRY_INTERVAL_MS } };
   }
   const { requeue } = reported;
