@@ -33,7 +33,7 @@ const outcome: ReconcileOutcome = {
 
 function specOf(extra: Record<string, unknown> = {}): ResolvedApplySetSpec {
   const resolved = resolveApplySetSpec({
-    source: { url: 'https://git.example/r.git' },
+    source: { url: 'https://git.example/r.git', ref: { branch: 'main' } },
     prune: true,
     ...extra,
   });
@@ -111,6 +111,8 @@ describe('steady runs, read from the API server', () => {
   it('answers with the run kept while nothing moved: one LIST for the two ConfigMaps, one GET', async () => {
     const memo = createSteadyRuns();
     memo.settle(key, await settled());
+    // The first answer asks discovery for the kinds once; the mapper keeps it.
+    expect(await memo.unchanged(key, inputs(), reads)).toEqual(outcome);
     const before = requests();
     expect(await memo.unchanged(key, inputs(), reads)).toEqual(outcome);
     expect(requests() - before).toBe(2);
@@ -185,7 +187,7 @@ describe('steady runs, read from the API server', () => {
   it('never answers for a set whose files depend on more than these versions', async () => {
     const specs: Record<string, ResolvedApplySetSpec> = {
       'sops decryption': specOf({ decryption: { provider: 'sops', secretRef: { name: 'age' } } }),
-      'a Helm chart': specOf({ helm: { chart: 'web' } }),
+      'a Helm chart': specOf({ helm: { releaseName: 'web', namespace } }),
       'another cluster': specOf({ kubeConfig: { secretRef: { name: 'remote', key: 'config' } } }),
       'health checks of other objects': specOf({
         wait: true,
