@@ -73,7 +73,7 @@ export async function readSourceStep(
   // Nothing changed since the last run in full (steady-runs.ts): the ApplySet, the revision, the account
   // and every object's resourceVersion as it saw them. Its outcome again, without the files or merges.
   const inputs: SteadyInputs = { applySet: given, spec, revision, user: account.user };
-  const reads = { api: createKubeObjectApi(account.reader), mapper: options.restMapper, signal };
+  const reads = () => ({ api: createKubeObjectApi(account.reader), mapper: options.restMapper, signal });
   const unchanged = await steadyRuns.unchanged(ctx.key, inputs, reads);
   if (unchanged !== undefined) {
     ctx.log.debug({ revision }, 'nothing changed since the last run in full; not applied again');

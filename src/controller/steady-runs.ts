@@ -55,7 +55,12 @@ interface SteadyReads {
 
 export interface SteadyRuns {
   /** The last run's outcome when nothing it depended on changed since; undefined: run in full. */
-  unchanged(key: string, inputs: SteadyInputs, reads: SteadyReads): Promise<ReconcileOutcome | undefined>;
+  /** `reads` is asked for only when the set has a run kept: a set without one costs no allocation. */
+  unchanged(
+    key: string,
+    inputs: SteadyInputs,
+    reads: () => SteadyReads,
+  ): Promise<ReconcileOutcome | undefined>;
   /** After a run in full: kept when it changed nothing and reported nothing new, dropped otherwise. */
   settle(key: string, run: SettledRun): void;
   forget(key: string): void;
@@ -92,7 +97,7 @@ export function createSteadyRuns(maxRuns = MAX_STEADY_RUNS): SteadyRuns {
     async unchanged(key, inputs, reads) {
       const run = runs.get(key);
       if (run === undefined || !sameInputs(run, inputs)) return undefined;
-      const versions = await readVersions(inputs.applySet, reads);
+      const versions = await readVersions(inputs.applySet, reads());
       return versions === run.versions ? run.outcome : undefined;
     },
     settle(key, settled) {

@@ -54,7 +54,8 @@ function applySetAt(resourceVersion: string): ApplySet {
 describe('steady runs, read from the API server', () => {
   const { client, requests } = countingClient();
   const api = createKubeObjectApi(client);
-  const reads = { api, mapper: createRestMapper(client), signal: new AbortController().signal };
+  const mapper = createRestMapper(client);
+  const reads = () => ({ api, mapper, signal: new AbortController().signal });
   const partOf = computeApplySetId({ group: 'applyset.dev', kind: 'ApplySet', namespace, name: setName });
 
   /** Every object's resourceVersion now, by key, as the engine hands them over. */
