@@ -211,7 +211,7 @@ export function statusKib(status: string, field: string): number {
 }
 
 /** Fields 14 and 15 of /proc/PID/stat (utime, stime), in clock ticks of 1/CLK_TCK s. */
-async function processCpuSeconds(pid: number): Promise<number> {
+export async function processCpuSeconds(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);

@@ -1,5 +1,6 @@
 // The phases of one fleet run, each printing its figures as soon as it has them (a long run stopped
 // midway keeps the rest) and returning them for the summary table (bench/fleet-report.ts).
+import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import {
   memoryBreakdown,
@@ -8,6 +9,7 @@ import {
   reconciledTimes,
   reconcilesBetween,
   metricValues,
+  processCpuSeconds,
   rssSplit,
   type FleetController,
   takeWarnings,
@@ -72,6 +74,16 @@ function firstReconcileSince(controller: FleetController, keys: readonly string[
   return first - since;
 }
 
+/** The CPU seconds each process of the control plane (etcd, kube-apiserver, the controller manager) used. */
+async function controlPlaneCpu(fleet: Fleet): Promise<Map<string, number>> {
+  const used = new Map<string, number>();
+  for (const pid of fleet.context.controlPlane.pids) {
+    const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => `pid ${pid}`)).trim();
+    used.set(name, await processCpuSeconds(pid).catch(() => NaN));
+  }
+  return used;
+}
+
 /** kubectl processes creating the fleet's ApplySets side by side. */
 const CREATE_STREAMS = 8;
 
@@ -81,6 +93,7 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
   const kubeconfig = fleet.context.controlPlane.kubeconfigPath;
   const before = await serverRequests(kubeconfig);
   const cpuBefore = await Promise.all(controllers.map((controller) => controller.cpuSeconds()));
+  const controlPlaneBefore = await controlPlaneCpu(fleet);
   const shards: (ShardFigures | undefined)[] = controllers.map(() => undefined);
   const started = performance.now();
   // One kubectl creates one object at a time (35-40 ms each on these cores): 10,000 in one stream would
@@ -114,6 +127,7 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
     },
     HOUR,
   );
+  const controlPlaneUsed = await controlPlaneCpu(fleet);
   const done = shards.filter((figures) => figures !== undefined);
   const twice = fleet.keys.filter((key) => controllers.some((c) => (c.reconciles.get(key)?.length ?? 0) > 1));
   const figures: FirstFigures = {
@@ -130,6 +144,11 @@ export async function firstReconcile(fleet: Fleet): Promise<FirstFigures> {
       `(${((figures.cpuSeconds / figures.readySeconds) * 100).toFixed(0)}% of the wall time); ` +
       `peak RSS ${done.map((shard) => mib(shard.peakRss)).join(' + ')} ` +
       `(${done.map(({ peakAt }) => `at ${peakAt.seconds.toFixed(1)} s, ${peakAt.reconciles} reconciles logged`).join('; ')})`,
+  );
+  say(
+    `  the control plane's CPU until then: ${[...controlPlaneUsed]
+      .map(([name, used]) => `${name} ${(used - (controlPlaneBefore.get(name) ?? 0)).toFixed(1)} s`)
+      .join(', ')}`,
   );
   if (done.length > 1) {
     for (const [shard, f] of done.entries()) {
