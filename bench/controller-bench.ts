@@ -106,7 +106,11 @@ export async function runControllerBench(options: ControllerBenchOptions): Promi
   process.stderr.write('building dist/ and starting a local control plane...\n');
   const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc');
   await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: repoRoot });
-  const controlPlane = await startControlPlane({ ownerPid: process.pid });
+  const controlPlane = await startControlPlane({
+    ownerPid: process.pid,
+    // `kubectl get --raw '/debug/pprof/profile?seconds=30'` during a phase: where the API server's CPU goes.
+    profiling: process.env.APPLYSET_BENCH_APISERVER_PROFILING === '1',
+  });
   const work = await mkdtemp(join(tmpdir(), 'applyset-controller-bench-'));
   let context: FleetContext | undefined;
   const results: FleetResult[] = [];

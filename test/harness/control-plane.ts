@@ -53,6 +53,8 @@ export interface StartOptions {
   readonly apiAddress?: string;
   /** The node profile's controller list (the workload controllers on); the default keeps them off. */
   readonly controllers?: string;
+  /** The API server's /debug/pprof on (the bench, to see where the server's CPU goes); off by default. */
+  readonly profiling?: boolean;
 }
 
 /** How many times a start is tried when a port it was given was taken before it could listen. */
@@ -167,7 +169,7 @@ async function startControlPlaneOnce(options: StartOptions): Promise<ControlPlan
           '--api-audiences=https://kubernetes.default.svc.cluster.local',
           '--service-cluster-ip-range=10.96.0.0/16',
           '--allow-privileged=true',
-          '--profiling=false',
+          `--profiling=${options.profiling === true}`,
           `--cert-dir=${join(workDir, 'certs')}`,
           `--audit-policy-file=${auditPolicyPath}`,
           `--audit-log-path=${join(workDir, AUDIT_LOG_FILE)}`,
