@@ -74,14 +74,27 @@ function firstReconcileSince(controller: FleetController, keys: readonly string[
   return first - since;
 }
 
-/** The CPU seconds each process of the control plane (etcd, kube-apiserver, the controller manager) used. */
+/**
+ * The CPU seconds each program of the control plane (etcd, kube-apiserver, kube-controller-manager)
+ * used, by name: the harness starts each under a shell that watches the bench's pid, so the programs
+ * are that shell's descendants.
+ */
 async function controlPlaneCpu(fleet: Fleet): Promise<Map<string, number>> {
   const used = new Map<string, number>();
-  for (const pid of fleet.context.controlPlane.pids) {
-    const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => `pid ${pid}`)).trim();
-    used.set(name, await processCpuSeconds(pid).catch(() => NaN));
+  const pids = (await Promise.all(fleet.context.controlPlane.pids.map(descendants))).flat();
+  for (const pid of pids) {
+    const name = (await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')).trim();
+    if (!/^(etcd|kube-)/.test(name)) continue;
+    used.set(name, (used.get(name) ?? 0) + (await processCpuSeconds(pid).catch(() => 0)));
   }
   return used;
+}
+
+/** `pid` and every process under it, from /proc's children lists. */
+async function descendants(pid: number): Promise<number[]> {
+  const children = await readFile(`/proc/${pid}/task/${pid}/children`, 'utf8').catch(() => '');
+  const below = await Promise.all(children.trim().split(/\s+/).filter(Boolean).map(Number).map(descendants));
+  return [pid, ...below.flat()];
 }
 
 /** kubectl processes creating the fleet's ApplySets side by side. */
