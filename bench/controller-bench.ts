@@ -95,7 +95,7 @@ const FOOTER =
   `\nrequests: apiserver_request_total before and after each phase, by verb and resource (the control ` +
   `plane's leases, endpoints and Service IPAddresses, the controllers' Leases, the /metrics reads and the bench's creates of the ` +
   `ApplySets left out); after the API server restart, the controllers' own requests from its audit log.\n` +
-  `Chart defaults: --leader-elect, --concurrency 4, the image's node flags and MALLOC_ARENA_MAX; ` +
+  `Chart defaults: --leader-elect, --concurrency 4, the image's node flags and allocator (jemalloc); ` +
   `each ApplySet applied as applyset-deployer of its namespace unless --apply-as-controller; ` +
   `beyond them, --shared-fetch-max-age 10s (a fleet created in bulk fetches once) and --git-max-fetch-objects raised. ` +
   `Interval: max(60 s, N × 0.06 s) unless --interval, so that the burst of creates ends before the first ` +

@@ -3,6 +3,6 @@
 # warm run is a no-op. .ci/run calls the same scripts one by one, to show each one's progress.
 set -euo pipefail
 cd "$(dirname "$0")"
-for step in build-control-plane build-helm build-node build-kustomize build-sops build-oci-tools build-promtool build-gitea install-browser; do
+for step in build-control-plane build-helm build-node build-kustomize build-sops build-oci-tools build-promtool build-gitea install-browser install-jemalloc; do
   bash "$step.sh"
 done

@@ -18,13 +18,16 @@ import { createPackReadFs, type PackReadFs } from './pack-read-fs.js';
 const DEFAULT_OBJECT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
- * What the inflated objects kept across fetches may weigh together, each with its entry's overhead: the
- * commits, trees and manifests a fleet reads on every interval. A fleet reads them in turn, so once they
- * weigh more than this every read misses (the least recently used is always the next one read): 10,000
- * ApplySets of Flux's 4-object app weigh 14.9 MiB so, past the 8 MiB this was, and a reconcile at rest then
- * inflated its 5 objects from the packs, a tenth of its CPU (docs/performance.md).
+ * What the inflated objects kept across fetches may weigh together, each with its entry's overhead. What
+ * it saves is the objects many reads share: the commit, the trees above the sets' paths, the bases a
+ * fleet's kustomizations or files have in common, read by one set after another and so never the least
+ * recently used. A set's own files are read once per run in full, and a fleet at rest runs none (steady
+ * runs, docs/architecture.md#steady-runs). 10,000 ApplySets of Flux's 4-object app weigh 14.9 MiB here,
+ * which the 24 MiB this was kept whole for no run to read again; reading a set's files from the pack
+ * again costs a run in full (a new commit, a set with `spec.decryption`) about 0.25 ms, under 2% of its
+ * CPU (docs/performance.md).
  */
-const DEFAULT_CONTENT_CACHE_BYTES = 24 * 1024 * 1024;
+const DEFAULT_CONTENT_CACHE_BYTES = 8 * 1024 * 1024;
 
 /**
  * An object larger than this is inflated again on each read rather than crowd the others out.

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { imageNodeFlags } from '../harness/image-runtime.js';
+import { imageEnv, imageNodeFlags } from '../harness/image-runtime.js';
 import { e2eRunsShippedBuild, shippedBuildKey } from '../harness/shipped-build.js';
 import { uniqueName } from '../harness/test-cluster.js';
 import { cluster, configMapData, configMapYaml, createApplySet, waitForReady } from './e2e-kit.js';
@@ -9,7 +9,8 @@ import { repoRoot } from './controller-process.js';
 import type { GitTestServer } from '../harness/git-server.js';
 
 // What the e2e suites run is what the image runs: bin/applyset.js over dist/, with the Dockerfile's node
-// flags, dist/ built from the sources as they are (global setup), and the controller reconciles with it.
+// flags and allocator, dist/ built from the sources as they are (global setup), and the controller
+// reconciles with it.
 
 describe('the e2e controller is the shipped entry point', () => {
   const c = cluster();
@@ -32,7 +33,10 @@ describe('the e2e controller is the shipped entry point', () => {
         path.join(repoRoot, 'bin/applyset.js'),
         'controller',
       ]);
-      expect(environ.some((line) => line.startsWith('MALLOC_ARENA_MAX='))).toBe(true);
+      // The image's allocator is the one loaded, not only named: ld.so skips a preload it cannot find.
+      for (const [name, value] of Object.entries(imageEnv())) expect(environ).toContain(`${name}=${value}`);
+      const maps = await readFile(`/proc/${started.controller.child.pid}/maps`, 'utf8');
+      expect(maps).toMatch(/\/libjemalloc\.so\.2$/m);
       expect(await readFile(path.join(repoRoot, 'dist/.build-key'), 'utf8')).toBe(await shippedBuildKey());
     } else {
       expect(argv.slice(1, 3)).toEqual(['--import', 'tsx']);

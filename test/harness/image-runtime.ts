@@ -1,10 +1,10 @@
 /**
  * How the controller's image runs node, read from the Dockerfile itself: the flags its ENTRYPOINT gives
- * node before `bin/applyset.js`, and the malloc setting of its ENV. The controller bench runs `dist/`
+ * node before `bin/applyset.js`, and the allocator its ENV preloads. The controller bench runs `dist/`
  * with exactly these, and the chart's test checks that its command carries the same flags, so the
  * figures quoted in docs/performance.md are those of the image and the three cannot drift apart.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const dockerfile = () => readFileSync(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
@@ -19,9 +19,19 @@ export function imageNodeFlags(): string[] {
   return argv.slice(1, script);
 }
 
-/** The image's MALLOC_ARENA_MAX, which the controller's process inherits. */
+/**
+ * The image's allocator: the Dockerfile's LD_PRELOAD (jemalloc, at a path the image links it to), which
+ * the controller's process inherits. The host must hold the same library at the same path
+ * (scripts/install-jemalloc.sh puts it there); without it the figures and the e2e runs would be glibc's,
+ * not the image's, so that is an error here rather than ld.so's warning in the controller's log.
+ */
 export function imageEnv(): Record<string, string> {
-  const arenas = /\bMALLOC_ARENA_MAX=(\d+)/.exec(dockerfile())?.[1];
-  if (arenas === undefined) throw new Error('Dockerfile: no MALLOC_ARENA_MAX');
-  return { MALLOC_ARENA_MAX: arenas };
+  const preload = /^ENV LD_PRELOAD=(\S+)$/m.exec(dockerfile())?.[1];
+  if (preload === undefined) throw new Error('Dockerfile: no ENV LD_PRELOAD');
+  if (!existsSync(preload)) {
+    throw new Error(
+      `the image preloads ${preload}, which this machine lacks: run scripts/install-jemalloc.sh`,
+    );
+  }
+  return { LD_PRELOAD: preload };
 }

@@ -217,7 +217,7 @@ describe('the controller run by the image', () => {
     await rm(kubeconfigDir, { recursive: true, force: true });
   });
 
-  test("runs under the ENTRYPOINT's node flags, which node accepts, and serves its probes", async () => {
+  test("runs under the ENTRYPOINT's node flags, which node accepts, and jemalloc, and serves its probes", async () => {
     expect(startup).toEqual({ port: expect.any(Number) });
     const { port } = startup as { port: number };
     const cmdline = await docker(['exec', name, 'cat', '/proc/1/cmdline']);
@@ -229,7 +229,10 @@ describe('the controller run by the image', () => {
       ...args,
     ]);
     // Node says nothing when it takes every flag; a flag it does not know stops it before the controller.
+    // ld.so would say it here too if the allocator the image preloads were missing.
     expect((await docker(['logs', name])).stderr).toBe('');
+    const maps = await docker(['exec', name, 'cat', '/proc/1/maps']);
+    expect(maps.stdout).toMatch(/\/libjemalloc\.so\.2$/m);
     const ready = await waitFor('/readyz to answer 200', async () => {
       const response = await fetch(`http://127.0.0.1:${port}/readyz`);
       return response.status === 200 ? response.status : undefined;
