@@ -6,6 +6,7 @@ import { classifyGitError } from './classify-git-error.js';
 import { GitFetchError, GitRefNotFoundError } from './git-error.js';
 import type { GitFetchLimits } from './git-fetch-limits.js';
 import { packCheckingFs } from './fetch-limit-guards.js';
+import { PackIndexedHere, packIndexingFs } from './pack-indexing-fs.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
 import { hasErrorCode } from './has-error-code.js';
 import { basicCredentialsOf, type FetchCredentials } from './fetch-credentials.js';
@@ -72,6 +73,8 @@ interface FetchSession {
   readonly gitdir: string;
   /** isomorphic-git's object cache, shared by the calls of this resolve only. */
   readonly cache: object;
+  /** The file system of its fetches: the received pack's limits checked (packCheckingFs). */
+  readonly fetchFs: typeof fs;
   /** The arguments every `git.fetch` of this resolve takes. */
   readonly common: Omit<Parameters<typeof git.fetch>[0], 'ref' | 'remoteRef'>;
   /** A library failure as our error; the caller's abort reason once the signal fired. */
@@ -83,12 +86,14 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
   const credentials = basicCredentialsOf(input.credentials);
   await ensureRepository(gitdir, url);
   const cache = {};
+  const fetchFs = packCheckingFs(url, limits);
   const session: FetchSession = {
     url,
     gitdir,
     cache,
+    fetchFs,
     common: {
-      fs: packCheckingFs(url, limits),
+      fs: fetchFs,
       http,
       gitdir,
       url: input.remoteUrl,
@@ -124,7 +129,14 @@ async function resolveCommit(
   try {
     // git's smart HTTP serves any commit reachable from a ref, so a shallow fetch of just it works there
     // and on the big forges.
-    await git.fetch({ ...common, ref: sha, remoteRef: sha, singleBranch: true, depth: 1, tags: false });
+    await fetchIndexed(session, {
+      ...common,
+      ref: sha,
+      remoteRef: sha,
+      singleBranch: true,
+      depth: 1,
+      tags: false,
+    });
   } catch (error) {
     const classified = classify(error, sha);
     if (!(classified instanceof GitFetchError)) throw classified;
@@ -132,7 +144,13 @@ async function resolveCommit(
   if (await hasCommit(gitdir, sha, cache)) return { commit: sha, fetched: true, askedServer: true };
   // A server that only serves advertised tips: fetch the whole history of every branch and tag.
   try {
-    await git.fetch({ ...common, ref: 'HEAD', remoteRef: 'HEAD', depth: UNSHALLOW_DEPTH, tags: true });
+    await fetchIndexed(session, {
+      ...common,
+      ref: 'HEAD',
+      remoteRef: 'HEAD',
+      depth: UNSHALLOW_DEPTH,
+      tags: true,
+    });
   } catch (error) {
     throw classify(error, 'HEAD');
   }
@@ -152,15 +170,13 @@ async function resolveBranchOrTag(
   const localRef = 'branch' in ref ? `refs/remotes/origin/${ref.branch}` : remoteRef;
   let fetchHead: string | null;
   try {
-    const result = await git.fetch({
-      ...common,
-      ref: localRef,
-      remoteRef,
-      singleBranch: true,
-      depth: 1,
-      tags: 'tag' in ref,
-    });
-    fetchHead = result.fetchHead;
+    const args = { ...common, ref: localRef, remoteRef, singleBranch: true, depth: 1 };
+    // A branch's tip is the local ref the fetch wrote; a tag's is not always: isomorphic-git leaves a
+    // tag it has already where it was, and only its FETCH_HEAD says where the tag is now.
+    fetchHead =
+      'branch' in ref
+        ? await fetchIndexed(session, { ...args, tags: false }, localRef)
+        : (await git.fetch({ ...args, tags: true })).fetchHead;
   } catch (error) {
     throw classify(error, remoteRef);
   }
@@ -172,6 +188,24 @@ async function resolveBranchOrTag(
     return { commit: oid, fetched: true, askedServer: true };
   } catch (error) {
     throw classify(error, remoteRef);
+  }
+}
+
+/**
+ * `git.fetch` with the received pack indexed by the controller (packIndexingFs): once the pack and its
+ * index are written, the library's refusal of the write, PackIndexedHere, is the fetch's success.
+ * Resolves with the tip `localRef` (where the fetch wrote the remote's) now names, if given.
+ */
+async function fetchIndexed(
+  session: FetchSession,
+  args: Omit<Parameters<typeof git.fetch>[0], 'fs'>,
+  localRef?: string,
+): Promise<string | null> {
+  try {
+    return (await git.fetch({ ...args, fs: packIndexingFs(session.fetchFs) })).fetchHead;
+  } catch (error) {
+    if (!(error instanceof PackIndexedHere)) throw error;
+    return localRef === undefined ? null : git.resolveRef({ fs, gitdir: session.gitdir, ref: localRef });
   }
 }
 

@@ -2,7 +2,8 @@
  * The controller's Git source against a real Git server (git http-backend on loopback): the cache, refs,
  * auth, failures, timeouts, aborts and concurrency.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { inspect } from 'node:util';
@@ -167,6 +168,29 @@ describe('the Git source', () => {
       expect(request).toContain(`want ${second}`);
       expect(request).toContain(`have ${first.commit}`);
       expect(request).toContain('deepen 1');
+    });
+
+    it('indexes every fetched pack as git index-pack does', async () => {
+      const server = await serve();
+      const gitSource = source();
+      await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      const head = await server.writeFiles({
+        'deploy/config.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n',
+      });
+      const second = await gitSource.fetch({ url: server.url, ref: { branch: 'main' } });
+      expect(second.commit).toBe(head);
+      const { gitdir } = cachePaths(server.url);
+      const packs = await packFiles(gitdir);
+      expect(packs).toHaveLength(2);
+      for (const pack of packs) {
+        const own = await readFile(path.join(gitdir, 'objects', 'pack', pack.replace(/\.pack$/, '.idx')));
+        const copy = path.join(cacheDir, pack);
+        await copyFile(path.join(gitdir, 'objects', 'pack', pack), copy);
+        execFileSync('git', ['index-pack', copy]);
+        expect(own).toEqual(await readFile(copy.replace(/\.pack$/, '.idx')));
+      }
+      // git itself reads the cache as a whole repository.
+      execFileSync('git', ['--git-dir', gitdir, 'fsck', '--no-dangling']);
     });
 
     it('reads a deleted file no more at the new commit, and still at the old one', async () => {
