@@ -1,8 +1,17 @@
 /**
  * The parts of Git's pack format (`Documentation/gitformat-pack.txt`) that the controller reads itself:
- * each entry's header, and a delta's instructions. Shared by the check of a received pack's limits
- * (packLimitRefusal) and its index (indexPack).
+ * each entry's header, its zlib stream, and a delta's instructions. Shared by the check of a received
+ * pack's limits (packLimitRefusal), its index (indexPack) and the reads of its objects
+ * (createPackObjectStore).
  */
+
+import { inflateSync } from 'node:zlib';
+
+/** An object read from a pack: commit, tree, blob or tag (a delta's is its base's), and its content. */
+export interface PackObject {
+  readonly type: string;
+  readonly content: Buffer;
+}
 
 /** Git's pack object types. */
 export const PACK_OBJECT_TYPES: Readonly<Record<number, string>> = {
@@ -124,4 +133,21 @@ export function applyDelta(base: Uint8Array, delta: Uint8Array): Buffer | undefi
     }
   }
   return written === out.length ? out : undefined;
+}
+
+/** An entry's zlib stream inflated, and how many bytes of the pack it took; undefined unless it is `size` long. */
+export function inflatePackEntry(
+  bytes: Buffer,
+  dataOffset: number,
+  size: number,
+): { data: Buffer; consumed: number } | undefined {
+  try {
+    const { buffer, engine } = inflateSync(bytes.subarray(dataOffset), {
+      info: true,
+      maxOutputLength: Math.max(size, 1) + 1,
+    }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    return buffer.length === size ? { data: buffer, consumed: engine.bytesWritten } : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -13,14 +13,16 @@
  * byte what `git index-pack` writes for the same pack (test/git/pack-index.test.ts).
  */
 import { createHash } from 'node:crypto';
-import { inflateSync } from 'node:zlib';
 import CRC32 from 'crc-32';
+import { RecentObjects } from './recent-objects.js';
 import {
   applyDelta,
+  inflatePackEntry,
   OID_BYTES,
   PACK_HEADER_BYTES,
   PACK_OBJECT_TYPES,
   readPackEntryHeader,
+  type PackObject,
 } from './pack-format.js';
 
 /** What the resolved objects kept as delta bases may weigh: a base is inflated again past it. */
@@ -41,10 +43,7 @@ interface Entry {
   readonly baseOffset: number | undefined;
 }
 
-interface Resolved {
-  readonly type: string;
-  readonly content: Buffer;
-}
+type Resolved = PackObject;
 
 /**
  * The `.idx` of `pack`, or undefined where this index leaves the pack to isomorphic-git: a ref-delta
@@ -77,7 +76,7 @@ export async function indexPack(
   const resolve = (entry: Entry, data?: Buffer): Resolved | undefined => {
     const kept = bases.get(entry.offset);
     if (kept !== undefined) return kept;
-    const own = data ?? inflateEntry(bytes, entry.dataOffset, entry.size)?.data;
+    const own = data ?? inflatePackEntry(bytes, entry.dataOffset, entry.size)?.data;
     if (own === undefined) return undefined;
     let resolved: Resolved | undefined = { type: entry.type, content: own };
     if (entry.baseOffset !== undefined) {
@@ -99,7 +98,7 @@ export async function indexPack(
     if (header === undefined || kind === undefined || kind === 'ref-delta' || offset > MAX_SMALL_OFFSET) {
       return undefined;
     }
-    const inflated = inflateEntry(bytes, header.dataOffset, header.size);
+    const inflated = inflatePackEntry(bytes, header.dataOffset, header.size);
     if (inflated === undefined) return undefined;
     const baseOffset = header.baseDistance === undefined ? undefined : offset - header.baseDistance;
     const baseEntry = baseOffset === undefined ? undefined : entries.get(baseOffset);
@@ -127,50 +126,6 @@ export async function indexPack(
   }
   if (offset !== end) return undefined;
   return indexBytes(oids, crcs, offsets, checksum);
-}
-
-/**
- * The objects resolved last, up to a total of bytes, the oldest dropped first. A delta's base is most
- * often a few entries before it (git packs within a window of 10 objects), so the most recent are the
- * ones to keep, and a read does not reorder them; a base dropped is inflated again.
- */
-class RecentObjects {
-  readonly #objects = new Map<number, Resolved>();
-  #bytes = 0;
-
-  constructor(readonly maxBytes: number) {}
-
-  get(offset: number): Resolved | undefined {
-    return this.#objects.get(offset);
-  }
-
-  set(offset: number, object: Resolved): void {
-    if (this.#objects.has(offset)) return;
-    this.#objects.set(offset, object);
-    this.#bytes += object.content.length;
-    for (const [oldest, kept] of this.#objects) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#objects.delete(oldest);
-      this.#bytes -= kept.content.length;
-    }
-  }
-}
-
-/** An entry's zlib stream inflated, and how many bytes of the pack it took; undefined unless it is `size` long. */
-function inflateEntry(
-  bytes: Buffer,
-  dataOffset: number,
-  size: number,
-): { data: Buffer; consumed: number } | undefined {
-  try {
-    const { buffer, engine } = inflateSync(bytes.subarray(dataOffset), {
-      info: true,
-      maxOutputLength: Math.max(size, 1) + 1,
-    }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
-    return buffer.length === size ? { data: buffer, consumed: engine.bytesWritten } : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A Git object's oid: the SHA-1 of `<type> <size>\0` and its content. */

@@ -80,8 +80,9 @@ export async function openCachedCommit(
 }
 
 /**
- * Objects of the bare repository at `gitdir`: from the inflated objects kept across fetches, else
- * inflated by isomorphic-git through the shared pack caches (and kept).
+ * Objects of the bare repository at `gitdir`: from the inflated objects kept across fetches, else read
+ * from its packs (and kept), else (a loose object, or none) by isomorphic-git, which also says what is
+ * missing or damaged.
  */
 function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObjectReader {
   const cache = shared.objects;
@@ -90,9 +91,12 @@ function objectStoreReader(gitdir: string, shared: RepositoryReadCache): GitObje
     read: async (oid) => {
       const kept = shared.contents.get(oid);
       if (kept !== undefined) return kept;
-      const object = await git.readObject({ fs: shared.fs, gitdir, oid, format: 'content', cache });
+      let read: GitObjectContent | undefined = await shared.packs.read(oid);
+      if (read === undefined) {
+        const object = await git.readObject({ fs: shared.fs, gitdir, oid, format: 'content', cache });
+        read = { type: object.type, content: object.object as Uint8Array };
+      }
       // The cache keeps a copy of the bytes, not this Buffer (often a view into a shared slab).
-      const read = { type: object.type, content: object.object as Uint8Array };
       shared.contents.set(oid, read);
       return read;
     },

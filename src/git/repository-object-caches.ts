@@ -12,6 +12,7 @@ import path from 'node:path';
 import { LruMap } from '../kube/lru-map.js';
 import { SMALL_TREE_ENTRIES, type ParsedTree, type ParsedTreeCache } from './commit-tree-view.js';
 import { hasErrorCode } from './has-error-code.js';
+import { createPackObjectStore, type PackObjectStore } from './pack-object-store.js';
 import { createPackReadFs, type PackReadFs } from './pack-read-fs.js';
 
 /** What the shared caches may hold, counted as the packs' size on disk. */
@@ -53,6 +54,9 @@ interface ObjectContentCache {
  * inflated objects (across fetches).
  */
 export interface RepositoryReadCache {
+  /** The packs' objects, read by the controller (createPackObjectStore). */
+  readonly packs: PackObjectStore;
+  /** isomorphic-git's cache, for what the packs do not answer (loose objects). */
   readonly objects: object;
   readonly fs: PackReadFs;
   readonly trees: ParsedTreeCache;
@@ -165,6 +169,7 @@ export class RepositoryObjectCaches {
     }
     const bytes = await packBytes(gitdir);
     const made: CachedRepository = {
+      packs: createPackObjectStore(gitdir),
       objects: {},
       fs: createPackReadFs(gitdir),
       trees: createBoundedTreeCache(),
