@@ -144,7 +144,8 @@ export function inflatePackEntry(
   try {
     const { buffer, engine } = inflateSync(bytes.subarray(dataOffset), {
       info: true,
-      maxOutputLength: Math.max(size, 1) + 1,
+      // One byte more than declared: a stream that reaches it says more than its header did.
+      maxOutputLength: size + 1,
     }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return buffer.length === size ? { data: buffer, consumed: engine.bytesWritten } : undefined;
   } catch {

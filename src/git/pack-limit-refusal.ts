@@ -1,6 +1,11 @@
-import { inflateSync } from 'node:zlib';
 import { describeLimit, type GitFetchLimits } from './git-fetch-limits.js';
-import { deltaSizes, PACK_HEADER_BYTES, PACK_OBJECT_TYPES, readPackEntryHeader } from './pack-format.js';
+import {
+  deltaSizes,
+  inflatePackEntry,
+  PACK_HEADER_BYTES,
+  PACK_OBJECT_TYPES,
+  readPackEntryHeader,
+} from './pack-format.js';
 
 /**
  * Why a received pack must not enter the cache, or undefined. Each entry's header declares its
@@ -29,27 +34,18 @@ export function packLimitRefusal(pack: Uint8Array, limits: GitFetchLimits): stri
     if (entry.size > limits.maxObjectBytes) {
       return `a ${type} object of ${entry.size} bytes is larger than the ${describeLimit(limits, 'maxObjectBytes')} an object may have`;
     }
-    let inflated: { buffer: Buffer; engine: { bytesWritten: number } };
-    try {
-      inflated = inflateSync(bytes.subarray(entry.dataOffset), {
-        info: true,
-        // One more byte than declared: a stream that reaches it says more than its header did.
-        maxOutputLength: entry.size + 1,
-      }) as unknown as typeof inflated;
-    } catch {
-      return `entry ${index + 1} of the pack does not inflate to the ${entry.size} bytes its header declares`;
-    }
-    if (inflated.buffer.length !== entry.size) {
+    const inflated = inflatePackEntry(bytes, entry.dataOffset, entry.size);
+    if (inflated === undefined) {
       return `entry ${index + 1} of the pack does not inflate to the ${entry.size} bytes its header declares`;
     }
     if (type.endsWith('delta')) {
-      const result = deltaSizes(inflated.buffer)?.result;
+      const result = deltaSizes(inflated.data)?.result;
       if (result === undefined) return `entry ${index + 1} of the pack is a delta without its sizes`;
       if (result > limits.maxObjectBytes) {
         return `a delta makes an object of ${result} bytes, larger than the ${describeLimit(limits, 'maxObjectBytes')} an object may have`;
       }
     }
-    offset = entry.dataOffset + inflated.engine.bytesWritten;
+    offset = entry.dataOffset + inflated.consumed;
   }
   return undefined;
 }
