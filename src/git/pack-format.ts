@@ -146,6 +146,9 @@ export function inflatePackEntry(
       info: true,
       // One byte more than declared: a stream that reaches it says more than its header did.
       maxOutputLength: size + 1,
+      // An output buffer of the object's size: with the default 16 KiB, each small object kept would
+      // hold a 16 KiB buffer of which it is a slice.
+      chunkSize: Math.max(64, Math.min(size + 1, 64 * 1024)),
     }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     return buffer.length === size ? { data: buffer, consumed: engine.bytesWritten } : undefined;
   } catch {
