@@ -43,8 +43,6 @@ interface Entry {
   readonly baseOffset: number | undefined;
 }
 
-type Resolved = PackObject;
-
 /**
  * The `.idx` of `pack`, or undefined where this index leaves the pack to isomorphic-git: a ref-delta
  * (a base named by its oid, which a server sends only without the ofs-delta capability, or in a thin
@@ -73,12 +71,12 @@ export async function indexPack(
   const bases = new RecentObjects(baseCacheBytes);
 
   /** The object at an entry already read: from the cache of bases, else inflated (and its base's) again. */
-  const resolve = (entry: Entry, data?: Buffer): Resolved | undefined => {
+  const resolve = (entry: Entry, data?: Buffer): PackObject | undefined => {
     const kept = bases.get(entry.offset);
     if (kept !== undefined) return kept;
     const own = data ?? inflatePackEntry(bytes, entry.dataOffset, entry.size)?.data;
     if (own === undefined) return undefined;
-    let resolved: Resolved | undefined = { type: entry.type, content: own };
+    let resolved: PackObject | undefined = { type: entry.type, content: own };
     if (entry.baseOffset !== undefined) {
       const baseEntry = entries.get(entry.baseOffset);
       const base = baseEntry === undefined ? undefined : resolve(baseEntry);
@@ -129,7 +127,7 @@ export async function indexPack(
 }
 
 /** A Git object's oid: the SHA-1 of `<type> <size>\0` and its content. */
-function objectId({ type, content }: Resolved): Buffer {
+function objectId({ type, content }: PackObject): Buffer {
   return createHash('sha1').update(`${type} ${content.length}\0`, 'latin1').update(content).digest();
 }
 
