@@ -5,8 +5,7 @@ import path from 'node:path';
 import { classifyGitError } from './classify-git-error.js';
 import { GitFetchError, GitRefNotFoundError } from './git-error.js';
 import type { GitFetchLimits } from './git-fetch-limits.js';
-import { packCheckingFs } from './fetch-limit-guards.js';
-import { PackIndexedHere, packIndexingFs } from './pack-indexing-fs.js';
+import { PackIndexedHere, packReceivingFs } from './pack-receiving-fs.js';
 import { COMMIT_SHA_PATTERN, describeGitRef, type GitRef } from './git-ref.js';
 import { hasErrorCode } from './has-error-code.js';
 import { basicCredentialsOf, type FetchCredentials } from './fetch-credentials.js';
@@ -73,8 +72,8 @@ interface FetchSession {
   readonly gitdir: string;
   /** isomorphic-git's object cache, shared by the calls of this resolve only. */
   readonly cache: object;
-  /** The file system of its fetches: the received pack's limits checked (packCheckingFs). */
-  readonly fetchFs: typeof fs;
+  /** What one fetch may bring. */
+  readonly limits: GitFetchLimits;
   /** The arguments every `git.fetch` of this resolve takes. */
   readonly common: Omit<Parameters<typeof git.fetch>[0], 'ref' | 'remoteRef'>;
   /** A library failure as our error; the caller's abort reason once the signal fired. */
@@ -86,12 +85,13 @@ async function resolveIntoCache(input: CacheFetchInput): Promise<ResolvedCommit>
   const credentials = basicCredentialsOf(input.credentials);
   await ensureRepository(gitdir, url);
   const cache = {};
-  const fetchFs = packCheckingFs(url, limits);
+  // The file system of its fetches: the received pack's limits checked (packReceivingFs).
+  const fetchFs = packReceivingFs(url, limits, { index: false });
   const session: FetchSession = {
     url,
     gitdir,
     cache,
-    fetchFs,
+    limits,
     common: {
       fs: fetchFs,
       http,
@@ -192,7 +192,7 @@ async function resolveBranchOrTag(
 }
 
 /**
- * `git.fetch` with the received pack indexed by the controller (packIndexingFs): once the pack and its
+ * `git.fetch` with the received pack indexed by the controller (packReceivingFs): once the pack and its
  * index are written, the library's refusal of the write, PackIndexedHere, is the fetch's success.
  * Resolves with the tip `localRef` (where the fetch wrote the remote's) now names, if given.
  */
@@ -202,7 +202,7 @@ async function fetchIndexed(
   localRef?: string,
 ): Promise<string | null> {
   try {
-    return (await git.fetch({ ...args, fs: packIndexingFs(session.fetchFs) })).fetchHead;
+    return (await git.fetch({ ...args, fs: packReceivingFs(session.url, session.limits, { index: true }) })).fetchHead;
   } catch (error) {
     if (!(error instanceof PackIndexedHere)) throw error;
     return localRef === undefined ? null : git.resolveRef({ fs, gitdir: session.gitdir, ref: localRef });

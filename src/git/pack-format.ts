@@ -1,7 +1,7 @@
 /**
  * The parts of Git's pack format (`Documentation/gitformat-pack.txt`) that the controller reads itself:
  * each entry's header, its zlib stream, and a delta's instructions. Shared by the check of a received
- * pack's limits (packLimitRefusal), its index (indexPack) and the reads of its objects
+ * pack's limits and index (scanPack) and the reads of its objects
  * (createPackObjectStore).
  */
 

@@ -57,7 +57,7 @@ export function createPackObjectStore(gitdir: string): PackObjectStore {
     const loaded = await Promise.all(
       indexes.map(async (name): Promise<Pack | undefined> => {
         const index = await readFile(path.join(packDir, name));
-        // Version 2 only (what git, isomorphic-git and indexPack write); another is left to the library.
+        // Version 2 only (what git, isomorphic-git and scanPack write); another is left to the library.
         if (
           index.length < 8 + 256 * 4 ||
           index.readUInt32BE(0) !== 0xff744f63 ||

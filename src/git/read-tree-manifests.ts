@@ -59,7 +59,7 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * a file over the limit is listed unread, for `parseManifestSet` to refuse naming it, and once the set
  * is over its total nothing more is read. isomorphic-git hands out a blob only whole, inflated: what
  * bounds its memory is the fetch, which refused any pack holding an object over
- * `--git-max-object-bytes` by its header before the object was ever inflated (packLimitRefusal).
+ * `--git-max-object-bytes` by its header before the object was ever inflated (scanPack).
  */
 export async function readTreeManifests(input: ReadTreeManifestsInput): Promise<ManifestFile[]> {
   const view = createCommitTreeView(input);

@@ -3,12 +3,18 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { indexPack } from '../../src/git/pack-index.js';
+import { DEFAULT_GIT_FETCH_LIMITS } from '../../src/git/git-fetch-limits.js';
+import { scanPack } from '../../src/git/pack-scan.js';
 
 // Packs made by the git CLI as a server's upload-pack makes them (ofs-deltas, chains of them), indexed
 // here and by `git index-pack`: the two indexes must be the same bytes.
 
 let dir: string;
+
+/** The index scanPack makes of `pack`, within the default limits. */
+async function indexPack(pack: Uint8Array, baseCacheBytes?: number): Promise<Buffer | undefined> {
+  return (await scanPack(pack, DEFAULT_GIT_FETCH_LIMITS, { index: true, baseCacheBytes })).index;
+}
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pack-index-test-'));
@@ -66,7 +72,7 @@ async function deltaShape(pack: Buffer, name: string): Promise<{ deltas: number;
   return { deltas: lines.length, depth: Math.max(...lines.map((fields) => Number(fields[5]))) };
 }
 
-describe('indexPack', () => {
+describe('scanPack, indexing', () => {
   it('writes the index git index-pack writes, for a pack of ofs-deltas in chains', async () => {
     const pack = packOf('--delta-base-offset');
     const shape = await deltaShape(pack, 'shape');
@@ -101,6 +107,14 @@ describe('indexPack', () => {
     await expect(
       indexPack(Buffer.from('not a pack at all, but long enough to be read')),
     ).resolves.toBeUndefined();
+  });
+
+  it('makes no index of a pack that breaks a limit, and says which it breaks', async () => {
+    const pack = packOf('--delta-base-offset');
+    const limits = { ...DEFAULT_GIT_FETCH_LIMITS, maxFetchObjects: 3 };
+    const scan = await scanPack(pack, limits, { index: true });
+    expect(scan.refusal).toMatch(/^the pack holds \d+ objects, more than the 3 objects \(--git-max-fetch-objects\)/);
+    expect(scan.index).toBeUndefined();
   });
 
   it('indexes no pack whose data is damaged under a checksum made to match', async () => {
