@@ -202,7 +202,8 @@ async function fetchIndexed(
   localRef?: string,
 ): Promise<string | null> {
   try {
-    return (await git.fetch({ ...args, fs: packReceivingFs(session.url, session.limits, { index: true }) })).fetchHead;
+    return (await git.fetch({ ...args, fs: packReceivingFs(session.url, session.limits, { index: true }) }))
+      .fetchHead;
   } catch (error) {
     if (!(error instanceof PackIndexedHere)) throw error;
     return localRef === undefined ? null : git.resolveRef({ fs, gitdir: session.gitdir, ref: localRef });

@@ -27,7 +27,11 @@ export class PackIndexedHere extends Error {
  * in JavaScript (its `fetch` writes the pack, then indexes it, and has no option to skip that). A pack
  * scanPack leaves to the library (a ref-delta, say) is written and handed back to it as before.
  */
-export function packReceivingFs(url: string, limits: GitFetchLimits, options: { index: boolean }): typeof gitFs {
+export function packReceivingFs(
+  url: string,
+  limits: GitFetchLimits,
+  options: { index: boolean },
+): typeof gitFs {
   // isomorphic-git retries a failed write once (after creating the directory): the pack is scanned once,
   // and the retry of a pack already written and indexed is refused the same way.
   const scans = new WeakMap<object, Promise<PackScan>>();

@@ -74,7 +74,9 @@ export async function scanPack(
       refusal: `the pack holds ${count} objects, more than the ${describeLimit(limits, 'maxFetchObjects')} one fetch may bring`,
     };
   }
-  let indexer = options.index ? createIndexer(bytes, count, options.baseCacheBytes ?? BASE_CACHE_BYTES) : undefined;
+  let indexer = options.index
+    ? createIndexer(bytes, count, options.baseCacheBytes ?? BASE_CACHE_BYTES)
+    : undefined;
   let offset = PACK_HEADER_BYTES;
   let sliceStart = performance.now();
   for (let index = 0; index < count; index += 1) {
@@ -97,7 +99,8 @@ export async function scanPack(
     }
     if (type.endsWith('delta')) {
       const result = deltaSizes(inflated.data)?.result;
-      if (result === undefined) return { refusal: `entry ${index + 1} of the pack is a delta without its sizes` };
+      if (result === undefined)
+        return { refusal: `entry ${index + 1} of the pack is a delta without its sizes` };
       if (result > limits.maxObjectBytes) {
         return {
           refusal: `a delta makes an object of ${result} bytes, larger than the ${describeLimit(limits, 'maxObjectBytes')} an object may have`,

@@ -113,7 +113,9 @@ describe('scanPack, indexing', () => {
     const pack = packOf('--delta-base-offset');
     const limits = { ...DEFAULT_GIT_FETCH_LIMITS, maxFetchObjects: 3 };
     const scan = await scanPack(pack, limits, { index: true });
-    expect(scan.refusal).toMatch(/^the pack holds \d+ objects, more than the 3 objects \(--git-max-fetch-objects\)/);
+    expect(scan.refusal).toMatch(
+      /^the pack holds \d+ objects, more than the 3 objects \(--git-max-fetch-objects\)/,
+    );
     expect(scan.index).toBeUndefined();
   });
 
