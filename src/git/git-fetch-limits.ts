@@ -1,10 +1,10 @@
 /**
  * What one fetch may bring into the Git cache. A tenant's repository is hostile input: a file of zeros
- * packs a thousandfold (1 GiB in 1 MB), and isomorphic-git inflates every object of a received pack
- * whole, in memory, to index it, so a pack is checked before the library sees it (see
- * scanPack). The object and object-count defaults are far above what the manifest limits let
+ * packs a thousandfold (1 GiB in 1 MB), and every object of a received pack is inflated whole, in
+ * memory, to index it, so each entry's declared size is checked before it is inflated (see scanPack).
+ * The object and object-count defaults are far above what the manifest limits let
  * a repository of manifests apply; the fetch's bytes are bounded by memory: isomorphic-git holds a pack
- * about 5.4 times over while it fetches, and one fetch of 48 MiB keeps the controller under the chart's
+ * 3 to 4 times over while it fetches, and one fetch of 48 MiB keeps the controller under the chart's
  * 512 MiB (docs/git-bounds.md#1-the-bounds).
  */
 export interface GitFetchLimits {
