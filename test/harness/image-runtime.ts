@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const dockerfile = () => readFileSync(fileURLToPath(new URL('../../Dockerfile', import.meta.url)), 'utf8');
 
-/** The node flags of the image's ENTRYPOINT, e.g. `['--max-semi-space-size=4']`. */
+/** The node flags of the image's ENTRYPOINT, e.g. `['--max-semi-space-size=8']`. */
 export function imageNodeFlags(): string[] {
   const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile())?.[1];
   if (entrypoint === undefined) throw new Error('Dockerfile: no ENTRYPOINT in exec form');
