@@ -99,8 +99,8 @@ const FOOTER =
   `each ApplySet applied as applyset-deployer of its namespace unless --apply-as-controller; ` +
   `beyond them, --shared-fetch-max-age 10s (a fleet created in bulk fetches once) and --git-max-fetch-objects raised. ` +
   `Interval: max(60 s, N × 0.06 s) unless --interval, so that the burst of creates ends before the first ` +
-  `ApplySet is due again. At rest: a fixed window from the first third reconcile on, the reconciles ` +
-  `counted from the controllers' logs.\n`;
+  `ApplySet is due again. At rest: a fixed window from when half the fleet was reconciled a ` +
+  `third time, the reconciles counted from the controllers' logs.\n`;
 
 export async function runControllerBench(options: ControllerBenchOptions): Promise<void> {
   process.stderr.write('building dist/ and starting a local control plane...\n');
