@@ -23,7 +23,7 @@ import {
   perUnit,
   serverRequests,
   sum,
-  writes,
+  writesNamed,
   type RequestCounts,
 } from './fleet-requests.js';
 import { startControllers, waitUntil, type Fleet } from './fleet-run.js';
@@ -195,7 +195,7 @@ export async function secondReconcile(fleet: Fleet): Promise<RequestCounts> {
   const requests = delta(before, await serverRequests(kubeconfig));
   fleet.context.say(
     `  second reconcile, per ApplySet: ${perUnit(requests, fleet.spec.n)}; ` +
-      `total ${(sum(requests) / fleet.spec.n).toFixed(2)}; writes ${writes(requests)} in all`,
+      `total ${(sum(requests) / fleet.spec.n).toFixed(2)}; writes ${writesNamed(requests)} in all`,
   );
   return requests;
 }
@@ -253,7 +253,7 @@ export async function atRest(fleet: Fleet): Promise<RestFigures> {
       `controller CPU ${figures.cpuMsPerReconcile.toFixed(1)} ms per reconcile ` +
       `(${((cpu * 1000 * 100) / (to - from)).toFixed(1)}% of the window); per reconcile: ` +
       `${perUnit(requests, Math.max(reconciles, 1))}; total ${(sum(requests) / Math.max(reconciles, 1)).toFixed(2)}; ` +
-      `writes ${writes(requests)}; answered from their last run in full: ${unchanged}; ` +
+      `writes ${writesNamed(requests)}; answered from their last run in full: ${unchanged}; ` +
       `idle RSS ${mib(figures.idleRss)}${memory}`,
   );
   return figures;
@@ -329,7 +329,7 @@ export async function restartControllers(fleet: Fleet): Promise<RestartFigures> 
       `${(firstMs / 1000).toFixed(1)} s after the start, every ApplySet ` +
       `${figures.readySeconds.toFixed(1)} s after; controller CPU by then ${cpu.toFixed(1)} s ` +
       `(${((cpu * 1000) / Math.max(fleet.spec.n, 1)).toFixed(1)} ms per ApplySet, its start ` +
-      `included); writes ${writes(requests)}; ` +
+      `included); writes ${writesNamed(requests)}; ` +
       `per ApplySet: ${perUnit(requests, fleet.spec.n)}; LISTs ${lists(requests)} in all`,
   );
   return figures;
@@ -360,7 +360,7 @@ export async function apiServerRelist(fleet: Fleet): Promise<RelistFigures> {
     `  API server restart: down ${downSeconds.toFixed(1)} s; in the 60 s after: LISTs ` +
       `${countsOf(requests, 'LIST')} (${lists(requests)} in all, ` +
       `${fleet.controllers.length} controller${fleet.controllers.length > 1 ? 's' : ''}); ` +
-      `writes ${writes(requests)}; all requests ${sum(requests)}` +
+      `writes ${writesNamed(requests)}; all requests ${sum(requests)}` +
       (exited > 0
         ? `; ${exited} controller(s) exited (${fleet.controllers.map((c) => c.exit ?? 'running').join(', ')})`
         : ''),

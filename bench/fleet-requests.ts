@@ -74,6 +74,15 @@ export function sum(counts: RequestCounts, verbs?: readonly string[]): number {
 }
 
 export const writes = (counts: RequestCounts) => sum(counts, WRITE_VERBS);
+
+/** The writes of `counts` in all, and when there are any, which: `2 (PATCH applysets/status 1, POST events 1)`. */
+export function writesNamed(counts: RequestCounts): string {
+  const rows: string[] = [];
+  for (const [key, value] of counts) {
+    if (value > 0 && WRITE_VERBS.includes(key.slice(0, key.indexOf(' ')))) rows.push(`${key} ${value}`);
+  }
+  return rows.length === 0 ? '0' : `${writes(counts)} (${rows.join(', ')})`;
+}
 export const lists = (counts: RequestCounts) => sum(counts, ['LIST']);
 
 /**
