@@ -358,7 +358,7 @@ export async function apiServerRelist(fleet: Fleet): Promise<RelistFigures> {
   );
   context.say(
     `  API server restart: down ${downSeconds.toFixed(1)} s; in the 60 s after: LISTs ` +
-      `${countsOf(requests, 'LIST')} (${lists(requests)} in all, ` +
+      `${countsOf(requests, ['LIST'])} (${lists(requests)} in all, ` +
       `${fleet.controllers.length} controller${fleet.controllers.length > 1 ? 's' : ''}); ` +
       `writes ${writesNamed(requests)}; all requests ${sum(requests)}` +
       (exited > 0

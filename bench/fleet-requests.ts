@@ -68,21 +68,22 @@ const WRITE_VERBS = ['POST', 'PATCH', 'PUT', 'DELETE', 'DELETECOLLECTION', 'APPL
 export function sum(counts: RequestCounts, verbs?: readonly string[]): number {
   let total = 0;
   for (const [key, value] of counts) {
-    if (verbs === undefined || verbs.includes(key.slice(0, key.indexOf(' ')))) total += value;
+    if (verbs === undefined || verbs.includes(verbOf(key))) total += value;
   }
   return total;
 }
+
+/** The verb of a `verb resource` key. */
+const verbOf = (key: string) => key.slice(0, key.indexOf(' '));
 
 export const writes = (counts: RequestCounts) => sum(counts, WRITE_VERBS);
 
 /** The writes of `counts` in all, and when there are any, which: `2 (PATCH applysets/status 1, POST events 1)`. */
 export function writesNamed(counts: RequestCounts): string {
-  const rows: string[] = [];
-  for (const [key, value] of counts) {
-    if (value > 0 && WRITE_VERBS.includes(key.slice(0, key.indexOf(' ')))) rows.push(`${key} ${value}`);
-  }
-  return rows.length === 0 ? '0' : `${writes(counts)} (${rows.join(', ')})`;
+  const total = writes(counts);
+  return total === 0 ? '0' : `${total} (${countsOf(counts, WRITE_VERBS)})`;
 }
+
 export const lists = (counts: RequestCounts) => sum(counts, ['LIST']);
 
 /**
@@ -120,10 +121,10 @@ export async function auditedKubeconfig(controlPlane: ControlPlaneInfo, dir: str
 /** The audit log's verbs as apiserver_request_total names them. */
 const AUDIT_VERBS: Record<string, string> = { create: 'POST', update: 'PUT', patch: 'PATCH' };
 
-/** `counts` as `VERB resource N, ...`, only the rows whose verb is `verb`. */
-export function countsOf(counts: RequestCounts, verb: string): string {
+/** `counts` as `VERB resource N, ...`, only the rows whose verb is one of `verbs`. */
+export function countsOf(counts: RequestCounts, verbs: readonly string[]): string {
   const rows = [...counts]
-    .filter(([key]) => key.startsWith(`${verb} `))
+    .filter(([key]) => verbs.includes(verbOf(key)))
     .map(([key, value]) => `${key} ${value}`);
   return rows.length === 0 ? 'none' : rows.sort().join(', ');
 }
