@@ -1,3 +1,4 @@
+import { DEFAULT_MEMBER_WATCHES, MAX_MEMBER_WATCHES } from '../controller/member-watches.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -128,6 +129,8 @@ const CONTROLLER_OPTIONS = {
   'retry-period': { type: 'string', default: '2s' },
   'shutdown-grace': { type: 'string', default: '45s' },
   'shared-fetch-max-age': { type: 'string', default: '0s' },
+  'member-watches': { type: 'string', default: String(DEFAULT_MEMBER_WATCHES.maxWatches) },
+  'member-watch-min-sets': { type: 'string', default: String(DEFAULT_MEMBER_WATCHES.minSets) },
   'allowed-source-hosts': { type: 'string', default: '' },
   // The default; with --apply-as-controller it keeps refusing Secrets without source hosts.
   'require-secret-source-hosts': { type: 'boolean', default: false },
@@ -212,9 +215,28 @@ function parseControllerFlags(
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values, env),
       builds: buildLimits(values),
+      memberWatches: memberWatchFlags(values),
       notifications: { ...notificationSettings(values), proxies },
       ...healthCheckExprsConfig(values),
     },
+  };
+}
+
+/** `--member-watches` (0 to MAX_MEMBER_WATCHES: 0 turns them off) and `--member-watch-min-sets`. */
+function memberWatchFlags(values: ControllerFlagValues): NonNullable<ControllerConfig['memberWatches']> {
+  const count = (flag: 'member-watches' | 'member-watch-min-sets', least: number, most: number): number => {
+    const given = values[flag];
+    const value = Number(given);
+    if (!/^\d+$/.test(given) || value < least || value > most) {
+      throw new UsageError(
+        `--${flag} must be a whole number from ${least} to ${most}, got ${JSON.stringify(given)}`,
+      );
+    }
+    return value;
+  };
+  return {
+    maxWatches: count('member-watches', 0, MAX_MEMBER_WATCHES),
+    minSets: count('member-watch-min-sets', 1, 100_000),
   };
 }
 

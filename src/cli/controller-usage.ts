@@ -18,6 +18,7 @@ export const CONTROLLER_USAGE = `usage: applyset controller [--kubeconfig PATH] 
                           [--git-max-object-bytes 16Mi] [--git-max-fetch-bytes 48Mi]
                           [--git-max-fetch-objects 50000] [--git-cache-max-bytes 768Mi]
                           [--git-cache-max-repository-bytes 256Mi] [--shared-fetch-max-age 0s]
+                          [--member-watches 16] [--member-watch-min-sets 8]
                           [--kustomize-binary PATH] [--kustomize-timeout 60s]
                           [--kustomize-max-memory 256Mi] [--helm-binary PATH]
                           [--max-builds N] [--max-builds-per-namespace 1]
@@ -40,6 +41,13 @@ than its spec.interval. A new one asks the server, unless --shared-fetch-max-age
 it take a fetch another made that recently: a fleet created at once then fetches a repository once, at
 the cost of applying a commit up to that old. A changed spec, and a reconcile asked for (applyset
 reconcile, a push webhook), always ask the server.
+
+At rest: a reconcile that finds the ApplySet, its revision and the resourceVersion of every object it
+holds as its last run in full left them answers with that run's outcome. It reads those versions with
+a GET per object, or from a watch: once --member-watch-min-sets (default 8) ApplySets applied as one
+account hold objects of one kind in one namespace, that collection is watched as that account (its
+objects' names and versions kept, nothing else), at most --member-watches (default 16; 0: none) at once.
+An account that may not list or watch the kind is read with GETs.
 
 Sources: spec.source.url may never name a link-local or cloud metadata address (169.254.0.0/16,
 fe80::/10, metadata.google.internal, ...; checked again on what DNS answers), nor loopback, localhost

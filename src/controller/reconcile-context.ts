@@ -8,6 +8,7 @@ import type { ClusterCapabilities } from '../kube/cluster-capabilities.js';
 import type { SourceAdapters } from '../source/source-adapter.js';
 import { randomBytes } from 'node:crypto';
 import type { ApplySetEngine } from '../apply/apply-set-contract.js';
+import type { MemberWatches } from './member-watches.js';
 import type { BuildScheduler } from '../builds/build-scheduler.js';
 import type { KustomizeOptions } from '../kustomize/run-kustomize.js';
 import type { KubeClient } from '../kube/kube-client.js';
@@ -72,6 +73,8 @@ export interface ReconcilerOptions {
   readonly kustomize?: KustomizeOptions;
   /** Where builds run, fairly among namespaces; none: each build runs at once (tests of one reconcile). */
   readonly builds?: BuildScheduler;
+  /** Watches of the objects many sets hold, for the reconciles at rest (`--member-watches`); none: GETs. */
+  readonly memberWatches?: MemberWatches;
   readonly tenancy: Tenancy;
   /** `--health-check-exprs`: the cluster's default CEL health checks, already checked; an ApplySet's own win per kind. */
   readonly healthCheckExprs?: readonly HealthCheckExpr[];

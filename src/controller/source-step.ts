@@ -4,7 +4,7 @@
  */
 import type { ResolvedApplySetSpec } from '../api/applyset-types.js';
 import { sourceMaxAgeMs, type ApplySetView } from '../api/applyset-view.js';
-import { createKubeObjectApi } from '../kube/kube-object-api.js';
+import { createKubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
 import type { ManifestFile } from '../manifests/manifest-limits.js';
 import { fetchRevision, readRevision } from '../source/read-source.js';
 import type { SetAccount } from '../source/source-adapter.js';
@@ -73,7 +73,18 @@ export async function readSourceStep(
   // Nothing changed since the last run in full (steady-runs.ts): the ApplySet, the revision, the account
   // and every object's resourceVersion as it saw them. Its outcome again, without the files or merges.
   const inputs: SteadyInputs = { applySet: given, spec, revision, user: account.user };
-  const reads = () => ({ api: createKubeObjectApi(account.reader), mapper: options.restMapper, signal });
+  const { memberWatches } = options;
+  const reads = () => ({
+    api: createKubeObjectApi(account.reader),
+    mapper: options.restMapper,
+    signal,
+    ...(memberWatches === undefined
+      ? {}
+      : {
+          watched: (location: ResourceLocation, names: readonly string[]) =>
+            memberWatches.versionsOf(account.user, location, names, ctx.key),
+        }),
+  });
   const unchanged = await steadyRuns.unchanged(ctx.key, inputs, reads);
   if (unchanged !== undefined) {
     ctx.log.debug({ revision }, 'nothing changed since the last run in full; not applied again');

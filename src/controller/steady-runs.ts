@@ -9,7 +9,8 @@
  * saw, that run's outcome is the answer; when any differs, or a read fails, the run goes in full.
  *
  * The objects are still read, one request each (or one LIST for several of a kind, as the engine
- * reads them): drift is seen as soon as it happens, as before. What is not re-checked is anything
+ * reads them), or their versions heard from a watch of their collection where many sets share one
+ * (member-watches.ts): drift is seen by the next reconcile, as before. What is not re-checked is anything
  * outside those versions, so the sets that depend on more are always run in full: sops decryption
  * (its keys live in a Secret), Helm charts (values from ConfigMaps, the cluster's capabilities),
  * remote clusters, and health checks of objects the set does not hold.
@@ -23,7 +24,8 @@ import { readLiveObjects, type ReadTarget } from '../apply/read-live-objects.js'
 import { computeApplySetId } from '../inventory/applyset-id.js';
 import { liveResourceVersion } from '../inventory/live-state.js';
 import { MetadataKeys } from '../inventory/metadata-keys.js';
-import type { KubeObjectApi } from '../kube/kube-object-api.js';
+import { resourcePath, type KubeObjectApi, type ResourceLocation } from '../kube/kube-object-api.js';
+import type { LiveState } from '../inventory/live-state.js';
 import { LruMap } from '../kube/lru-map.js';
 import type { RestMapper } from '../kube/rest-mapper.js';
 import { objectRefKey, type ObjectRef } from '../manifests/object-ref.js';
@@ -51,6 +53,11 @@ interface SteadyReads {
   readonly api: KubeObjectApi;
   readonly mapper: Pick<RestMapper, 'resolveGroupKind'>;
   readonly signal: AbortSignal;
+  /**
+   * The versions of some objects of one collection from a watch of it (member-watches.ts): null for
+   * one the watch does not hold, undefined when there is no such watch (they are read then).
+   */
+  readonly watched?: (location: ResourceLocation, names: readonly string[]) => (string | null)[] | undefined;
 }
 
 export interface SteadyRuns {
@@ -178,6 +185,35 @@ function wholeInventory(applySet: ApplySet): ApplySetInventory | undefined {
   return inventory === undefined || inventory.truncated ? undefined : inventory;
 }
 
+/** The versions the watches hold, by object key: of every target whose collection is watched. */
+function watchedVersions(targets: readonly ReadTarget[], reads: SteadyReads): Map<string, string | null> {
+  const known = new Map<string, string | null>();
+  if (reads.watched === undefined) return known;
+  const collections = new Map<string, { location: ResourceLocation; refs: ObjectRef[] }>();
+  for (const { ref, mapping } of targets) {
+    if (typeof mapping === 'string') continue;
+    const location = {
+      group: mapping.group,
+      version: mapping.version,
+      resource: mapping.resource,
+      namespace: ref.namespace,
+    };
+    const key = resourcePath(location);
+    const collection = collections.get(key) ?? { location, refs: [] };
+    collection.refs.push(ref);
+    collections.set(key, collection);
+  }
+  for (const { location, refs } of collections.values()) {
+    const versions = reads.watched(
+      location,
+      refs.map((ref) => ref.name),
+    );
+    if (versions === undefined) continue;
+    refs.forEach((ref, index) => known.set(objectRefKey(ref), versions[index] ?? null));
+  }
+  return known;
+}
+
 /**
  * The resourceVersions of the objects status.inventory names, in its order and joined as the memo
  * keeps them; undefined when one is missing, cannot be mapped or a read fails (the run in full tells).
@@ -192,18 +228,31 @@ async function readVersions(applySet: ApplySet, reads: SteadyReads): Promise<str
       const mapping = await reads.mapper.resolveGroupKind(ref.group, ref.kind, reads.signal);
       targets.push({ ref, mapping });
     }
+    const watched = watchedVersions(targets, reads);
+    const unread = targets.filter((target) => !watched.has(objectRefKey(target.ref)));
     const { namespace, name } = applySet.metadata;
     const setId = computeApplySetId({ group: APPLYSET_GROUP, kind: APPLYSET_KIND, namespace, name });
-    const { live } = await readLiveObjects(reads.api, targets, {
-      concurrency: READ_CONCURRENCY,
-      signal: reads.signal,
-      filter: { labelSelector: `${MetadataKeys.applySetPartOf}=${setId}`, unfilteredNamespaces: new Set() },
-    });
+    const { live } =
+      unread.length === 0
+        ? { live: new Map<string, LiveState>() }
+        : await readLiveObjects(reads.api, unread, {
+            concurrency: READ_CONCURRENCY,
+            signal: reads.signal,
+            filter: {
+              labelSelector: `${MetadataKeys.applySetPartOf}=${setId}`,
+              unfilteredNamespaces: new Set(),
+            },
+          });
     const versions: string[] = [];
     for (const target of targets) {
-      const state = live.get(objectRefKey(target.ref));
-      const version = state?.status === 'present' ? liveResourceVersion(state.object) : undefined;
-      if (version === undefined) return undefined;
+      const key = objectRefKey(target.ref);
+      const state = live.get(key);
+      const version = watched.has(key)
+        ? watched.get(key)
+        : state?.status === 'present'
+          ? liveResourceVersion(state.object)
+          : undefined;
+      if (version === undefined || version === null) return undefined;
       versions.push(version);
     }
     return versions.join(' ');

@@ -47,6 +47,17 @@ export interface SupervisedInformerOptions {
    * a few times in a row first (missingCollectionJudge: an API server starting up answers so briefly).
    */
   readonly missingAsEmpty?: boolean;
+  /**
+   * Each LIST asked in pages of this many objects (`limit` and `continue`, as client-go's Reflector
+   * pages), so that an answer holds at most this many objects before `transform` shrinks them;
+   * default one LIST for the whole collection.
+   */
+  readonly pageSize?: number;
+  /**
+   * Asked of every failed LIST: true stops the informer for good (its `done` resolves), instead of
+   * retrying with backoff (a collection its user may not list, for a watch that is only an optimisation).
+   */
+  readonly giveUp?: (error: unknown) => boolean;
   readonly signal: AbortSignal;
 }
 
@@ -111,22 +122,18 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const judge = missingCollectionJudge();
   /** LIST into the cache; the list's resourceVersion, to watch from (undefined: the collection is missing). */
   const relist = async (): Promise<string | undefined> => {
-    let list;
+    let pages;
     try {
-      list = await options.client.request({ method: 'GET', path: options.path, signal, query: selectors });
+      pages = await listPages(options.client, options.path, { ...selectors }, { ...options, transform });
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
       if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
       cache.replaceAll([]);
       return undefined;
     }
-    if (!isJsonObject(list)) throw new Error(`LIST ${options.path}: not an object`);
     judge.found();
-    cache.replaceAll((Array.isArray(list['items']) ? list['items'] : []).filter(isJsonObject).map(transform));
-    const metadata = list['metadata'];
-    const version = isJsonObject(metadata) ? metadata['resourceVersion'] : undefined;
-    if (typeof version !== 'string') throw new Error(`LIST ${options.path}: no resourceVersion`);
-    return version;
+    cache.replaceAll(pages.items);
+    return pages.resourceVersion;
   };
 
   const loop = async () => {
@@ -145,6 +152,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
         failures = await watchUntilRelist(watch, version);
       } catch (error) {
         if (signal.aborted) return;
+        if (options.giveUp?.(error) === true) return;
         failures += 1;
         logger.warn({ path: options.path, err: error }, 'list failed; retrying');
         await backOff(failures, signal);
@@ -164,6 +172,45 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     isWatching: () => watching,
     done,
   };
+}
+
+/**
+ * The collection's items, transformed, in pages of `pageSize` when given (each page's items shrunk by
+ * `transform` before the next page is asked), and the resourceVersion of the list: the first page's,
+ * the snapshot every page of one list is read from.
+ */
+async function listPages(
+  client: KubeClient,
+  path: string,
+  query: Record<string, string>,
+  how: {
+    readonly pageSize?: number | undefined;
+    readonly transform: (object: JsonObject) => JsonObject;
+    readonly signal: AbortSignal;
+  },
+): Promise<{ items: JsonObject[]; resourceVersion: string }> {
+  const { pageSize, transform, signal } = how;
+  const items: JsonObject[] = [];
+  let resourceVersion: string | undefined;
+  let next: string | undefined;
+  do {
+    const page: Record<string, string> = { ...query };
+    if (pageSize !== undefined) page['limit'] = String(pageSize);
+    if (next !== undefined) page['continue'] = next;
+    const list = await client.request({ method: 'GET', path, signal, query: page });
+    if (!isJsonObject(list)) throw new Error(`LIST ${path}: not an object`);
+    for (const item of Array.isArray(list['items']) ? list['items'] : [])
+      if (isJsonObject(item)) items.push(transform(item));
+    const metadata = isJsonObject(list['metadata']) ? list['metadata'] : {};
+    resourceVersion ??=
+      typeof metadata['resourceVersion'] === 'string' ? metadata['resourceVersion'] : undefined;
+    next =
+      typeof metadata['continue'] === 'string' && metadata['continue'] !== ''
+        ? metadata['continue']
+        : undefined;
+  } while (next !== undefined && pageSize !== undefined);
+  if (resourceVersion === undefined) throw new Error(`LIST ${path}: no resourceVersion`);
+  return { items, resourceVersion };
 }
 
 /**

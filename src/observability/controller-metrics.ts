@@ -37,6 +37,8 @@ export interface ControllerMetrics
   countKubeRequest(verb: string, path: string, server?: string): void;
   /** Sampled at scrape time. */
   setQueueDepthSource(depth: () => number): void;
+  /** The watches of ApplySets' objects open now (member-watches.ts), sampled at scrape time. */
+  setMemberWatchesSource(count: () => number): void;
   /** Builds waiting for a slot and running (all namespaces together: no namespace label), sampled at scrape time. */
   setBuildCountsSource(counts: () => { readonly queued: number; readonly running: number }): void;
   /** A namespace's builds were held back because they kept running past their time limit. */
@@ -88,6 +90,15 @@ export function createControllerMetrics(): ControllerMetrics {
       this.set(depthSource());
     },
   });
+  let memberWatchesSource: () => number = () => 0;
+  new Gauge({
+    name: 'applyset_member_watches',
+    help: 'Watches of the objects ApplySets hold (one kind in one namespace, opened as the account of the sets that read it at rest).',
+    registers: [registry],
+    collect() {
+      this.set(memberWatchesSource());
+    },
+  });
   const builds = createBuildMetrics(registry);
   return {
     registry,
@@ -104,6 +115,9 @@ export function createControllerMetrics(): ControllerMetrics {
     },
     setQueueDepthSource(depth) {
       depthSource = depth;
+    },
+    setMemberWatchesSource(count) {
+      memberWatchesSource = count;
     },
     ...builds,
     setLeader(leading) {

@@ -92,6 +92,22 @@ describe('applyset controller: shards', () => {
     );
   });
 
+  it.each([
+    ['--member-watches', '257', 'from 0 to 256'],
+    ['--member-watches', 'many', 'from 0 to 256'],
+    ['--member-watch-min-sets', '0', 'from 1 to 100000'],
+    ['--member-watch-min-sets', '2.5', 'from 1 to 100000'],
+  ])('refuses %s %j, naming the range', async (flag, value, range) => {
+    const run = await runController([flag, value]);
+    expect(run.code).toBe(ExitCode.badInput);
+    expect(run.stderr).toContain(`${flag} must be a whole number ${range}, got "${value}"`);
+  });
+
+  it('says in its usage when the objects of many sets are watched', async () => {
+    const run = await runController(['--help']);
+    expect(run.stdout).toContain('[--member-watches 16] [--member-watch-min-sets 8]');
+  });
+
   it('refuses --watch-label-selector given twice', async () => {
     const run = await runController(['--watch-label-selector', 'a=1', '--watch-label-selector', 'a=2']);
     expect(run.code).toBe(ExitCode.badInput);

@@ -65,7 +65,7 @@ describe('the chart values', () => {
   );
 
   it(
-    'set image, replicas, concurrency, log level and the watched namespace',
+    'set image, replicas, concurrency, member watches, log level and the watched namespace',
     async () => {
       const objects = await render({
         'image.repository': 'registry.local/applyset',
@@ -74,6 +74,8 @@ describe('the chart values', () => {
         concurrency: '8',
         logLevel: 'debug',
         watchNamespace: 'apps',
+        'memberWatches.max': '0',
+        'memberWatches.minSets': '3',
       });
       const deployment = find(objects, 'Deployment', `${release}-applyset-controller`) as unknown as {
         spec: { replicas: number };
@@ -82,6 +84,9 @@ describe('the chart values', () => {
       const { container } = controllerContainer(objects);
       expect(container.image).toBe('registry.local/applyset:dev');
       expect(container.args).toEqual(expect.arrayContaining(['--concurrency', '8', '--namespace', 'apps']));
+      expect(container.args).toEqual(
+        expect.arrayContaining(['--member-watches', '0', '--member-watch-min-sets', '3']),
+      );
       expect(container.env).toContainEqual({ name: 'LOG_LEVEL', value: 'debug' });
       // Cluster-wide RBAC still: watching one namespace does not by itself narrow the roles.
       expect(objects.some((o) => o.kind === 'ClusterRole')).toBe(true);

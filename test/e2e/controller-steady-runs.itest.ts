@@ -107,3 +107,78 @@ describe('an ApplySet whose objects did not change since its last run', () => {
     expect(await unchangedTotal(controller)).toBeGreaterThanOrEqual(unchanged + 2);
   });
 });
+
+// The same, with the objects' versions heard from watches opened as the set's account
+// (--member-watch-min-sets 1: one set is enough to open them) instead of read with a GET each.
+describe('an ApplySet at rest whose objects are watched', () => {
+  const c = cluster();
+  const namespace = uniqueName('e2e-watched');
+  const key = `${namespace}/watched`;
+  let git: GitTestServer;
+  let controller: ControllerProcess;
+
+  beforeAll(async () => {
+    ({ git, controller } = await startControllerWithRepository(
+      c,
+      namespace,
+      {
+        'a.yaml': configMapYaml('a', { v: '1' }),
+        'b.yaml': configMapYaml('b', { v: '1' }),
+        'bot.yaml': serviceAccountYaml('bot'),
+      },
+      { args: ['--member-watch-min-sets', '1'] },
+    ));
+    await createApplySet(c, namespace, 'watched', { url: git.url, interval: '2s' });
+    await waitForAppliedCommit(c, namespace, 'watched', await git.revParse('main'), 60_000);
+  });
+
+  afterAll(() => stopControllersAndGit(git));
+
+  const reconciles = async (count: number, what: string) =>
+    waitForReconciles(controller, key, logCount(controller, key, 'reconciled') + count, what, 30_000);
+
+  it('is answered from its last run without a GET of its objects', async () => {
+    // The first runs after Ready write; the next is remembered and opens the watches; then they answer.
+    await reconciles(4, 'the first reconciles after Ready');
+    const opened = () => controller.logs.filter((line) => line['msg'] === 'member watch opened').length;
+    await waitFor('both watches opened', async () => (opened() >= 2 ? true : undefined));
+    // One for the ConfigMaps, one for the ServiceAccounts, as /metrics tells an operator.
+    expect(await metricsLines(controller)).toContain('applyset_member_watches 2');
+    await reconciles(1, 'a reconcile after the watches listed');
+    const unchanged = await unchangedTotal(controller);
+    const before = await kubeRequestsByVerb(controller);
+    await reconciles(3, 'three reconciles on the interval');
+    const after = await kubeRequestsByVerb(controller);
+    expect(await unchangedTotal(controller)).toBeGreaterThanOrEqual(unchanged + 3);
+    expect(writeTotal(after)).toBe(writeTotal(before));
+    // Read as the engine reads, each of the three would send two: a LIST of the two ConfigMaps, a GET
+    // of the ServiceAccount.
+    expect(after.GET - before.GET).toBeLessThan(3);
+  });
+
+  it('corrects an object edited on the cluster', async () => {
+    await reconciles(2, 'reconciles at rest');
+    await kubectl([
+      '-n',
+      namespace,
+      'patch',
+      'configmap',
+      'a',
+      '--type=merge',
+      '-p',
+      '{"data":{"v":"edited"}}',
+    ]);
+    await waitFor('configmap a set back to the file', async () =>
+      (await configMapData(c, namespace, 'a'))?.['v'] === '1' ? true : undefined,
+    );
+  });
+
+  it('creates again an object deleted from the cluster', async () => {
+    await reconciles(2, 'reconciles at rest');
+    await kubectl(['-n', namespace, 'delete', 'serviceaccount', 'bot']);
+    await waitFor('serviceaccount bot created again', async () => {
+      const out = await kubectl(['-n', namespace, 'get', 'serviceaccount', 'bot', '-o', 'name']);
+      return out.trim() === 'serviceaccount/bot' ? true : undefined;
+    });
+  });
+});

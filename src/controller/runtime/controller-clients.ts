@@ -7,6 +7,7 @@
 import type { ApplySetEngine } from '../../apply/apply-set-contract.js';
 import { createKubeClient, type KubeClient } from '../../kube/kube-client.js';
 import { createKubeConnection } from '../../kube/kube-connection.js';
+import { MAX_MEMBER_WATCHES } from '../member-watches.js';
 import { createCapabilitiesSource, type ClusterCapabilities } from '../../kube/cluster-capabilities.js';
 import type { Logger } from '../../observability/create-logger.js';
 import type { ControllerConfig } from './controller-config.js';
@@ -31,6 +32,12 @@ export interface ControllerClients {
    * controller's rights (issue #23).
    */
   readerAs(user: string | undefined): KubeClient;
+  /**
+   * A client acting as `user` (the controller itself when undefined) for the watches of ApplySets'
+   * objects (member-watches.ts), on a connection of their own: a watch holds its socket for minutes,
+   * which the engines' pool must not lose.
+   */
+  watcherAs(user: string | undefined): KubeClient;
   /** The clusters ApplySets name in spec.kubeConfig, connected on first use (see remoteClusters). */
   readonly remoteClusters: RemoteClusters;
   /** The controller's cluster's version and API versions, for a chart's render; read as the controller, kept. */
@@ -76,6 +83,14 @@ export function controllerClients(options: ControllerClientsOptions): Controller
     user === undefined
       ? client
       : createKubeClient({ connection, onRequest: countRequest, impersonateUser: user });
+  // Sockets enough for every watch (--member-watches is bounded) and a LIST beside each.
+  const watches = createKubeConnection({ credentials, maxSockets: 2 * MAX_MEMBER_WATCHES });
+  const watcherAs = (user: string | undefined) =>
+    createKubeClient({
+      connection: watches,
+      onRequest: countRequest,
+      ...(user === undefined ? {} : { impersonateUser: user }),
+    });
   const remote = remoteClusters({
     policy: config.remoteKubeConfig ?? { allowExec: false, allowFiles: false, allowedHosts: [] },
     parentClient: client,
@@ -86,5 +101,5 @@ export function controllerClients(options: ControllerClientsOptions): Controller
   });
   // Discovery only reads, and answers every user alike: as the controller, unfenced (see sharedEngines).
   const capabilities = createCapabilitiesSource(createKubeClient({ connection, onRequest: countRequest }));
-  return { client, unfenced, engineFor, readerAs, remoteClusters: remote, capabilities };
+  return { client, unfenced, engineFor, readerAs, watcherAs, remoteClusters: remote, capabilities };
 }

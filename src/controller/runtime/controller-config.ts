@@ -28,6 +28,12 @@ export interface ControllerConfig {
   readonly gitCacheDir: string;
   /** What one fetch may bring (`--git-max-object-bytes`, `--git-max-fetch-bytes`, `--git-max-fetch-objects`). */
   readonly gitFetchLimits?: GitFetchLimits;
+  /**
+   * `--member-watches` and `--member-watch-min-sets`: at most `maxWatches` watches of the objects
+   * ApplySets hold, one opened for a collection `minSets` sets read at rest; DEFAULT_MEMBER_WATCHES
+   * when not given.
+   */
+  readonly memberWatches?: { readonly maxWatches: number; readonly minSets: number };
   /** `--shared-fetch-max-age`: how old a fetch made for another ApplySet a new ApplySet takes (0: none). */
   readonly sharedFetchMaxAgeMs?: number;
   /** The Git cache's bytes on disk in total (`--git-cache-max-bytes`). */

@@ -1,3 +1,4 @@
+import { createMemberWatches, DEFAULT_MEMBER_WATCHES, type MemberWatches } from '../member-watches.js';
 import { setMaxListeners } from 'node:events';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../../api/applyset-types.js';
 import { startProbeServer, type ProbeServer } from '../../http/start-probe-server.js';
@@ -62,7 +63,17 @@ export async function runController(
   const secretRefNamespaces: ReadonlySet<string> = new Set(
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
-  const wired = wireReconciler(config, logger, clients, metrics, signals.reconcile, secretRefNamespaces);
+  const memberWatches = controllerMemberWatches(config, logger, clients, signals);
+  if (memberWatches !== undefined) metrics.setMemberWatchesSource(() => memberWatches.size());
+  const wired = wireReconciler(
+    config,
+    logger,
+    clients,
+    metrics,
+    signals.reconcile,
+    secretRefNamespaces,
+    memberWatches,
+  );
   const work = startWork(config, logger, clients, wired, signals, secretRefNamespaces, metrics);
   metrics.setQueueDepthSource(() => work.queue.depth());
 
@@ -113,6 +124,28 @@ export async function runController(
   return { stop: () => stop('stopped'), done, port: servers.probe.port };
 }
 
+/**
+ * The watches of the objects many sets hold (`--member-watches`, member-watches.ts), on a connection of
+ * their own so that they never hold the engines' sockets; closed when the controller stops or loses
+ * its lead. None with `--member-watches 0`.
+ */
+function controllerMemberWatches(
+  config: ControllerConfig,
+  logger: Logger,
+  clients: ControllerClients,
+  signals: ControllerSignals,
+): MemberWatches | undefined {
+  const { maxWatches, minSets } = config.memberWatches ?? DEFAULT_MEMBER_WATCHES;
+  if (maxWatches === 0) return undefined;
+  return createMemberWatches({
+    watcherAs: clients.watcherAs,
+    logger: logger.child({ informer: 'members' }),
+    signal: AbortSignal.any([signals.reconcile, signals.stopping.signal]),
+    maxWatches,
+    minSets,
+  });
+}
+
 function controllerSignals(): ControllerSignals {
   const stopping = new AbortController();
   const hardStop = new AbortController();
@@ -132,6 +165,7 @@ function wireReconciler(
   metrics: ControllerMetrics,
   signal: AbortSignal,
   secretRefNamespaces: ReadonlySet<string>,
+  memberWatches: MemberWatches | undefined,
 ): { readonly reconcile: Reconciler; readonly notify: Notifier; readonly api: InformedApplySetApi } {
   const { client } = clients;
   const notify = watchedControllerNotifications({ config, clients, metrics, logger, signal });
@@ -159,6 +193,7 @@ function wireReconciler(
       ...(config.sharedFetchMaxAgeMs === undefined
         ? {}
         : { sharedFetchMaxAgeMs: config.sharedFetchMaxAgeMs }),
+      ...(memberWatches === undefined ? {} : { memberWatches }),
       recordEvent: createEventRecorder({
         client,
         instance: config.identity,
