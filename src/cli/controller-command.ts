@@ -1,4 +1,4 @@
-import { DEFAULT_MEMBER_WATCHES, MAX_MEMBER_WATCHES } from '../controller/member-watches.js';
+import { MEMBER_WATCH_OPTIONS, memberWatchFlags } from './member-watch-flags.js';
 import { availableParallelism, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -129,8 +129,6 @@ const CONTROLLER_OPTIONS = {
   'retry-period': { type: 'string', default: '2s' },
   'shutdown-grace': { type: 'string', default: '45s' },
   'shared-fetch-max-age': { type: 'string', default: '0s' },
-  'member-watches': { type: 'string', default: String(DEFAULT_MEMBER_WATCHES.maxWatches) },
-  'member-watch-min-sets': { type: 'string', default: String(DEFAULT_MEMBER_WATCHES.minSets) },
   'allowed-source-hosts': { type: 'string', default: '' },
   // The default; with --apply-as-controller it keeps refusing Secrets without source hosts.
   'require-secret-source-hosts': { type: 'boolean', default: false },
@@ -149,6 +147,7 @@ const CONTROLLER_OPTIONS = {
   'allow-remote-kubeconfig-exec': { type: 'boolean', default: false },
   'allow-remote-kubeconfig-files': { type: 'boolean', default: false },
   ...GIT_LIMIT_OPTIONS,
+  ...MEMBER_WATCH_OPTIONS,
   ...KUSTOMIZE_OPTIONS,
   ...NOTIFICATION_OPTIONS,
   ...HEALTH_CHECK_EXPRS_OPTIONS,
@@ -167,6 +166,7 @@ function parseControllerFlags(
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new UsageError(`--concurrency must be a positive integer, got "${values.concurrency}"`);
   }
+  const memberWatches = memberWatchFlags(values);
   const tenancy = checkTenancyFlags(values);
   const webhook = checkWebhookFlags(values);
   const ui = checkUiFlags(values);
@@ -215,28 +215,10 @@ function parseControllerFlags(
       ...gitLimitConfig(values),
       kustomize: kustomizeConfig(values, env),
       builds: buildLimits(values),
-      memberWatches: memberWatchFlags(values),
+      memberWatches,
       notifications: { ...notificationSettings(values), proxies },
       ...healthCheckExprsConfig(values),
     },
-  };
-}
-
-/** `--member-watches` (0 to MAX_MEMBER_WATCHES: 0 turns them off) and `--member-watch-min-sets`. */
-function memberWatchFlags(values: ControllerFlagValues): NonNullable<ControllerConfig['memberWatches']> {
-  const count = (flag: 'member-watches' | 'member-watch-min-sets', least: number, most: number): number => {
-    const given = values[flag];
-    const value = Number(given);
-    if (!/^\d+$/.test(given) || value < least || value > most) {
-      throw new UsageError(
-        `--${flag} must be a whole number from ${least} to ${most}, got ${JSON.stringify(given)}`,
-      );
-    }
-    return value;
-  };
-  return {
-    maxWatches: count('member-watches', 0, MAX_MEMBER_WATCHES),
-    minSets: count('member-watch-min-sets', 1, 100_000),
   };
 }
 

@@ -74,7 +74,7 @@ const LIST_PAGE_SIZE = 100;
 /** Collections counted toward a watch at once: the least recently asked are forgotten past it. */
 const MAX_COUNTED_COLLECTIONS = 10_000;
 
-export function createMemberWatches(options: MemberWatchesOptions): MemberWatches {
+function createMemberWatches(options: MemberWatchesOptions): MemberWatches {
   const { logger, signal, maxWatches, minSets } = options;
   const now = options.now ?? Date.now;
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
@@ -108,28 +108,12 @@ export function createMemberWatches(options: MemberWatchesOptions): MemberWatche
   );
 
   const open = (key: string, user: string | undefined, location: ResourceLocation) => {
-    const stop = new AbortController();
-    const informer = startSupervisedInformer({
-      client: options.watcherAs(user),
-      path: resourcePath(location),
-      labelSelector: MetadataKeys.applySetPartOf,
-      pageSize: LIST_PAGE_SIZE,
-      transform: versionOnly,
-      onEvent: () => undefined,
-      logger,
-      signal: AbortSignal.any([signal, stop.signal]),
-      giveUp: (error) => {
-        if (!(error instanceof KubeApiError && (error.status === 403 || error.notFound))) return false;
-        refused.set(key, now() + REFUSED_MS);
-        watches.delete(key);
-        logger.info(
-          { collection: key, status: error.status },
-          'member watch refused; its objects are read with GETs',
-        );
-        return true;
-      },
-    });
-    watches.set(key, { informer, stop, lastUsed: now() });
+    const onRefused = (status: number) => {
+      refused.set(key, now() + REFUSED_MS);
+      watches.delete(key);
+      logger.info({ collection: key, status }, 'member watch refused; its objects are read with GETs');
+    };
+    watches.set(key, startMemberWatch(options.watcherAs(user), location, { logger, signal, now, onRefused }));
     logger.info({ collection: key }, 'member watch opened');
   };
 
@@ -170,6 +154,46 @@ export function createMemberWatches(options: MemberWatchesOptions): MemberWatche
     },
     size: () => watches.size,
   };
+}
+
+/** A watch of the collection at `location`, with `client`; `onRefused` when its LIST is refused for good. */
+function startMemberWatch(
+  client: KubeClient,
+  location: ResourceLocation,
+  how: Pick<MemberWatchesOptions, 'logger' | 'signal'> & {
+    readonly now: () => number;
+    readonly onRefused: (status: number) => void;
+  },
+): MemberWatch {
+  const stop = new AbortController();
+  const informer = startSupervisedInformer({
+    client,
+    path: resourcePath(location),
+    labelSelector: MetadataKeys.applySetPartOf,
+    pageSize: LIST_PAGE_SIZE,
+    transform: versionOnly,
+    onEvent: () => undefined,
+    logger: how.logger,
+    signal: AbortSignal.any([how.signal, stop.signal]),
+    // An account that may not list or watch the kind (403), a kind no longer served (404): not retried.
+    giveUp: (error) => {
+      if (!(error instanceof KubeApiError && (error.status === 403 || error.notFound))) return false;
+      how.onRefused(error.status);
+      return true;
+    },
+  });
+  return { informer, stop, lastUsed: how.now() };
+}
+
+/**
+ * The watches the controller's flags ask for (`settings`, DEFAULT_MEMBER_WATCHES when not given), or
+ * none with `maxWatches` 0.
+ */
+export function memberWatchesOf(
+  settings: Pick<MemberWatchesOptions, 'maxWatches' | 'minSets'> = DEFAULT_MEMBER_WATCHES,
+  options: Omit<MemberWatchesOptions, 'maxWatches' | 'minSets'>,
+): MemberWatches | undefined {
+  return settings.maxWatches === 0 ? undefined : createMemberWatches({ ...options, ...settings });
 }
 
 /** What a watch keeps of an object: its namespace, name and resourceVersion. */

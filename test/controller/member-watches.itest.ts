@@ -1,4 +1,4 @@
-import { createMemberWatches, type MemberWatches } from '../../src/controller/member-watches.js';
+import { memberWatchesOf, type MemberWatches } from '../../src/controller/member-watches.js';
 import { createKubeClient, type KubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import type { ResourceLocation } from '../../src/kube/kube-object-api.js';
@@ -98,13 +98,15 @@ describe('watches of the objects ApplySets hold', () => {
 
   afterAll(() => stop.abort());
 
-  const watchesOf = (sent: Sent[], logs: string[], options: { minSets: number; maxWatches: number }) =>
-    createMemberWatches({
+  const watchesOf = (sent: Sent[], logs: string[], settings: { minSets: number; maxWatches: number }) => {
+    const watches = memberWatchesOf(settings, {
       watcherAs: (user) => clientAs(user, sent),
       logger: quietLogger(logs),
       signal: stop.signal,
-      ...options,
     });
+    if (watches === undefined) throw new Error('no member watches for maxWatches > 0');
+    return watches;
+  };
 
   /** Asks as `sets` distinct ApplySets; the answer of the last. */
   const askAs = (watches: MemberWatches, user: string, sets: number, names: string[]) => {

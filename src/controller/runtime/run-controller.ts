@@ -1,5 +1,5 @@
-import { createMemberWatches, DEFAULT_MEMBER_WATCHES, type MemberWatches } from '../member-watches.js';
-import { setMaxListeners } from 'node:events';
+import { memberWatchesOf, type MemberWatches } from '../member-watches.js';
+import { controllerSignals, type ControllerSignals } from './controller-signals.js';
 import { APPLYSET_GROUP, APPLYSET_PLURAL, APPLYSET_VERSION } from '../../api/applyset-types.js';
 import { startProbeServer, type ProbeServer } from '../../http/start-probe-server.js';
 import type { WebhookServer } from '../../http/start-webhook-server.js';
@@ -30,15 +30,6 @@ import { createWorkQueue, type WorkQueue } from './work-queue.js';
 
 type StopReason = 'stopped' | 'lost-leadership';
 
-/** The signals of the controller's life: stop taking work, abort in-flight work, leadership lost. */
-interface ControllerSignals {
-  readonly stopping: AbortController;
-  readonly hardStop: AbortController;
-  readonly lostLeadership: AbortController;
-  /** What each reconcile's requests listen to: the end of the grace period, or the lost leadership. */
-  readonly reconcile: AbortSignal;
-}
-
 /**
  * The controller's shell, wired: the ApplySet informer and the poller of their Secrets feed the work
  * queue, the queue runs the reconciler once this replica leads, the HTTP server reports health,
@@ -63,7 +54,12 @@ export async function runController(
   const secretRefNamespaces: ReadonlySet<string> = new Set(
     config.noCrossNamespaceRefs === true ? [] : (config.allowSecretRefsFrom ?? []),
   );
-  const memberWatches = controllerMemberWatches(config, logger, clients, signals);
+  // On a connection of their own (watcherAs), closed when the controller stops or loses its lead.
+  const memberWatches = memberWatchesOf(config.memberWatches, {
+    watcherAs: clients.watcherAs,
+    logger: logger.child({ informer: 'members' }),
+    signal: AbortSignal.any([signals.reconcile, signals.stopping.signal]),
+  });
   if (memberWatches !== undefined) metrics.setMemberWatchesSource(() => memberWatches.size());
   const wired = wireReconciler(
     config,
@@ -122,40 +118,6 @@ export async function runController(
   }
 
   return { stop: () => stop('stopped'), done, port: servers.probe.port };
-}
-
-/**
- * The watches of the objects many sets hold (`--member-watches`, member-watches.ts), on a connection of
- * their own so that they never hold the engines' sockets; closed when the controller stops or loses
- * its lead. None with `--member-watches 0`.
- */
-function controllerMemberWatches(
-  config: ControllerConfig,
-  logger: Logger,
-  clients: ControllerClients,
-  signals: ControllerSignals,
-): MemberWatches | undefined {
-  const { maxWatches, minSets } = config.memberWatches ?? DEFAULT_MEMBER_WATCHES;
-  if (maxWatches === 0) return undefined;
-  return createMemberWatches({
-    watcherAs: clients.watcherAs,
-    logger: logger.child({ informer: 'members' }),
-    signal: AbortSignal.any([signals.reconcile, signals.stopping.signal]),
-    maxWatches,
-    minSets,
-  });
-}
-
-function controllerSignals(): ControllerSignals {
-  const stopping = new AbortController();
-  const hardStop = new AbortController();
-  // Every reconcile's deadline signal listens to these two; there may be many at once.
-  setMaxListeners(0, stopping.signal, hardStop.signal);
-  // In-flight requests end the moment the leadership is lost, not after the shutdown grace period.
-  const lostLeadership = new AbortController();
-  const reconcile = AbortSignal.any([hardStop.signal, lostLeadership.signal]);
-  setMaxListeners(0, reconcile);
-  return { stopping, hardStop, lostLeadership, reconcile };
 }
 
 function wireReconciler(
