@@ -54,8 +54,9 @@ export interface SupervisedInformerOptions {
    */
   readonly pageSize?: number;
   /**
-   * Asked of every failed LIST: true stops the informer for good (its `done` resolves), instead of
-   * retrying with backoff (a collection its user may not list, for a watch that is only an optimisation).
+   * Asked of every failed LIST and WATCH: true stops the informer for good (its `done` resolves),
+   * instead of retrying with backoff (a collection its user may not list or watch, for a watch that is
+   * only an optimisation).
    */
   readonly giveUp?: (error: unknown) => boolean;
   readonly signal: AbortSignal;
@@ -149,7 +150,9 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
           await delay(MISSING_RELIST_MS, undefined, { signal }).catch(() => undefined);
           continue;
         }
-        failures = await watchUntilRelist(watch, version);
+        const watched = await watchUntilRelist(watch, version, options.giveUp);
+        if (watched === 'gave-up') return;
+        failures = watched;
       } catch (error) {
         if (signal.aborted) return;
         if (options.giveUp?.(error) === true) return;
@@ -218,9 +221,14 @@ async function listPages(
  * until a new LIST is needed (afterWatchFailure: 410 Gone, or a few errors answered in a row; an
  * unreachable server is watched again from the same version, with backoff, however long it is away).
  * A stalled watch is restarted at once; one the server ends at once with nothing delivered is backed
- * off as a failure. Returns the failures counted, which the next LIST's backoff continues from.
+ * off as a failure. Returns the failures counted, which the next LIST's backoff continues from, or
+ * 'gave-up' when giveUp said so of a failure.
  */
-async function watchUntilRelist(options: WatchOnceOptions, version: string): Promise<number> {
+async function watchUntilRelist(
+  options: WatchOnceOptions,
+  version: string,
+  giveUp: SupervisedInformerOptions['giveUp'],
+): Promise<number | 'gave-up'> {
   const { signal, logger, path } = options;
   let failures = 0;
   let current = version;
@@ -247,6 +255,7 @@ async function watchUntilRelist(options: WatchOnceOptions, version: string): Pro
         current = error.resourceVersion ?? current;
         continue;
       }
+      if (giveUp?.(error) === true) return 'gave-up';
       failures += 1;
       logger.warn({ path, err: error, failures }, 'watch failed; retrying');
       const retry = afterWatchFailure(error, failures);
