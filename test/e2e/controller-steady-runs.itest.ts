@@ -17,8 +17,9 @@ import { waitForReconciles } from './wait-for-reconciles.js';
 
 // Issue #39: a reconcile at rest that finds the ApplySet, its revision and every object it holds as
 // its last run in full left them (their resourceVersions) answers with that run's outcome: it reads
-// the objects, but neither the files from Git nor a merge. It must never hide a change: an object
-// edited or deleted on the cluster, a new commit, each is applied by the next reconcile.
+// the objects (or hears their versions from a watch), but neither the files from Git nor a merge. It
+// must never hide a change: an object edited or deleted on the cluster, a new commit, each is applied
+// by the next reconcile.
 
 const serviceAccountYaml = (name: string) =>
   `apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: ${name}\n`;
@@ -30,47 +31,58 @@ async function unchangedTotal(controller: ControllerProcess): Promise<number> {
   return Number(line.slice(name.length));
 }
 
-describe('an ApplySet whose objects did not change since its last run', () => {
+/** The ApplySet of a suite, its namespace, Git server and controller. */
+interface SetAtRest {
+  readonly c: ReturnType<typeof cluster>;
+  readonly namespace: string;
+  git: GitTestServer;
+  controller: ControllerProcess;
+  /** Waits for `count` reconciles after the ones logged so far. */
+  reconciles(count: number, what: string): Promise<void>;
+}
+
+/**
+ * One ApplySet of two ConfigMaps and a ServiceAccount, every 2 s, with its controller (`args` added to
+ * its command line), made before the suite's tests and stopped after them.
+ */
+function setAtRest(name: string, args: readonly string[] = []): SetAtRest {
   const c = cluster();
-  const namespace = uniqueName('e2e-steady');
-  const key = `${namespace}/steady`;
-  let git: GitTestServer;
-  let controller: ControllerProcess;
+  const namespace = uniqueName(`e2e-${name}`);
+  const key = `${namespace}/${name}`;
+  // Filled in by beforeAll, before any test reads them.
+  const set = {
+    c,
+    namespace,
+    reconciles: async (count: number, what: string) => {
+      const logged = logCount(set.controller, key, 'reconciled');
+      await waitForReconciles(set.controller, key, logged + count, what, 30_000);
+    },
+  } as SetAtRest;
 
   beforeAll(async () => {
-    ({ git, controller } = await startControllerWithRepository(c, namespace, {
+    const files = {
       'a.yaml': configMapYaml('a', { v: '1' }),
       'b.yaml': configMapYaml('b', { v: '1' }),
       'bot.yaml': serviceAccountYaml('bot'),
+    };
+    ({ git: set.git, controller: set.controller } = await startControllerWithRepository(c, namespace, files, {
+      args,
     }));
-    await createApplySet(c, namespace, 'steady', { url: git.url, interval: '2s' });
-    await waitForAppliedCommit(c, namespace, 'steady', await git.revParse('main'), 60_000);
+    await createApplySet(c, namespace, name, { url: set.git.url, interval: '2s' });
+    await waitForAppliedCommit(c, namespace, name, await set.git.revParse('main'), 60_000);
   });
 
-  afterAll(() => stopControllersAndGit(git));
+  afterAll(() => stopControllersAndGit(set.git));
+  return set;
+}
 
-  /** Waits for `count` reconciles after the ones logged so far. */
-  const reconciles = async (count: number, what: string) =>
-    waitForReconciles(controller, key, logCount(controller, key, 'reconciled') + count, what, 30_000);
-
-  it('is answered from that run: its objects are read, nothing is written, nothing applied again', async () => {
-    // The first runs after Ready write their event and status; the next one is remembered.
-    await reconciles(2, 'the first reconciles after Ready');
-    const unchanged = await unchangedTotal(controller);
-    const writes = writeTotal(await kubeRequestsByVerb(controller));
-    const reads = (await kubeRequestsByVerb(controller)).GET;
-    await reconciles(3, 'three reconciles on the interval');
-    expect(await unchangedTotal(controller)).toBeGreaterThanOrEqual(unchanged + 2);
-    expect(writeTotal(await kubeRequestsByVerb(controller))).toBe(writes);
-    // Each reconcile still reads the objects: drift is seen on the interval, as before.
-    expect((await kubeRequestsByVerb(controller)).GET).toBeGreaterThanOrEqual(reads + 3 * 2);
-  });
-
+/** The drift a set at rest must still see: an object edited, an object deleted. */
+function itCorrectsDrift(set: SetAtRest): void {
   it('corrects an object edited on the cluster on the next reconcile', async () => {
-    await reconciles(2, 'reconciles at rest');
+    await set.reconciles(2, 'reconciles at rest');
     await kubectl([
       '-n',
-      namespace,
+      set.namespace,
       'patch',
       'configmap',
       'a',
@@ -78,76 +90,72 @@ describe('an ApplySet whose objects did not change since its last run', () => {
       '-p',
       '{"data":{"v":"edited"}}',
     ]);
-    expect(await configMapData(c, namespace, 'a')).toEqual({ v: 'edited' });
+    expect(await configMapData(set.c, set.namespace, 'a')).toEqual({ v: 'edited' });
     await waitFor('configmap a set back to the file', async () =>
-      (await configMapData(c, namespace, 'a'))?.['v'] === '1' ? true : undefined,
+      (await configMapData(set.c, set.namespace, 'a'))?.['v'] === '1' ? true : undefined,
     );
   });
 
   it('creates again an object deleted from the cluster', async () => {
-    await reconciles(2, 'reconciles at rest');
-    await kubectl(['-n', namespace, 'delete', 'serviceaccount', 'bot']);
+    await set.reconciles(2, 'reconciles at rest');
+    await kubectl(['-n', set.namespace, 'delete', 'serviceaccount', 'bot']);
     await waitFor('serviceaccount bot created again', async () => {
-      const out = await kubectl(['-n', namespace, 'get', 'serviceaccount', 'bot', '-o', 'name']);
+      const out = await kubectl(['-n', set.namespace, 'get', 'serviceaccount', 'bot', '-o', 'name']);
       return out.trim() === 'serviceaccount/bot' ? true : undefined;
     });
   });
+}
+
+describe('an ApplySet whose objects did not change since its last run', () => {
+  const set = setAtRest('steady');
+
+  it('is answered from that run: its objects are read, nothing is written, nothing applied again', async () => {
+    // The first runs after Ready write their event and status; the next one is remembered.
+    await set.reconciles(2, 'the first reconciles after Ready');
+    const unchanged = await unchangedTotal(set.controller);
+    const writes = writeTotal(await kubeRequestsByVerb(set.controller));
+    const reads = (await kubeRequestsByVerb(set.controller)).GET;
+    await set.reconciles(3, 'three reconciles on the interval');
+    expect(await unchangedTotal(set.controller)).toBeGreaterThanOrEqual(unchanged + 2);
+    expect(writeTotal(await kubeRequestsByVerb(set.controller))).toBe(writes);
+    // Each reconcile still reads the objects: drift is seen on the interval, as before.
+    expect((await kubeRequestsByVerb(set.controller)).GET).toBeGreaterThanOrEqual(reads + 3 * 2);
+  });
+
+  itCorrectsDrift(set);
 
   it('applies a new commit', async () => {
-    await reconciles(2, 'reconciles at rest');
-    const sha = await git.writeFiles({ 'b.yaml': configMapYaml('b', { v: '2' }) });
-    await waitForAppliedCommit(c, namespace, 'steady', sha, 60_000);
-    expect(await configMapData(c, namespace, 'b')).toEqual({ v: '2' });
+    await set.reconciles(2, 'reconciles at rest');
+    const sha = await set.git.writeFiles({ 'b.yaml': configMapYaml('b', { v: '2' }) });
+    await waitForAppliedCommit(set.c, set.namespace, 'steady', sha, 60_000);
+    expect(await configMapData(set.c, set.namespace, 'b')).toEqual({ v: '2' });
   });
 
   it('goes back to answering from its last run once the change is applied', async () => {
-    await reconciles(2, 'the runs in full after the changes');
-    const unchanged = await unchangedTotal(controller);
-    await reconciles(3, 'three reconciles on the interval');
-    expect(await unchangedTotal(controller)).toBeGreaterThanOrEqual(unchanged + 2);
+    await set.reconciles(2, 'the runs in full after the changes');
+    const unchanged = await unchangedTotal(set.controller);
+    await set.reconciles(3, 'three reconciles on the interval');
+    expect(await unchangedTotal(set.controller)).toBeGreaterThanOrEqual(unchanged + 2);
   });
 });
 
 // The same, with the objects' versions heard from watches opened as the set's account
 // (--member-watch-min-sets 1: one set is enough to open them) instead of read with a GET each.
 describe('an ApplySet at rest whose objects are watched', () => {
-  const c = cluster();
-  const namespace = uniqueName('e2e-watched');
-  const key = `${namespace}/watched`;
-  let git: GitTestServer;
-  let controller: ControllerProcess;
-
-  beforeAll(async () => {
-    ({ git, controller } = await startControllerWithRepository(
-      c,
-      namespace,
-      {
-        'a.yaml': configMapYaml('a', { v: '1' }),
-        'b.yaml': configMapYaml('b', { v: '1' }),
-        'bot.yaml': serviceAccountYaml('bot'),
-      },
-      { args: ['--member-watch-min-sets', '1'] },
-    ));
-    await createApplySet(c, namespace, 'watched', { url: git.url, interval: '2s' });
-    await waitForAppliedCommit(c, namespace, 'watched', await git.revParse('main'), 60_000);
-  });
-
-  afterAll(() => stopControllersAndGit(git));
-
-  const reconciles = async (count: number, what: string) =>
-    waitForReconciles(controller, key, logCount(controller, key, 'reconciled') + count, what, 30_000);
+  const set = setAtRest('watched', ['--member-watch-min-sets', '1']);
 
   it('is answered from its last run without a GET of its objects', async () => {
+    const { controller } = set;
     // The first runs after Ready write; the next is remembered and opens the watches; then they answer.
-    await reconciles(4, 'the first reconciles after Ready');
+    await set.reconciles(4, 'the first reconciles after Ready');
     const opened = () => controller.logs.filter((line) => line['msg'] === 'member watch opened').length;
     await waitFor('both watches opened', async () => (opened() >= 2 ? true : undefined));
     // One for the ConfigMaps, one for the ServiceAccounts, as /metrics tells an operator.
     expect(await metricsLines(controller)).toContain('applyset_member_watches 2');
-    await reconciles(1, 'a reconcile after the watches listed');
+    await set.reconciles(1, 'a reconcile after the watches listed');
     const unchanged = await unchangedTotal(controller);
     const before = await kubeRequestsByVerb(controller);
-    await reconciles(3, 'three reconciles on the interval');
+    await set.reconciles(3, 'three reconciles on the interval');
     const after = await kubeRequestsByVerb(controller);
     expect(await unchangedTotal(controller)).toBeGreaterThanOrEqual(unchanged + 3);
     expect(writeTotal(after)).toBe(writeTotal(before));
@@ -156,29 +164,5 @@ describe('an ApplySet at rest whose objects are watched', () => {
     expect(after.GET - before.GET).toBeLessThan(3);
   });
 
-  it('corrects an object edited on the cluster', async () => {
-    await reconciles(2, 'reconciles at rest');
-    await kubectl([
-      '-n',
-      namespace,
-      'patch',
-      'configmap',
-      'a',
-      '--type=merge',
-      '-p',
-      '{"data":{"v":"edited"}}',
-    ]);
-    await waitFor('configmap a set back to the file', async () =>
-      (await configMapData(c, namespace, 'a'))?.['v'] === '1' ? true : undefined,
-    );
-  });
-
-  it('creates again an object deleted from the cluster', async () => {
-    await reconciles(2, 'reconciles at rest');
-    await kubectl(['-n', namespace, 'delete', 'serviceaccount', 'bot']);
-    await waitFor('serviceaccount bot created again', async () => {
-      const out = await kubectl(['-n', namespace, 'get', 'serviceaccount', 'bot', '-o', 'name']);
-      return out.trim() === 'serviceaccount/bot' ? true : undefined;
-    });
-  });
+  itCorrectsDrift(set);
 });
