@@ -10,10 +10,10 @@
  *
  * The objects are still read, one request each (or one LIST for several of a kind, as the engine
  * reads them), or their versions heard from a watch of their collection where many sets share one
- * (member-watches.ts): drift is seen by the next reconcile, as before. What is not re-checked is anything
- * outside those versions, so the sets that depend on more are always run in full: sops decryption
- * (its keys live in a Secret), Helm charts (values from ConfigMaps, the cluster's capabilities),
- * remote clusters, and health checks of objects the set does not hold.
+ * (member-watches.ts): drift is seen by the next reconcile, as before. What is not re-checked is
+ * anything outside those versions, so the sets that depend on more are always run in full: sops
+ * decryption (its keys live in a Secret), Helm charts (values from ConfigMaps, the cluster's
+ * capabilities), remote clusters, and health checks of objects the set does not hold.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { ApplySet, ApplySetInventory, ResolvedApplySetSpec } from '../api/applyset-types.js';
