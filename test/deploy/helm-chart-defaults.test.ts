@@ -76,6 +76,10 @@ describe('the chart with default values', () => {
       '--leader-elect',
       '--concurrency',
       '4',
+      '--member-watches',
+      '16',
+      '--member-watch-min-sets',
+      '8',
       ...DEFAULT_GIT_LIMIT_ARGS,
       ...DEFAULT_NOTIFICATION_ARGS,
     ]);
