@@ -30,7 +30,7 @@ export interface MemberWatchesOptions {
   readonly logger: InformerLogger;
   /** Stops every watch. */
   readonly signal: AbortSignal;
-  /** At most this many watches open at once; 0 opens none. */
+  /** At most this many watches open at once (memberWatchesOf makes none for 0). */
   readonly maxWatches: number;
   /** How many ApplySets must ask for one collection before it is watched. */
   readonly minSets: number;
@@ -118,7 +118,7 @@ function createMemberWatches(options: MemberWatchesOptions): MemberWatches {
   };
 
   const consider = (key: string, user: string | undefined, location: ResourceLocation, setKey: string) => {
-    if (maxWatches === 0 || signal.aborted) return;
+    if (signal.aborted) return;
     const until = refused.get(key);
     if (until !== undefined) {
       if (until > now()) return;

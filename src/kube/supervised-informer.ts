@@ -125,7 +125,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const relist = async (): Promise<string | undefined> => {
     let pages;
     try {
-      pages = await listPages(options.client, options.path, { ...selectors }, { ...options, transform });
+      pages = await listPages(options.client, options.path, selectors, { ...options, transform });
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
       if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
@@ -185,7 +185,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
 async function listPages(
   client: KubeClient,
   path: string,
-  query: Record<string, string>,
+  query: Readonly<Record<string, string>>,
   how: {
     readonly pageSize?: number | undefined;
     readonly transform: (object: JsonObject) => JsonObject;

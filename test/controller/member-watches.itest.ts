@@ -2,6 +2,7 @@ import { memberWatchesOf, type MemberWatches } from '../../src/controller/member
 import { createKubeClient, type KubeClient, type KubeMethod } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import type { ResourceLocation } from '../../src/kube/kube-object-api.js';
+import { MetadataKeys } from '../../src/inventory/metadata-keys.js';
 import { isJsonObject, type JsonValue } from '../../src/manifests/json-value.js';
 import { waitFor } from '../e2e/wait-for.js';
 import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
@@ -11,8 +12,6 @@ import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cl
 // as that account, answers them from memory. These tests hold it to the real API server: what it
 // answers is what a GET answers, it follows edits and deletions, it is opened only once enough sets
 // ask, and an account that may not list the kind gets no answer (its sets read with GETs).
-
-const PART_OF = 'applyset.kubernetes.io/part-of';
 
 interface Sent {
   readonly method: KubeMethod;
@@ -54,7 +53,7 @@ describe('watches of the objects ApplySets hold', () => {
       body: JSON.stringify({
         apiVersion: 'v1',
         kind: 'ConfigMap',
-        metadata: { name, ...(labelled ? { labels: { [PART_OF]: 'set-id' } } : {}) },
+        metadata: { name, ...(labelled ? { labels: { [MetadataKeys.applySetPartOf]: 'set-id' } } : {}) },
         data: { v: '1' },
       }),
     });
