@@ -163,6 +163,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const watch = async (req: KubeWatchRequest): Promise<void> => {
     req.signal.throwIfAborted();
     const { url, opts, headers } = await connect(req.path, { ...req.query, watch: 'true' });
+    if (req.accept !== undefined) headers['accept'] = req.accept;
     req.signal.throwIfAborted();
     options.onRequest?.('GET', req.path);
     try {

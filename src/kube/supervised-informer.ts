@@ -54,6 +54,13 @@ export interface SupervisedInformerOptions {
    */
   readonly pageSize?: number;
   /**
+   * Ask the LIST and the WATCH for each object's metadata alone (`PartialObjectMetadata`, as
+   * client-go's metadata informers do), so that neither the bytes received nor the objects parsed
+   * hold a spec, a status or data the informer would drop anyway. A server that cannot answer so sends
+   * whole objects (the Accept header lists plain JSON after it).
+   */
+  readonly metadataOnly?: boolean;
+  /**
    * Asked of every failed LIST and WATCH: true stops the informer for good (its `done` resolves),
    * instead of retrying with backoff (a collection its user may not list or watch, for a watch that is
    * only an optimisation).
@@ -83,6 +90,17 @@ export interface SupervisedInformer {
 /** How often a collection that is missing (missingAsEmpty) is listed again. */
 const MISSING_RELIST_MS = 60_000;
 
+/** The Accept headers of a metadataOnly informer's LIST and WATCH (meta.k8s.io/v1, Kubernetes 1.15 on). */
+const METADATA_ONLY = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json',
+} as const;
+
+/** The Accept header of the informer's LIST or WATCH: metadata alone when asked, else the default. */
+function acceptOf(options: SupervisedInformerOptions, what: 'list' | 'watch'): { accept?: string } {
+  return options.metadataOnly === true ? { accept: METADATA_ONLY[what] } : {};
+}
+
 /**
  * LIST then WATCH from the list's resourceVersion, kept alive whatever happens, as client-go's Reflector
  * does: a watch that ends normally (the server's timeoutSeconds) resumes from the last resourceVersion
@@ -103,7 +121,7 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
   };
   const watch: WatchOnceOptions = {
-    watch: (request) => options.client.watch(request),
+    watch: (request) => options.client.watch({ ...request, ...acceptOf(options, 'watch') }),
     path: options.path,
     ...selectors,
     signal,
@@ -125,7 +143,8 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
   const relist = async (): Promise<string | undefined> => {
     let pages;
     try {
-      pages = await listPages(options.client, options.path, selectors, { ...options, transform });
+      const how = { ...options, transform, ...acceptOf(options, 'list') };
+      pages = await listPages(options.client, options.path, selectors, how);
     } catch (error) {
       const missing = error instanceof KubeApiError && (error.notFound || error.status === 403);
       if (options.missingAsEmpty !== true || !missing || !judge.acceptMissing()) throw error;
@@ -188,11 +207,12 @@ async function listPages(
   query: Readonly<Record<string, string>>,
   how: {
     readonly pageSize?: number | undefined;
+    readonly accept?: string;
     readonly transform: (object: JsonObject) => JsonObject;
     readonly signal: AbortSignal;
   },
 ): Promise<{ items: JsonObject[]; resourceVersion: string }> {
-  const { pageSize, transform, signal } = how;
+  const { pageSize, transform, signal, accept } = how;
   const items: JsonObject[] = [];
   let resourceVersion: string | undefined;
   let next: string | undefined;
@@ -200,7 +220,13 @@ async function listPages(
     const page: Record<string, string> = { ...query };
     if (pageSize !== undefined) page['limit'] = String(pageSize);
     if (next !== undefined) page['continue'] = next;
-    const list = await client.request({ method: 'GET', path, signal, query: page });
+    const list = await client.request({
+      method: 'GET',
+      path,
+      signal,
+      query: page,
+      ...(accept === undefined ? {} : { accept }),
+    });
     if (!isJsonObject(list)) throw new Error(`LIST ${path}: not an object`);
     for (const item of Array.isArray(list['items']) ? list['items'] : [])
       if (isJsonObject(item)) items.push(transform(item));

@@ -12,6 +12,8 @@ export interface KubeWatchRequest {
   readonly path: string;
   /** `resourceVersion`, `allowWatchBookmarks`, `timeoutSeconds`; `watch=true` is added. */
   readonly query?: Readonly<Record<string, string>>;
+  /** The Accept header; default `application/json` (supervised-informer.ts asks for metadata alone). */
+  readonly accept?: string;
   /** Each event as the server sent it: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
   readonly onEvent: (type: string, object: unknown) => void;
   /** Called when the server accepted the watch (a 2xx answer's headers arrived), before any event. */

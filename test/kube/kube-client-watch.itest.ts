@@ -77,6 +77,56 @@ describe('the kube client watch', () => {
     await expect(refused).rejects.toMatchObject({ status: 403 });
   });
 
+  it('lists and watches metadata alone when asked to, so no object arrives with its data', async () => {
+    const { client } = recordingClient();
+    await client.request({ method: 'POST', path: collection, body: configMap('listed') });
+    const seen: { kind: unknown; name: unknown; data: unknown; version: unknown }[] = [];
+    const stop = new AbortController();
+    const informer = startSupervisedInformer({
+      client,
+      path: collection,
+      metadataOnly: true,
+      logger: { info: () => undefined, warn: () => undefined, debug: () => undefined },
+      signal: stop.signal,
+      transform: (object) => {
+        const metadata = isJsonObject(object['metadata']) ? object['metadata'] : {};
+        seen.push({
+          kind: object['kind'],
+          name: metadata['name'],
+          data: object['data'],
+          version: metadata['resourceVersion'],
+        });
+        return object;
+      },
+      onEvent: () => undefined,
+    });
+    try {
+      await informer.synced;
+      await waitFor('the watch open', async () => (informer.isWatching() ? true : undefined));
+      await client.request({ method: 'POST', path: collection, body: configMap('metadata-only') });
+      await waitFor('the new ConfigMap watched', async () =>
+        informer.get(`${namespace}/metadata-only`) === undefined ? undefined : true,
+      );
+    } finally {
+      stop.abort();
+      await informer.done;
+    }
+    const listed = seen.find((object) => object.name === 'listed');
+    const watched = seen.find((object) => object.name === 'metadata-only');
+    // The LIST's items carry no kind of their own; the WATCH's objects are PartialObjectMetadata.
+    expect(listed).toMatchObject({ data: undefined, version: expect.any(String) });
+    expect(watched).toEqual({
+      kind: 'PartialObjectMetadata',
+      name: 'metadata-only',
+      data: undefined,
+      version: expect.any(String),
+    });
+    // The same ConfigMap read whole has its data: the informer asked for less, not the server.
+    expect(await client.request({ method: 'GET', path: `${collection}/listed` })).toMatchObject({
+      data: { a: '1' },
+    });
+  }, 60_000);
+
   it('resumes a quiet watch each time the server ends it, not taking its silence for a stall', async () => {
     // A collection nobody writes: the server sends it nothing, no bookmark either, until the
     // watch's timeoutSeconds. Silence longer than the stall timeout is no dead connection.
