@@ -8,11 +8,12 @@
  * A watch is opened as the account the sets apply as (impersonated; the controller itself with
  * --apply-as-controller), over the collection of one kind in one namespace, selecting the objects that
  * carry an ApplySet's part-of label: it sees nothing that account may not list. It asks for metadata
- * alone and keeps the name and resourceVersion of each object, nothing else. One is opened once `minSets` ApplySets asked for the
- * same collection, at most `maxWatches` are open (one unused for `idleMs` is closed), and an account
- * that may not list or watch the kind (403, 404) is not asked again for REFUSED_MS. Until a watch has listed and while it is not watching (the server away,
- * a relist after 410), its collection is read with GETs, as without it: an answer from memory is never
- * older than the watch's own delivery (docs/architecture.md#steady-runs).
+ * alone and keeps the name and resourceVersion of each object, nothing else. One is opened once
+ * `minSets` ApplySets asked for the same collection, at most `maxWatches` are open (one unused for
+ * `idleMs` is closed), and an account that may not list or watch the kind (403, 404) is not asked again
+ * for REFUSED_MS. Until a watch has listed and while it is not watching (the server away, a relist
+ * after 410), its collection is read with GETs, as without it: an answer from memory is never older
+ * than the watch's own delivery (docs/architecture.md#steady-runs).
  */
 import { KubeApiError } from '../kube/kube-api-error.js';
 import type { KubeClient } from '../kube/kube-client.js';
