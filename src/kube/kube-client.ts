@@ -109,18 +109,16 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const base = new URL(server);
   const timeoutMs = options.timeoutMs ?? 30_000;
 
-  /** The connection options and the headers every request carries: credentials, impersonation. */
+  /** The connection options and the headers every request carries: credentials, impersonation, Accept. */
   const connect = async (
     path: string,
     query: Readonly<Record<string, string>> | undefined,
+    accept = 'application/json',
   ): Promise<{ url: URL; opts: RequestOptions; headers: Record<string, string> }> => {
     const opts = await connection.options();
     const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
     for (const [key, value] of Object.entries(query ?? {})) url.searchParams.set(key, value);
-    const headers: Record<string, string> = {
-      ...opts.headers,
-      accept: 'application/json',
-    };
+    const headers: Record<string, string> = { ...opts.headers, accept };
     if (options.impersonateUser !== undefined) headers['Impersonate-User'] = options.impersonateUser;
     return { url, opts, headers };
   };
@@ -130,8 +128,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       ? { ...asked, maxBodyBytes: asked.maxBodyBytes ?? TEXT_MAX_BODY_BYTES }
       : asked;
     req.signal?.throwIfAborted();
-    const { url, opts, headers } = await connect(req.path, req.query);
-    if (req.accept !== undefined) headers['accept'] = req.accept;
+    const { url, opts, headers } = await connect(req.path, req.query, req.accept);
     if (req.body !== undefined) {
       headers['content-type'] = req.contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(req.body, 'utf8'));
@@ -162,8 +159,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
 
   const watch = async (req: KubeWatchRequest): Promise<void> => {
     req.signal.throwIfAborted();
-    const { url, opts, headers } = await connect(req.path, { ...req.query, watch: 'true' });
-    if (req.accept !== undefined) headers['accept'] = req.accept;
+    const { url, opts, headers } = await connect(req.path, { ...req.query, watch: 'true' }, req.accept);
     req.signal.throwIfAborted();
     options.onRequest?.('GET', req.path);
     try {

@@ -120,8 +120,9 @@ export function startSupervisedInformer(options: SupervisedInformerOptions): Sup
     ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
     ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
   };
+  const watchAccept = acceptOf(options, 'watch');
   const watch: WatchOnceOptions = {
-    watch: (request) => options.client.watch({ ...request, ...acceptOf(options, 'watch') }),
+    watch: (request) => options.client.watch({ ...request, ...watchAccept }),
     path: options.path,
     ...selectors,
     signal,
