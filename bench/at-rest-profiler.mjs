@@ -7,10 +7,12 @@
 // bench starts its at-rest window) it starts node:inspector's profiler, `span` reconciles later (2n
 // unless given) it stops it and writes
 // <out>.cpuprofile (open it in Chrome DevTools) and <out>.txt, the process's CPU per reconcile while
-// profiled. Plain JavaScript, as the controller runs from dist/ without tsx.
+// profiled. The bench's restart starts the controller again with the same flags: a later start's
+// profile is written as <out>.<pid>.cpuprofile (and .txt), never over the first start's. Plain
+// JavaScript, as the controller runs from dist/ without tsx.
 import { Session } from 'node:inspector';
 import { Buffer } from 'node:buffer';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { URL } from 'node:url';
 
 const query = new URL(import.meta.url).searchParams;
@@ -41,9 +43,10 @@ function stop() {
   cpuAtStart = undefined;
   session.post('Profiler.stop', (error, result) => {
     if (error) return;
-    writeFileSync(`${out}.cpuprofile`, JSON.stringify(result.profile));
+    const name = existsSync(`${out}.cpuprofile`) ? `${out}.${process.pid}` : out;
+    writeFileSync(`${name}.cpuprofile`, JSON.stringify(result.profile));
     writeFileSync(
-      `${out}.txt`,
+      `${name}.txt`,
       `${span} reconciles, CPU ${ms.toFixed(0)} ms, ${(ms / span).toFixed(2)} ms each\n`,
     );
   });

@@ -1,5 +1,6 @@
 import { createThreeWayMergePatch } from '../../src/merge/create-three-way-merge-patch.js';
 import { encodeGoJson } from '../../src/merge/encode-go-json.js';
+import type { JsonObject } from '../../src/manifests/json-value.js';
 import { goSortByString, goString } from '../../src/merge/go-value.js';
 import { MergeConflictError, MergeError } from '../../src/merge/merge-error.js';
 import { schemaPatchMeta } from './schema-patch-meta.js';
@@ -13,8 +14,29 @@ describe('Go encoding of patches and annotations (docs/merge-semantics.md sectio
     [{ n: [1.5, 1e21, 1e-7, 0.000001, -0, 100] }, '{"n":[1.5,1e+21,1e-7,0.000001,0,100]}'],
     // Keys sort bytewise (UTF-8), where an astral character sorts after U+FFFD.
     [{ '\u{1F600}': 1, '\uFFFD': 2 }, '{"\uFFFD":2,"\u{1F600}":1}'],
+    // Integer-like keys sort as text too ("10" before "9"), though a JS object lists them by number.
+    [{ data: { '9': 'a', '10': 'b', x: '<' } }, '{"data":{"10":"b","9":"a","x":"\\u003c"}}'],
+    [[{ '0': 1, b: 2 }, 'c'], '[{"0":1,"b":2},"c"]'],
+    // A `__proto__` member is one like any other.
+    [JSON.parse('{"b":1,"__proto__":{"x":"&"}}') as JsonObject, '{"__proto__":{"x":"\\u0026"},"b":1}'],
   ])('%j', (value, text) => {
     expect(encodeGoJson(value)).toBe(text);
+  });
+
+  it('writes an int64 beyond 2^53 by its digits, wherever it is', () => {
+    const value = { z: [1, { big: 2n ** 60n, '<': true }], a: -(2n ** 62n) };
+    expect(encodeGoJson(value)).toBe(
+      '{"a":-4611686018427387904,"z":[1,{"\\u003c":true,"big":1152921504606846976}]}',
+    );
+  });
+
+  it('escapes every text alike, one after another', () => {
+    // A text with an escaped character, then texts with one later and none: each one escaped whole.
+    expect(encodeGoJson({ a: '&', b: 'xxxxxxxxxxxxxxxx' })).toBe('{"a":"\\u0026","b":"xxxxxxxxxxxxxxxx"}');
+    expect(encodeGoJson({ a: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx>' })).toBe(
+      '{"a":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\\u003e"}',
+    );
+    expect(encodeGoJson({ a: '<' })).toBe('{"a":"\\u003c"}');
   });
 });
 
