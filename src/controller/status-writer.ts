@@ -15,7 +15,7 @@ import type { MapOutcomeInput } from '../api/map-reconcile-outcome.js';
 import type { ApplySetView } from '../api/applyset-view.js';
 import { pendingNames, progressingStatus } from '../api/progressing-status.js';
 import type { JsonValue } from '../manifests/json-value.js';
-import { encodeGoJson } from '../merge/encode-go-json.js';
+import { goDeepEqual } from '../merge/go-value.js';
 import type { ReconcileContext } from './reconcile-context.js';
 import type { Attributes } from '@opentelemetry/api';
 import { inSpan } from '../observability/trace-span.js';
@@ -162,8 +162,9 @@ export function createStatusWriter(
     // A replica that lost the leadership (or is past its shutdown grace) writes nothing more.
     ctx.signal.throwIfAborted();
     // A reconcile that found nothing new writes nothing: at rest, a fleet costs the API server reads
-    // only. Compared in Go's JSON form, whose key order is fixed.
-    if (stored !== undefined && goJson(status) === goJson(stored)) return 'unchanged';
+    // only. Compared member by member, whatever order the keys came in (the stored one is the API
+    // server's); lists in order.
+    if (stored !== undefined && goDeepEqual(asJson(status), asJson(stored))) return 'unchanged';
     const result = await ctx.api.writeStatus(applySet, status, version(), ctx.signal);
     if (result.kind === 'conflict') return 'conflict';
     stored = status;
@@ -184,8 +185,8 @@ export function createStatusWriter(
   };
 }
 
-function goJson(status: ApplySetStatus): string {
-  return encodeGoJson(status as unknown as JsonValue);
+function asJson(status: ApplySetStatus): JsonValue {
+  return status as unknown as JsonValue;
 }
 
 /** What the status says, on its write's span: Ready and its reason, the revision applied. */

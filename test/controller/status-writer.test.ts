@@ -124,6 +124,58 @@ describe('createStatusWriter: the outcome', () => {
   });
 });
 
+describe('createStatusWriter: the stored status as the API server answers it', () => {
+  // Its keys in the server's order (alphabetical here), not in the order the controller builds them.
+  const stored = JSON.parse(
+    '{"conditions":[{"lastTransitionTime":"2026-12-03T10:00:00Z","message":"applied main@sha1:abc",' +
+      '"observedGeneration":2,"reason":"Applied","status":"True","type":"Ready"}],' +
+      '"lastAppliedRevision":"main@sha1:abc","observedGeneration":2,"summary":{"unchanged":4}}',
+  ) as ApplySetStatus;
+  const built = (message: string): ApplySetStatus => ({
+    observedGeneration: 2,
+    lastAppliedRevision: 'main@sha1:abc',
+    summary: { unchanged: 4 },
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Applied',
+        message,
+        observedGeneration: 2,
+        lastTransitionTime: '2026-12-03T10:00:00Z',
+      },
+    ],
+  });
+  const writerOver = (writes: ApplySetStatus[]) =>
+    createStatusWriter(
+      {
+        api: {
+          async writeStatus(_applySet: ApplySet, status: ApplySetStatus) {
+            writes.push(status);
+            return { kind: 'written', resourceVersion: '11' };
+          },
+        } as unknown as ApplySetApi,
+        log: {} as Logger,
+        metrics: {} as ControllerMetrics,
+        now: () => 0,
+        signal: new AbortController().signal,
+      },
+      { ...applySet, status: stored },
+    );
+
+  it('writes nothing for the same status built in another key order', async () => {
+    const writes: ApplySetStatus[] = [];
+    expect(await writerOver(writes).write(built('applied main@sha1:abc'))).toBe('unchanged');
+    expect(writes).toEqual([]);
+  });
+
+  it('writes a status that differs deep inside, in a condition message', async () => {
+    const writes: ApplySetStatus[] = [];
+    expect(await writerOver(writes).write(built('applied main@sha1:abd'))).toBe('written');
+    expect(writes).toHaveLength(1);
+  });
+});
+
 describe('createStatusWriter: the stages of a run (sync waves, hook phases)', () => {
   const job = { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate' };
   const place = { wave: 0, position: 1, waves: 3, next: 5 };
