@@ -17,7 +17,7 @@ const pending = (...refs: (typeof web)[]) =>
   refs.map((ref) => ({ ref, status: 'InProgress' as const, message: 'rolling out' }));
 
 /** The status writer with a clock the test moves and an API that records each write. */
-function setUp(answers: StatusWrite[] = []) {
+function setUp(answers: StatusWrite[] = [], stored?: ApplySetStatus) {
   const writes: { status: ApplySetStatus; version: string | undefined }[] = [];
   const ready: (number | undefined)[] = [];
   let now = 1_000_000;
@@ -37,7 +37,7 @@ function setUp(answers: StatusWrite[] = []) {
       now: () => now,
       signal: new AbortController().signal,
     },
-    applySet,
+    stored === undefined ? applySet : { ...applySet, status: stored },
   );
   const wait = {
     onHealthWait: (health: HealthWait) => writer.progressing(health, 'main@sha1:abc'),
@@ -146,32 +146,15 @@ describe('createStatusWriter: the stored status as the API server answers it', (
       },
     ],
   });
-  const writerOver = (writes: ApplySetStatus[]) =>
-    createStatusWriter(
-      {
-        api: {
-          async writeStatus(_applySet: ApplySet, status: ApplySetStatus) {
-            writes.push(status);
-            return { kind: 'written', resourceVersion: '11' };
-          },
-        } as unknown as ApplySetApi,
-        log: {} as Logger,
-        metrics: {} as ControllerMetrics,
-        now: () => 0,
-        signal: new AbortController().signal,
-      },
-      { ...applySet, status: stored },
-    );
-
   it('writes nothing for the same status built in another key order', async () => {
-    const writes: ApplySetStatus[] = [];
-    expect(await writerOver(writes).write(built('applied main@sha1:abc'))).toBe('unchanged');
+    const { writer, writes } = setUp([], stored);
+    expect(await writer.write(built('applied main@sha1:abc'))).toBe('unchanged');
     expect(writes).toEqual([]);
   });
 
   it('writes a status that differs deep inside, in a condition message', async () => {
-    const writes: ApplySetStatus[] = [];
-    expect(await writerOver(writes).write(built('applied main@sha1:abd'))).toBe('written');
+    const { writer, writes } = setUp([], stored);
+    expect(await writer.write(built('applied main@sha1:abd'))).toBe('written');
     expect(writes).toHaveLength(1);
   });
 });
