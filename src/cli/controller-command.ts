@@ -1,6 +1,5 @@
 import { MEMBER_WATCH_OPTIONS, memberWatchFlags } from './member-watch-flags.js';
 import { availableParallelism, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultIdentity, type ControllerConfig } from '../controller/runtime/controller-config.js';
@@ -8,6 +7,8 @@ import { runController } from '../controller/runtime/run-controller.js';
 import type { EngineHooks } from '../controller/runtime/shared-engines.js';
 import { parseSourceHostList } from '../net/host-list.js';
 import { createKubeCredentials } from '../kube/kube-credentials.js';
+import { kubeUserAgent } from '../kube/user-agent.js';
+import { packageVersion } from '../package-version.js';
 import { KubeConfigError, loadKubeConfig } from '../kube/load-kube-config.js';
 import { createLogger } from '../observability/create-logger.js';
 import type { Tracing, TracingSettings } from '../observability/tracing.js';
@@ -105,11 +106,6 @@ async function startTracing(settings: TracingSettings): Promise<Tracing> {
   return createTracing(settings, createOtlpTraceExporter, packageVersion());
 }
 
-/** The controller's version, as `applyset version` prints it: the spans' service.version. */
-function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
-}
-
 /** How long a stopped controller's process may linger on open connections before it exits anyway. */
 const STOPPED_EXIT_GRACE_MS = 5_000;
 
@@ -180,7 +176,7 @@ function parseControllerFlags(
   );
   // Made once, for every client of the controller (its Lease's too). A certificate file that is
   // missing, a proxy-url…: refused now, not at the first request.
-  const credentials = createKubeCredentials(kubeConfig);
+  const credentials = createKubeCredentials(kubeConfig, { userAgent: kubeUserAgent('applyset-controller') });
   const env = io.env;
   const proxies = proxiesOf(env);
   const gitCacheDir =

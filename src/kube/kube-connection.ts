@@ -19,7 +19,7 @@ export interface KubeConnection {
   readonly server: string;
   /** Where requests may go and how much of an answer is read (src/net). */
   readonly policy: DestinationPolicy;
-  /** The agent (made once) and this request's credential headers. */
+  /** The agent (made once), the User-Agent and this request's credential headers. */
   options(): Promise<Omit<RequestOptions, 'headers'> & { headers: Record<string, string> }>;
   /** The server answered 401: true when the credential was dropped and a retry may get a new one. */
   unauthorized(): boolean;
@@ -62,7 +62,11 @@ export function createKubeConnection(options: KubeConnectionOptions): KubeConnec
   return {
     server,
     policy,
-    options: async () => ({ ...tls, agent, headers: await credentials.headers() }),
+    options: async () => ({
+      ...tls,
+      agent,
+      headers: { 'user-agent': credentials.userAgent, ...(await credentials.headers()) },
+    }),
     unauthorized: () => credentials.unauthorized(),
     close: () => {
       if (agent === undefined || closed) return;

@@ -20,6 +20,7 @@ import {
   type KubeConfigUser,
 } from './kubeconfig-model.js';
 import { KubeConfigError } from './kubeconfig-error.js';
+import { kubeUserAgent } from './user-agent.js';
 
 /** The TLS options of the agent: the CA, the client certificate, the name checked. */
 type KubeTls = Pick<RequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
@@ -28,6 +29,8 @@ export interface KubeCredentials {
   /** The server's URL, without a trailing slash. */
   readonly server: string;
   readonly tls: KubeTls;
+  /** The User-Agent every request carries (kubeUserAgent). */
+  readonly userAgent: string;
   /** The headers that authenticate one request (`Authorization`, when the user has a credential). */
   headers(): Promise<Record<string, string>>;
   /** The server answered 401: drops what is cached; true when a retry may get another credential. */
@@ -40,6 +43,8 @@ export interface KubeCredentialOptions {
   readonly now?: () => number;
   /** The environment of exec plugins; default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Default the CLI's, `kubeUserAgent('applyset')`. */
+  readonly userAgent?: string;
 }
 
 /** Reads the TLS material now (a missing file fails here, a KubeConfigError); headers come later. */
@@ -64,7 +69,8 @@ export function createKubeCredentials(
   }
   const tls = tlsOf(cluster, user, clusterWhere, where);
   const headers = headerSource(config, cluster, user, tls, options);
-  return { server: cluster.server.replace(/\/+$/, ''), tls, ...headers };
+  const userAgent = options.userAgent ?? kubeUserAgent('applyset');
+  return { server: cluster.server.replace(/\/+$/, ''), tls, userAgent, ...headers };
 }
 
 function tlsOf(

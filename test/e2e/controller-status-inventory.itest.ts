@@ -33,6 +33,12 @@ interface InventoryView {
   readonly truncated: boolean;
 }
 
+interface ManagedFieldsEntry {
+  readonly manager: string;
+  readonly subresource?: string;
+  readonly fieldsV1: unknown;
+}
+
 const inventoryOf = (view: ApplySetView | undefined) =>
   (view?.status as { inventory?: InventoryView } | undefined)?.inventory;
 
@@ -46,6 +52,11 @@ async function seriesOf(controller: ControllerProcess, namespace: string): Promi
 describe('status.inventory, the events and the metrics of one ApplySet', () => {
   const c = cluster();
   const namespace = uniqueName('e2e-inv');
+  /** Who manages which of an object's fields (`kubectl get --show-managed-fields`). */
+  const managersOf = async (object: readonly string[]) => {
+    const json = await kubectl(['-n', namespace, 'get', ...object, '-o', 'json', '--show-managed-fields']);
+    return (JSON.parse(json) as { metadata: { managedFields: ManagedFieldsEntry[] } }).metadata.managedFields;
+  };
   let git: GitTestServer;
   let controller: ControllerProcess;
 
@@ -78,6 +89,17 @@ describe('status.inventory, the events and the metrics of one ApplySet', () => {
     expect(view.metadata.annotations?.['kubectl.kubernetes.io/last-applied-objects']).toContain(
       `${namespace}::ConfigMap:old`,
     );
+    // The controller names itself (its User-Agent): the fields it wrote on the ApplySet (the inventory,
+    // the status) are managed by applyset-controller, not `unknown`; what it applied stays kubectl's.
+    const managers = await managersOf(['applyset', 'inv']);
+    expect(managers.find((entry) => entry.subresource === 'status')?.manager).toBe('applyset-controller');
+    const inventoryWriter = managers.find((entry) =>
+      JSON.stringify(entry.fieldsV1).includes('f:kubectl.kubernetes.io/last-applied-objects'),
+    );
+    expect(inventoryWriter?.manager).toBe('applyset-controller');
+    expect((await managersOf(['configmap', 'a'])).map((entry) => entry.manager)).toEqual([
+      'kubectl-client-side-apply',
+    ]);
     const described = await kubectl(['-n', namespace, 'describe', 'applyset', 'inv']);
     expect(described).toMatch(/Inventory:\s+Items:\s+\S+_a__ConfigMap/);
     expect(described).toMatch(/Total Count:\s+4/);

@@ -10,6 +10,7 @@ import { dump } from 'js-yaml';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
 import { createKubeCredentials, type KubeCredentialOptions } from '../../src/kube/kube-credentials.js';
 import { currentClusterOf } from '../../src/kube/kubeconfig-model.js';
+import { kubeUserAgent } from '../../src/kube/user-agent.js';
 import { contextNamespace, KubeConfigError, loadKubeConfig } from '../../src/kube/load-kube-config.js';
 import { isJsonObject } from '../../src/manifests/json-value.js';
 import {
@@ -109,6 +110,25 @@ describe('kube credentials against the API server', () => {
     const name = await whoAmI(client);
     expect(name).not.toBe('');
     expect(name).not.toMatch(/^system:(anonymous|serviceaccount:)/);
+  });
+
+  it('names its program in the User-Agent: the manager of what a write without fieldManager sets', async () => {
+    const configMap = (name: string) =>
+      JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
+    const path = `/api/v1/namespaces/${namespace}/configmaps`;
+    const managerOf = (answer: unknown) =>
+      (answer as { metadata: { managedFields: { manager: string }[] } }).metadata.managedFields[0]?.manager;
+    expect(managerOf(await admin().request({ method: 'POST', path, body: configMap('by-cli') }))).toBe(
+      'applyset',
+    );
+    const controller = createKubeClient({
+      credentials: createKubeCredentials(adminKubeConfig(), {
+        userAgent: kubeUserAgent('applyset-controller'),
+      }),
+    });
+    expect(
+      managerOf(await controller.request({ method: 'POST', path, body: configMap('by-controller') })),
+    ).toBe('applyset-controller');
   });
 
   it('authenticates with a client certificate', async () => {

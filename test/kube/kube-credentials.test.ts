@@ -10,6 +10,7 @@ import { createKubeConnection } from '../../src/kube/kube-connection.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import type { KubeConfig, KubeConfigCluster, KubeConfigUser } from '../../src/kube/kubeconfig-model.js';
 import { KubeConfigError, loadKubeConfig } from '../../src/kube/load-kube-config.js';
+import { kubeUserAgent } from '../../src/kube/user-agent.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -169,8 +170,9 @@ describe('createKubeConnection', () => {
       createKubeConnection({ credentials }),
       createKubeConnection({ credentials }),
     ];
-    expect((await lease.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });
-    expect((await reconciles.options()).headers).toEqual({ authorization: 'Bearer from-plugin' });
+    const headers = { authorization: 'Bearer from-plugin', 'user-agent': kubeUserAgent('applyset') };
+    expect((await lease.options()).headers).toEqual(headers);
+    expect((await reconciles.options()).headers).toEqual(headers);
     expect((await readFile(log, 'utf8')).split('\n').filter(Boolean)).toHaveLength(1);
     // The two keep agents of their own.
     expect((await lease.options()).agent).not.toBe((await reconciles.options()).agent);

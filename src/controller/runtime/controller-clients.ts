@@ -94,6 +94,7 @@ export function controllerClients(options: ControllerClientsOptions): Controller
   const remote = remoteClusters({
     policy: config.remoteKubeConfig ?? { allowExec: false, allowFiles: false, allowedHosts: [] },
     parentClient: client,
+    userAgent: credentials.userAgent,
     logger,
     countRequest,
     ...fenced,

@@ -64,6 +64,8 @@ interface RemoteClustersOptions {
   readonly countRequest: (method: string, path: string, server: string) => void;
   readonly writeFence?: () => void;
   readonly hooks?: EngineHooks;
+  /** What requests to a remote cluster name as their client; default the CLI's (kubeUserAgent). */
+  readonly userAgent?: string;
   /** Kubeconfigs kept connected; the least recently used is dropped past it. Default 64. */
   readonly maxClusters?: number;
 }
@@ -99,10 +101,10 @@ interface Connected {
  * without its key, a file that cannot be read) is the Secret's to fix like any refused feature: it
  * stalls as KubeConfigRefused naming the field, rather than failing every apply as ApplyFailed.
  */
-function remoteCredentials(config: KubeConfig, from: string): KubeCredentials {
+function remoteCredentials(config: KubeConfig, from: string, userAgent?: string): KubeCredentials {
   try {
     // Exec plugins (when allowed) run with no environment of the controller's: its variables may hold secrets.
-    return createKubeCredentials(config, { env: {} });
+    return createKubeCredentials(config, { env: {}, ...(userAgent === undefined ? {} : { userAgent }) });
   } catch (error) {
     if (!(error instanceof KubeConfigError)) throw error;
     throw new RemoteKubeConfigRefusedError(`the kubeconfig of ${from} is refused: ${error.message}`, {
@@ -117,7 +119,7 @@ function connectRemote(
   from: string,
 ): Omit<Connected, 'digest'> {
   const config = parseRemoteKubeConfig(text, from, options.policy);
-  const credentials = remoteCredentials(config, from);
+  const credentials = remoteCredentials(config, from, options.userAgent);
   // Names are checked again on what DNS answers when connecting: a rebinding name cannot reach
   // metadata or the controller's own addresses; an answer is read up to the remote cluster's bound.
   const connection: KubeConnection = createKubeConnection({
