@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RequestOptions } from 'node:https';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { DestinationPolicy } from '../net/destination-policy.js';
 import { sendOutbound } from '../net/outbound-request.js';
 import type { JsonValue } from '../manifests/json-value.js';
@@ -95,7 +96,8 @@ interface KubeClientSettings {
  * A thin client over a kubeconfig's credentials: they supply the server, TLS material and the
  * Authorization header (see createKubeConnection), and we send raw JSON so patch bodies and content
  * types are exactly kubectl's. A 401 answer to a credential that can be fetched again (exec plugin, tokenFile) drops
- * it and sends the request once more, as client-go's exec authenticator does.
+ * it and sends the request once more, as client-go's exec authenticator does; a 429 or 5xx answer with
+ * `Retry-After` is sent again after that wait, as client-go's request does (retryAfterMs).
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
   const connection =
@@ -143,9 +145,22 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     inSpan('kube.request', requestAttributes(base, req), (notes) => answer(req, notes), SpanKind.CLIENT);
 
   const answer = async (req: KubeRequest, notes: SpanNotes): Promise<JsonValue> => {
-    let { status, body, bytes } = await sendOnce(req);
-    if (status === 401 && connection.unauthorized()) ({ status, body, bytes } = await sendOnce(req));
-    notes.set({ 'http.response.status_code': status });
+    let sent = await sendOnce(req);
+    if (sent.status === 401 && connection.unauthorized()) sent = await sendOnce(req);
+    // The server asked to be asked again later (API Priority and Fairness turning a request away, a
+    // CRD's storage initializing): as client-go does, the same request after the wait it names.
+    let resends = 0;
+    for (let wait = retryAfterMs(sent); wait !== undefined && resends < MAX_RETRY_AFTER_RESENDS; ) {
+      await waitFor(wait, req.signal);
+      sent = await sendOnce(req);
+      resends += 1;
+      wait = retryAfterMs(sent);
+    }
+    const { status, body, bytes } = sent;
+    notes.set({
+      'http.response.status_code': status,
+      ...(resends > 0 ? { 'http.request.resend_count': resends } : {}),
+    });
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     req.onBodyBytes?.(bytes);
     if (isTextMode(req)) return body;
@@ -201,6 +216,35 @@ interface Answer {
   readonly status: number;
   readonly body: string;
   readonly bytes: number;
+  /** The `Retry-After` header, when the answer has one. */
+  readonly retryAfter?: string;
+}
+
+/** client-go's bound on resending one request the server asked to be sent again later. */
+const MAX_RETRY_AFTER_RESENDS = 10;
+/** The longest wait honoured: a remote cluster's server must not park a reconcile for an hour. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * How long to wait before sending the request again: the `Retry-After` seconds of a 429 or 5xx answer
+ * (client-go's rule; an HTTP date is not read, as there), at most MAX_RETRY_AFTER_MS. Undefined: the
+ * answer stands.
+ * @internal test seam: a pure rule its unit test runs alone
+ */
+export function retryAfterMs(answer: Pick<Answer, 'status' | 'retryAfter'>): number | undefined {
+  if (answer.status !== 429 && answer.status < 500) return undefined;
+  const seconds = answer.retryAfter?.trim();
+  if (seconds === undefined || !/^[0-9]+$/.test(seconds)) return undefined;
+  return Math.min(Number(seconds) * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** Waits `ms`; an abort ends the wait at once with the signal's reason, as an aborted send does. */
+async function waitFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await delay(ms, undefined, signal === undefined ? undefined : { signal });
+  } catch (error) {
+    throw signal?.aborted === true ? (signal.reason as Error) : error;
+  }
 }
 
 async function send(
@@ -228,7 +272,13 @@ async function send(
     throw new KubeTransportError(req.method, req.path, { cause: error });
   }
   if (req.onWarning !== undefined) for (const text of warningTexts(answer.response)) req.onWarning(text);
-  return { status: answer.status, body: answer.body.toString('utf8'), bytes: answer.body.length };
+  const retryAfter = answer.response.headers['retry-after'];
+  return {
+    status: answer.status,
+    body: answer.body.toString('utf8'),
+    bytes: answer.body.length,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  };
 }
 
 /**
