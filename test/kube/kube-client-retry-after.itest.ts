@@ -12,6 +12,7 @@ import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
 import { loadKubeConfig } from '../../src/kube/load-kube-config.js';
 import { waitFor } from '../e2e/wait-for.js';
+import { oneSeatFlow, type OneSeatFlow } from '../harness/flow-control.js';
 import { startSlowAdmissionWebhook, type SlowAdmissionWebhook } from '../harness/slow-admission-webhook.js';
 import {
   adminKubeConfig,
@@ -23,7 +24,7 @@ import {
 const namespace = uniqueName('retry-after');
 const user = `${namespace}-user`;
 const configMaps = `/api/v1/namespaces/${namespace}/configmaps`;
-const flowcontrol = '/apis/flowcontrol.apiserver.k8s.io/v1';
+let flow: OneSeatFlow;
 const admin = createKubeClient({
   credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
 });
@@ -39,26 +40,6 @@ function userClient(sent: string[]): KubeClient {
 
 const configMap = (name: string) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { a: '1' } });
-
-/** The flow schema's requests the API server counts as dispatched, from its metrics. */
-async function dispatched(): Promise<number> {
-  const metrics = String(
-    await admin.request({
-      method: 'GET',
-      path: '/metrics',
-      accept: 'text/plain, */*',
-      maxBodyBytes: 64 << 20,
-    }),
-  );
-  const line = metrics
-    .split('\n')
-    .find(
-      (text) =>
-        text.startsWith('apiserver_flowcontrol_dispatched_requests_total{') &&
-        text.includes(`flow_schema="${namespace}"`),
-    );
-  return line === undefined ? 0 : Number(line.split(' ').pop());
-}
 
 beforeAll(async () => {
   await createNamespace(adminKubeConfig(), namespace);
@@ -78,57 +59,13 @@ beforeAll(async () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
     },
   });
-  await admin.request({
-    method: 'POST',
-    path: `${flowcontrol}/prioritylevelconfigurations`,
-    body: JSON.stringify({
-      metadata: { name: namespace },
-      spec: {
-        type: 'Limited',
-        limited: {
-          nominalConcurrencyShares: 0,
-          lendablePercent: 0,
-          borrowingLimitPercent: 0,
-          limitResponse: { type: 'Reject' },
-        },
-      },
-    }),
-  });
-  await admin.request({
-    method: 'POST',
-    path: `${flowcontrol}/flowschemas`,
-    body: JSON.stringify({
-      metadata: { name: namespace },
-      spec: {
-        priorityLevelConfiguration: { name: namespace },
-        matchingPrecedence: 100,
-        rules: [
-          {
-            subjects: [{ kind: 'User', user: { name: user } }],
-            resourceRules: [
-              { verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true },
-            ],
-          },
-        ],
-      },
-    }),
-  });
-  // The API server takes new flow control objects up a moment later: until then the user's requests
-  // are classified as anyone's.
   const probe = userClient([]);
-  await waitFor('the API server to classify the user by the new flow schema', async () => {
-    await probe.request({ method: 'GET', path: configMaps });
-    return (await dispatched()) > 0 ? true : undefined;
-  });
+  flow = await oneSeatFlow(admin, namespace, { kind: 'User', user: { name: user } }, () =>
+    probe.request({ method: 'GET', path: configMaps }),
+  );
 });
 
-afterAll(async () => {
-  for (const kind of ['flowschemas', 'prioritylevelconfigurations']) {
-    await admin
-      .request({ method: 'DELETE', path: `${flowcontrol}/${kind}/${namespace}` })
-      .catch(() => undefined);
-  }
-});
+afterAll(() => flow.remove());
 
 describe('a request the API server asks to send again later (429, Retry-After)', () => {
   let webhook: SlowAdmissionWebhook;
@@ -159,6 +96,7 @@ describe('a request the API server asks to send again later (429, Retry-After)',
     // Answered after the held write: the resend was the request the server took.
     expect(list.items.map((item) => item.metadata.name)).toContain('held');
     expect(sent.every((request) => request === `GET ${configMaps}`)).toBe(true);
+    expect(await flow.counted('rejected')).toBeGreaterThan(0);
   }, 60_000);
 
   it("gives up after client-go's 10 resends with the server's 429", async () => {
