@@ -97,7 +97,8 @@ interface KubeClientSettings {
  * Authorization header (see createKubeConnection), and we send raw JSON so patch bodies and content
  * types are exactly kubectl's. A 401 answer to a credential that can be fetched again (exec plugin, tokenFile) drops
  * it and sends the request once more, as client-go's exec authenticator does; a 429 or 5xx answer with
- * `Retry-After` is sent again after that wait, as client-go's request does (retryAfterMs).
+ * `Retry-After` is sent again after that wait, and a GET whose connection broke after a second, as
+ * client-go's request does (retryAfterMs, brokenGet).
  */
 export function createKubeClient(options: KubeClientOptions): KubeClient {
   const connection =
@@ -145,22 +146,16 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
     inSpan('kube.request', requestAttributes(base, req), (notes) => answer(req, notes), SpanKind.CLIENT);
 
   const answer = async (req: KubeRequest, notes: SpanNotes): Promise<JsonValue> => {
-    let sent = await sendOnce(req);
-    if (sent.status === 401 && connection.unauthorized()) sent = await sendOnce(req);
-    // The server asked to be asked again later (API Priority and Fairness turning a request away, a
-    // CRD's storage initializing): as client-go does, the same request after the wait it names.
-    let resends = 0;
-    for (let wait = retryAfterMs(sent); wait !== undefined && resends < MAX_RETRY_AFTER_RESENDS; ) {
-      await waitFor(wait, req.signal);
-      sent = await sendOnce(req);
-      resends += 1;
-      wait = retryAfterMs(sent);
+    const attempt = () => answerOrBrokenGet(req, () => sendOnce(req));
+    let first = await attempt();
+    if (!(first instanceof Error) && first.status === 401 && connection.unauthorized()) {
+      first = await attempt();
     }
+    const { sent, resends } = await resendWhileAsked(first, attempt, req.signal);
+    if (resends > 0) notes.set({ 'http.request.resend_count': resends });
+    if (sent instanceof Error) throw sent;
     const { status, body, bytes } = sent;
-    notes.set({
-      'http.response.status_code': status,
-      ...(resends > 0 ? { 'http.request.resend_count': resends } : {}),
-    });
+    notes.set({ 'http.response.status_code': status });
     if (status < 200 || status > 299) throw kubeApiErrorFrom(req.method, req.path, status, body);
     req.onBodyBytes?.(bytes);
     if (isTextMode(req)) return body;
@@ -220,10 +215,61 @@ interface Answer {
   readonly retryAfter?: string;
 }
 
-/** client-go's bound on resending one request the server asked to be sent again later. */
-const MAX_RETRY_AFTER_RESENDS = 10;
+/** client-go's bound on sending one request again (after Retry-After, or a GET's broken connection). */
+const MAX_RESENDS = 10;
 /** The longest wait honoured: a remote cluster's server must not park a reconcile for an hour. */
 const MAX_RETRY_AFTER_MS = 10_000;
+/** The wait before a GET whose connection broke is sent again: client-go's, one second. */
+const BROKEN_CONNECTION_WAIT_MS = 1000;
+
+/**
+ * A GET whose connection was reset or closed before the answer (an API server restarting, a load
+ * balancer dropping an idle connection): client-go sends it again, being a read. A write is not,
+ * since the server may have done it; nor is a request that timed out.
+ */
+function brokenGet(req: KubeRequest, error: unknown): error is KubeTransportError {
+  if (req.method !== 'GET' || !(error instanceof KubeTransportError)) return false;
+  const code = (error.cause as { code?: unknown } | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
+function waitBeforeResend(sent: Answer | KubeTransportError): number | undefined {
+  return sent instanceof Error ? BROKEN_CONNECTION_WAIT_MS : retryAfterMs(sent);
+}
+
+/** The answer of `send`, or the broken connection of a GET, which may be sent again. */
+async function answerOrBrokenGet(
+  req: KubeRequest,
+  send: () => Promise<Answer>,
+): Promise<Answer | KubeTransportError> {
+  try {
+    return await send();
+  } catch (error) {
+    if (brokenGet(req, error)) return error;
+    throw error;
+  }
+}
+
+/**
+ * The server asked to be asked again later (API Priority and Fairness turning a request away, a CRD's
+ * storage initializing), or a GET's connection broke: as client-go does, the same request again after
+ * the wait the server names (a second for the broken connection), at most MAX_RESENDS times.
+ */
+async function resendWhileAsked(
+  first: Answer | KubeTransportError,
+  attempt: () => Promise<Answer | KubeTransportError>,
+  signal: AbortSignal | undefined,
+): Promise<{ sent: Answer | KubeTransportError; resends: number }> {
+  let sent = first;
+  let resends = 0;
+  for (let wait = waitBeforeResend(sent); wait !== undefined && resends < MAX_RESENDS; ) {
+    await waitFor(wait, signal);
+    sent = await attempt();
+    resends += 1;
+    wait = waitBeforeResend(sent);
+  }
+  return { sent, resends };
+}
 
 /**
  * How long to wait before sending the request again: the `Retry-After` seconds of a 429 or 5xx answer
