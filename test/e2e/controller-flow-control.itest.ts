@@ -1,10 +1,9 @@
 import { createKubeClient } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
-import { loadKubeConfig } from '../../src/kube/load-kube-config.js';
 import type { GitTestServer } from '../harness/git-server.js';
 import { oneSeatFlow, type OneSeatFlow } from '../harness/flow-control.js';
 import { startSlowAdmissionWebhook, type SlowAdmissionWebhook } from '../harness/slow-admission-webhook.js';
-import { adminKubeconfigPath, uniqueName } from '../harness/test-cluster.js';
+import { adminKubeConfig, uniqueName } from '../harness/test-cluster.js';
 import { startControllerWithRepository, stopControllersAndGit } from './controller-testbed.js';
 import { DEFAULT_DEPLOYER } from './default-deployer.js';
 import { cluster, configMapData, configMapYaml, createApplySet, waitForAppliedCommit } from './e2e-kit.js';
@@ -33,10 +32,10 @@ describe('an ApplySet whose account API Priority and Fairness turns away', () =>
     );
     ({ git } = await startControllerWithRepository(c, namespace, files));
     const admin = createKubeClient({
-      credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
+      credentials: createKubeCredentials(adminKubeConfig()),
     });
     const account = createKubeClient({
-      credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
+      credentials: createKubeCredentials(adminKubeConfig()),
       impersonateUser: `system:serviceaccount:${namespace}:${DEFAULT_DEPLOYER}`,
     });
     flow = await oneSeatFlow(

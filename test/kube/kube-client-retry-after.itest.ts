@@ -10,29 +10,23 @@ import * as k8s from '@kubernetes/client-node';
 import { KubeApiError } from '../../src/kube/kube-api-error.js';
 import { createKubeClient, type KubeClient } from '../../src/kube/kube-client.js';
 import { createKubeCredentials } from '../../src/kube/kube-credentials.js';
-import { loadKubeConfig } from '../../src/kube/load-kube-config.js';
 import { waitFor } from '../e2e/wait-for.js';
 import { oneSeatFlow, type OneSeatFlow } from '../harness/flow-control.js';
 import { startSlowAdmissionWebhook, type SlowAdmissionWebhook } from '../harness/slow-admission-webhook.js';
-import {
-  adminKubeConfig,
-  adminKubeconfigPath,
-  createNamespace,
-  uniqueName,
-} from '../harness/test-cluster.js';
+import { adminKubeConfig, createNamespace, uniqueName } from '../harness/test-cluster.js';
 
 const namespace = uniqueName('retry-after');
 const user = `${namespace}-user`;
 const configMaps = `/api/v1/namespaces/${namespace}/configmaps`;
 let flow: OneSeatFlow;
 const admin = createKubeClient({
-  credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
+  credentials: createKubeCredentials(adminKubeConfig()),
 });
 
 /** The user's client, recording each request it sends (method and path), resends included. */
 function userClient(sent: string[]): KubeClient {
   return createKubeClient({
-    credentials: createKubeCredentials(loadKubeConfig({}, adminKubeconfigPath()).kubeConfig),
+    credentials: createKubeCredentials(adminKubeConfig()),
     impersonateUser: user,
     onRequest: (method, path) => sent.push(`${method} ${path}`),
   });
